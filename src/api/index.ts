@@ -1,0 +1,4 @@
+export * from './common.js';
+export * from './resources.js';
+export * from './requests.js';
+export * from './endpoints.js';

@@ -1,0 +1,198 @@
+import { Command, Option } from 'commander';
+import type { CliIo, GlobalOptions } from './io.js';
+import { VERSION } from '../version.js';
+
+/**
+ * The commander program: flags only. Every command's code is lazy-imported from
+ * `./commands/<name>.js`, so `tmsync --help` and `tmsync plan` never load the emulator's
+ * dependencies (fastify, better-sqlite3).
+ *
+ * Each command module exports `run<Name>(options, io): Promise<number>` returning the exit code.
+ */
+export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => void): Command {
+  const program = new Command();
+  program
+    .name('tmsync')
+    .description('Test cases as code: plan and apply YAML test cases against a test-management service.')
+    .version(VERSION, '-V, --version')
+    .option('--config <file>', 'configuration file (default: ./tmsync.yaml)')
+    .option('--profile <name>', 'a named target from `profiles:` in tmsync.yaml')
+    .option('--base-url <url>', 'service base URL, ending in /api/v1 (or env TMSYNC_BASE_URL)')
+    .option('--project <p>', 'project id, human id prefix or exact name')
+    .option('--json', 'machine output on stdout, human text on stderr', false)
+    .option('--verbose', 'show each request (method, path, status, duration, retries)', false)
+    .option('--no-color', 'never colour the output')
+    .showHelpAfterError('(run with --help for usage)')
+    .addHelpText(
+      'after',
+      '\nThe API key comes only from the environment: TMSYNC_API_KEY, or the variable named by a profile\'s api_key_env.\n' +
+        'Exit codes: 0 success (plan --detailed-exitcode: no changes), 1 error, 2 changes pending, 3 run did not pass.',
+    );
+  program.exitOverride();
+  program.configureOutput({
+    writeOut: (s) => io.stdout(s),
+    writeErr: (s) => io.stderr(s),
+  });
+
+  const globals = (): GlobalOptions => {
+    const o = program.opts();
+    return {
+      cwd,
+      config: o.config,
+      profile: o.profile,
+      baseUrl: o.baseUrl,
+      project: o.project,
+      json: Boolean(o.json),
+      verbose: Boolean(o.verbose),
+      color: o.color !== false && io.isTTY && !io.env.NO_COLOR,
+    };
+  };
+  /** Runs a lazily imported command and records its exit code. */
+  const lazy =
+    <T>(load: () => Promise<(options: T, io: CliIo) => Promise<number>>) =>
+    async (...args: unknown[]) => {
+      const cmd = args[args.length - 1] as Command;
+      const positional = cmd.args;
+      const options = { ...globals(), ...cmd.opts(), args: positional } as T;
+      const run = await load();
+      setExit(await run(options, io));
+    };
+
+  program
+    .command('init')
+    .description('write a starter tmsync.yaml, one example case and one step group')
+    .argument('[dir]', 'directory to initialise', '.')
+    .action(lazy(async () => (await import('./commands/init.js')).runInit));
+
+  program
+    .command('validate')
+    .description('check every file offline: schema, references, duplicate ids, folder names (no network)')
+    .argument('[dir]', 'the tests repository', '.')
+    .action(lazy(async () => (await import('./commands/validate.js')).runValidate));
+
+  program
+    .command('plan')
+    .description('read the repository and the service and print the plan')
+    .option('--out <file>', 'save the plan (JSON) for `tmsync apply <file>`')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']).default('text'))
+    .option('--detailed-exitcode', 'exit 2 when changes are pending, 0 when there are none', false)
+    .option('--prune', 'delete remote items in scope that the repository does not describe', false)
+    .action(lazy(async () => (await import('./commands/plan.js')).runPlan));
+
+  program
+    .command('apply')
+    .description('apply a fresh plan (asks for yes on a terminal) or a saved one; writes ids back into the YAML files')
+    .argument('[planfile]', 'a plan saved by `tmsync plan --out`')
+    .option('--auto-approve', 'do not ask for confirmation', false)
+    .option('--prune', 'delete remote items in scope that the repository does not describe', false)
+    .action(lazy(async () => (await import('./commands/apply.js')).runApply));
+
+  program
+    .command('pull')
+    .description("write the service's state as a tests repository (ids included)")
+    .option('--dir <dir>', 'target directory', '.')
+    .option('--folder <path>', 'only this folder subtree (names joined by /)')
+    .action(lazy(async () => (await import('./commands/pull.js')).runPull));
+
+  program
+    .command('backup')
+    .description('a lossless, versioned JSON snapshot of a project (gzip when FILE ends in .gz)')
+    .requiredOption('--out <file>', 'where to write the backup')
+    .action(lazy(async () => (await import('./commands/backup.js')).runBackup));
+
+  program
+    .command('restore')
+    .description('recreate a backup in another (empty or partial) project or instance; resumable')
+    .argument('<file>', 'a backup written by `tmsync backup`')
+    .option('--map-user <old=new...>', 'map a user of the backup to a user of the target (email=email)')
+    .option('--default-owner <user>', 'owner for cases whose owner has no match in the target')
+    .action(lazy(async () => (await import('./commands/restore.js')).runRestore));
+
+  program
+    .command('migrate')
+    .description('copy a project between instances or projects through the plan/apply engine')
+    .requiredOption('--from <profile>', 'source profile')
+    .requiredOption('--to <profile>', 'target profile')
+    .option('--folder <path>', 'only this folder subtree')
+    .option('--auto-approve', 'do not ask for confirmation', false)
+    .action(lazy(async () => (await import('./commands/migrate.js')).runMigrate));
+
+  const run = program.command('run').description('trigger test plans through the execution interface');
+  run
+    .command('trigger')
+    .description('start a test plan; with --wait poll until the run ends and exit by its result')
+    .requiredOption('--test-plan <id>', 'test plan id')
+    .option('--environment <id>', 'environment id')
+    .option('--build <no>', 'build number or version under test')
+    .option('--runtime-data <k=v...>', 'runtime data passed to the run')
+    .option('--wait', 'poll until the run completes; exit 0 passed, 3 not passed or timed out', false)
+    .option('--timeout <dur>', 'give up waiting after this long (e.g. 30m, 90s)', '30m')
+    .option('--poll <dur>', 'first poll interval (backs off)', '10s')
+    .option('--junit <file>', "after the run, download its JUnit report to FILE")
+    .action(lazy(async () => (await import('./commands/run-trigger.js')).runRunTrigger));
+  run
+    .command('status')
+    .description("print a run's status")
+    .argument('<run-id>', 'the run id printed by `run trigger`')
+    .action(lazy(async () => (await import('./commands/run-status.js')).runRunStatus));
+
+  const results = program.command('results').description('push test results into test runs');
+  results
+    .command('push')
+    .description('map JUnit test cases to test cases and set their statuses in a test run')
+    .argument('<files...>', 'JUnit XML files')
+    .option('--test-run <id>', 'an existing test run (id or human id)')
+    .option('--new-run <title>', 'create a STATIC run holding the matched cases first')
+    .option('--mapping <file>', 'a YAML/JSON file mapping JUnit names to case ids')
+    .option('--status-map <outcome=status...>', 'map an outcome (passed, failed, error, skipped) to a run status name')
+    .option('--batch-size <n>', 'rows per update request', '100')
+    .option('--dry-run', 'show what would be sent, send nothing', false)
+    .action(lazy(async () => (await import('./commands/results-push.js')).runResultsPush));
+
+  const testPlan = program.command('test-plan').description('script test plans around a release');
+  testPlan
+    .command('create')
+    .description('create a test plan and print its id')
+    .requiredOption('--title <title>', 'title')
+    .option('--description <text>', 'description', '')
+    .option('--start <date>', 'start date (ISO 8601 or Unix seconds)')
+    .option('--end <date>', 'end date (ISO 8601 or Unix seconds)')
+    .option('--label <name...>', 'label names or ids')
+    .action(lazy(async () => (await import('./commands/test-plan.js')).runTestPlanCreate));
+  testPlan
+    .command('get')
+    .description('print a test plan')
+    .argument('<id>', 'test plan id or human id')
+    .action(lazy(async () => (await import('./commands/test-plan.js')).runTestPlanGet));
+  testPlan
+    .command('complete')
+    .description('complete a test plan')
+    .argument('<id>', 'test plan id or human id')
+    .action(lazy(async () => (await import('./commands/test-plan.js')).runTestPlanComplete));
+
+  program
+    .command('serve')
+    .description('run the embedded emulator of the service (SQLite)')
+    .option('--port <port>', 'port (0 picks a free one)', '4010')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--db <file>', 'SQLite file (data survives restarts)')
+    .option('--memory', 'keep everything in memory', false)
+    .option('--api-key <key...>', 'accepted API key (repeatable); without one a random key is printed')
+    .addOption(new Option('--seed <name>', 'seed data').choices(['demo']))
+    .option('--latency <ms>', 'added latency per request', '0')
+    .option('--rate-limit <n>', 'requests per second per key before refusing')
+    .addOption(
+      new Option('--rate-limit-style <style>', '429 with Retry-After, or the live service\'s 500 "rate limit exceeded"')
+        .choices(['429', 'live'])
+        .default('429'),
+    )
+    .option('--fail-rate <p>', 'probability of a random 500/503', '0')
+    .option('--reset-rate <p>', 'probability of a dropped connection', '0')
+    .option('--fault-seed <n>', 'seed for deterministic faults')
+    .option('--fail-after-commit', 'faults hit after the change is stored (ambiguous failures)', false)
+    .option('--log <file>', 'one JSON line per request')
+    .option('--run-duration <ms>', 'how long an execution-interface run takes to complete', '3000')
+    .action(lazy(async () => (await import('./commands/serve.js')).runServe));
+
+  return program;
+}

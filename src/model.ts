@@ -1,0 +1,236 @@
+/**
+ * The two states the plan compares.
+ *
+ * `DesiredState` is what the tests repository says (built by `src/spec/` from YAML files);
+ * `ActualState` is what the service holds (built by `src/remote/fetch-state.ts`). Both are plain,
+ * immutable data: no class instances, no functions, so they can be logged, compared and saved.
+ *
+ * Field names are the repository's (camelCase in TypeScript), never the wire's; `src/remote/`
+ * converts wire shapes into these.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Desired (the repository)
+
+/** A place in a file, for messages: `file` is relative to the repository root, 1-based line/col. */
+export interface SourceRef {
+  file: string;
+  line: number;
+  col: number;
+}
+
+/** A step written in a case: either an individual step or a reference to a step group. */
+export type DesiredStep =
+  | { kind: 'step'; action: string; expected: string; source?: SourceRef }
+  | {
+      kind: 'use';
+      /** a step group's local key (file stem under step_groups/) or its human id (`SHOP-SG-3`) or id */
+      use: string;
+      source?: SourceRef;
+    };
+
+export interface DesiredFolder {
+  /** folder names from the top (the cases_dir itself is not a folder); never empty */
+  path: string[];
+  /** the display name: `_folder.yaml` `name`, else the directory name */
+  name: string;
+  /** directory relative to the repository root, e.g. `cases/Checkout/Payments` */
+  dir: string;
+  /** from `_folder.yaml`: the remote folder id */
+  id?: string;
+  /** from `_folder.yaml`: order within the parent */
+  order?: number;
+  /** the `_folder.yaml` file when there is one (relative path), for write-back and messages */
+  file?: string;
+}
+
+/** The fields of a test case the repository can manage. Absent means "leave as it is remotely". */
+export interface DesiredCaseFields {
+  description?: string;
+  preconditions?: string;
+  /** STEPS when `steps` is a list, TCD when it is a string; may be explicit */
+  template?: 'STEPS' | 'TCD';
+  /** lookup name, alias or id */
+  type?: string;
+  status?: string;
+  priority?: string;
+  automationType?: string;
+  /** user email or id */
+  owner?: string;
+  reviewer?: string;
+  /** label names or ids */
+  labels?: string[];
+  /** a list for template STEPS */
+  steps?: DesiredStep[];
+  /** free text for template TCD (`steps` given as a string) */
+  stepsText?: string;
+  /** free text for template TCD */
+  expectedResults?: string;
+}
+
+export interface DesiredCase {
+  /** the YAML file, relative to the repository root */
+  file: string;
+  /** folder path (names) of the directory holding the file */
+  folderPath: string[];
+  /** `id:` as written: a human id (`SHOP-12`) or a uuid */
+  id?: string;
+  title: string;
+  fields: DesiredCaseFields;
+  /** 1-based line of each top-level key (`title`, `steps`, …) for messages */
+  lines: Record<string, number>;
+}
+
+export interface DesiredStepGroup {
+  /** the file stem under step_groups/, the local key `use:` refers to */
+  key: string;
+  file: string;
+  /** `id:` as written: a human id (`SHOP-SG-3`) or a uuid */
+  id?: string;
+  title: string;
+  description?: string;
+  labels?: string[];
+  steps: { action: string; expected: string; source?: SourceRef }[];
+  lines: Record<string, number>;
+}
+
+/** Defaults applied when a new case leaves a field out (the service requires them). */
+export interface CaseDefaults {
+  type?: string;
+  status?: string;
+  priority?: string;
+  automationType?: string;
+  owner?: string;
+}
+
+export interface DesiredState {
+  /** absolute path of the repository root (where tmsync.yaml is) */
+  root: string;
+  casesDir: string;
+  stepGroupsDir: string;
+  /** only these top-level folders are managed; undefined = everything */
+  scope?: string[];
+  defaults: CaseDefaults;
+  /** every folder, parents before children */
+  folders: DesiredFolder[];
+  cases: DesiredCase[];
+  stepGroups: DesiredStepGroup[];
+  /** sha256 over the repository files the state was built from (for stale-plan checks) */
+  contentHash: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Actual (the service)
+
+export interface LookupEntry {
+  id: string;
+  name: string;
+  alias?: string;
+  order?: number;
+}
+
+export interface RemoteUser {
+  id: string;
+  email: string;
+  firstName?: string;
+  lastName?: string;
+}
+
+export interface RemoteLabel {
+  id: string;
+  name: string;
+}
+
+export interface RemoteProject {
+  id: string;
+  name: string;
+  humanIdPrefix: string;
+  description?: string;
+}
+
+export interface RemoteFolder {
+  id: string;
+  name: string;
+  /** null for a top-level folder (the wire's `""` and `null` both become null) */
+  parentId: string | null;
+  order: number;
+}
+
+export interface RemoteStep {
+  id?: string;
+  description: string;
+  expected: string;
+  order: number;
+  stepType?: string;
+  stepGroupId: string | null;
+}
+
+export interface RemoteCase {
+  id: string;
+  humanId: string;
+  title: string;
+  folderId: string;
+  description: string;
+  preconditions: string;
+  templateType: string;
+  /** free-text steps (TCD) */
+  steps: string;
+  expectedResults: string;
+  typeId: string;
+  statusId: string;
+  priorityId: string;
+  automationTypeId: string;
+  ownerId: string;
+  reviewerId: string;
+  /** undefined when the service did not report labels (it is not required to) */
+  labelIds?: string[];
+  individualSteps: RemoteStep[];
+  /** Unix seconds (normalized from the live service's milliseconds) */
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface RemoteStepGroup {
+  id: string;
+  humanId: string;
+  title: string;
+  description: string;
+  labelIds?: string[];
+  steps: { id?: string; description: string; expected: string; order: number }[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface RemoteTestPlan {
+  id: string;
+  humanId: string;
+  title: string;
+  description: string;
+  status: string;
+  startDate?: number;
+  endDate?: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface Lookups {
+  types: LookupEntry[];
+  statuses: LookupEntry[];
+  priorities: LookupEntry[];
+  automationTypes: LookupEntry[];
+  runStatuses: LookupEntry[];
+}
+
+export interface ActualState {
+  project: RemoteProject;
+  /** flat; rebuild the tree from parentId */
+  folders: RemoteFolder[];
+  cases: RemoteCase[];
+  stepGroups: RemoteStepGroup[];
+  testPlans: RemoteTestPlan[];
+  lookups: Lookups;
+  users: RemoteUser[];
+  labels: RemoteLabel[];
+  /** true when `labelIds` of cases could be read; false means labels cannot be compared */
+  labelsReadable: boolean;
+}
