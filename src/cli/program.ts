@@ -77,6 +77,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']).default('text'))
     .option('--detailed-exitcode', 'exit 2 when changes are pending, 0 when there are none', false)
     .option('--prune', 'delete remote items in scope that the repository does not describe', false)
+    .option('--allow-recreate', 'with --prune, accept deleting and recreating cases that look renamed', false)
     .action(lazy(async () => (await import('./commands/plan.js')).runPlan));
 
   program
@@ -85,6 +86,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .argument('[planfile]', 'a plan saved by `tmsync plan --out`')
     .option('--auto-approve', 'do not ask for confirmation', false)
     .option('--prune', 'delete remote items in scope that the repository does not describe', false)
+    .option('--allow-recreate', 'with --prune, accept deleting and recreating cases that look renamed', false)
     .action(lazy(async () => (await import('./commands/apply.js')).runApply));
 
   program

@@ -1,0 +1,164 @@
+import { resolve } from 'node:path';
+import { TmsyncError } from '../errors.js';
+import type { CliIo, GlobalOptions } from './io.js';
+import { loadConfig, type TmsyncConfig } from '../spec/index.js';
+import { createClient, type ClientOptions, type TmsClient } from '../remote/index.js';
+
+/**
+ * Where a command talks to: the configuration, the selected profile and the environment turned
+ * into a client. Precedence, highest first: command-line flags, the selected profile, environment
+ * variables, tmsync.yaml. The API key only ever comes from the environment.
+ */
+export interface Target {
+  config: TmsyncConfig;
+  /** the repository root (the directory of tmsync.yaml, or cwd without one) */
+  root: string;
+  /** absolute path of tmsync.yaml, undefined when running without one */
+  configFile?: string;
+  baseUrl: string;
+  appUrl: string;
+  /** project id, human id prefix or name; may be empty when `requireProject` was false */
+  projectRef: string;
+  /** the environment variable the key was read from (never the key) */
+  apiKeyVar: string;
+  client: TmsClient;
+  close(): Promise<void>;
+}
+
+export interface LoadTargetOptions {
+  /** a profile other than --profile (migrate's --from/--to) */
+  profile?: string;
+  /** fail when no project is configured @default true */
+  requireProject?: boolean;
+  /** fail when there is no tmsync.yaml @default false (flags and env suffice) */
+  requireConfig?: boolean;
+}
+
+const DEFAULT_CONFIG: TmsyncConfig = {
+  casesDir: 'cases',
+  stepGroupsDir: 'step_groups',
+  defaults: {},
+  rateLimit: 8,
+  concurrency: 4,
+  pageSize: 100,
+  requestTimeoutMs: 30_000,
+  maxRetries: 6,
+  profiles: {},
+};
+
+/** Reads tmsync.yaml (when there is one); no network. */
+export async function loadTargetConfig(
+  options: GlobalOptions,
+  requireConfig = false,
+): Promise<{ config: TmsyncConfig; root: string; configFile?: string }> {
+  const file = resolve(options.cwd, options.config ?? 'tmsync.yaml');
+  try {
+    const loaded = await loadConfig(file);
+    return { config: loaded.config, root: loaded.root, configFile: loaded.file };
+  } catch (err) {
+    const explicit = options.config !== undefined;
+    if (err instanceof TmsyncError && err.code === 'config_not_found' && !explicit && !requireConfig) {
+      return { config: DEFAULT_CONFIG, root: resolve(options.cwd) };
+    }
+    throw err;
+  }
+}
+
+export async function loadTarget(
+  options: GlobalOptions,
+  io: CliIo,
+  extra: LoadTargetOptions = {},
+): Promise<Target> {
+  const { config, root, configFile } = await loadTargetConfig(options, extra.requireConfig ?? false);
+  const profileName = extra.profile ?? options.profile;
+  let profile: TmsyncConfig['profiles'][string] | undefined;
+  if (profileName !== undefined) {
+    profile = config.profiles[profileName];
+    if (!profile) {
+      const known = Object.keys(config.profiles);
+      throw new TmsyncError('unknown_profile', `no profile named "${profileName}" in ${configFile ?? 'tmsync.yaml'}`, {
+        hint: known.length ? `known profiles: ${known.join(', ')}` : 'add it under `profiles:` in tmsync.yaml',
+      });
+    }
+  }
+  const env = io.env;
+  // an explicit --profile wins over the global --base-url/--project only for migrate's --from/--to
+  const flagFirst = extra.profile === undefined;
+  const pick = (flag: string | undefined, fromProfile: string | undefined, fromEnv: string | undefined, fromConfig: string | undefined) =>
+    (flagFirst ? flag : undefined) ?? fromProfile ?? fromEnv ?? fromConfig ?? (flagFirst ? undefined : flag);
+
+  const baseUrl = pick(options.baseUrl, profile?.baseUrl, env.TMSYNC_BASE_URL, config.baseUrl);
+  if (!baseUrl) {
+    throw new TmsyncError('missing_base_url', 'no service URL is configured', {
+      hint: 'set base_url in tmsync.yaml, export TMSYNC_BASE_URL, or pass --base-url (e.g. http://127.0.0.1:4010/api/v1)',
+    });
+  }
+  validateUrl(baseUrl, 'base URL');
+  const projectRef = pick(options.project, profile?.project, env.TMSYNC_PROJECT, config.project) ?? '';
+  if (!projectRef && extra.requireProject !== false) {
+    throw new TmsyncError('missing_project', 'no project is configured', {
+      hint: 'set project in tmsync.yaml, export TMSYNC_PROJECT, or pass --project (an id, prefix or name)',
+    });
+  }
+  const apiKeyVar = profile?.apiKeyEnv ?? 'TMSYNC_API_KEY';
+  const apiKey = env[apiKeyVar];
+  if (!apiKey) {
+    throw new TmsyncError('missing_api_key', `no API key: the environment variable ${apiKeyVar} is not set`, {
+      hint: `export ${apiKeyVar}=<your API key> (keys are read only from the environment, never from files)`,
+    });
+  }
+  const appUrl =
+    env.TMSYNC_APP_URL ?? profile?.appUrl ?? config.appUrl ?? baseUrl.replace(/\/api\/v1\/?$/, '');
+  validateUrl(appUrl, 'execution interface URL');
+
+  const clientOptions: ClientOptions = {
+    baseUrl,
+    appUrl,
+    apiKey,
+    appApiKey: env.TMSYNC_APP_API_KEY ?? apiKey,
+    rateLimit: profile?.rateLimit ?? config.rateLimit,
+    concurrency: profile?.concurrency ?? config.concurrency,
+    pageSize: config.pageSize,
+    timeoutMs: config.requestTimeoutMs,
+    maxRetries: config.maxRetries,
+    signal: io.signal,
+    onEvent: options.verbose ? (e) => io.stderr(formatRequestEvent(e)) : undefined,
+  };
+  const client = createClient(clientOptions);
+  return {
+    config,
+    root,
+    configFile,
+    baseUrl,
+    appUrl,
+    projectRef,
+    apiKeyVar,
+    client,
+    close: () => client.close(),
+  };
+}
+
+function validateUrl(url: string, what: string): void {
+  try {
+    const u = new URL(url);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('protocol');
+  } catch {
+    throw new TmsyncError('invalid_url', `the ${what} "${url}" is not an http(s) URL`, {
+      hint: 'use a full URL such as https://tms.example.com/api/v1',
+    });
+  }
+}
+
+/** One `--verbose` line: never headers, never the key. */
+export function formatRequestEvent(e: {
+  method: string;
+  path: string;
+  status?: number;
+  error?: string;
+  durationMs: number;
+  attempt: number;
+}): string {
+  const outcome = e.status !== undefined ? String(e.status) : (e.error ?? 'error');
+  const retry = e.attempt > 1 ? ` (attempt ${e.attempt})` : '';
+  return `${e.method} ${e.path} ${outcome} ${Math.round(e.durationMs)}ms${retry}`;
+}

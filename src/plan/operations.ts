@@ -1,0 +1,246 @@
+/**
+ * A plan is an ordered list of small, typed operations (a discriminated union on `kind`).
+ * One table in `src/apply/requests.ts` turns each kind into requests; another in
+ * `src/plan/render-*.ts` turns each into text. Everything here is plain JSON-safe data: a plan is
+ * saved to disk with `tmsync plan --out` and applied later.
+ */
+
+/**
+ * A reference to a remote item that may not exist yet: its id, or the key of the operation in the
+ * same plan that creates it (resolved at apply time).
+ */
+export type Ref = { id: string } | { op: string };
+
+/** One field that changes, with display values (names, emails, not ids) for people. */
+export interface FieldChange {
+  /** repository field name: title, description, preconditions, template, type, status, priority,
+   *  automation_type, owner, reviewer, labels, steps, expected_results, name, order */
+  field: string;
+  /** display value before (for steps: the steps rendered one per line) */
+  from: string;
+  /** display value after */
+  to: string;
+}
+
+/** A step of a case body: `stepGroup` set when the step comes from a `use:`. */
+export interface StepBody {
+  description: string;
+  expected: string;
+  stepGroup: Ref | null;
+}
+
+/**
+ * The managed fields of a case as the service needs them (ids resolved from names), with refs for
+ * items created in the same apply. Fields the repository leaves out are absent (not sent on update).
+ */
+export interface CaseBody {
+  title: string;
+  folder: Ref;
+  description?: string;
+  preconditions?: string;
+  templateType?: 'STEPS' | 'TCD';
+  steps?: string;
+  expectedResults?: string;
+  typeId?: string;
+  statusId?: string;
+  priorityId?: string;
+  automationTypeId?: string;
+  ownerId?: string;
+  reviewerId?: string;
+  labelIds?: string[];
+  individualSteps?: StepBody[];
+}
+
+export interface StepGroupBody {
+  title: string;
+  description?: string;
+  labelIds?: string[];
+  steps: { description: string; expected: string }[];
+}
+
+interface OpBase {
+  /** unique within the plan, e.g. `folder:Checkout/Payments`, `case:cases/a.yaml` */
+  key: string;
+  /** keys of operations that must finish first */
+  dependsOn: string[];
+}
+
+/** Where an id is written back once known: a YAML file and the value to write. */
+export interface WriteBack {
+  /** path relative to the repository root; for folders the `_folder.yaml` to create or update */
+  file: string;
+  /** the value written into `id:` (human id when the item has one, else the id) — unknown for creates */
+  id?: string;
+}
+
+export interface CreateFolderOp extends OpBase {
+  kind: 'create_folder';
+  path: string[];
+  name: string;
+  /** null: a top-level folder */
+  parent: Ref | null;
+  order?: number;
+  writeBack: WriteBack;
+}
+/** Rename and/or reorder. */
+export interface UpdateFolderOp extends OpBase {
+  kind: 'update_folder';
+  id: string;
+  path: string[];
+  name?: string;
+  order?: number;
+  changes: FieldChange[];
+  writeBack?: WriteBack;
+}
+export interface MoveFolderOp extends OpBase {
+  kind: 'move_folder';
+  id: string;
+  fromPath: string[];
+  path: string[];
+  parent: Ref | null;
+  writeBack?: WriteBack;
+}
+export interface DeleteFolderOp extends OpBase {
+  kind: 'delete_folder';
+  id: string;
+  path: string[];
+}
+
+export interface CreateStepGroupOp extends OpBase {
+  kind: 'create_step_group';
+  localKey: string;
+  body: StepGroupBody;
+  writeBack: WriteBack;
+}
+export interface UpdateStepGroupOp extends OpBase {
+  kind: 'update_step_group';
+  id: string;
+  humanId: string;
+  localKey: string;
+  body: StepGroupBody;
+  changes: FieldChange[];
+  writeBack?: WriteBack;
+}
+export interface DeleteStepGroupOp extends OpBase {
+  kind: 'delete_step_group';
+  id: string;
+  humanId: string;
+  title: string;
+}
+
+export interface CreateCaseOp extends OpBase {
+  kind: 'create_case';
+  /** folder path of the case */
+  path: string[];
+  body: CaseBody;
+  writeBack: WriteBack;
+}
+/** Field changes, possibly with a move to another folder (one PUT). */
+export interface UpdateCaseOp extends OpBase {
+  kind: 'update_case';
+  id: string;
+  humanId: string;
+  path: string[];
+  /** set when the case also moves: the old folder path */
+  fromPath?: string[];
+  body: CaseBody;
+  changes: FieldChange[];
+  writeBack?: WriteBack;
+}
+/** Only the folder changes. */
+export interface MoveCaseOp extends OpBase {
+  kind: 'move_case';
+  id: string;
+  humanId: string;
+  title: string;
+  fromPath: string[];
+  path: string[];
+  folder: Ref;
+  writeBack?: WriteBack;
+}
+export interface DeleteCaseOp extends OpBase {
+  kind: 'delete_case';
+  id: string;
+  humanId: string;
+  title: string;
+  path: string[];
+}
+
+/** A natural-key match with nothing else to change: only the id is written back (no request). */
+export interface AdoptOp extends OpBase {
+  kind: 'adopt';
+  itemType: 'case' | 'folder' | 'step_group';
+  id: string;
+  humanId?: string;
+  /** path of the folder, or of the case's folder */
+  path: string[];
+  title: string;
+  writeBack: WriteBack;
+}
+
+export type Operation =
+  | CreateFolderOp
+  | UpdateFolderOp
+  | MoveFolderOp
+  | DeleteFolderOp
+  | CreateStepGroupOp
+  | UpdateStepGroupOp
+  | DeleteStepGroupOp
+  | CreateCaseOp
+  | UpdateCaseOp
+  | MoveCaseOp
+  | DeleteCaseOp
+  | AdoptOp;
+
+export type OperationKind = Operation['kind'];
+
+/** A remote item inside scope that the repository does not describe. */
+export interface UnmanagedItem {
+  itemType: 'case' | 'folder' | 'step_group';
+  id: string;
+  humanId?: string;
+  path: string[];
+  title: string;
+  /** true when the plan deletes it (`--prune`) */
+  pruned: boolean;
+}
+
+export interface PlanWarning {
+  code: string;
+  message: string;
+  file?: string;
+  line?: number;
+}
+
+export interface PlanSummary {
+  create: number;
+  update: number;
+  move: number;
+  delete: number;
+  adopt: number;
+}
+
+export const PLAN_FORMAT_VERSION = 1;
+
+export interface Plan {
+  format_version: typeof PLAN_FORMAT_VERSION;
+  project: { id: string; name: string; humanIdPrefix: string };
+  prune: boolean;
+  /** topologically ordered: every operation after the ones it depends on */
+  operations: Operation[];
+  unmanaged: UnmanagedItem[];
+  warnings: PlanWarning[];
+  summary: PlanSummary;
+  /** sha256 of the repository files the plan was built from */
+  contentHash: string;
+  /**
+   * Version of every remote item the plan touches, for `apply PLANFILE` to refuse a stale plan:
+   * `updated_at` for cases and step groups, a fingerprint of name/parent/order for folders.
+   */
+  remoteVersions: Record<string, string>;
+}
+
+/** True when applying the plan changes anything on the service or in the repository. */
+export function hasChanges(plan: Plan): boolean {
+  return plan.operations.length > 0;
+}
