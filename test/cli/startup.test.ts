@@ -1,0 +1,62 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { memoryIo } from '../../src/cli/io.js';
+import { VERSION } from '../../src/version.js';
+
+const root = join(import.meta.dirname, '..', '..');
+
+describe('the CLI program', () => {
+  it('prints its version, which matches package.json', async () => {
+    const io = memoryIo();
+    const code = await main(['node', 'tmsync', '--version'], io, root);
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    expect(code).toBe(0);
+    expect(VERSION).toBe(pkg.version);
+    expect(io.out.join('')).toContain(pkg.version);
+  });
+
+  it('lists every command of the contract in --help', async () => {
+    const io = memoryIo();
+    const code = await main(['node', 'tmsync', '--help'], io, root);
+    expect(code).toBe(0);
+    const help = io.out.join('');
+    for (const cmd of ['init', 'validate', 'plan', 'apply', 'pull', 'backup', 'restore', 'migrate', 'run', 'results', 'test-plan', 'serve']) {
+      expect(help).toMatch(new RegExp(`\\n\\s+${cmd}\\b`));
+    }
+  });
+
+  it('rejects an unknown command with exit code 1', async () => {
+    const io = memoryIo();
+    const code = await main(['node', 'tmsync', 'frobnicate'], io, root);
+    expect(code).toBe(1);
+    expect(io.err.join('')).toMatch(/unknown command/);
+  });
+
+  it('starts and runs --help without loading the emulator dependencies', () => {
+    // the built CLI, in a fresh process, with a loader hook that records every module resolved
+    const probe = `
+      import { register } from 'node:module';
+      const seen = [];
+      const { port1, port2 } = new MessageChannel();
+      port1.on('message', (m) => seen.push(m));
+      port1.unref();
+      register('data:text/javascript,' + encodeURIComponent(\`
+        let port; export function initialize(d) { port = d.port; }
+        export async function resolve(s, c, next) { const r = await next(s, c); port.postMessage(r.url); return r; }
+      \`), { data: { port: port2 }, transferList: [port2] });
+      const { main } = await import(${JSON.stringify(join(root, 'dist', 'cli', 'main.js'))});
+      const io = { stdout() {}, stderr() {}, isTTY: false, env: {} };
+      await main(['node', 'tmsync', 'plan', '--help'], io, process.cwd());
+      await new Promise((r) => setTimeout(r, 50));
+      process.stdout.write(JSON.stringify(seen));
+    `;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', probe], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const modules: string[] = JSON.parse(r.stdout);
+    expect(modules.some((m) => m.includes('commander'))).toBe(true);
+    expect(modules.filter((m) => /better-sqlite3|fastify|\/emulator\//.test(m))).toEqual([]);
+  });
+});
