@@ -1,0 +1,35 @@
+/** The tests repository: YAML files → desired state, and the writers pull and apply use. */
+export {
+  CONFIG_DEFAULTS,
+  loadConfig,
+  parseConfigText,
+  parseDuration,
+  readConfig,
+  type TmsyncConfig,
+  type TmsyncProfile,
+} from './config.js';
+export { loadRepository, type LoadRepositoryResult } from './loader.js';
+export { hasErrors, validateRepository, type ValidateRepositoryOptions, type ValidateRepositoryResult } from './validate.js';
+export {
+  renderCaseYaml,
+  renderFolderYaml,
+  renderStepGroupYaml,
+  setYamlFields,
+  writeFileAtomic,
+  type RenderOptions,
+  type SetYamlFieldsOptions,
+} from './writer.js';
+export { parseCaseFile, parseStepGroupFile } from './case-file.js';
+export { folderNameProblem, parseFolderFile, MAX_FOLDER_NAME_LENGTH } from './folder-file.js';
+export { schemaComment, SCHEMA_FILES, type SchemaKind } from './schema-comment.js';
+export {
+  buildSpecJsonSchemas,
+  renderJsonSchemaFile,
+  configSchema,
+  testCaseSchema,
+  stepGroupSchema,
+  folderSchema,
+  CASE_ID_PATTERN,
+  STEP_GROUP_ID_PATTERN,
+  FOLDER_ID_PATTERN,
+} from './schemas.js';

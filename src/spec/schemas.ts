@@ -1,0 +1,186 @@
+import { z } from 'zod';
+
+/**
+ * The tests-as-code format as zod schemas: the single source of the JSON Schemas in `schemas/`
+ * (`buildSpecJsonSchemas`) and of the first validation layer of the loader.
+ *
+ * The schemas describe the YAML as written (snake_case keys, no transforms), so that
+ * `z.toJSONSchema` gives editors exactly what users type. Normalization to the camelCase model
+ * happens in the file parsers; rules a JSON Schema cannot express (a list `steps` with a string
+ * `expected_results`, references, duplicates) are checked there too.
+ */
+
+/** A human id (`SHOP-12`) or a uuid. */
+export const CASE_ID_PATTERN =
+  /^(?:[A-Za-z0-9][A-Za-z0-9_]*-[0-9]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
+/** A step group human id (`SHOP-SG-3`) or a uuid. */
+export const STEP_GROUP_ID_PATTERN =
+  /^(?:[A-Za-z0-9][A-Za-z0-9_]*-SG-[0-9]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
+/** Folders have no human id: a uuid. */
+export const FOLDER_ID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+/** `30`, `30s`, `1.5m`, `500ms`, `1h`. */
+export const DURATION_PATTERN = /^[0-9]+(?:\.[0-9]+)?(?:ms|s|m|h)?$/;
+const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const NOT_BLANK = /\S/;
+
+const text = (description: string) => z.string().meta({ description });
+const title = (description: string) => z.string().regex(NOT_BLANK, 'must not be empty').meta({ description });
+
+export const labelsSchema = z.array(z.string()).meta({ description: 'label names or ids (GET /labels)' });
+
+export const actionStepSchema = z
+  .strictObject({
+    action: text('what the tester does'),
+    expected: text('the expected result (may be left out)').optional(),
+  })
+  .meta({ description: 'an individual step' });
+
+export const useStepSchema = z
+  .strictObject({
+    use: z
+      .string()
+      .regex(NOT_BLANK, 'must not be empty')
+      .meta({ description: "a step group: its local key (file stem under step_groups/), human id (SHOP-SG-3) or id" }),
+  })
+  .meta({ description: "the steps of a step group, in order; a `use:` step has no other keys" });
+
+export const caseStepSchema = z.union([actionStepSchema, useStepSchema]);
+
+export const testCaseSchema = z
+  .strictObject({
+    id: z
+      .string()
+      .regex(CASE_ID_PATTERN, 'must be a test case human id like SHOP-12 or a uuid')
+      .meta({ description: 'the remote test case: human id (SHOP-12) or uuid; absent for a new case, apply writes it back' })
+      .optional(),
+    title: title('the title; unique within its folder for cases without id'),
+    description: text('description').optional(),
+    preconditions: text('preconditions').optional(),
+    template: z
+      .enum(['STEPS', 'TCD'])
+      .meta({ description: 'implied by `steps`: STEPS for a list, TCD for a text' })
+      .optional(),
+    type: text('lookup name, alias or id (GET /test_cases/types)').optional(),
+    status: text('lookup name, alias or id (GET /test_cases/statuses)').optional(),
+    priority: text('lookup name, alias or id (GET /test_cases/priorities)').optional(),
+    automation_type: text('lookup name, alias or id (GET /test_cases/automation_types)').optional(),
+    owner: text('user email or id (GET /users)').optional(),
+    reviewer: text('user email or id (GET /users)').optional(),
+    labels: labelsSchema.optional(),
+    steps: z
+      .union([
+        z.array(caseStepSchema).meta({ description: 'template STEPS: individual steps and `use:` of step groups' }),
+        z.string().meta({ description: 'template TCD: the steps as free text, with `expected_results` beside it' }),
+      ])
+      .optional(),
+    expected_results: text('template TCD: the expected results as free text').optional(),
+  })
+  .meta({ title: 'tmsync test case', description: 'One test case of a tmsync tests repository (cases/**/*.yaml).' });
+
+export const stepGroupSchema = z
+  .strictObject({
+    id: z
+      .string()
+      .regex(STEP_GROUP_ID_PATTERN, 'must be a step group human id like SHOP-SG-3 or a uuid')
+      .meta({ description: 'the remote step group: human id (SHOP-SG-3) or uuid; apply writes it back' })
+      .optional(),
+    title: title('the title; unique among step groups without id'),
+    description: text('description').optional(),
+    labels: labelsSchema.optional(),
+    steps: z.array(actionStepSchema).meta({ description: 'the steps; a step group cannot use another one' }).optional(),
+  })
+  .meta({ title: 'tmsync step group', description: 'One reusable step group (step_groups/<key>.yaml).' });
+
+export const folderSchema = z
+  .strictObject({
+    id: z
+      .string()
+      .regex(FOLDER_ID_PATTERN, 'must be a folder id (a uuid)')
+      .meta({ description: 'the remote folder id; written by apply and pull' })
+      .optional(),
+    name: z
+      .string()
+      .meta({ description: 'the folder name when it differs from the directory name (e.g. it contains a /)' })
+      .optional(),
+    order: z.number().int().meta({ description: 'order within the parent folder' }).optional(),
+  })
+  .meta({ title: 'tmsync folder', description: 'Optional settings of the folder a directory stands for (_folder.yaml).' });
+
+const rateLimit = z.number().positive().meta({ description: 'requests per second' });
+const concurrency = z.number().int().positive().meta({ description: 'requests in flight' });
+
+export const profileSchema = z.strictObject({
+  base_url: text('service base URL ending in /api/v1').optional(),
+  app_url: text('execution interface root').optional(),
+  project: text('project id, human_id_prefix or exact name').optional(),
+  api_key_env: z
+    .string()
+    .regex(ENV_NAME_PATTERN, 'must be the name of an environment variable')
+    .meta({ description: 'the environment variable holding this target\'s API key' })
+    .optional(),
+  rate_limit: rateLimit.optional(),
+  concurrency: concurrency.optional(),
+});
+
+export const configSchema = z
+  .strictObject({
+    project: text('project id, human_id_prefix or exact name').optional(),
+    base_url: text('service base URL ending in /api/v1 (or env TMSYNC_BASE_URL)').optional(),
+    app_url: text('execution interface root').optional(),
+    cases_dir: text('the folder tree of test cases, relative to this file (default: cases)').optional(),
+    step_groups_dir: text('step groups, one per file, relative to this file (default: step_groups)').optional(),
+    scope: z
+      .array(z.string())
+      .meta({ description: 'only these top-level folders are managed (default: all)' })
+      .optional(),
+    defaults: z
+      .strictObject({
+        type: text('lookup name, alias or id').optional(),
+        status: text('lookup name, alias or id').optional(),
+        priority: text('lookup name, alias or id').optional(),
+        automation_type: text('lookup name, alias or id').optional(),
+        owner: text('user email or id').optional(),
+      })
+      .meta({ description: 'used when a new case leaves a field out (the service requires them)' })
+      .optional(),
+    rate_limit: rateLimit.meta({ description: 'requests per second (default 8)' }).optional(),
+    concurrency: concurrency.meta({ description: 'requests in flight (default 4)' }).optional(),
+    page_size: z.number().int().positive().meta({ description: 'items per page on reads (default 100)' }).optional(),
+    request_timeout: z
+      .union([
+        z.number().positive(),
+        z.string().regex(DURATION_PATTERN, 'must be a duration like 30s, 2m or 500ms'),
+      ])
+      .meta({ description: 'per request: seconds, or a duration like 30s, 2m (default 30s)' })
+      .optional(),
+    max_retries: z.number().int().nonnegative().meta({ description: 'retries of a retryable request (default 6)' }).optional(),
+    profiles: z
+      .record(z.string(), profileSchema)
+      .meta({ description: 'named targets for --profile (migrations, staging)' })
+      .optional(),
+  })
+  .meta({
+    title: 'tmsync configuration',
+    description: 'tmsync.yaml. API keys are never written here: they come from TMSYNC_API_KEY or a profile\'s api_key_env.',
+  });
+
+export type TestCaseInput = z.infer<typeof testCaseSchema>;
+export type StepGroupInput = z.infer<typeof stepGroupSchema>;
+export type FolderInput = z.infer<typeof folderSchema>;
+export type ConfigInput = z.infer<typeof configSchema>;
+
+/** The four JSON Schemas of `schemas/`, by file name. */
+export function buildSpecJsonSchemas(): Record<string, unknown> {
+  const gen = (schema: z.ZodType) => z.toJSONSchema(schema, { target: 'draft-2020-12' });
+  return {
+    'config.schema.json': gen(configSchema),
+    'test-case.schema.json': gen(testCaseSchema),
+    'step-group.schema.json': gen(stepGroupSchema),
+    'folder.schema.json': gen(folderSchema),
+  };
+}
+
+/** The text of a schema file as checked in (stable, newline-terminated). */
+export function renderJsonSchemaFile(schema: unknown): string {
+  return `${JSON.stringify(schema, null, 2)}\n`;
+}
