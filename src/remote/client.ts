@@ -1,0 +1,422 @@
+import { Agent, FormData } from 'undici';
+import PQueue from 'p-queue';
+import pRetry, { AbortError } from 'p-retry';
+import { endpoint as findEndpoint, fillPath, ErrorBody, type Endpoint } from '../api/index.js';
+import { TmsyncError } from '../errors.js';
+import { VERSION } from '../version.js';
+import { ApiError, defaultHint, scrub, scrubValue, type ApiErrorCode } from './api-error.js';
+import { systemClock } from './clock.js';
+import { RequestGate, type Lane } from './gate.js';
+import { CLIENT_DEFAULTS, type ClientOptions, type RequestEvent } from './options.js';
+import {
+  IDEMPOTENT_POSTS,
+  defaultRetryPolicy,
+  isRetryable,
+  parseResetHeader,
+  parseRetryAfter,
+  retryDelay,
+  type RetryKind,
+  type RetryPolicy,
+} from './policy.js';
+import { listKey, responseSchema } from './schemas.js';
+import { TransportError, sendOnce, type RawResponse } from './transport.js';
+import type { ResponseOf, ItemOf } from './types.js';
+
+export interface CallRequest {
+  /** `:param` values of the endpoint's path */
+  params?: Record<string, string | number>;
+  query?: Record<string, string | number | undefined>;
+  /** JSON body; for `importJunit` `{ junit_xml: string, filename?: string }`; a FormData is sent as is */
+  body?: unknown;
+  /**
+   * For creates: after an ambiguous failure (timeout, reset after sending, 5xx) the client calls
+   * this to look the item up. A value is returned as the call's result (the response's shape);
+   * undefined means "not there", and the create is sent again.
+   */
+  reconcile?: () => Promise<unknown | undefined>;
+  signal?: AbortSignal;
+}
+
+export interface ClientStats {
+  /** attempts sent */
+  requests: number;
+  /** attempts that were repeats */
+  retries: number;
+  /** answers that said "rate limited" (429 or the live 500) */
+  rateLimited: number;
+  byEndpoint: Record<string, number>;
+}
+
+export interface TmsClient {
+  /** One request, retried by the endpoint's policy; returns the whole parsed envelope. */
+  call<N extends string>(name: N, req?: CallRequest): Promise<ResponseOf<N>>;
+  /** Every item of a paginated list, page after page, each page read once. */
+  paginate<N extends string>(name: N, req?: CallRequest): AsyncGenerator<ItemOf<N>>;
+  /** A text answer (the JUnit report, `Accept: application/xml`). */
+  getText(name: string, req?: CallRequest): Promise<string>;
+  stats(): ClientStats;
+  /** Waits for running requests and closes the connections. */
+  close(): Promise<void>;
+  /** the page size lists are read with */
+  readonly pageSize: number;
+}
+
+const SECRET_PARAM = /key|token|secret|password|auth/i;
+
+function trimSlash(s: string): string {
+  return s.replace(/\/+$/, '');
+}
+
+function header(h: RawResponse['headers'], name: string): string | undefined {
+  const v = h[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function queryString(query: Record<string, string | number | undefined> | undefined, redact: boolean): string {
+  if (!query) return '';
+  const sp = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) {
+    if (v === undefined) continue;
+    sp.append(k, redact && SECRET_PARAM.test(k) ? '***' : String(v));
+  }
+  const s = sp.toString();
+  return s ? `?${s}` : '';
+}
+
+export function createClient(options: ClientOptions): TmsClient {
+  const clock = options.clock ?? systemClock;
+  const random = options.random ?? Math.random;
+  const rateLimit = options.rateLimit ?? CLIENT_DEFAULTS.rateLimit;
+  const concurrency = options.concurrency ?? CLIENT_DEFAULTS.concurrency;
+  const pageSize = options.pageSize ?? CLIENT_DEFAULTS.pageSize;
+  const timeoutMs = options.timeoutMs ?? CLIENT_DEFAULTS.timeoutMs;
+  const lowRemaining = options.lowRemainingThreshold ?? concurrency;
+  const cursorParam = options.cursorParam ?? CLIENT_DEFAULTS.cursorParam;
+  const keyVar = options.apiKeyVar ?? 'TMSYNC_API_KEY';
+  const policy: RetryPolicy = {
+    ...defaultRetryPolicy,
+    maxRetries: options.maxRetries ?? CLIENT_DEFAULTS.maxRetries,
+    baseDelayMs: options.retryBaseMs ?? CLIENT_DEFAULTS.retryBaseMs,
+    maxDelayMs: options.retryMaxDelayMs ?? CLIENT_DEFAULTS.retryMaxDelayMs,
+    retryAfterCapMs: options.retryAfterCapMs ?? CLIENT_DEFAULTS.retryAfterCapMs,
+  };
+  const baseUrl = trimSlash(options.baseUrl);
+  const appUrl = trimSlash(options.appUrl ?? baseUrl.replace(/\/api\/v1$/, ''));
+  const appApiKey = options.appApiKey ?? options.apiKey;
+  const secrets = [options.apiKey, appApiKey];
+
+  const agent = new Agent({
+    connections: concurrency * 2,
+    keepAliveTimeout: 10_000,
+    // the client's own timeout (on the injected clock) governs; these are only a backstop
+    headersTimeout: timeoutMs + 60_000,
+    bodyTimeout: timeoutMs + 60_000,
+  });
+  const gate = new RequestGate({ rate: rateLimit, concurrency, clock });
+  const lanes: Record<Lane, PQueue> = {
+    read: new PQueue({ concurrency }),
+    write: new PQueue({ concurrency }),
+  };
+  const counters: ClientStats = { requests: 0, retries: 0, rateLimited: 0, byEndpoint: {} };
+  let closed = false;
+
+  const lookup = (name: string): Endpoint => {
+    try {
+      return findEndpoint(name);
+    } catch {
+      throw new TmsyncError('unknown_endpoint', `no endpoint named "${name}"`, {
+        hint: 'use a name from src/api/endpoints.ts',
+      });
+    }
+  };
+
+  function buildBody(ep: Endpoint, body: unknown): { body?: string | FormData; contentType?: string } {
+    if (body === undefined) return {};
+    if (body instanceof FormData) return { body };
+    if (ep.name === 'importJunit') {
+      const b = body as { junit_xml: string | Uint8Array; filename?: string };
+      const form = new FormData();
+      form.append('junit_xml', new Blob([b.junit_xml as string], { type: 'application/xml' }), b.filename ?? 'junit.xml');
+      return { body: form };
+    }
+    if (ep.name === 'updateRunCases' && options.multipartRunCases) {
+      const form = new FormData();
+      form.append('data', JSON.stringify(body));
+      return { body: form };
+    }
+    return { body: JSON.stringify(body), contentType: 'application/json' };
+  }
+
+  /** Turns a non-2xx answer into an ApiError. */
+  function errorFromAnswer(ep: Endpoint, path: string, res: RawResponse): ApiError {
+    let serviceMessage: string | undefined;
+    let details: unknown;
+    try {
+      const parsed = ErrorBody.safeParse(JSON.parse(res.text));
+      if (parsed.success) {
+        serviceMessage = parsed.data.errors?.message && parsed.data.errors.message !== parsed.data.message
+          ? `${parsed.data.message} (${parsed.data.errors.message})`
+          : parsed.data.message;
+        details = parsed.data.errors?.details;
+      }
+    } catch {
+      if (res.text.trim()) serviceMessage = res.text.trim().slice(0, 300);
+    }
+    if (serviceMessage !== undefined) serviceMessage = scrub(serviceMessage, secrets);
+    if (details !== undefined) details = scrubValue(details, secrets);
+    const s = res.status;
+    const now = clock.now();
+    let code: ApiErrorCode;
+    if (s === 401 || s === 403) code = 'unauthorized';
+    else if (s === 404) code = 'not_found';
+    else if (s === 429) code = 'rate_limited';
+    else if (s >= 500 && policy.rateLimitMessage.test(serviceMessage ?? '')) code = 'rate_limited';
+    else if (s >= 500) code = 'server_error';
+    else if (s >= 400) code = 'invalid_request';
+    else code = 'invalid_response';
+    let retryAfterMs = parseRetryAfter(header(res.headers, 'retry-after'), now);
+    if (retryAfterMs === undefined && code === 'rate_limited') {
+      retryAfterMs = parseResetHeader(header(res.headers, 'x-tms-api-reset'), now);
+    }
+    if (retryAfterMs !== undefined) retryAfterMs = Math.min(retryAfterMs, policy.retryAfterCapMs);
+    return new ApiError({
+      code,
+      status: s,
+      method: ep.method,
+      path,
+      endpoint: ep.name,
+      serviceMessage,
+      details,
+      ambiguous: code === 'server_error',
+      retryAfterMs,
+      hint: defaultHint(code, s, ep.iface === 'execution' ? 'the execution API key' : keyVar),
+    });
+  }
+
+  /** Reads the rate headers: when the budget runs low, spread what is left over the time to reset. */
+  function noteRemaining(res: RawResponse): void {
+    const remaining = Number(header(res.headers, 'x-tms-api-remaining'));
+    if (!Number.isFinite(remaining) || remaining > lowRemaining) return;
+    const now = clock.now();
+    const reset = parseResetHeader(header(res.headers, 'x-tms-api-reset'), now) ?? 1000;
+    const wait = Math.min(reset, policy.retryAfterCapMs) / (Math.max(0, remaining) + 1);
+    gate.pauseUntil(now + wait);
+  }
+
+  interface Target {
+    url: string;
+    logPath: string;
+  }
+
+  function target(ep: Endpoint, req: CallRequest, query: CallRequest['query']): Target {
+    const path = fillPath(ep.path, req.params ?? {});
+    const root = ep.iface === 'execution' ? appUrl : baseUrl;
+    return { url: `${root}${path}${queryString(query, false)}`, logPath: `${path}${queryString(query, true)}` };
+  }
+
+  /** One attempt: a queue slot in the endpoint's lane, a gate slot, the request, the answer. */
+  async function attempt(ep: Endpoint, req: CallRequest, query: CallRequest['query'], n: number, signal: AbortSignal | undefined, text: boolean): Promise<unknown> {
+    const lane: Lane = ep.method === 'GET' ? 'read' : 'write';
+    const { url, logPath } = target(ep, req, query);
+    const { body, contentType } = buildBody(ep, req.body);
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${ep.iface === 'execution' ? appApiKey : options.apiKey}`,
+      accept: text ? 'application/xml' : 'application/json',
+      'user-agent': `tmsync/${VERSION}`,
+    };
+    if (contentType) headers['content-type'] = contentType;
+    return lanes[lane].add(
+      async () => {
+        const release = await gate.acquire(lane, signal);
+        const start = clock.now();
+        counters.requests++;
+        counters.byEndpoint[ep.name] = (counters.byEndpoint[ep.name] ?? 0) + 1;
+        if (n > 1) counters.retries++;
+        const event: RequestEvent = { endpoint: ep.name, method: ep.method, path: logPath, durationMs: 0, attempt: n, lane };
+        try {
+          let res: RawResponse;
+          try {
+            res = await sendOnce(agent, { url, method: ep.method, headers, body, timeoutMs, clock, signal });
+          } catch (err) {
+            if (err instanceof TransportError) {
+              const code = err.kind === 'aborted' ? 'aborted' : err.kind;
+              event.error = code;
+              throw new ApiError({
+                code,
+                method: ep.method,
+                path: logPath,
+                endpoint: ep.name,
+                ambiguous: err.kind !== 'aborted' && err.sent,
+                cause: err.lowCode,
+              });
+            }
+            throw err;
+          }
+          event.status = res.status;
+          noteRemaining(res);
+          if (res.status < 200 || res.status >= 300) {
+            const apiErr = errorFromAnswer(ep, logPath, res);
+            event.error = apiErr.code;
+            if (apiErr.code === 'rate_limited') {
+              counters.rateLimited++;
+              const hold = apiErr.retryAfterMs ?? policy.rateLimitedMinDelayMs;
+              gate.pauseUntil(clock.now() + hold);
+            }
+            throw apiErr;
+          }
+          if (text) return res.text;
+          if (res.status === 204 || res.text.trim() === '') return { message: '' };
+          let json: unknown;
+          try {
+            json = JSON.parse(res.text);
+          } catch {
+            event.error = 'invalid_response';
+            throw new ApiError({ code: 'invalid_response', status: res.status, method: ep.method, path: logPath, endpoint: ep.name, cause: 'the answer is not JSON' });
+          }
+          const schema = responseSchema(ep.name);
+          if (!schema) return json;
+          const parsed = schema.safeParse(json);
+          if (!parsed.success) {
+            event.error = 'invalid_response';
+            throw new ApiError({
+              code: 'invalid_response',
+              status: res.status,
+              method: ep.method,
+              path: logPath,
+              endpoint: ep.name,
+              cause: parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
+            });
+          }
+          return parsed.data;
+        } finally {
+          event.durationMs = clock.now() - start;
+          release();
+          options.onEvent?.(event);
+        }
+      },
+      { signal },
+    );
+  }
+
+  function combine(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
+    const s = signals.filter((x): x is AbortSignal => x !== undefined);
+    if (s.length === 0) return undefined;
+    return s.length === 1 ? s[0] : AbortSignal.any(s);
+  }
+
+  function abortedError(ep: Endpoint, req: CallRequest): ApiError {
+    return new ApiError({ code: 'aborted', method: ep.method, path: fillPath(ep.path, req.params ?? {}), endpoint: ep.name });
+  }
+
+  async function run(name: string, req: CallRequest = {}, query = req.query, text = false): Promise<unknown> {
+    if (closed) throw new TmsyncError('client_closed', 'the service client was closed', { hint: 'this is a bug in tmsync' });
+    const ep = lookup(name);
+    const kind: RetryKind = ep.method === 'POST' && !IDEMPOTENT_POSTS.has(ep.name) ? 'create' : 'idempotent';
+    const signal = combine(options.signal, req.signal);
+    let reconcileFirst = false;
+    try {
+      return await pRetry(
+        async (n) => {
+          if (reconcileFirst) {
+            reconcileFirst = false;
+            let found: unknown;
+            try {
+              found = await req.reconcile!();
+            } catch (err) {
+              // the lookup failed on its own terms (already retried): never fall back to a blind create
+              throw new AbortError(err instanceof Error ? err : new Error(String(err)));
+            }
+            if (found !== undefined) return found;
+          }
+          try {
+            return await attempt(ep, req, query, n, signal, text);
+          } catch (err) {
+            if (signal?.aborted) throw new AbortError(abortedError(ep, req));
+            throw err;
+          }
+        },
+        {
+          retries: policy.maxRetries,
+          minTimeout: 0,
+          maxTimeout: 0,
+          shouldRetry: async ({ error, attemptNumber }) => {
+            const decision = isRetryable(error, kind, policy);
+            if (decision === 'fail') return false;
+            if (decision === 'reconcile') {
+              if (!req.reconcile) return false;
+              reconcileFirst = true;
+            }
+            const wait = retryDelay(error as ApiError, attemptNumber, policy, random);
+            await clock.sleep(wait, signal);
+            return true;
+          },
+        },
+      );
+    } catch (err) {
+      if (signal?.aborted && !(err instanceof ApiError && err.code === 'aborted')) throw abortedError(ep, req);
+      throw err;
+    }
+  }
+
+  async function* paginate(name: string, req: CallRequest = {}): AsyncGenerator<unknown> {
+    const ep = lookup(name);
+    const key = listKey(ep.name);
+    const base = { ...(req.query ?? {}) };
+    let query: Record<string, string | number | undefined> = { ...base, page_size: pageSize };
+    let sizeSent = true;
+    const seen = new Set<string>();
+    let first = true;
+    for (;;) {
+      let page: { data: Record<string, unknown[]>; page_info?: { next?: string | null } };
+      try {
+        page = (await run(name, req, query)) as typeof page;
+      } catch (err) {
+        // a refused page size: fall back to the service's default once, on the first page only
+        if (first && sizeSent && err instanceof ApiError && err.code === 'invalid_request' && (err.status === 400 || err.status === 422)) {
+          sizeSent = false;
+          query = { ...base };
+          continue;
+        }
+        throw err;
+      }
+      first = false;
+      for (const item of page.data[key] ?? []) yield item;
+      const next = page.page_info?.next;
+      if (!next) return;
+      if (seen.has(next)) {
+        throw new TmsyncError('pagination_loop', `${ep.method} ${ep.path}: the service sent the same next page twice`, {
+          hint: 'the service paginates inconsistently; try again, or lower page_size',
+          details: { endpoint: ep.name },
+        });
+      }
+      seen.add(next);
+      query = nextQuery(next, base, sizeSent);
+    }
+  }
+
+  /** The query of the next page: a URL's own parameters (its host is never trusted with the key), or a cursor. */
+  function nextQuery(next: string, base: Record<string, string | number | undefined>, sizeSent: boolean) {
+    const looksLikeUrl = /^https?:\/\//i.test(next) || next.startsWith('/') || next.startsWith('?');
+    const q: Record<string, string | number | undefined> = {};
+    if (looksLikeUrl) {
+      const u = new URL(next, `${baseUrl}/`);
+      for (const [k, v] of u.searchParams) q[k] = v;
+      if (sizeSent && q.page_size === undefined) q.page_size = pageSize;
+      return q;
+    }
+    return { ...base, ...(sizeSent ? { page_size: pageSize } : {}), [cursorParam]: next };
+  }
+
+  return {
+    pageSize,
+    call: (name, req) => run(name, req) as Promise<never>,
+    paginate: paginate as TmsClient['paginate'],
+    getText: (name, req) => run(name, req, req?.query, true) as Promise<string>,
+    stats: () => ({ ...counters, byEndpoint: { ...counters.byEndpoint } }),
+    async close() {
+      closed = true;
+      await Promise.all([lanes.read.onIdle(), lanes.write.onIdle()]);
+      await agent.close();
+    },
+  };
+}

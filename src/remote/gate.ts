@@ -1,0 +1,127 @@
+import type { Clock } from './clock.js';
+
+export type Lane = 'read' | 'write';
+
+export interface GateOptions {
+  /** requests started per second, over a sliding window */
+  rate: number;
+  /** requests in flight at once, both lanes together */
+  concurrency: number;
+  clock: Clock;
+}
+
+interface Waiter {
+  resolve: (release: () => void) => void;
+  reject: (err: unknown) => void;
+  signal?: AbortSignal;
+  onAbort?: () => void;
+}
+
+/**
+ * The one budget both lanes share: at most `concurrency` requests in flight and at most
+ * `floor(rate)` starts in any sliding window of `floor(rate)/rate` seconds (8 in any second by
+ * default). When both lanes wait, they take turns, so a long burst of writes cannot starve reads.
+ * The service can push back: `pauseUntil` (Retry-After, a rate-limit answer) holds every start.
+ */
+export class RequestGate {
+  private readonly cap: number;
+  private readonly windowMs: number;
+  private readonly concurrency: number;
+  private readonly clock: Clock;
+  /** start times of the last `cap` grants, oldest first */
+  private readonly starts: number[] = [];
+  private readonly waiting: Record<Lane, Waiter[]> = { read: [], write: [] };
+  private lastLane: Lane = 'write';
+  private inFlight = 0;
+  private pausedUntil = 0;
+  private timerAt = Infinity;
+
+  constructor(options: GateOptions) {
+    if (!(options.rate > 0)) throw new RangeError('rate must be > 0');
+    this.cap = Math.max(1, Math.floor(options.rate));
+    this.windowMs = (this.cap / options.rate) * 1000;
+    this.concurrency = Math.max(1, Math.floor(options.concurrency));
+    this.clock = options.clock;
+  }
+
+  /** Waits for a slot; the returned function gives it back (call it once the answer is read). */
+  acquire(lane: Lane, signal?: AbortSignal): Promise<() => void> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const w: Waiter = { resolve, reject, signal };
+      if (signal) {
+        w.onAbort = () => {
+          const list = this.waiting[lane];
+          const i = list.indexOf(w);
+          if (i >= 0) list.splice(i, 1);
+          reject(signal.reason);
+        };
+        signal.addEventListener('abort', w.onAbort, { once: true });
+      }
+      this.waiting[lane].push(w);
+      this.pump();
+    });
+  }
+
+  /** Holds every start until `at` (clock ms); a later call can only extend the pause. */
+  pauseUntil(at: number): void {
+    if (at > this.pausedUntil) this.pausedUntil = at;
+  }
+
+  /** When the next start may happen; for tests and `--verbose`. */
+  get pendingCount(): number {
+    return this.waiting.read.length + this.waiting.write.length;
+  }
+
+  private nextLane(): Lane | undefined {
+    const other: Lane = this.lastLane === 'read' ? 'write' : 'read';
+    if (this.waiting[other].length) return other;
+    if (this.waiting[this.lastLane].length) return this.lastLane;
+    return undefined;
+  }
+
+  private earliestStart(): number {
+    let t = this.pausedUntil;
+    if (this.starts.length >= this.cap) t = Math.max(t, this.starts[this.starts.length - this.cap] + this.windowMs);
+    return t;
+  }
+
+  private pump(): void {
+    for (;;) {
+      if (this.inFlight >= this.concurrency) return;
+      const lane = this.nextLane();
+      if (!lane) return;
+      const now = this.clock.now();
+      const at = this.earliestStart();
+      if (at > now) {
+        this.arm(at);
+        return;
+      }
+      const w = this.waiting[lane].shift()!;
+      if (w.onAbort) w.signal?.removeEventListener('abort', w.onAbort);
+      this.lastLane = lane;
+      this.inFlight++;
+      this.starts.push(now);
+      if (this.starts.length > this.cap) this.starts.splice(0, this.starts.length - this.cap);
+      let released = false;
+      w.resolve(() => {
+        if (released) return;
+        released = true;
+        this.inFlight--;
+        this.pump();
+      });
+    }
+  }
+
+  private arm(at: number): void {
+    if (this.timerAt <= at) return;
+    this.timerAt = at;
+    void this.clock.sleep(at - this.clock.now()).then(() => {
+      if (this.timerAt === at) this.timerAt = Infinity;
+      this.pump();
+    });
+  }
+}

@@ -1,0 +1,33 @@
+export { ApiError, isAmbiguous, defaultHint, type ApiErrorCode, type ApiErrorInit } from './api-error.js';
+export { createClient, type CallRequest, type ClientStats, type TmsClient } from './client.js';
+export { systemClock, scaledClock, type Clock } from './clock.js';
+export { RequestGate, type Lane, type GateOptions } from './gate.js';
+export { CLIENT_DEFAULTS, type ClientOptions, type RequestEvent } from './options.js';
+export {
+  defaultRetryPolicy,
+  isRetryable,
+  backoffDelay,
+  retryDelay,
+  parseRetryAfter,
+  parseResetHeader,
+  IDEMPOTENT_POSTS,
+  type RetryPolicy,
+  type RetryKind,
+  type RetryDecision,
+} from './policy.js';
+export {
+  normalizeTimestamp,
+  toRemoteProject,
+  toRemoteFolder,
+  toRemoteStep,
+  toRemoteCase,
+  toRemoteStepGroup,
+  toRemoteTestPlan,
+  toLookup,
+  toUser,
+  toLabel,
+} from './normalize.js';
+export { resolveProject, looksLikeId } from './project.js';
+export { fetchState, deepFreeze, scopedFolderIds, type FetchStateOptions } from './fetch-state.js';
+export { formatRequestEvent } from './verbose.js';
+export type { ResponseTypes, ResponseOf, ItemOf, ListItemTypes } from './types.js';

@@ -1,0 +1,80 @@
+import type { Clock } from './clock.js';
+import type { Lane } from './gate.js';
+
+/** One attempt of one request, for `--verbose`. Never carries headers, bodies or the key. */
+export interface RequestEvent {
+  /** endpoint name from the endpoint table */
+  endpoint: string;
+  method: string;
+  /** path relative to the interface root with its query; secret-looking parameters redacted */
+  path: string;
+  /** HTTP status when the service answered */
+  status?: number;
+  /** ApiError code when the attempt failed (network, timeout, rate_limited, …) */
+  error?: string;
+  /** from the start of sending to the end of the answer (queue time excluded) */
+  durationMs: number;
+  /** 1 for the first try, 2 for the first retry, … */
+  attempt: number;
+  lane: Lane;
+  /** when the attempt will be retried: the wait before the next one */
+  retryInMs?: number;
+}
+
+export interface ClientOptions {
+  /** root of the management interface; ends in `/api/v1` */
+  baseUrl: string;
+  /** root of the execution interface (its endpoint paths start with `/api/v1`) @default baseUrl without `/api/v1` */
+  appUrl?: string;
+  /** bearer key of the management interface (from the environment; never printed) */
+  apiKey: string;
+  /** bearer key of the execution interface @default apiKey */
+  appApiKey?: string;
+  /** name of the variable the key came from, for hints @default 'TMSYNC_API_KEY' */
+  apiKeyVar?: string;
+  /** requests started per second, both lanes together, over a sliding window @default 8 */
+  rateLimit?: number;
+  /** requests in flight at once, both lanes together @default 4 */
+  concurrency?: number;
+  /** `page_size` sent on every list request @default 100 */
+  pageSize?: number;
+  /** time for one attempt, sending to the last byte of the answer @default 30000 */
+  timeoutMs?: number;
+  /** retries after the first attempt @default 6 */
+  maxRetries?: number;
+  /** first backoff ceiling (full jitter, doubling) @default 500 */
+  retryBaseMs?: number;
+  /** longest backoff wait @default 30000 */
+  retryMaxDelayMs?: number;
+  /** longest Retry-After obeyed @default 120000 */
+  retryAfterCapMs?: number;
+  /**
+   * When `x-tms-api-remaining` falls to this, the queue spreads the remaining budget over the
+   * time to `x-tms-api-reset` instead of running into a refusal @default concurrency
+   */
+  lowRemainingThreshold?: number;
+  /** query parameter that carries an opaque `next` cursor back @default 'cursor' */
+  cursorParam?: string;
+  /** @default systemClock */
+  clock?: Clock;
+  /** random numbers in [0, 1) for backoff jitter @default Math.random */
+  random?: () => number;
+  /** called once per attempt, for `--verbose` */
+  onEvent?: (e: RequestEvent) => void;
+  /** cancels everything (Ctrl-C): queued requests never start, running ones are dropped */
+  signal?: AbortSignal;
+  /** send run-case updates as multipart/form-data with the JSON in a part named `data` (live service) @default false */
+  multipartRunCases?: boolean;
+}
+
+export const CLIENT_DEFAULTS = Object.freeze({
+  rateLimit: 8,
+  concurrency: 4,
+  pageSize: 100,
+  timeoutMs: 30_000,
+  maxRetries: 6,
+  retryBaseMs: 500,
+  retryMaxDelayMs: 30_000,
+  retryAfterCapMs: 120_000,
+  cursorParam: 'cursor',
+});

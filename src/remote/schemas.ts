@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { LiveRunCaseListItem, RunCaseListItem, User, endpoint } from '../api/index.js';
+
+/**
+ * Where the live service answered in a shape the shared table does not accept, the client reads
+ * both and hands callers the document's shape (keeping the live fields too).
+ */
+
+/** `data.test_cases[]` (document) or `data.test_run_cases[]` with an embedded `test_case` (live). */
+const RunCasesResponse = z
+  .looseObject({
+    message: z.string().optional(),
+    data: z.looseObject({
+      test_cases: z.array(RunCaseListItem).optional(),
+      test_run_cases: z.array(LiveRunCaseListItem).optional(),
+    }),
+  })
+  .refine((r) => r.data.test_cases !== undefined || r.data.test_run_cases !== undefined, {
+    message: 'expected data.test_cases or data.test_run_cases',
+  })
+  .transform((r) => {
+    if (r.data.test_cases !== undefined) return r;
+    const test_cases = (r.data.test_run_cases ?? []).map((x) => ({
+      ...x,
+      id: x.test_case.id,
+      name: x.test_case.title ?? '',
+      status: x.status ?? '',
+      assignee_id: x.assignee_id,
+    }));
+    return { ...r, data: { ...r.data, test_cases } };
+  });
+
+/** `data` as a bare array (live) or `data.users[]`. */
+const UsersResponse = z
+  .looseObject({
+    message: z.string().optional(),
+    data: z.union([z.array(User), z.looseObject({ users: z.array(User) })]),
+  })
+  .transform((r) => (Array.isArray(r.data) ? r : { ...r, data: r.data.users }));
+
+const overrides: Record<string, z.ZodType> = {
+  listRunCases: RunCasesResponse,
+  listUsers: UsersResponse,
+};
+
+/** The schema the client parses an endpoint's answer with. */
+export function responseSchema(name: string): z.ZodType | undefined {
+  return overrides[name] ?? endpoint(name).response;
+}
+
+/** The key of `data` that holds a paginated list's items (`folders`, `test_cases`, …). */
+export function listKey(name: string): string {
+  const schema = endpoint(name).response as unknown as { shape?: { data?: { shape?: Record<string, unknown> } } } | undefined;
+  const keys = Object.keys(schema?.shape?.data?.shape ?? {});
+  if (keys.length !== 1) throw new Error(`endpoint ${name} is not a paginated list`);
+  return keys[0];
+}

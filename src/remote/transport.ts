@@ -1,0 +1,91 @@
+import { request, type Dispatcher, type FormData } from 'undici';
+import type { Clock } from './clock.js';
+
+export interface RawRequest {
+  url: string;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  headers: Record<string, string>;
+  body?: string | FormData;
+  timeoutMs: number;
+  clock: Clock;
+  /** the caller's cancellation (Ctrl-C) */
+  signal?: AbortSignal;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** Why an attempt got no answer. `sent`: the request may have reached the service. */
+export class TransportError extends Error {
+  constructor(
+    readonly kind: 'network' | 'timeout' | 'aborted',
+    readonly sent: boolean,
+    readonly lowCode: string,
+  ) {
+    super(`${kind}: ${lowCode}`);
+  }
+}
+
+/** Failures that happen before a byte of the request leaves: repeating is always safe. */
+const NOT_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+const TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+function lowCodeOf(err: unknown): string {
+  let e: unknown = err;
+  for (let i = 0; i < 4 && e && typeof e === 'object'; i++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== 'UND_ERR_ABORTED') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return err instanceof Error ? err.name : 'unknown';
+}
+
+/**
+ * Sends one attempt and reads the whole answer within `timeoutMs` (measured on the injected
+ * clock). Throws TransportError when there is no answer; any HTTP status is an answer.
+ */
+export async function sendOnce(dispatcher: Dispatcher, req: RawRequest): Promise<RawResponse> {
+  req.signal?.throwIfAborted();
+  const attempt = new AbortController();
+  const timer = new AbortController();
+  let timedOut = false;
+  req.clock.sleep(req.timeoutMs, timer.signal).then(
+    () => {
+      timedOut = true;
+      attempt.abort(new Error('timeout'));
+    },
+    () => undefined,
+  );
+  const onCallerAbort = () => attempt.abort(req.signal?.reason);
+  req.signal?.addEventListener('abort', onCallerAbort, { once: true });
+  try {
+    const res = await request(req.url, {
+      dispatcher,
+      method: req.method,
+      headers: req.headers,
+      body: req.body,
+      signal: attempt.signal,
+    });
+    const text = await res.body.text();
+    return { status: res.statusCode, headers: res.headers, text };
+  } catch (err) {
+    if (req.signal?.aborted) throw new TransportError('aborted', true, 'aborted');
+    if (timedOut) throw new TransportError('timeout', true, 'timeout');
+    const code = lowCodeOf(err);
+    if (TIMEOUTS.has(code)) throw new TransportError('timeout', true, code);
+    throw new TransportError('network', !NOT_SENT.has(code), code);
+  } finally {
+    timer.abort();
+    req.signal?.removeEventListener('abort', onCallerAbort);
+  }
+}
