@@ -1,0 +1,364 @@
+import type { Operation, Plan, Ref } from '../plan/operations.js';
+import type { Journal } from './journal.js';
+import { findCreated, type ApplyClient, type ReconcileContext } from './reconcile.js';
+import { fillSelf, isCreate, requestsFor, type RefResolver } from './requests.js';
+import type { WriteBackFn } from './write-back.js';
+
+/**
+ * Runs a plan: every operation whose dependencies are done is started, independent ones
+ * concurrently (the client's queue enforces the rate and concurrency caps). A failed operation
+ * skips only what depends on it. Ids are written back and journalled as soon as they are known.
+ * Never prints.
+ */
+
+export interface ApplyProgress {
+  total: number;
+  /** finished: succeeded + failed + skipped */
+  done: number;
+  failed: number;
+  inFlight: number;
+}
+
+export interface ApplyFailure {
+  key: string;
+  kind: Operation['kind'];
+  /** the repository file the operation came from, when it has one */
+  file?: string;
+  /** the service's message (or what went wrong) */
+  message: string;
+  /** `write_back`: the remote change succeeded but the id could not be written to the file */
+  stage: 'request' | 'write_back';
+}
+
+export interface ApplyResult {
+  created: number;
+  updated: number;
+  moved: number;
+  deleted: number;
+  adopted: number;
+  failed: ApplyFailure[];
+  skipped: { key: string; reason: string }[];
+  /** stopped early by the signal: some operations were not started */
+  interrupted: boolean;
+  /** ids produced or confirmed, by operation key */
+  ids: Record<string, { id: string; humanId?: string }>;
+}
+
+export interface ExecuteOptions {
+  client: ApplyClient;
+  /** the journal of this run; none: nothing is recorded (tests, dry runs) */
+  journal?: Journal;
+  /** when aborted, no new operation starts; the ones in flight finish */
+  signal?: AbortSignal;
+  onProgress?: (progress: ApplyProgress) => void;
+  /** writes an id into a repository file */
+  writeBack: WriteBackFn;
+  /**
+   * Ids the service held before the run. Natural-key lookups after an ambiguous create never
+   * claim one of these. @default the ids the plan's operations refer to
+   */
+  knownIds?: Iterable<string>;
+  /**
+   * Keys of creates that an earlier, killed run may have sent (journal `begin` without an answer):
+   * looked up by natural key before being sent again. @default none
+   */
+  pendingCreates?: ReadonlySet<string>;
+  /**
+   * Operations handed to the client at once. Bounds memory on big plans and what an interrupt
+   * waits for; it is not a rate limiter (keep it well above the client's concurrency). @default 64
+   */
+  window?: number;
+}
+
+export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<ApplyResult> {
+  const { client, journal, signal } = options;
+  const projectId = plan.project.id;
+  const window = Math.max(1, options.window ?? 64);
+  const result: ApplyResult = {
+    created: 0,
+    updated: 0,
+    moved: 0,
+    deleted: 0,
+    adopted: 0,
+    failed: [],
+    skipped: [],
+    interrupted: false,
+    ids: {},
+  };
+
+  const ops = new Map<string, Operation>();
+  for (const op of plan.operations) ops.set(op.key, op);
+  const knownIds = new Set<string>(options.knownIds ?? []);
+  for (const op of plan.operations) if ('id' in op && typeof op.id === 'string') knownIds.add(op.id);
+  const ctx: ReconcileContext = { client, projectId, knownIds };
+
+  // dependency bookkeeping: a dependency outside the plan is taken as satisfied
+  const waitingOn = new Map<string, number>();
+  const dependents = new Map<string, string[]>();
+  for (const op of plan.operations) {
+    const deps = [...new Set(op.dependsOn)].filter((d) => ops.has(d) && d !== op.key);
+    waitingOn.set(op.key, deps.length);
+    for (const d of deps) {
+      const list = dependents.get(d) ?? [];
+      list.push(op.key);
+      dependents.set(d, list);
+    }
+  }
+
+  const produced = new Map<string, string>();
+  const resolve: RefResolver = (ref: Ref) => {
+    if ('id' in ref) return ref.id;
+    const id = produced.get(ref.op);
+    if (id === undefined) throw new Error(`operation ${ref.op} has not produced an id`);
+    return id;
+  };
+
+  // a deleted item that a resumed create claims must not be deleted by the same run
+  const claimed = new Set<string>();
+  const ready: string[] = plan.operations.filter((op) => waitingOn.get(op.key) === 0).map((op) => op.key);
+  const finished = new Set<string>();
+  let inFlight = 0;
+  const total = plan.operations.length;
+  const progress = () =>
+    options.onProgress?.({ total, done: finished.size, failed: result.failed.filter((f) => f.stage === 'request').length, inFlight });
+
+  const skipDependents = (key: string, reason: string) => {
+    const stack = [...(dependents.get(key) ?? [])];
+    while (stack.length) {
+      const k = stack.pop()!;
+      if (finished.has(k)) continue;
+      finished.add(k);
+      result.skipped.push({ key: k, reason });
+      stack.push(...(dependents.get(k) ?? []));
+    }
+  };
+
+  await new Promise<void>((done) => {
+    const pump = () => {
+      if (signal?.aborted) result.interrupted = true;
+      while (!result.interrupted && inFlight < window && ready.length) {
+        const key = ready.shift()!;
+        if (finished.has(key)) continue;
+        inFlight++;
+        void runOne(ops.get(key)!).then((ok) => {
+          inFlight--;
+          finished.add(key);
+          if (ok) {
+            for (const d of dependents.get(key) ?? []) {
+              const left = (waitingOn.get(d) ?? 1) - 1;
+              waitingOn.set(d, left);
+              if (left === 0 && !finished.has(d)) ready.push(d);
+            }
+          } else {
+            skipDependents(key, `depends on ${key}, which failed`);
+          }
+          progress();
+          pump();
+        });
+      }
+      if (inFlight === 0 && (result.interrupted || ready.length === 0)) done();
+    };
+    signal?.addEventListener('abort', () => pump(), { once: true });
+    progress();
+    pump();
+  });
+
+  for (const op of plan.operations) {
+    if (finished.has(op.key)) continue;
+    // without an interrupt, only a dependency cycle leaves operations unstarted
+    result.skipped.push({ key: op.key, reason: result.interrupted ? 'interrupted before it started' : 'its dependencies form a cycle' });
+  }
+  return result;
+
+  /** Runs one operation; resolves true on success (never rejects). */
+  async function runOne(op: Operation): Promise<boolean> {
+    let selfId: string | undefined;
+    let humanId: string | undefined;
+    let writtenBack = false;
+    try {
+      if (op.kind === 'adopt') {
+        produced.set(op.key, op.id);
+        const value = op.writeBack.id ?? (op.itemType === 'folder' ? op.id : (op.humanId ?? op.id));
+        await recordDone(op, op.id, op.humanId, value);
+        await writeBackId(op, value);
+        result.adopted++;
+        return true;
+      }
+      if (isDelete(op) && claimed.has(op.id)) {
+        result.skipped.push({ key: op.key, reason: 'the item was claimed by a resumed create in this run' });
+        return true;
+      }
+      if (isCreate(op) && options.pendingCreates?.has(op.key)) {
+        // an earlier run was killed after sending this create: adopt what it made, if anything
+        const found = await findCreated(op, ctx, resolve);
+        if (found) {
+          selfId = found.id;
+          humanId = typeof found.human_id === 'string' ? found.human_id : undefined;
+          knownIds.add(found.id);
+          claimed.add(found.id);
+        }
+      }
+      if (isCreate(op) && selfId === undefined) await journal?.begin(op.key, op.kind);
+      const requests = requestsFor(op, resolve, projectId);
+      for (let i = 0; i < requests.length; i++) {
+        const req = requests[i];
+        const last = i === requests.length - 1;
+        if (req.produces && selfId !== undefined) {
+          if (!last) writtenBack = await idKnown(op, selfId, humanId);
+          continue;
+        }
+        const filled = fillSelf(req, selfId);
+        const reconcile =
+          req.produces && isCreate(op)
+            ? async () => {
+                const found = await findCreated(op, ctx, resolve);
+                return found ? { data: { [req.resultKey ?? 'item']: found } } : undefined;
+              }
+            : undefined;
+        let answer: any;
+        try {
+          answer = await client.call(filled.endpoint, {
+            params: filled.params,
+            ...(filled.body !== undefined ? { body: filled.body } : {}),
+            ...(reconcile ? { reconcile } : {}),
+          });
+        } catch (err) {
+          // a delete retried after a lost answer finds nothing: the item is gone, as wanted
+          if (isDelete(op) && (err as { code?: string }).code === 'not_found') continue;
+          throw err;
+        }
+        if (req.produces) {
+          const item = answer?.data?.[req.resultKey ?? ''] as { id?: string; human_id?: string } | undefined;
+          if (!item || typeof item.id !== 'string') throw new Error(`the service's answer to ${filled.endpoint} has no id`);
+          selfId = item.id;
+          humanId = typeof item.human_id === 'string' ? item.human_id : undefined;
+          knownIds.add(selfId);
+          if (humanId === undefined && op.kind !== 'create_folder') humanId = await fetchHumanId(op, selfId);
+          if (!last) writtenBack = await idKnown(op, selfId, humanId);
+        }
+      }
+      const id = selfId ?? ('id' in op ? op.id : undefined);
+      if (id !== undefined) produced.set(op.key, id);
+      const finalHumanId = humanId ?? ('humanId' in op ? op.humanId : undefined);
+      const value = isCreate(op) && id !== undefined ? writeBackValue(op, id, humanId) : 'writeBack' in op ? op.writeBack?.id : undefined;
+      await recordDone(op, id, finalHumanId, value);
+      if (value !== undefined && !writtenBack) await writeBackId(op, value);
+      count(op);
+      return true;
+    } catch (err) {
+      const message = messageOf(err);
+      result.failed.push({ key: op.key, kind: op.kind, file: fileOf(op), message, stage: 'request' });
+      const ambiguous = isAmbiguousError(err) && isCreate(op) && selfId === undefined;
+      await journal?.failed({ key: op.key, kind: op.kind, message, ...(ambiguous ? { ambiguous: true } : {}) }).catch(() => undefined);
+      return false;
+    }
+  }
+
+  /** A create's id is known but the operation has more requests: journal it and write it back first. */
+  async function idKnown(op: Operation, id: string, humanId: string | undefined): Promise<boolean> {
+    const value = writeBackValue(op, id, humanId);
+    const file = 'writeBack' in op ? op.writeBack?.file : undefined;
+    await journal?.created({ key: op.key, kind: op.kind, id, ...(humanId ? { human_id: humanId } : {}), ...(file ? { file, write_back: value } : {}) });
+    await writeBackId(op, value);
+    return true;
+  }
+
+  async function recordDone(op: Operation, id: string | undefined, humanId: string | undefined, value: string | undefined): Promise<void> {
+    if (id !== undefined) result.ids[op.key] = { id, ...(humanId ? { humanId } : {}) };
+    const file = 'writeBack' in op ? op.writeBack?.file : undefined;
+    await journal?.done({
+      key: op.key,
+      kind: op.kind,
+      ...(id !== undefined ? { id } : {}),
+      ...(humanId !== undefined ? { human_id: humanId } : {}),
+      ...(file && value !== undefined ? { file, write_back: value } : {}),
+    });
+  }
+
+  /** A write-back failure is reported but does not fail the operation: the remote item exists. */
+  async function writeBackId(op: Operation, value: string): Promise<void> {
+    const file = 'writeBack' in op ? op.writeBack?.file : undefined;
+    if (!file) return;
+    try {
+      await options.writeBack(file, value);
+    } catch (err) {
+      result.failed.push({
+        key: op.key,
+        kind: op.kind,
+        file,
+        message: `the id ${value} could not be written to ${file}: ${(err as Error).message}`,
+        stage: 'write_back',
+      });
+    }
+  }
+
+  /** Cases and step groups are written back by human id; fetch it when the create answer lacks it. */
+  async function fetchHumanId(op: Operation, id: string): Promise<string | undefined> {
+    const endpoint = op.kind === 'create_case' ? 'getTestCase' : op.kind === 'create_step_group' ? 'getStepGroup' : undefined;
+    if (!endpoint) return undefined;
+    const param = op.kind === 'create_case' ? 'test_case_id' : 'step_group_id';
+    try {
+      const answer = await client.call(endpoint, { params: { project_id: projectId, [param]: id } });
+      const item = answer?.data?.[op.kind === 'create_case' ? 'test_case' : 'step_group'];
+      return typeof item?.human_id === 'string' ? item.human_id : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  function count(op: Operation): void {
+    switch (op.kind) {
+      case 'create_folder':
+      case 'create_case':
+      case 'create_step_group':
+        result.created++;
+        break;
+      case 'update_folder':
+      case 'update_case':
+      case 'update_step_group':
+        result.updated++;
+        break;
+      case 'move_folder':
+      case 'move_case':
+        result.moved++;
+        break;
+      case 'delete_folder':
+      case 'delete_case':
+      case 'delete_step_group':
+        result.deleted++;
+        break;
+      case 'adopt':
+        result.adopted++;
+        break;
+    }
+  }
+}
+
+/** The repository file an operation came from, for failure messages. */
+export function fileOf(op: Operation): string | undefined {
+  if ('writeBack' in op && op.writeBack?.file) return op.writeBack.file;
+  const m = /^(?:case|step_group|folder):(.+\.ya?ml)$/.exec(op.key);
+  return m ? m[1] : undefined;
+}
+
+/** Folders are written back by id, cases and step groups by human id. */
+function writeBackValue(op: Operation, id: string, humanId: string | undefined): string {
+  return op.kind === 'create_folder' ? id : (humanId ?? id);
+}
+
+function isDelete(op: Operation): op is Extract<Operation, { kind: 'delete_case' | 'delete_folder' | 'delete_step_group' }> {
+  return op.kind === 'delete_case' || op.kind === 'delete_folder' || op.kind === 'delete_step_group';
+}
+
+function messageOf(err: unknown): string {
+  if (err && typeof err === 'object') {
+    const e = err as { serviceMessage?: string; message?: string };
+    if (e.message) return e.message;
+    if (e.serviceMessage) return e.serviceMessage;
+  }
+  return String(err);
+}
+
+function isAmbiguousError(err: unknown): boolean {
+  return Boolean(err && typeof err === 'object' && (err as { ambiguous?: boolean }).ambiguous);
+}

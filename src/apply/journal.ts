@@ -1,0 +1,245 @@
+import { mkdir, open, readFile, rename, writeFile, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { TmsyncError } from '../errors.js';
+import type { OperationKind } from '../plan/operations.js';
+
+/**
+ * The apply journal, `.tmsync/journal.jsonl` under the repository root: one JSON object a line,
+ * appended and fsynced after every entry, so a killed apply leaves a record of what reached the
+ * service. A run starts with a header line; later runs append their own header.
+ *
+ * - `begin` is written BEFORE a create is sent: a `begin` without a later `created`/`done` means the
+ *   create may or may not have happened, and the next apply looks the item up by natural key first.
+ * - `created` records the id as soon as the create answered (an operation may still have requests
+ *   to send, such as the move of a new nested folder).
+ * - `done` / `failed` close an operation.
+ *
+ * Journals never hold the API key, request bodies or service answers: only keys, kinds and ids.
+ */
+
+export const JOURNAL_FORMAT_VERSION = 1;
+export const JOURNAL_DIR = '.tmsync';
+export const JOURNAL_FILE = 'journal.jsonl';
+
+export interface JournalHeader {
+  format_version: number;
+  type: 'header';
+  project_id: string;
+  started_at: string;
+}
+export interface JournalBegin {
+  type: 'begin';
+  key: string;
+  kind: OperationKind;
+}
+export interface JournalCreated {
+  type: 'created' | 'done';
+  key: string;
+  kind: OperationKind;
+  /** the remote id, when the operation has one */
+  id?: string;
+  human_id?: string;
+  /** the file the id belongs in (relative to the root) and the value to write there */
+  file?: string;
+  write_back?: string;
+}
+export interface JournalFailed {
+  type: 'failed';
+  key: string;
+  kind?: OperationKind;
+  message: string;
+  /** the request may have reached the service (a create may exist) */
+  ambiguous?: boolean;
+}
+export type JournalEntry = JournalHeader | JournalBegin | JournalCreated | JournalFailed;
+
+/** What earlier runs against one project left behind. */
+export interface JournalSummary {
+  /** keys of creates that may have reached the service without a recorded answer */
+  pendingCreates: Set<string>;
+  /** ids recorded by `created`/`done`, latest per key */
+  ids: Map<string, { kind: OperationKind; id?: string; humanId?: string; file?: string; writeBack?: string }>;
+  /** keys whose last entry is `done` */
+  done: Set<string>;
+  /** number of runs found for the project */
+  runs: number;
+}
+
+export function journalPath(root: string): string {
+  return join(root, JOURNAL_DIR, JOURNAL_FILE);
+}
+
+/**
+ * Reads a journal (absent file: no entries). Refuses a journal of another format_version. A last
+ * line cut short by a kill is ignored; a broken line elsewhere is an error.
+ */
+export async function readJournal(root: string): Promise<JournalEntry[]> {
+  const file = journalPath(root);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  return parseJournal(text, file);
+}
+
+/** Parses journal text; `file` names it in messages. */
+export function parseJournal(text: string, file = JOURNAL_FILE): JournalEntry[] {
+  const lines = text.split('\n');
+  const entries: JournalEntry[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (!line) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      const isLast = lines.slice(i + 1).every((l) => !l.trim());
+      if (isLast) break; // a write cut short by a kill
+      throw new TmsyncError('journal_corrupt', `${file}:${i + 1} is not a JSON line`, {
+        hint: `move ${file} aside and run \`tmsync apply\` again (the plan re-reads the service, so nothing is lost)`,
+      });
+    }
+    const entry = value as Partial<JournalEntry> & { format_version?: unknown };
+    if (!entry || typeof entry !== 'object' || typeof entry.type !== 'string') {
+      throw new TmsyncError('journal_corrupt', `${file}:${i + 1} is not a journal entry`, {
+        hint: `move ${file} aside and run \`tmsync apply\` again`,
+      });
+    }
+    if (entry.type === 'header' && entry.format_version !== JOURNAL_FORMAT_VERSION) {
+      throw new TmsyncError(
+        'journal_version',
+        `${file} has format_version ${JSON.stringify(entry.format_version)}; this tmsync reads format_version ${JOURNAL_FORMAT_VERSION}`,
+        { hint: `finish that apply with the tmsync version that wrote it, or move ${file} aside` },
+      );
+    }
+    entries.push(entry as JournalEntry);
+  }
+  return entries;
+}
+
+/** Folds the runs of one project into what a new apply must know. */
+export function summarizeJournal(entries: readonly JournalEntry[], projectId: string): JournalSummary {
+  const summary: JournalSummary = { pendingCreates: new Set(), ids: new Map(), done: new Set(), runs: 0 };
+  let ours = false;
+  for (const e of entries) {
+    if (e.type === 'header') {
+      ours = e.project_id === projectId;
+      if (ours) summary.runs++;
+      continue;
+    }
+    if (!ours) continue;
+    switch (e.type) {
+      case 'begin':
+        summary.pendingCreates.add(e.key);
+        summary.done.delete(e.key);
+        break;
+      case 'created':
+      case 'done':
+        summary.pendingCreates.delete(e.key);
+        if (e.type === 'done') summary.done.add(e.key);
+        if (e.id !== undefined || e.file !== undefined) {
+          summary.ids.set(e.key, { kind: e.kind, id: e.id, humanId: e.human_id, file: e.file, writeBack: e.write_back });
+        }
+        break;
+      case 'failed':
+        summary.done.delete(e.key);
+        if (e.ambiguous) summary.pendingCreates.add(e.key);
+        else summary.pendingCreates.delete(e.key);
+        break;
+    }
+  }
+  return summary;
+}
+
+export interface JournalOptions {
+  /** fsync after every entry, so entries survive a crash of the machine too. @default true */
+  durable?: boolean;
+  /** for the header's started_at. @default () => new Date() */
+  now?: () => Date;
+}
+
+/** An open journal for one run: entries are appended in call order, each flushed before the next. */
+export class Journal {
+  private chain: Promise<void> = Promise.resolve();
+  private error: unknown;
+
+  private constructor(
+    readonly file: string,
+    private readonly handle: FileHandle,
+    private readonly durable: boolean,
+  ) {}
+
+  /** Opens (creating `.tmsync/` and the file if needed) and writes this run's header. */
+  static async open(root: string, projectId: string, options: JournalOptions = {}): Promise<Journal> {
+    const dir = join(root, JOURNAL_DIR);
+    await mkdir(dir, { recursive: true });
+    // keep the journal out of commits without asking users to edit their .gitignore
+    await writeFile(join(dir, '.gitignore'), '*\n', { flag: 'wx' }).catch(() => undefined);
+    const file = journalPath(root);
+    const handle = await open(file, 'a');
+    const journal = new Journal(file, handle, options.durable ?? true);
+    const header: JournalHeader = {
+      format_version: JOURNAL_FORMAT_VERSION,
+      type: 'header',
+      project_id: projectId,
+      started_at: (options.now?.() ?? new Date()).toISOString(),
+    };
+    await journal.append(header);
+    return journal;
+  }
+
+  /** Appends one entry; resolves once it is written (and synced when durable). */
+  append(entry: JournalEntry): Promise<void> {
+    const line = `${JSON.stringify(entry)}\n`;
+    this.chain = this.chain.then(async () => {
+      if (this.error) return;
+      try {
+        await this.handle.appendFile(line, 'utf8');
+        if (this.durable) await this.handle.sync();
+      } catch (err) {
+        this.error = err;
+      }
+    });
+    return this.chain.then(() => {
+      if (this.error) {
+        throw new TmsyncError('journal_write', `cannot write the journal ${this.file}: ${(this.error as Error).message}`, {
+          hint: 'check the permissions and free space of the repository directory',
+        });
+      }
+    });
+  }
+
+  begin(key: string, kind: OperationKind): Promise<void> {
+    return this.append({ type: 'begin', key, kind });
+  }
+  created(entry: Omit<JournalCreated, 'type'>): Promise<void> {
+    return this.append({ type: 'created', ...entry });
+  }
+  done(entry: Omit<JournalCreated, 'type'>): Promise<void> {
+    return this.append({ type: 'done', ...entry });
+  }
+  failed(entry: Omit<JournalFailed, 'type'>): Promise<void> {
+    return this.append({ type: 'failed', ...entry });
+  }
+
+  /** Waits for pending entries and closes the file. */
+  async close(): Promise<void> {
+    await this.chain;
+    await this.handle.close();
+  }
+}
+
+/**
+ * After a run where everything succeeded, the journal has nothing left to resume: it is moved to
+ * `journal.jsonl.prev` (the last complete run stays readable for debugging) and the next run
+ * starts a fresh file.
+ */
+export async function rotateJournal(root: string): Promise<void> {
+  const file = journalPath(root);
+  await rename(file, `${file}.prev`).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err;
+  });
+}

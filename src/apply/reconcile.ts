@@ -1,0 +1,89 @@
+import type { CreateCaseOp, CreateFolderOp, CreateStepGroupOp } from '../plan/operations.js';
+import type { RefResolver } from './requests.js';
+
+/**
+ * Natural-key lookups after a create whose outcome is unknown (a timeout, a reset after sending, a
+ * 5xx; or a `begin` in the journal of a killed run). Finding the item means the create happened:
+ * it is adopted instead of being created a second time.
+ *
+ * An item is only claimed when its id is not already known to this run (`knownIds`: every id the
+ * plan refers to and every id created so far), so an existing item with the same name that belongs
+ * to something else is never taken.
+ */
+
+/** What apply needs of the client (a structural subset of the remote client, easy to fake in tests). */
+export interface ApplyClient {
+  call(
+    endpoint: string,
+    options?: {
+      params?: Record<string, string>;
+      query?: Record<string, string | number | undefined>;
+      body?: unknown;
+      reconcile?: () => Promise<unknown>;
+      signal?: AbortSignal;
+    },
+  ): Promise<any>;
+  paginate(
+    endpoint: string,
+    options?: { params?: Record<string, string>; query?: Record<string, string | number | undefined> },
+  ): AsyncIterable<any>;
+}
+
+export interface ReconcileContext {
+  client: ApplyClient;
+  projectId: string;
+  /** ids that belong to other items: never claimed */
+  knownIds: ReadonlySet<string>;
+}
+
+type WireItem = { id: string; [key: string]: unknown };
+
+/**
+ * A folder by name at the top level (where the service puts every new folder before it is moved).
+ * The folder list is flat; a top-level folder's parent is `""` (document) or null (live).
+ */
+export async function findTopLevelFolder(ctx: ReconcileContext, name: string): Promise<WireItem | undefined> {
+  for await (const f of ctx.client.paginate('listFolders', { params: { project_id: ctx.projectId } })) {
+    const top = f.parent_folder_id === '' || f.parent_folder_id === null || f.parent_folder_id === undefined;
+    if (top && f.name === name && !ctx.knownIds.has(f.id)) return f as WireItem;
+  }
+  return undefined;
+}
+
+/** A case by exact title in a folder (`search` narrows the list; the title is compared here). */
+export async function findCase(ctx: ReconcileContext, title: string, folderId: string): Promise<WireItem | undefined> {
+  const pages = ctx.client.paginate('listTestCases', {
+    params: { project_id: ctx.projectId },
+    query: { folder_id: folderId, search: title },
+  });
+  for await (const c of pages) {
+    if (c.title === title && (c.folder_id === folderId || c.folder_id === undefined) && !ctx.knownIds.has(c.id)) {
+      return c as WireItem;
+    }
+  }
+  return undefined;
+}
+
+/** A step group by exact title. */
+export async function findStepGroup(ctx: ReconcileContext, title: string): Promise<WireItem | undefined> {
+  for await (const g of ctx.client.paginate('listStepGroups', { params: { project_id: ctx.projectId } })) {
+    if (g.title === title && !ctx.knownIds.has(g.id)) return g as WireItem;
+  }
+  return undefined;
+}
+
+/** Looks up the item a create operation would have made. */
+export async function findCreated(
+  op: CreateFolderOp | CreateCaseOp | CreateStepGroupOp,
+  ctx: ReconcileContext,
+  resolve: RefResolver,
+): Promise<WireItem | undefined> {
+  switch (op.kind) {
+    case 'create_folder':
+      return findTopLevelFolder(ctx, op.name);
+    case 'create_case':
+      return findCase(ctx, op.body.title, resolve(op.body.folder));
+    case 'create_step_group':
+      return findStepGroup(ctx, op.body.title);
+  }
+}

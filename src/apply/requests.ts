@@ -1,0 +1,179 @@
+import type { CaseBody, Operation, Ref, StepGroupBody } from '../plan/operations.js';
+
+/**
+ * The one table from plan operation to service requests. Pure: no network, no disk, no clock.
+ *
+ * An operation becomes zero (adopt), one or several requests that run in sequence. A request whose
+ * `produces` is `'id'` creates the item: its answer carries the item's id (and human id), which
+ * later requests of the same operation use through the {@link SELF} placeholder.
+ */
+
+/** Placeholder, in `params` or `body` values, for the id produced by an earlier request of the same operation. */
+export const SELF = '$self';
+
+export interface RequestDescriptor {
+  /** name from `src/api/endpoints.ts` */
+  endpoint: string;
+  /** path parameters (`project_id`, `folder_id`, …); a value may be {@link SELF} */
+  params: Record<string, string>;
+  body?: Record<string, unknown>;
+  /** set on the request that creates the item */
+  produces?: 'id';
+  /** response data key holding the item (`folder`, `test_case`, `step_group`) */
+  resultKey?: string;
+}
+
+/** Resolves a reference to an id: the id itself, or the id produced by another operation of the plan. */
+export type RefResolver = (ref: Ref) => string;
+
+/** The requests that carry out one operation, in the order they must run. */
+export function requestsFor(op: Operation, resolve: RefResolver, projectId: string): RequestDescriptor[] {
+  const project_id = projectId;
+  switch (op.kind) {
+    case 'create_folder': {
+      const create: RequestDescriptor = {
+        endpoint: 'createFolder',
+        params: { project_id },
+        body: { name: op.name, ...(op.order !== undefined ? { order: op.order } : {}) },
+        produces: 'id',
+        resultKey: 'folder',
+      };
+      // The service creates folders at the top level only; a nested folder is moved afterwards.
+      if (op.parent === null) return [create];
+      const reqs: RequestDescriptor[] = [
+        create,
+        {
+          endpoint: 'moveFolder',
+          params: { project_id, folder_id: SELF },
+          body: { parent_folder_id: resolve(op.parent) },
+          resultKey: 'folder',
+        },
+      ];
+      // A move places the folder at the end of its new parent: set the wanted order again.
+      if (op.order !== undefined) {
+        reqs.push({ endpoint: 'updateFolder', params: { project_id, folder_id: SELF }, body: { order: op.order }, resultKey: 'folder' });
+      }
+      return reqs;
+    }
+    case 'update_folder':
+      return [
+        {
+          endpoint: 'updateFolder',
+          params: { project_id, folder_id: op.id },
+          body: { ...(op.name !== undefined ? { name: op.name } : {}), ...(op.order !== undefined ? { order: op.order } : {}) },
+          resultKey: 'folder',
+        },
+      ];
+    case 'move_folder':
+      return [
+        {
+          endpoint: 'moveFolder',
+          params: { project_id, folder_id: op.id },
+          // the document's top level is the empty string
+          body: { parent_folder_id: op.parent === null ? '' : resolve(op.parent) },
+          resultKey: 'folder',
+        },
+      ];
+    case 'delete_folder':
+      return [{ endpoint: 'deleteFolder', params: { project_id, folder_id: op.id } }];
+    case 'create_step_group':
+      return [
+        { endpoint: 'createStepGroup', params: { project_id }, body: stepGroupBody(op.body), produces: 'id', resultKey: 'step_group' },
+      ];
+    case 'update_step_group':
+      return [
+        {
+          endpoint: 'updateStepGroup',
+          params: { project_id, step_group_id: op.id },
+          body: stepGroupBody(op.body),
+          resultKey: 'step_group',
+        },
+      ];
+    case 'delete_step_group':
+      return [{ endpoint: 'deleteStepGroup', params: { project_id, step_group_id: op.id } }];
+    case 'create_case':
+      return [
+        { endpoint: 'createTestCase', params: { project_id }, body: caseBody(op.body, resolve), produces: 'id', resultKey: 'test_case' },
+      ];
+    case 'update_case':
+      return [
+        {
+          endpoint: 'updateTestCase',
+          params: { project_id, test_case_id: op.id },
+          body: caseBody(op.body, resolve),
+          resultKey: 'test_case',
+        },
+      ];
+    case 'move_case':
+      return [
+        {
+          endpoint: 'updateTestCase',
+          params: { project_id, test_case_id: op.id },
+          body: { folder_id: resolve(op.folder) },
+          resultKey: 'test_case',
+        },
+      ];
+    case 'delete_case':
+      return [{ endpoint: 'deleteTestCase', params: { project_id, test_case_id: op.id } }];
+    case 'adopt':
+      return [];
+  }
+}
+
+/** The wire body of a step group create or (full-replacement) update. */
+export function stepGroupBody(body: StepGroupBody): Record<string, unknown> {
+  return {
+    title: body.title,
+    description: body.description ?? '',
+    ...(body.labelIds !== undefined ? { label_ids: body.labelIds } : {}),
+    // the create request names the expected outcome in the singular (service-interface.md)
+    steps: body.steps.map((s, i) => ({ step_description: s.description, expected_result: s.expected, order: i + 1 })),
+  };
+}
+
+/** The wire body of a case create or update: only the fields the repository manages. */
+export function caseBody(body: CaseBody, resolve: RefResolver): Record<string, unknown> {
+  const out: Record<string, unknown> = { title: body.title, folder_id: resolve(body.folder) };
+  const set = (key: string, value: unknown) => {
+    if (value !== undefined) out[key] = value;
+  };
+  set('template_type', body.templateType);
+  set('description', body.description);
+  set('preconditions', body.preconditions);
+  set('steps', body.steps);
+  set('expected_results', body.expectedResults);
+  set('type_id', body.typeId);
+  set('status_id', body.statusId);
+  set('priority_id', body.priorityId);
+  set('automation_type_id', body.automationTypeId);
+  set('owner_id', body.ownerId);
+  set('reviewer_id', body.reviewerId);
+  set('label_ids', body.labelIds);
+  if (body.individualSteps !== undefined) {
+    out.individual_steps = body.individualSteps.map((s, i) => ({
+      step_description: s.description,
+      expected_results: s.expected,
+      order: i + 1,
+      step_type: 'DEFAULT',
+      step_group_id: s.stepGroup === null ? null : resolve(s.stepGroup),
+    }));
+  }
+  return out;
+}
+
+/** Replaces {@link SELF} in params and top-level body values with the produced id. */
+export function fillSelf(req: RequestDescriptor, selfId: string | undefined): RequestDescriptor {
+  const sub = (v: unknown) => (v === SELF ? selfId : v);
+  if (!Object.values(req.params).includes(SELF) && !(req.body && Object.values(req.body).includes(SELF))) return req;
+  if (selfId === undefined) throw new Error(`request ${req.endpoint} needs the id of an item not created yet`);
+  return {
+    ...req,
+    params: Object.fromEntries(Object.entries(req.params).map(([k, v]) => [k, sub(v) as string])),
+    ...(req.body ? { body: Object.fromEntries(Object.entries(req.body).map(([k, v]) => [k, sub(v)])) } : {}),
+  };
+}
+
+/** Whether an operation creates a remote item (its POST is never repeated blindly). */
+export function isCreate(op: Operation): op is Extract<Operation, { kind: 'create_folder' | 'create_case' | 'create_step_group' }> {
+  return op.kind === 'create_folder' || op.kind === 'create_case' || op.kind === 'create_step_group';
+}
