@@ -1,0 +1,230 @@
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
+import { endpoints, type Endpoint } from '../api/endpoints.js';
+import type { KeyRing } from './auth.js';
+import type { DbContext } from './db/index.js';
+import type { Faults } from './faults.js';
+import { invalid, zodProblems, type HandlerTable, type RouteContext, type Urls } from './http.js';
+import { loggablePath, type RequestLog, type RequestLogEntry } from './request-log.js';
+import { iconSvg } from './routes/lookups.js';
+import { ServiceError } from './service-error.js';
+
+/** Largest accepted body: 1 MiB. */
+export const BODY_LIMIT = 1024 * 1024;
+
+export interface AppDeps {
+  db: DbContext;
+  keys: KeyRing;
+  faults: Faults;
+  log: RequestLog;
+  handlers: HandlerTable;
+  now: () => number;
+  runDurationMs: number;
+  /** origin used when a request has no Host header */
+  fallbackOrigin: () => string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    tmsStart: number;
+    tmsFault?: RequestLogEntry['fault'];
+    /** a write whose fault is deferred until after commit (`--fail-after-commit`) */
+    tmsAfterCommit?: boolean;
+  }
+}
+
+const WRITE = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
+
+function sendError(reply: FastifyReply, e: ServiceError): FastifyReply {
+  return reply.code(e.status).type('application/json; charset=utf-8').send(e.body());
+}
+
+function urlsOf(req: FastifyRequest, deps: AppDeps): Urls {
+  const origin = req.headers.host ? `http://${req.headers.host}` : deps.fallbackOrigin();
+  return { origin, baseUrl: `${origin}/api/v1`, assetsUrl: `${origin}/assets` };
+}
+
+/** Drops the connection without an answer, and logs it (onResponse does not run for it). */
+function destroy(req: FastifyRequest, reply: FastifyReply, deps: AppDeps, fault: RequestLogEntry['fault']): void {
+  reply.hijack();
+  req.raw.socket?.destroy();
+  deps.log.add({
+    time: new Date(deps.now()).toISOString(),
+    method: req.method,
+    path: loggablePath(req.url),
+    status: 0,
+    duration_ms: round(performance.now() - req.tmsStart),
+    fault,
+  });
+}
+
+const round = (ms: number) => Math.round(ms * 100) / 100;
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT,
+    routerOptions: { maxParamLength: 1000 },
+    forceCloseConnections: true,
+    return503OnClosing: false,
+    frameworkErrors: (error, _req, reply) => {
+      void sendError(reply, new ServiceError(400, `Bad request: ${error.message}`));
+    },
+  });
+
+  await app.register(multipart, { limits: { fileSize: BODY_LIMIT, fieldSize: BODY_LIMIT, parts: 100, files: 10 } });
+
+  // JSON bodies: an empty body is "no body" (so a POST without one is a 422, not a 400); anything
+  // unparsable is a 400. Other content types are tried as JSON too, as lenient services do.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  const parseJson = (_req: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new ServiceError(400, 'Malformed JSON in the request body'));
+    }
+  };
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
+  app.addContentTypeParser('*', { parseAs: 'string' }, parseJson);
+
+  app.addHook('onRequest', async (req, reply) => {
+    req.tmsStart = performance.now();
+    if (req.url.startsWith('/assets/')) return;
+    const key = deps.keys.check(req.headers.authorization);
+    if (!key) {
+      reply.header('www-authenticate', 'Bearer');
+      return sendError(reply, new ServiceError(401, 'Unauthorized: send a valid API key as "Authorization: Bearer <key>"'));
+    }
+    const rate = deps.faults.rate(key);
+    if (rate) {
+      reply.headers(rate.headers);
+      if (!rate.allowed) {
+        req.tmsFault = 'rate_limit';
+        if (deps.faults.options.rateLimitStyle === 'live') {
+          return reply.code(500).type('application/json; charset=utf-8').send({ message: 'rate limit exceeded' });
+        }
+        reply.header('retry-after', String(rate.retryAfter));
+        return sendError(reply, new ServiceError(429, `Too many requests: the limit is ${deps.faults.options.rateLimit} per second`));
+      }
+    }
+    const latency = deps.faults.options.latencyMs;
+    if (latency > 0) await sleep(latency);
+    const roll = deps.faults.roll();
+    if (roll.kind === 'none') return;
+    if (deps.faults.options.failAfterCommit && WRITE.has(req.method)) {
+      req.tmsAfterCommit = true;
+      return;
+    }
+    if (roll.kind === 'reset') return destroy(req, reply, deps, 'reset');
+    req.tmsFault = 'fail';
+    return sendError(reply, new ServiceError(roll.status, roll.status === 503 ? 'Service unavailable (injected fault)' : 'Internal server error (injected fault)'));
+  });
+
+  app.addHook('onResponse', async (req, reply) => {
+    deps.log.add({
+      time: new Date(deps.now()).toISOString(),
+      method: req.method,
+      path: loggablePath(req.url),
+      status: reply.statusCode,
+      duration_ms: round(performance.now() - req.tmsStart),
+      ...(req.tmsFault ? { fault: req.tmsFault } : {}),
+    });
+  });
+
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, _req, reply) => {
+    if (err instanceof ServiceError) return sendError(reply, err);
+    const status = err.statusCode;
+    if (status === 413 || err.code === 'FST_REQ_FILE_TOO_LARGE') {
+      return sendError(reply, new ServiceError(413, `Request body too large: the limit is ${BODY_LIMIT} bytes (1 MiB)`));
+    }
+    if (status === 415) return sendError(reply, new ServiceError(415, 'Unsupported content type: send application/json'));
+    if (status !== undefined && status >= 400 && status < 500) {
+      return sendError(reply, new ServiceError(status, `Bad request: ${err.message}`));
+    }
+    return sendError(reply, new ServiceError(500, 'Internal server error'));
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0];
+    return sendError(reply, new ServiceError(404, `Route not found: ${req.method} ${path}`));
+  });
+
+  app.get('/assets/icons/:file', async (req, reply) => {
+    const file = (req.params as { file: string }).file;
+    if (!/^[a-z0-9_-]+\.svg$/.test(file)) return sendError(reply, new ServiceError(404, 'Icon not found'));
+    return reply.type('image/svg+xml').send(iconSvg(file));
+  });
+
+  for (const e of endpoints) {
+    const handler = deps.handlers[e.name];
+    if (!handler) continue;
+    app.route({
+      method: e.method,
+      url: e.iface === 'management' ? `/api/v1${e.path}` : e.path,
+      handler: async (req, reply) => {
+        const c: RouteContext = {
+          params: req.params as Record<string, string>,
+          query: parseQuery(e, req.query),
+          body: await parseBody(e, req),
+          db: deps.db,
+          urls: urlsOf(req, deps),
+          request: req,
+          now: deps.now,
+          runDurationMs: deps.runDurationMs,
+        };
+        const out = await handler(c);
+        if (req.tmsAfterCommit) {
+          // the ambiguous failure: the change is stored, the client never hears about it
+          destroy(req, reply, deps, 'reset_after_commit');
+          return reply;
+        }
+        reply.code(out.status ?? e.status);
+        if (out.contentType) reply.type(out.contentType);
+        return reply.send(out.body);
+      },
+    });
+  }
+  return app;
+}
+
+function parseQuery(e: Endpoint, query: unknown): unknown {
+  if (!e.query) return query ?? {};
+  const r = e.query.safeParse(query ?? {});
+  if (!r.success) throw invalid(zodProblems(r.error), 'query');
+  return r.data;
+}
+
+async function parseBody(e: Endpoint, req: FastifyRequest): Promise<unknown> {
+  if (!e.body) return req.body;
+  let raw: unknown = req.body;
+  if (e.multipart && req.isMultipart()) raw = await multipartData(req);
+  const r = e.body.safeParse(raw);
+  if (!r.success) throw invalid(zodProblems(r.error));
+  return r.data;
+}
+
+/** The JSON held in the `data` part of a multipart body (the live run-case update needs this). */
+async function multipartData(req: FastifyRequest): Promise<unknown> {
+  let text: string | undefined;
+  for await (const part of req.parts()) {
+    if (part.fieldname !== 'data') {
+      if (part.type === 'file') await part.toBuffer();
+      continue;
+    }
+    if (part.type === 'file') text = (await part.toBuffer()).toString('utf8');
+    else {
+      if (part.valueTruncated) throw new ServiceError(413, `Request body too large: the limit is ${BODY_LIMIT} bytes (1 MiB)`);
+      text = String(part.value);
+    }
+  }
+  if (text === undefined) throw new ServiceError(422, 'Invalid request body: (body): multipart body needs a part named "data" holding JSON', [{ field: 'data', message: 'missing' }]);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ServiceError(400, 'Malformed JSON in the multipart part "data"');
+  }
+}

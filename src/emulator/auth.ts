@@ -1,0 +1,28 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/**
+ * API keys are kept only as SHA-256 hashes; the plain key is compared by hashing the presented one.
+ */
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+export function generateKey(): string {
+  return `tms_${randomBytes(24).toString('base64url')}`;
+}
+
+export class KeyRing {
+  private readonly hashes = new Set<string>();
+  constructor(keys: string[]) {
+    for (const k of keys) this.hashes.add(hashKey(k));
+  }
+
+  /** The key's hash when the header carries an accepted bearer key, else undefined. */
+  check(authorization: string | undefined): string | undefined {
+    if (!authorization) return undefined;
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!m) return undefined;
+    const h = hashKey(m[1]);
+    return this.hashes.has(h) ? h : undefined;
+  }
+}

@@ -1,0 +1,200 @@
+import { randomUUID } from 'node:crypto';
+import { nextNumber, parseJsonArray, type DbContext, type Page, type PageRequest } from './common.js';
+
+export interface CaseRow {
+  id: string;
+  human_id: string;
+  title: string;
+  description: string;
+  template_type: string;
+  preconditions: string;
+  steps: string;
+  expected_results: string;
+  type_id: string;
+  status_id: string;
+  automation_type_id: string;
+  priority_id: string;
+  owner_id: string;
+  reviewer_id: string;
+  folder_id: string;
+  project_id: string;
+  label_ids: string[];
+  created_at: number;
+  updated_at: number;
+}
+
+export interface StepRow {
+  id: string;
+  step_description: string;
+  expected_results: string;
+  order: number;
+  step_type: string;
+  step_group_id: string | null;
+}
+
+export interface StepInput {
+  step_description?: string | null;
+  expected_results?: string | null;
+  step_type?: string;
+  step_group_id?: string | null;
+}
+
+/** The writable fields of a case; every one is optional on update. */
+export interface CaseFields {
+  title: string;
+  description: string;
+  template_type: string;
+  preconditions: string;
+  steps: string;
+  expected_results: string;
+  type_id: string;
+  status_id: string;
+  automation_type_id: string;
+  priority_id: string;
+  owner_id: string;
+  reviewer_id: string;
+  folder_id: string;
+  label_ids: string[];
+}
+
+const COLS = `id, human_id, title, description, template_type, preconditions, steps, expected_results, type_id,
+  status_id, automation_type_id, priority_id, owner_id, reviewer_id, folder_id, project_id, label_ids, created_at, updated_at`;
+
+type RawCase = Omit<CaseRow, 'label_ids'> & { label_ids: string };
+const toCase = (r: RawCase): CaseRow => ({ ...r, label_ids: parseJsonArray(r.label_ids) });
+
+export interface CaseFilter {
+  folderId?: string;
+  search?: string;
+  titleContains?: string;
+}
+
+const WHERE = `WHERE project_id = @project
+  AND (@folder IS NULL OR folder_id = @folder)
+  AND (@title IS NULL OR instr(lower(title), lower(@title)) > 0)
+  AND (@search IS NULL OR instr(lower(title), lower(@search)) > 0 OR lower(human_id) = lower(@search))`;
+
+/** A page of cases with their steps: two queries per page (cases, then all their steps), never one per case. */
+export function listCases(
+  ctx: DbContext,
+  projectId: string,
+  f: CaseFilter,
+  page: PageRequest,
+): Page<CaseRow & { individual_steps: StepRow[] }> {
+  const params = { project: projectId, folder: f.folderId ?? null, title: f.titleContains ?? null, search: f.search ?? null };
+  const total = (ctx.stmt(`SELECT count(*) AS n FROM cases ${WHERE}`).get(params) as { n: number }).n;
+  const rows = (
+    ctx.stmt(`SELECT ${COLS} FROM cases ${WHERE} ORDER BY seq LIMIT @limit OFFSET @offset`).all({ ...params, ...page }) as RawCase[]
+  ).map(toCase);
+  const byCase = stepsOf(ctx, rows.map((r) => r.id));
+  return { items: rows.map((r) => ({ ...r, individual_steps: byCase.get(r.id) ?? [] })), total };
+}
+
+/** Steps of many cases in one query. */
+export function stepsOf(ctx: DbContext, caseIds: string[]): Map<string, StepRow[]> {
+  const out = new Map<string, StepRow[]>();
+  if (caseIds.length === 0) return out;
+  const rows = ctx
+    .stmt(
+      `SELECT case_id, id, step_description, expected_results, ord AS "order", step_type, step_group_id
+       FROM case_steps WHERE case_id IN (SELECT value FROM json_each(?)) ORDER BY case_id, ord`,
+    )
+    .all(JSON.stringify(caseIds)) as (StepRow & { case_id: string })[];
+  for (const { case_id, ...step } of rows) {
+    let list = out.get(case_id);
+    if (!list) out.set(case_id, (list = []));
+    list.push(step);
+  }
+  return out;
+}
+
+/** By id or human id, within the project. */
+export function findCase(ctx: DbContext, projectId: string, idOrHuman: string): CaseRow | undefined {
+  const r = ctx
+    .stmt(`SELECT ${COLS} FROM cases WHERE project_id = ? AND (id = ? OR human_id = ?) LIMIT 1`)
+    .get(projectId, idOrHuman, idOrHuman) as RawCase | undefined;
+  return r && toCase(r);
+}
+
+export function caseSteps(ctx: DbContext, caseId: string): StepRow[] {
+  return stepsOf(ctx, [caseId]).get(caseId) ?? [];
+}
+
+function writeSteps(ctx: DbContext, caseId: string, steps: StepInput[]): void {
+  ctx.stmt('DELETE FROM case_steps WHERE case_id = ?').run(caseId);
+  const ins = ctx.stmt(
+    `INSERT INTO case_steps (id, case_id, ord, step_description, expected_results, step_type, step_group_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  );
+  steps.forEach((s, i) =>
+    ins.run(randomUUID(), caseId, i + 1, s.step_description ?? '', s.expected_results ?? '', s.step_type ?? 'DEFAULT', s.step_group_id || null),
+  );
+}
+
+export function insertCase(ctx: DbContext, projectId: string, prefix: string, f: CaseFields, steps: StepInput[]): CaseRow {
+  return ctx.tx(() => {
+    const id = randomUUID();
+    const t = ctx.nowSec();
+    const humanId = `${prefix}-${nextNumber(ctx, projectId, 'case')}`;
+    ctx
+      .stmt(
+        `INSERT INTO cases (id, project_id, human_id, title, description, template_type, preconditions, steps,
+           expected_results, type_id, status_id, automation_type_id, priority_id, owner_id, reviewer_id, folder_id,
+           label_ids, created_at, updated_at)
+         VALUES (@id, @project_id, @human_id, @title, @description, @template_type, @preconditions, @steps,
+           @expected_results, @type_id, @status_id, @automation_type_id, @priority_id, @owner_id, @reviewer_id,
+           @folder_id, @label_ids, @t, @t)`,
+      )
+      .run({ ...f, id, project_id: projectId, human_id: humanId, label_ids: JSON.stringify(f.label_ids), t });
+    writeSteps(ctx, id, steps);
+    return findCase(ctx, projectId, id)!;
+  });
+}
+
+/** Omitted fields keep their values; given `steps` replace the list (with new step ids). */
+export function updateCase(ctx: DbContext, current: CaseRow, patch: Partial<CaseFields>, steps: StepInput[] | undefined): CaseRow {
+  return ctx.tx(() => {
+    const next = { ...current, ...patch };
+    ctx
+      .stmt(
+        `UPDATE cases SET title = @title, description = @description, template_type = @template_type,
+           preconditions = @preconditions, steps = @steps, expected_results = @expected_results, type_id = @type_id,
+           status_id = @status_id, automation_type_id = @automation_type_id, priority_id = @priority_id,
+           owner_id = @owner_id, reviewer_id = @reviewer_id, folder_id = @folder_id, label_ids = @label_ids,
+           updated_at = @t WHERE id = @id`,
+      )
+      .run({
+        id: current.id,
+        title: next.title,
+        description: next.description,
+        template_type: next.template_type,
+        preconditions: next.preconditions,
+        steps: next.steps,
+        expected_results: next.expected_results,
+        type_id: next.type_id,
+        status_id: next.status_id,
+        automation_type_id: next.automation_type_id,
+        priority_id: next.priority_id,
+        owner_id: next.owner_id,
+        reviewer_id: next.reviewer_id,
+        folder_id: next.folder_id,
+        label_ids: JSON.stringify(next.label_ids),
+        t: ctx.nowSec(),
+      });
+    if (steps) writeSteps(ctx, current.id, steps);
+    return findCase(ctx, current.project_id, current.id)!;
+  });
+}
+
+export function deleteCase(ctx: DbContext, id: string): void {
+  ctx.stmt('DELETE FROM cases WHERE id = ?').run(id);
+}
+
+export function caseIdsOfProject(ctx: DbContext, projectId: string): string[] {
+  return (ctx.stmt('SELECT id FROM cases WHERE project_id = ? ORDER BY seq').all(projectId) as { id: string }[]).map((r) => r.id);
+}
+
+/** All cases of a project, for dynamic run selection (filters are applied in code). */
+export function allCases(ctx: DbContext, projectId: string): CaseRow[] {
+  return (ctx.stmt(`SELECT ${COLS} FROM cases WHERE project_id = ? ORDER BY seq`).all(projectId) as RawCase[]).map(toCase);
+}

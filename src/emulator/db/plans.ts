@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import { nextNumber, parseJsonArray, type DbContext, type Page, type PageRequest } from './common.js';
+
+export interface PlanRow {
+  id: string;
+  human_id: string;
+  title: string;
+  description: string;
+  status: string;
+  start_date: number | null;
+  end_date: number | null;
+  label_ids: string[];
+  completed_at: number | null;
+  project_id: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface PlanFields {
+  title: string;
+  description: string;
+  start_date: number | null;
+  end_date: number | null;
+  label_ids: string[];
+}
+
+const COLS = 'id, human_id, title, description, status, start_date, end_date, label_ids, completed_at, project_id, created_at, updated_at';
+type Raw = Omit<PlanRow, 'label_ids'> & { label_ids: string };
+const toRow = (r: Raw): PlanRow => ({ ...r, label_ids: parseJsonArray(r.label_ids) });
+
+export interface PlanFilter {
+  nameNeq?: string;
+  titleContains?: string;
+}
+
+export function listPlans(ctx: DbContext, projectId: string, f: PlanFilter, page: PageRequest): Page<PlanRow> {
+  const where = `WHERE project_id = @project AND (@neq IS NULL OR title <> @neq)
+    AND (@contains IS NULL OR instr(lower(title), lower(@contains)) > 0)`;
+  const params = { project: projectId, neq: f.nameNeq ?? null, contains: f.titleContains ?? null };
+  const total = (ctx.stmt(`SELECT count(*) AS n FROM plans ${where}`).get(params) as { n: number }).n;
+  const items = (
+    ctx.stmt(`SELECT ${COLS} FROM plans ${where} ORDER BY seq LIMIT @limit OFFSET @offset`).all({ ...params, ...page }) as Raw[]
+  ).map(toRow);
+  return { items, total };
+}
+
+export function findPlan(ctx: DbContext, projectId: string, idOrHuman: string): PlanRow | undefined {
+  const r = ctx
+    .stmt(`SELECT ${COLS} FROM plans WHERE project_id = ? AND (id = ? OR human_id = ?) LIMIT 1`)
+    .get(projectId, idOrHuman, idOrHuman) as Raw | undefined;
+  return r && toRow(r);
+}
+
+/** Any project: the execution interface names a plan without its project. */
+export function findPlanAnywhere(ctx: DbContext, idOrHuman: string): PlanRow | undefined {
+  const r = ctx.stmt(`SELECT ${COLS} FROM plans WHERE id = ? OR human_id = ? LIMIT 1`).get(idOrHuman, idOrHuman) as Raw | undefined;
+  return r && toRow(r);
+}
+
+export function insertPlan(ctx: DbContext, projectId: string, prefix: string, f: PlanFields): PlanRow {
+  return ctx.tx(() => {
+    const id = randomUUID();
+    const t = ctx.nowSec();
+    const humanId = `${prefix}-P-${nextNumber(ctx, projectId, 'plan')}`;
+    ctx
+      .stmt(
+        `INSERT INTO plans (id, project_id, human_id, title, description, status, start_date, end_date, label_ids, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, 'ACTIVE', ?, ?, ?, ?, ?)`,
+      )
+      .run(id, projectId, humanId, f.title, f.description, f.start_date, f.end_date, JSON.stringify(f.label_ids), t, t);
+    return findPlan(ctx, projectId, id)!;
+  });
+}
+
+export function updatePlan(ctx: DbContext, current: PlanRow, patch: Partial<PlanFields>): PlanRow {
+  const n = { ...current, ...patch };
+  ctx
+    .stmt('UPDATE plans SET title = ?, description = ?, start_date = ?, end_date = ?, label_ids = ?, updated_at = ? WHERE id = ?')
+    .run(n.title, n.description, n.start_date, n.end_date, JSON.stringify(n.label_ids), ctx.nowSec(), current.id);
+  return findPlan(ctx, current.project_id, current.id)!;
+}
+
+/** Completing twice keeps the first completion time. */
+export function completePlan(ctx: DbContext, current: PlanRow): PlanRow {
+  const t = ctx.nowSec();
+  ctx
+    .stmt(`UPDATE plans SET status = 'COMPLETED', completed_at = coalesce(completed_at, ?), updated_at = ? WHERE id = ?`)
+    .run(t, t, current.id);
+  return findPlan(ctx, current.project_id, current.id)!;
+}
+
+export function deletePlan(ctx: DbContext, id: string): void {
+  ctx.stmt('DELETE FROM plans WHERE id = ?').run(id);
+}

@@ -1,0 +1,202 @@
+/**
+ * The emulator's SQLite schema, as numbered migrations. `PRAGMA user_version` records how many have
+ * run, so a `--db` file written by an older emulator is brought up to date on start, and a file
+ * from a newer one is refused instead of being misread.
+ *
+ * Every entity has a UUID `id` (the wire id) and an integer `seq` (insertion order): lists are
+ * ordered by `seq`, which never changes, so pagination is stable while items move or change.
+ * Human-id counters live in `counters` and only ever grow: numbers are never reused.
+ */
+export const MIGRATIONS: readonly string[] = [
+  /* 1 */ `
+  CREATE TABLE projects (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT '',
+    prefix TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE TABLE counters (
+    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    last INTEGER NOT NULL,
+    PRIMARY KEY (project_id, kind)
+  );
+  CREATE TABLE users (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    email TEXT NOT NULL UNIQUE,
+    first_name TEXT NOT NULL DEFAULT '',
+    last_name TEXT NOT NULL DEFAULT '',
+    status TEXT NOT NULL DEFAULT 'ACTIVE',
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE TABLE labels (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE TABLE lookups (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    ord INTEGER NOT NULL,
+    alias TEXT NOT NULL,
+    icon TEXT NOT NULL
+  );
+  CREATE INDEX lookups_kind ON lookups(kind, ord);
+  CREATE TABLE folders (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    parent_id TEXT REFERENCES folders(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    ord INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX folders_project ON folders(project_id, seq);
+  CREATE INDEX folders_parent ON folders(project_id, parent_id, ord);
+  CREATE TABLE cases (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    human_id TEXT NOT NULL,
+    title TEXT NOT NULL,
+    description TEXT NOT NULL,
+    template_type TEXT NOT NULL,
+    preconditions TEXT NOT NULL,
+    steps TEXT NOT NULL,
+    expected_results TEXT NOT NULL,
+    type_id TEXT NOT NULL,
+    status_id TEXT NOT NULL,
+    automation_type_id TEXT NOT NULL,
+    priority_id TEXT NOT NULL,
+    owner_id TEXT NOT NULL,
+    reviewer_id TEXT NOT NULL,
+    folder_id TEXT NOT NULL REFERENCES folders(id) ON DELETE CASCADE,
+    label_ids TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX cases_project ON cases(project_id, seq);
+  CREATE INDEX cases_human ON cases(project_id, human_id);
+  CREATE INDEX cases_folder ON cases(folder_id);
+  CREATE TABLE step_groups (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    human_id TEXT NOT NULL,
+    title TEXT NOT NULL,
+    description TEXT NOT NULL,
+    label_ids TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX step_groups_project ON step_groups(project_id, seq);
+  CREATE TABLE step_group_steps (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    step_group_id TEXT NOT NULL REFERENCES step_groups(id) ON DELETE CASCADE,
+    ord INTEGER NOT NULL,
+    step_description TEXT NOT NULL,
+    expected_results TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX step_group_steps_group ON step_group_steps(step_group_id, ord);
+  CREATE TABLE case_steps (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    case_id TEXT NOT NULL REFERENCES cases(id) ON DELETE CASCADE,
+    ord INTEGER NOT NULL,
+    step_description TEXT NOT NULL,
+    expected_results TEXT NOT NULL,
+    step_type TEXT NOT NULL,
+    step_group_id TEXT REFERENCES step_groups(id) ON DELETE SET NULL
+  );
+  CREATE INDEX case_steps_case ON case_steps(case_id, ord);
+  CREATE INDEX case_steps_group ON case_steps(step_group_id);
+  CREATE TABLE plans (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    human_id TEXT NOT NULL,
+    title TEXT NOT NULL,
+    description TEXT NOT NULL,
+    status TEXT NOT NULL,
+    start_date INTEGER,
+    end_date INTEGER,
+    label_ids TEXT NOT NULL,
+    completed_at INTEGER,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX plans_project ON plans(project_id, seq);
+  CREATE INDEX plans_human ON plans(human_id);
+  CREATE TABLE runs (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    human_id TEXT NOT NULL,
+    title TEXT NOT NULL,
+    description TEXT NOT NULL,
+    status TEXT NOT NULL,
+    selection_type TEXT NOT NULL,
+    filters TEXT NOT NULL,
+    start_date INTEGER,
+    end_date INTEGER,
+    assignee_id TEXT,
+    labels TEXT NOT NULL,
+    environment_ids TEXT NOT NULL,
+    test_plan_id TEXT REFERENCES plans(id) ON DELETE SET NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX runs_project ON runs(project_id, seq);
+  CREATE INDEX runs_plan ON runs(test_plan_id);
+  CREATE TABLE run_cases (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    case_id TEXT NOT NULL REFERENCES cases(id) ON DELETE CASCADE,
+    status_id TEXT,
+    user_id TEXT,
+    description TEXT NOT NULL DEFAULT '',
+    updated_at INTEGER NOT NULL,
+    UNIQUE (run_id, case_id)
+  );
+  CREATE TABLE junit_imports (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    run_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE TABLE executions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    execution_id TEXT NOT NULL,
+    plan_id TEXT NOT NULL,
+    project_id TEXT NOT NULL,
+    run_id TEXT,
+    environment_id TEXT,
+    build_no TEXT NOT NULL,
+    runtime_data TEXT NOT NULL,
+    started_ms INTEGER NOT NULL,
+    result TEXT NOT NULL,
+    total INTEGER NOT NULL,
+    failed INTEGER NOT NULL,
+    settled INTEGER NOT NULL DEFAULT 0
+  );
+  `,
+];
+
+/** The schema version this emulator writes (the number of migrations). */
+export const SCHEMA_VERSION = MIGRATIONS.length;

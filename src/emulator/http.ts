@@ -1,0 +1,100 @@
+import type { FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../api/common.js';
+import type { DbContext, PageRequest, ProjectRow } from './db/index.js';
+import { findProject } from './db/index.js';
+import { ServiceError, invalidField, notFound, type FieldProblem } from './service-error.js';
+
+/** Addresses as the client reached the emulator (taken from the Host header). */
+export interface Urls {
+  /** http://host:port */
+  origin: string;
+  /** origin + /api/v1 */
+  baseUrl: string;
+  /** origin + /assets */
+  assetsUrl: string;
+}
+
+/** What a route handler receives: validated params, query and body, the database, the addresses. */
+export interface RouteContext<Q = any, B = any> {
+  params: Record<string, string>;
+  query: Q;
+  body: B;
+  db: DbContext;
+  urls: Urls;
+  request: FastifyRequest;
+  /** the emulator's clock in milliseconds */
+  now: () => number;
+  /** how long an execution-interface run takes, in ms */
+  runDurationMs: number;
+}
+
+/** A handler's answer. JSON unless `contentType` says otherwise; 204 sends no body. */
+export interface RouteReply {
+  status?: number;
+  body?: unknown;
+  contentType?: string;
+}
+
+export type Handler = (c: RouteContext) => RouteReply | Promise<RouteReply>;
+export type HandlerTable = Record<string, Handler>;
+
+/** Zod issues as `errors.details` entries naming the field path. */
+export function zodProblems(error: z.ZodError, prefix = ''): FieldProblem[] {
+  return error.issues.map((i) => ({
+    field: [prefix, ...i.path.map(String)].filter(Boolean).join('.') || '(body)',
+    message: i.message,
+  }));
+}
+
+export function invalid(problems: FieldProblem[], what = 'request body'): ServiceError {
+  const first = problems[0];
+  const summary = first ? `${first.field}: ${first.message}` : 'invalid';
+  return new ServiceError(422, `Invalid ${what}: ${summary}`, problems);
+}
+
+/** Validates `page_size` (1..100, default 20) and `page` (from 1). */
+export function pageRequest(query: { page_size?: number; page?: number }): PageRequest & { page: number; size: number } {
+  const size = query.page_size ?? PAGE_SIZE_DEFAULT;
+  if (size < 1 || size > PAGE_SIZE_MAX) throw invalidField('page_size', `must be between 1 and ${PAGE_SIZE_MAX}`);
+  const page = query.page ?? 1;
+  if (page < 1) throw invalidField('page', 'must be 1 or more');
+  return { page, size, limit: size, offset: (page - 1) * size };
+}
+
+/**
+ * `page_info` for a page: `next`/`prev` repeat the request's query (filters included) with the same
+ * `page_size` and the neighbouring `page`; empty strings when there is no such page.
+ */
+export function pageInfo(c: RouteContext, p: { page: number; size: number }, total: number) {
+  const url = new URL(c.request.url, c.urls.origin);
+  const link = (n: number) => {
+    const u = new URL(url.pathname, c.urls.origin);
+    for (const [k, v] of url.searchParams) if (k !== 'page' && k !== 'page_size') u.searchParams.append(k, v);
+    u.searchParams.set('page_size', String(p.size));
+    u.searchParams.set('page', String(n));
+    return u.toString();
+  };
+  const lastPage = Math.max(1, Math.ceil(total / p.size));
+  return {
+    page_size: p.size,
+    total_count: total,
+    next: p.page < lastPage ? link(p.page + 1) : '',
+    prev: p.page > 1 ? link(Math.min(p.page - 1, lastPage)) : '',
+  };
+}
+
+/** `{message, data: {key: items}, page_info}` */
+export function paged(c: RouteContext, key: string, p: { page: number; size: number }, items: unknown[], total: number): RouteReply {
+  return { body: { message: '', data: { [key]: items }, page_info: pageInfo(c, p, total) } };
+}
+
+export function ok(key: string, item: unknown, status = 200, message = ''): RouteReply {
+  return { status, body: { message, data: { [key]: item } } };
+}
+
+export function projectOf(c: RouteContext): ProjectRow {
+  const p = findProject(c.db, c.params.project_id);
+  if (!p) throw notFound('Project');
+  return p;
+}

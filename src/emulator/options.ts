@@ -1,0 +1,62 @@
+import type { DbContext } from './db/index.js';
+import type { FaultOptions } from './faults.js';
+import type { RequestLogEntry } from './request-log.js';
+
+export type { RequestLogEntry, FaultOptions };
+
+export interface EmulatorOptions {
+  /** port to listen on; 0 picks a free one @default 0 (the CLI's default is 4010) */
+  port?: number;
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** SQLite file; data survives restarts. Ignored with `memory`. */
+  db?: string;
+  /** keep everything in memory (the default when no `db` is given) @default false */
+  memory?: boolean;
+  /** accepted API keys; when empty a random key is generated (see RunningEmulator.generatedKey) */
+  apiKeys?: string[];
+  /** seed data: `demo` creates project Demo (prefix DEMO), three users and labels */
+  seed?: 'demo';
+  /** added latency per request in ms @default 0 */
+  latencyMs?: number;
+  /** requests per second per key; absent = unlimited */
+  rateLimit?: number;
+  /** @default '429' */
+  rateLimitStyle?: '429' | 'live';
+  /** probability of a 500/503 @default 0 */
+  failRate?: number;
+  /** probability of a dropped connection @default 0 */
+  resetRate?: number;
+  /** seed for deterministic faults */
+  faultSeed?: number;
+  /** faults on writes hit after the change is stored @default false */
+  failAfterCommit?: boolean;
+  /** append one JSON line per request to this file */
+  logFile?: string;
+  /** how long an execution-interface run takes, in ms @default 3000 */
+  runDurationMs?: number;
+  /** the clock, in ms since the epoch @default Date.now */
+  now?: () => number;
+}
+
+export interface RunningEmulator {
+  /** http://HOST:PORT/api/v1 */
+  baseUrl: string;
+  /** http://HOST:PORT, the execution interface root (its paths start /api/v1/execution_results) */
+  appUrl: string;
+  /** http://HOST:PORT/assets, where icon_url points */
+  assetsUrl: string;
+  port: number;
+  /** the plain keys it accepts (the given ones, or the generated one) */
+  apiKeys: string[];
+  /** the key generated because none was given */
+  generatedKey?: string;
+  /** copy of the request log (most recent 100,000 entries at most) */
+  requestLog(): RequestLogEntry[];
+  clearRequestLog(): void;
+  /** changes faults at run time */
+  setFaults(partial: Partial<FaultOptions>): void;
+  /** the database, for seed helpers (`seedDemo(emu)`, `createProject(emu, …)`) */
+  db: DbContext;
+  close(): Promise<void>;
+}

@@ -1,0 +1,33 @@
+import * as db from '../db/index.js';
+import { ok, pageRequest, paged, projectOf, type HandlerTable } from '../http.js';
+import { invalidField } from '../service-error.js';
+
+export const projectRoutes: HandlerTable = {
+  listProjects(c) {
+    const p = pageRequest(c.query);
+    const { items, total } = db.listProjects(c.db, { nameNeq: c.query.name__NEQ, nameContains: c.query.name__CONTAINS }, p);
+    return paged(c, 'projects', p, items, total);
+  },
+  getProject(c) {
+    return ok('project', projectOf(c));
+  },
+  createProject(c) {
+    const b = c.body as { name: string; description?: string; human_id_prefix: string };
+    return c.db.tx(() => {
+      if (db.prefixTaken(c.db, b.human_id_prefix)) {
+        throw invalidField('human_id_prefix', `the prefix ${b.human_id_prefix} is used by another project`);
+      }
+      return ok('project', db.insertProject(c.db, { name: b.name, description: b.description, prefix: b.human_id_prefix }));
+    });
+  },
+  updateProject(c) {
+    const p = projectOf(c);
+    return ok('project', db.updateProject(c.db, p.id, c.body));
+  },
+  deleteProject(c) {
+    const p = projectOf(c);
+    db.deleteProject(c.db, p.id);
+    return { body: { message: 'Project deleted' } };
+  },
+};
+

@@ -1,0 +1,143 @@
+import * as db from '../db/index.js';
+import type { CaseFields, CaseRow, StepInput, StepRow } from '../db/index.js';
+import { ok, pageRequest, paged, projectOf, type HandlerTable, type RouteContext } from '../http.js';
+import { RefChecker } from '../refs.js';
+import { notFound } from '../service-error.js';
+
+type CaseBody = Partial<Omit<CaseFields, 'reviewer_id'>> & {
+  reviewer_id?: string | null;
+  description?: string | null;
+  preconditions?: string | null;
+  steps?: string | null;
+  expected_results?: string | null;
+  individual_steps?: (StepInput & { order?: number })[];
+};
+
+/** The case as the document shows it; `extra` adds list/update-only fields. */
+function caseWire(
+  r: CaseRow,
+  opts: { humanId: boolean; labels: boolean; steps?: StepRow[] },
+): Record<string, unknown> {
+  return {
+    id: r.id,
+    ...(opts.humanId ? { human_id: r.human_id } : {}),
+    title: r.title,
+    description: r.description,
+    template_type: r.template_type,
+    preconditions: r.preconditions,
+    steps: r.steps,
+    expected_results: r.expected_results,
+    type_id: r.type_id,
+    status_id: r.status_id,
+    automation_type_id: r.automation_type_id,
+    priority_id: r.priority_id,
+    owner_id: r.owner_id,
+    reviewer_id: r.reviewer_id,
+    folder_id: r.folder_id,
+    project_id: r.project_id,
+    ...(opts.labels ? { label_ids: r.label_ids } : {}),
+    ...(opts.steps ? { individual_steps: opts.steps } : {}),
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+/** Steps in the order their `order` fields give (stable for ties and missing values), renumbered from 1. */
+function orderedSteps(steps: (StepInput & { order?: number })[]): (StepInput & { order?: number })[] {
+  return steps
+    .map((s, i) => ({ s, key: s.order ?? Number.MAX_SAFE_INTEGER, i }))
+    .sort((a, b) => a.key - b.key || a.i - b.i)
+    .map((x) => x.s);
+}
+
+/** Checks every reference in the body; returns the steps with step group human ids resolved. */
+function checkBody(c: RouteContext, projectId: string, b: CaseBody): StepInput[] | undefined {
+  const refs = new RefChecker(c.db, projectId)
+    .folder('folder_id', b.folder_id)
+    .lookup('type_id', 'types', b.type_id)
+    .lookup('status_id', 'statuses', b.status_id)
+    .lookup('priority_id', 'priorities', b.priority_id)
+    .lookup('automation_type_id', 'automation_types', b.automation_type_id)
+    .user('owner_id', b.owner_id)
+    .user('reviewer_id', b.reviewer_id)
+    .labels('label_ids', b.label_ids);
+  const steps = b.individual_steps?.map((s, i) => ({
+    ...s,
+    step_group_id: refs.stepGroup(`individual_steps.${i}.step_group_id`, s.step_group_id),
+  }));
+  refs.check();
+  return steps && orderedSteps(steps);
+}
+
+function caseOf(c: RouteContext): CaseRow {
+  const project = projectOf(c);
+  const r = db.findCase(c.db, project.id, c.params.test_case_id);
+  if (!r) throw notFound('Test case');
+  return r;
+}
+
+export const testCaseRoutes: HandlerTable = {
+  listTestCases(c) {
+    const project = projectOf(c);
+    const p = pageRequest(c.query);
+    const { items, total } = db.listCases(
+      c.db,
+      project.id,
+      { folderId: c.query.folder_id, search: c.query.search, titleContains: c.query.title__CONTAINS },
+      p,
+    );
+    // list extension: human_id and label_ids too, so clients need no GET per case
+    const wire = items.map((r) => caseWire(r, { humanId: true, labels: true, steps: r.individual_steps }));
+    return paged(c, 'test_cases', p, wire, total);
+  },
+  getTestCase(c) {
+    return ok('test_case', caseWire(caseOf(c), { humanId: true, labels: false }));
+  },
+  createTestCase(c) {
+    const project = projectOf(c);
+    const b = c.body as CaseBody & CaseFields;
+    return c.db.tx(() => {
+      const steps = checkBody(c, project.id, b) ?? [];
+      const fields: CaseFields = {
+        title: b.title,
+        description: b.description ?? '',
+        template_type: b.template_type ?? 'STEPS',
+        preconditions: b.preconditions ?? '',
+        steps: b.steps ?? '',
+        expected_results: b.expected_results ?? '',
+        type_id: b.type_id,
+        status_id: b.status_id,
+        automation_type_id: b.automation_type_id,
+        priority_id: b.priority_id,
+        owner_id: b.owner_id,
+        reviewer_id: b.reviewer_id ?? '',
+        folder_id: b.folder_id,
+        label_ids: b.label_ids ?? [],
+      };
+      const r = db.insertCase(c.db, project.id, project.human_id_prefix, fields, steps);
+      return ok('test_case', caseWire(r, { humanId: true, labels: true, steps: db.caseSteps(c.db, r.id) }), 201);
+    });
+  },
+  updateTestCase(c) {
+    const current = caseOf(c);
+    const b = c.body as CaseBody;
+    return c.db.tx(() => {
+      const steps = checkBody(c, current.project_id, b);
+      const patch: Partial<CaseFields> = {};
+      for (const k of ['title', 'template_type', 'type_id', 'status_id', 'automation_type_id', 'priority_id', 'owner_id', 'folder_id', 'label_ids'] as const) {
+        if (b[k] !== undefined) (patch as Record<string, unknown>)[k] = b[k];
+      }
+      // text fields: null clears, undefined keeps
+      for (const k of ['description', 'preconditions', 'steps', 'expected_results', 'reviewer_id'] as const) {
+        if (b[k] !== undefined) patch[k] = b[k] ?? '';
+      }
+      const r = db.updateCase(c.db, current, patch, steps);
+      return ok('test_case', caseWire(r, { humanId: false, labels: false, steps: db.caseSteps(c.db, r.id) }));
+    });
+  },
+  deleteTestCase(c) {
+    const r = caseOf(c);
+    db.deleteCase(c.db, r.id);
+    return { body: { message: 'Test case deleted' } };
+  },
+};

@@ -1,0 +1,35 @@
+/**
+ * An error the emulator answers on purpose, in the live service's body shape:
+ * `{"message": "...", "errors": {"code": <status>, "message": "...", "details": ...}}`.
+ * Anything else reaching the error handler is a bug and becomes a 500.
+ */
+export class ServiceError extends Error {
+  override readonly name = 'ServiceError';
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+  }
+
+  body(): { message: string; errors: { code: number; message: string; details: unknown } } {
+    return { message: this.message, errors: { code: this.status, message: this.message, details: this.details ?? '' } };
+  }
+}
+
+/** A field-level problem, as listed in `errors.details` of a 422. */
+export interface FieldProblem {
+  /** dotted path into the body or query, e.g. `individual_steps.2.step_group_id`; `(body)` for the whole */
+  field: string;
+  message: string;
+}
+
+export function notFound(what: string): ServiceError {
+  return new ServiceError(404, `${what} not found`);
+}
+
+/** 422 naming one field. */
+export function invalidField(field: string, message: string): ServiceError {
+  return new ServiceError(422, `Invalid request: ${field}: ${message}`, [{ field, message }] satisfies FieldProblem[]);
+}
