@@ -1,0 +1,183 @@
+import { TmsyncError } from '../errors.js';
+import type { LookupEntry } from '../api/resources.js';
+import { JUNIT_OUTCOMES, type JunitOutcome, type JunitTestcase } from './junit.js';
+
+/**
+ * Pure mapping of JUnit testcases to service test cases and of outcomes to run statuses.
+ *
+ * How a testcase finds its case(s), first rule that gives an answer wins:
+ * 1. the mapping file: key `<classname>.<name>`, then `<name>`;
+ * 2. a `<property name="test_case" value="SHOP-12"/>` (several refs separated by commas or spaces);
+ * 3. human ids in the name, else in the classname (`SHOP-12`; with a known project prefix also
+ *    `SHOP_12`, the only spelling a Java or Python identifier allows, and ids of other prefixes —
+ *    ticket keys such as `JIRA-7` — are ignored).
+ * A testcase naming several cases reports to each of them.
+ */
+
+/** The property a reporter sets to name the case explicitly. */
+export const TEST_CASE_PROPERTY = 'test_case';
+
+/** A mapping file's contents: JUnit `classname.name` or `name` → case ref(s). */
+export type ResultMapping = Record<string, string | string[]>;
+
+export interface MapResultsOptions {
+  /** from `--mapping FILE`; wins over properties and names */
+  mapping?: ResultMapping;
+  /** the project's `human_id_prefix`; narrows name matching to this project's ids */
+  prefix?: string;
+}
+
+/** The results of one service test case, gathered from every testcase that maps to it. */
+export interface CaseResult {
+  /** as written in the report or mapping (human id or case id), upper-cased when a human id */
+  ref: string;
+  /** the worst outcome of its testcases ({@link OUTCOME_SEVERITY}) */
+  outcome: JunitOutcome;
+  testcases: JunitTestcase[];
+}
+
+export interface MappedResults {
+  /** in the order cases first appear in the reports */
+  cases: CaseResult[];
+  unmatched: JunitTestcase[];
+}
+
+/**
+ * When several testcases report to one case, the worst outcome wins: a case is only Passed when
+ * every test that covers it passed. An assertion failure ranks above an error (the product is known
+ * to be wrong, not just untested), and a skip above a pass (the case was not fully exercised).
+ */
+export const OUTCOME_SEVERITY: Readonly<Record<JunitOutcome, number>> = { failed: 3, error: 2, skipped: 1, passed: 0 };
+
+const GENERIC_ID = /(?<![A-Za-z0-9_-])[A-Z][A-Z0-9]*-\d+(?![0-9A-Za-z])/g;
+
+/** Human ids in a piece of text, in order, without duplicates. */
+export function findHumanIds(text: string, prefix?: string): string[] {
+  const found: string[] = [];
+  if (prefix) {
+    const re = new RegExp(`(?<![A-Za-z0-9])${escapeRegExp(prefix)}[-_](\\d+)(?![0-9])`, 'g');
+    for (const m of text.matchAll(re)) found.push(`${prefix}-${Number(m[1])}`);
+  } else {
+    for (const m of text.matchAll(GENERIC_ID)) found.push(m[0]);
+  }
+  return [...new Set(found)];
+}
+
+/** The case refs one testcase reports to (empty when it matches nothing). */
+export function refsOf(tc: JunitTestcase, options: MapResultsOptions = {}): string[] {
+  const { mapping, prefix } = options;
+  if (mapping) {
+    const fromMapping = mapping[`${tc.classname}.${tc.name}`] ?? mapping[tc.name];
+    if (fromMapping !== undefined) return normalizeRefs(Array.isArray(fromMapping) ? fromMapping : [fromMapping]);
+  }
+  const prop = tc.properties[TEST_CASE_PROPERTY];
+  if (prop !== undefined && prop.trim() !== '') return normalizeRefs(prop.split(/[\s,]+/));
+  const inName = findHumanIds(tc.name, prefix);
+  if (inName.length > 0) return inName;
+  // jest-junit's classname repeats the name; looking again finds nothing new, which is harmless
+  return findHumanIds(tc.classname, prefix);
+}
+
+/** Groups testcases by the case they report to; the worst outcome of each group wins. */
+export function mapResults(testcases: readonly JunitTestcase[], options: MapResultsOptions = {}): MappedResults {
+  const byRef = new Map<string, CaseResult>();
+  const unmatched: JunitTestcase[] = [];
+  for (const tc of testcases) {
+    const refs = refsOf(tc, options);
+    if (refs.length === 0) {
+      unmatched.push(tc);
+      continue;
+    }
+    for (const ref of refs) {
+      const key = ref.toUpperCase();
+      const existing = byRef.get(key);
+      if (!existing) {
+        byRef.set(key, { ref, outcome: tc.outcome, testcases: [tc] });
+      } else {
+        existing.testcases.push(tc);
+        if (OUTCOME_SEVERITY[tc.outcome] > OUTCOME_SEVERITY[existing.outcome]) existing.outcome = tc.outcome;
+      }
+    }
+  }
+  return { cases: [...byRef.values()], unmatched };
+}
+
+/** Default run status names per outcome (looked up by name or alias, case-insensitive). */
+export const DEFAULT_STATUS_NAMES: Readonly<Record<JunitOutcome, string>> = {
+  passed: 'Passed',
+  failed: 'Failed',
+  error: 'Failed',
+  skipped: 'Skipped',
+};
+
+/** `["skipped=Blocked", "error=Retest"]` (from `--status-map`) → overrides; rejects unknown outcomes. */
+export function parseStatusMap(entries: readonly string[] = []): Partial<Record<JunitOutcome, string>> {
+  const out: Partial<Record<JunitOutcome, string>> = {};
+  for (const entry of entries) {
+    const eq = entry.indexOf('=');
+    const outcome = (eq < 0 ? entry : entry.slice(0, eq)).trim().toLowerCase();
+    const status = eq < 0 ? '' : entry.slice(eq + 1).trim();
+    if (!(JUNIT_OUTCOMES as readonly string[]).includes(outcome) || status === '') {
+      throw new TmsyncError('invalid_status_map', `\`${entry}\` is not outcome=status`, {
+        hint: `write e.g. --status-map skipped=Blocked; outcomes are ${JUNIT_OUTCOMES.join(', ')}`,
+      });
+    }
+    out[outcome as JunitOutcome] = status;
+  }
+  return out;
+}
+
+/** The run status chosen for each outcome. */
+export type StatusChoice = Record<JunitOutcome, { id: string; name: string }>;
+
+/**
+ * Resolves each outcome's status name against the service's run statuses (by name or alias,
+ * case-insensitive, or by id). Throws `unknown_run_status` listing what the service offers.
+ */
+export function resolveRunStatuses(
+  statuses: readonly LookupEntry[],
+  overrides: Partial<Record<JunitOutcome, string>> = {},
+): StatusChoice {
+  const find = (wanted: string) => {
+    const w = wanted.trim().toLowerCase();
+    return (
+      statuses.find((s) => s.name.toLowerCase() === w) ??
+      statuses.find((s) => (s.alias ?? '').toLowerCase() === w) ??
+      statuses.find((s) => s.id === wanted)
+    );
+  };
+  const out = {} as StatusChoice;
+  for (const outcome of JUNIT_OUTCOMES) {
+    const wanted = overrides[outcome] ?? DEFAULT_STATUS_NAMES[outcome];
+    const hit = find(wanted);
+    if (!hit) {
+      throw new TmsyncError('unknown_run_status', `the service has no run status "${wanted}" (for ${outcome} testcases)`, {
+        hint: `choose one of ${statuses.map((s) => s.name).join(', ')} with --status-map ${outcome}=<name>`,
+        details: { outcome, wanted, available: statuses.map((s) => s.name) },
+      });
+    }
+    out[outcome] = { id: hit.id, name: hit.name };
+  }
+  return out;
+}
+
+/** Execution notes for a case: one line per testcase that reported to it, capped. */
+export function describeCaseResult(result: CaseResult, maxLength = 2000): string {
+  const lines = result.testcases.map((tc) => {
+    const where = tc.classname && !tc.name.startsWith(tc.classname) ? `${tc.classname} › ${tc.name}` : tc.name;
+    return `${tc.outcome}: ${where}${tc.message ? ` — ${tc.message}` : ''}`;
+  });
+  const text = lines.join('\n');
+  return text.length > maxLength ? `${text.slice(0, maxLength - 3)}...` : text;
+}
+
+const HUMAN_ID = /^[A-Za-z][A-Za-z0-9]*-\d+$/;
+
+function normalizeRefs(refs: readonly string[]): string[] {
+  const out = refs.map((r) => r.trim()).filter((r) => r !== '').map((r) => (HUMAN_ID.test(r) ? r.toUpperCase() : r));
+  return [...new Set(out)];
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
