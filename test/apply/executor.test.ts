@@ -1,0 +1,226 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { executePlan } from '../../src/apply/executor.js';
+import { Journal, readJournal } from '../../src/apply/journal.js';
+import type { ApplyClient } from '../../src/apply/reconcile.js';
+import type { Operation, Plan } from '../../src/plan/operations.js';
+
+/** A scripted in-memory service: records calls, can fail chosen requests. */
+function fakeClient(opts: { fail?: (endpoint: string, body: any) => Error | undefined; delayMs?: number } = {}) {
+  const calls: { endpoint: string; params: any; body: any }[] = [];
+  const folders: any[] = [];
+  const cases: any[] = [];
+  let n = 0;
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const client: ApplyClient & { calls: typeof calls; folders: any[]; cases: any[]; maxInFlight: () => number } = {
+    calls,
+    folders,
+    cases,
+    maxInFlight: () => maxInFlight,
+    async call(endpoint, o = {}) {
+      calls.push({ endpoint, params: o.params, body: o.body });
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      try {
+        await new Promise((r) => setTimeout(r, opts.delayMs ?? 1));
+        const err = opts.fail?.(endpoint, o.body);
+        if (err) throw err;
+        switch (endpoint) {
+          case 'createFolder': {
+            const f = { id: `f${++n}`, name: (o.body as any).name, parent_folder_id: '', order: 0 };
+            folders.push(f);
+            return { data: { folder: f } };
+          }
+          case 'moveFolder': {
+            const f = folders.find((x) => x.id === o.params!.folder_id);
+            f.parent_folder_id = (o.body as any).parent_folder_id;
+            return { data: { folder: f } };
+          }
+          case 'createTestCase': {
+            const c = { id: `c${++n}`, human_id: `DEMO-${n}`, ...(o.body as any) };
+            cases.push(c);
+            return { data: { test_case: c } };
+          }
+          default:
+            return { data: {} };
+        }
+      } finally {
+        inFlight--;
+      }
+    },
+    async *paginate(endpoint) {
+      if (endpoint === 'listFolders') yield* folders;
+      if (endpoint === 'listTestCases') yield* cases;
+    },
+  };
+  return client;
+}
+
+const plan = (operations: Operation[]): Plan => ({
+  format_version: 1,
+  project: { id: 'p1', name: 'Demo', humanIdPrefix: 'DEMO' },
+  prune: false,
+  operations,
+  unmanaged: [],
+  warnings: [],
+  summary: { create: 0, update: 0, move: 0, delete: 0, adopt: 0 },
+  contentHash: 'x',
+  remoteVersions: {},
+});
+
+const folderOp = (path: string[], parentKey?: string): Operation => ({
+  kind: 'create_folder',
+  key: `folder:${path.join('/')}`,
+  dependsOn: parentKey ? [parentKey] : [],
+  path,
+  name: path[path.length - 1],
+  parent: parentKey ? { op: parentKey } : null,
+  writeBack: { file: `cases/${path.join('/')}/_folder.yaml` },
+});
+const caseOp = (file: string, folderKey: string, title = file): Operation => ({
+  kind: 'create_case',
+  key: `case:${file}`,
+  dependsOn: [folderKey],
+  path: [],
+  body: { title, folder: { op: folderKey } },
+  writeBack: { file },
+});
+
+function recorder() {
+  const written: Record<string, string> = {};
+  return { written, writeBack: async (file: string, id: string) => void (written[file] = id) };
+}
+
+describe('executePlan', () => {
+  it('creates parents before children, moves new nested folders, and writes every id back', async () => {
+    const client = fakeClient();
+    const { written, writeBack } = recorder();
+    const result = await executePlan(
+      plan([folderOp(['A']), folderOp(['A', 'B'], 'folder:A'), caseOp('cases/A/B/x.yaml', 'folder:A/B'), caseOp('cases/A/y.yaml', 'folder:A')]),
+      { client, writeBack },
+    );
+    expect(result).toMatchObject({ created: 4, failed: [], skipped: [], interrupted: false });
+    const a = client.folders.find((f) => f.name === 'A');
+    const b = client.folders.find((f) => f.name === 'B');
+    expect(b.parent_folder_id).toBe(a.id);
+    expect(client.cases.find((c) => c.title === 'cases/A/B/x.yaml').folder_id).toBe(b.id);
+    expect(written).toEqual({
+      'cases/A/_folder.yaml': a.id,
+      'cases/A/B/_folder.yaml': b.id,
+      'cases/A/B/x.yaml': expect.stringMatching(/^DEMO-\d+$/),
+      'cases/A/y.yaml': expect.stringMatching(/^DEMO-\d+$/),
+    });
+  });
+
+  it('fails only the dependents of a failed operation and carries the service message and file', async () => {
+    const client = fakeClient({
+      fail: (endpoint, body) => (endpoint === 'createFolder' && body.name === 'Bad' ? Object.assign(new Error('POST /folders failed (invalid_request 400): name taken'), { code: 'invalid_request' }) : undefined),
+    });
+    const { writeBack } = recorder();
+    const result = await executePlan(
+      plan([folderOp(['Bad']), folderOp(['Good']), caseOp('cases/Bad/x.yaml', 'folder:Bad'), caseOp('cases/Good/y.yaml', 'folder:Good')]),
+      { client, writeBack },
+    );
+    expect(result.created).toBe(2);
+    expect(result.failed).toEqual([
+      { key: 'folder:Bad', kind: 'create_folder', file: 'cases/Bad/_folder.yaml', message: expect.stringContaining('name taken'), stage: 'request' },
+    ]);
+    expect(result.skipped).toEqual([{ key: 'case:cases/Bad/x.yaml', reason: 'depends on folder:Bad, which failed' }]);
+    expect(client.cases.map((c) => c.title)).toEqual(['cases/Good/y.yaml']);
+  });
+
+  it('starts independent operations concurrently', async () => {
+    const client = fakeClient({ delayMs: 5 });
+    const ops = [folderOp(['A']), ...Array.from({ length: 20 }, (_, i) => caseOp(`cases/A/${i}.yaml`, 'folder:A'))];
+    await executePlan(plan(ops), { client, writeBack: recorder().writeBack });
+    expect(client.maxInFlight()).toBeGreaterThan(5);
+  });
+
+  it('adopts a case that an earlier killed run created instead of creating it again', async () => {
+    const client = fakeClient();
+    client.folders.push({ id: 'fa', name: 'A', parent_folder_id: '', order: 0 });
+    client.cases.push({ id: 'c-old', human_id: 'DEMO-7', title: 'X', folder_id: 'fa' });
+    const { written, writeBack } = recorder();
+    const op: Operation = { kind: 'create_case', key: 'case:cases/A/x.yaml', dependsOn: [], path: ['A'], body: { title: 'X', folder: { id: 'fa' } }, writeBack: { file: 'cases/A/x.yaml' } };
+    const result = await executePlan(plan([op]), { client, writeBack, pendingCreates: new Set([op.key]) });
+    expect(result.created).toBe(1);
+    expect(client.calls.filter((c) => c.endpoint === 'createTestCase')).toHaveLength(0);
+    expect(written['cases/A/x.yaml']).toBe('DEMO-7');
+  });
+
+  it('finishes the move of a nested folder that a killed run created at the top level', async () => {
+    const client = fakeClient();
+    client.folders.push({ id: 'fa', name: 'A', parent_folder_id: '', order: 0 }, { id: 'orphan', name: 'B', parent_folder_id: '', order: 1 });
+    const op: Operation = { kind: 'create_folder', key: 'folder:A/B', dependsOn: [], path: ['A', 'B'], name: 'B', parent: { id: 'fa' }, writeBack: { file: 'cases/A/B/_folder.yaml' } };
+    const { written, writeBack } = recorder();
+    const result = await executePlan(plan([op]), { client, writeBack, pendingCreates: new Set([op.key]) });
+    expect(result.failed).toEqual([]);
+    expect(client.calls.map((c) => c.endpoint)).toEqual(['moveFolder']);
+    expect(client.folders.find((f) => f.id === 'orphan').parent_folder_id).toBe('fa');
+    expect(written['cases/A/B/_folder.yaml']).toBe('orphan');
+  });
+
+  it('never claims a folder whose id is already known when looking up a resumed create', async () => {
+    const client = fakeClient();
+    client.folders.push({ id: 'existing', name: 'B', parent_folder_id: '', order: 0 });
+    const op: Operation = { kind: 'create_folder', key: 'folder:A/B', dependsOn: [], path: ['A', 'B'], name: 'B', parent: { id: 'fa' }, writeBack: { file: 'f' } };
+    await executePlan(plan([op]), { client, writeBack: recorder().writeBack, pendingCreates: new Set([op.key]), knownIds: ['existing'] });
+    expect(client.calls.map((c) => c.endpoint)).toEqual(['createFolder', 'moveFolder']);
+  });
+
+  it('reports a write-back that fails without failing the operation or its dependents', async () => {
+    const client = fakeClient();
+    const writeBack = async (file: string) => {
+      if (file.endsWith('_folder.yaml')) throw new Error('EACCES: permission denied');
+    };
+    const result = await executePlan(plan([folderOp(['A']), caseOp('cases/A/x.yaml', 'folder:A')]), { client, writeBack });
+    expect(result.created).toBe(2);
+    expect(result.failed).toEqual([
+      expect.objectContaining({ key: 'folder:A', stage: 'write_back', file: 'cases/A/_folder.yaml', message: expect.stringContaining('EACCES') }),
+    ]);
+  });
+
+  it('journals begin before a create is sent and done with the id after', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'tmsync-exec-'));
+    const journal = await Journal.open(root, 'p1', { durable: false });
+    const client = fakeClient();
+    await executePlan(plan([folderOp(['A']), folderOp(['A', 'B'], 'folder:A')]), { client, writeBack: recorder().writeBack, journal });
+    await journal.close();
+    const entries = (await readJournal(root)).map((e) => `${e.type}:${'key' in e ? e.key : ''}`);
+    expect(entries).toEqual(['header:', 'begin:folder:A', 'done:folder:A', 'begin:folder:A/B', 'created:folder:A/B', 'done:folder:A/B']);
+    const done = (await readJournal(root)).find((e) => e.type === 'done' && e.key === 'folder:A/B');
+    expect(done).toMatchObject({ id: expect.any(String), file: 'cases/A/B/_folder.yaml' });
+  });
+
+  it('stops starting operations once the signal is aborted and lists the rest as skipped', async () => {
+    const client = fakeClient({ delayMs: 5 });
+    const controller = new AbortController();
+    const ops = [folderOp(['A']), ...Array.from({ length: 50 }, (_, i) => caseOp(`cases/A/${i}.yaml`, 'folder:A'))];
+    let seen = 0;
+    const result = await executePlan(plan(ops), {
+      client,
+      writeBack: recorder().writeBack,
+      window: 4,
+      onProgress: (p) => {
+        if (p.done >= 3 && ++seen === 1) controller.abort();
+      },
+      signal: controller.signal,
+    });
+    expect(result.interrupted).toBe(true);
+    expect(result.created).toBeLessThan(51);
+    expect(result.created + result.skipped.length).toBe(51);
+    expect(client.cases.length + 1).toBe(result.created);
+  });
+
+  it('treats a delete that finds nothing as done', async () => {
+    const client = fakeClient({ fail: (e) => (e === 'deleteTestCase' ? Object.assign(new Error('404'), { code: 'not_found' }) : undefined) });
+    const result = await executePlan(plan([{ kind: 'delete_case', key: 'del', dependsOn: [], id: 'c1', humanId: 'DEMO-1', title: 'X', path: [] }]), {
+      client,
+      writeBack: recorder().writeBack,
+    });
+    expect(result).toMatchObject({ deleted: 1, failed: [] });
+  });
+});
