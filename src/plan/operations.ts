@@ -111,6 +111,8 @@ export interface CreateStepGroupOp extends OpBase {
   localKey: string;
   body: StepGroupBody;
   writeBack: WriteBack;
+  /** display values of the fields set (`from` is empty), for the renderers */
+  changes?: FieldChange[];
 }
 export interface UpdateStepGroupOp extends OpBase {
   kind: 'update_step_group';
@@ -134,6 +136,8 @@ export interface CreateCaseOp extends OpBase {
   path: string[];
   body: CaseBody;
   writeBack: WriteBack;
+  /** display values of the fields set (`from` is empty), for the renderers */
+  changes?: FieldChange[];
 }
 /** Field changes, possibly with a move to another folder (one PUT). */
 export interface UpdateCaseOp extends OpBase {

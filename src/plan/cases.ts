@@ -1,0 +1,191 @@
+import type { DesiredCase, RemoteCase } from '../model.js';
+import { caseChanges, createChanges, desiredBody } from './case-body.js';
+import { problem, type PlanContext } from './context.js';
+import { folderRef, type FolderNode, type FolderPlan } from './folders.js';
+import { normalizeTitle, pathKey, showPath } from './normalize.js';
+import type { Operation } from './operations.js';
+import type { StepGroupPlan } from './step-groups.js';
+
+export interface CaseMatch {
+  desired: DesiredCase;
+  node?: FolderNode;
+  remote?: RemoteCase;
+  adopted: boolean;
+  /** step group ids the case's steps carry after the plan; undefined when steps are not managed */
+  stepGroupIds?: string[];
+}
+
+export interface CasePlan {
+  /** create/update/move/adopt */
+  ops: Operation[];
+  matches: CaseMatch[];
+  /** remote case ids the repository claims */
+  claimed: Set<string>;
+  /** key of the operation that changes a claimed remote case, by its id */
+  opByRemoteId: Map<string, string>;
+}
+
+function who(r: RemoteCase): string {
+  return `${r.humanId || r.id} "${r.title}"`;
+}
+
+function matchCases(ctx: PlanContext, folders: FolderPlan): CaseMatch[] {
+  const matches: CaseMatch[] = [];
+  for (const desired of ctx.desired.cases) {
+    if (desired.folderPath.length === 0) {
+      problem(ctx, 'case_outside_folder', desired.file, 1, 'a test case must be inside a folder (a directory under the cases directory)', 'move the file into a directory');
+      continue;
+    }
+    matches.push({ desired, node: folders.byPath.get(pathKey(desired.folderPath)), adopted: false });
+  }
+  const claimedBy = new Map<string, CaseMatch>();
+  for (const m of matches) {
+    const id = m.desired.id;
+    if (id === undefined) continue;
+    const remote = ctx.remote.caseByRef(id);
+    if (!remote) {
+      problem(
+        ctx,
+        'unknown_id',
+        m.desired.file,
+        m.desired.lines.id,
+        `test case "${m.desired.title}" has id ${id}, which the service does not have`,
+        'remove the `id:` line to create it anew, or restore the item on the service',
+      );
+      continue;
+    }
+    const other = claimedBy.get(remote.id);
+    if (other) {
+      problem(ctx, 'duplicate_claim', m.desired.file, m.desired.lines.id, `test case ${id} is claimed by both ${other.desired.file} and ${m.desired.file}`, 'keep the id in one of them');
+      continue;
+    }
+    claimedBy.set(remote.id, m);
+    m.remote = remote;
+  }
+  // natural key: folder + title, among the cases no id claims
+  const byKey = new Map<string, RemoteCase[]>();
+  const indexed = new Set<string>();
+  for (const m of matches) {
+    if (m.desired.id !== undefined || !m.node?.remote) continue;
+    const folderId = m.node.remote.id;
+    if (indexed.has(folderId)) continue;
+    indexed.add(folderId);
+    for (const c of ctx.remote.casesIn(folderId)) {
+      if (claimedBy.has(c.id)) continue;
+      const k = `${folderId}\u0000${normalizeTitle(c.title)}`;
+      byKey.set(k, [...(byKey.get(k) ?? []), c]);
+    }
+  }
+  for (const m of matches) {
+    if (m.desired.id !== undefined || !m.node?.remote) continue;
+    const candidates = byKey.get(`${m.node.remote.id}\u0000${normalizeTitle(m.desired.title)}`) ?? [];
+    if (candidates.length > 1) {
+      problem(
+        ctx,
+        'ambiguous_match',
+        m.desired.file,
+        m.desired.lines.title,
+        `test case "${m.desired.title}" matches ${candidates.length} cases in ${showPath(m.node.displayPath)} on the service: ${candidates.map(who).join(', ')}`,
+        'add `id:` to say which one it is',
+      );
+      continue;
+    }
+    const remote = candidates[0];
+    if (!remote) continue;
+    const other = claimedBy.get(remote.id);
+    if (other) {
+      problem(
+        ctx,
+        'duplicate_claim',
+        m.desired.file,
+        m.desired.lines.title,
+        `test cases ${other.desired.file} and ${m.desired.file} both match ${who(remote)} in ${showPath(m.node.displayPath)}`,
+        `give them different titles, or add \`id: ${remote.humanId || remote.id}\` to the one that is the existing case`,
+      );
+      continue;
+    }
+    claimedBy.set(remote.id, m);
+    m.remote = remote;
+    m.adopted = true;
+  }
+  return matches;
+}
+
+/** Matches cases and plans their creates, updates, moves and adopts. */
+export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGroupPlan): CasePlan {
+  const matches = matchCases(ctx, folders);
+  const ops: Operation[] = [];
+  const opByRemoteId = new Map<string, string>();
+  for (const m of matches) {
+    const node = m.node;
+    if (!node) continue;
+    const dc = m.desired;
+    const d = desiredBody(ctx, dc, folderRef(node), groups, !m.remote);
+    const deps = [...(node.createKey ? [node.createKey] : []), ...d.groupOps];
+    if (d.body.individualSteps) {
+      m.stepGroupIds = d.body.individualSteps.flatMap((s) => (s.stepGroup && 'id' in s.stepGroup ? [s.stepGroup.id] : []));
+    }
+    if (!m.remote) {
+      ops.push({
+        kind: 'create_case',
+        key: `create_case:${dc.file}`,
+        dependsOn: deps,
+        path: node.displayPath,
+        body: d.body,
+        writeBack: { file: dc.file },
+        changes: createChanges(ctx, d),
+      });
+      continue;
+    }
+    const remote = m.remote;
+    const changes = caseChanges(ctx, d, remote);
+    const moved = !node.remote || node.remote.id !== remote.folderId;
+    const fromPath = ctx.remote.folderPath(remote.folderId);
+    const writeBack = m.adopted ? { file: dc.file, id: remote.humanId || remote.id } : undefined;
+    if (changes.length > 0) {
+      const key = `update_case:${dc.file}`;
+      opByRemoteId.set(remote.id, key);
+      ops.push({
+        kind: 'update_case',
+        key,
+        dependsOn: deps,
+        id: remote.id,
+        humanId: remote.humanId,
+        path: node.displayPath,
+        ...(moved ? { fromPath } : {}),
+        body: d.body,
+        changes,
+        ...(writeBack ? { writeBack } : {}),
+      });
+    } else if (moved) {
+      const key = `move_case:${dc.file}`;
+      opByRemoteId.set(remote.id, key);
+      ops.push({
+        kind: 'move_case',
+        key,
+        dependsOn: node.createKey ? [node.createKey] : [],
+        id: remote.id,
+        humanId: remote.humanId,
+        title: d.body.title,
+        fromPath,
+        path: node.displayPath,
+        folder: folderRef(node),
+        ...(writeBack ? { writeBack } : {}),
+      });
+    } else if (writeBack) {
+      ops.push({
+        kind: 'adopt',
+        key: `adopt_case:${dc.file}`,
+        dependsOn: [],
+        itemType: 'case',
+        id: remote.id,
+        humanId: remote.humanId,
+        path: node.displayPath,
+        title: d.body.title,
+        writeBack,
+      });
+    }
+  }
+  const claimed = new Set(matches.flatMap((m) => (m.remote ? [m.remote.id] : [])));
+  return { ops, matches, claimed, opByRemoteId };
+}

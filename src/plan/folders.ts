@@ -1,0 +1,215 @@
+import type { DesiredFolder, RemoteFolder } from '../model.js';
+import { problem, type PlanContext } from './context.js';
+import { normalizeTitle, pathKey, showPath } from './normalize.js';
+import type { FieldChange, Operation, Ref } from './operations.js';
+
+/** A folder of the repository with the remote folder it is (when it exists). */
+export interface FolderNode {
+  desired: DesiredFolder;
+  /** the repository's path (the key cases use in `folderPath`) */
+  path: string[];
+  /** display names from the top */
+  displayPath: string[];
+  parent?: FolderNode;
+  remote?: RemoteFolder;
+  /** matched by natural key (its id is written back) */
+  adopted: boolean;
+  /** key of the operation creating it */
+  createKey?: string;
+  /** keys of the operations that put it in its final place (its create or move) */
+  placeKey?: string;
+}
+
+export interface FolderPlan {
+  nodes: FolderNode[];
+  byPath: Map<string, FolderNode>;
+  /** create/move/update/adopt, top-down by the final tree */
+  ops: Operation[];
+  /** remote folder ids that a repository folder claims */
+  claimed: Set<string>;
+}
+
+export function folderFile(f: DesiredFolder): string {
+  return f.file ?? `${f.dir}/_folder.yaml`;
+}
+
+export function folderRef(node: FolderNode): Ref {
+  return node.remote ? { id: node.remote.id } : { op: node.createKey! };
+}
+
+/** Every folder the repository implies, parents first (a case's directory is a folder too). */
+function collectNodes(ctx: PlanContext): FolderNode[] {
+  const byPath = new Map<string, DesiredFolder>();
+  for (const f of ctx.desired.folders) if (f.path.length > 0 && !byPath.has(pathKey(f.path))) byPath.set(pathKey(f.path), f);
+  const ensure = (path: string[]): void => {
+    for (let i = 1; i <= path.length; i++) {
+      const p = path.slice(0, i);
+      if (!byPath.has(pathKey(p))) {
+        byPath.set(pathKey(p), { path: p, name: p[p.length - 1], dir: [ctx.desired.casesDir, ...p].join('/') });
+      }
+    }
+  };
+  for (const f of ctx.desired.folders) ensure(f.path);
+  for (const c of ctx.desired.cases) ensure(c.folderPath);
+  const folders = [...byPath.values()].sort((a, b) => a.path.length - b.path.length);
+  const nodes = new Map<string, FolderNode>();
+  for (const f of folders) {
+    const parent = f.path.length > 1 ? nodes.get(pathKey(f.path.slice(0, -1))) : undefined;
+    const name = normalizeTitle(f.name);
+    nodes.set(pathKey(f.path), {
+      desired: f,
+      path: f.path,
+      displayPath: parent ? [...parent.displayPath, name] : [name],
+      parent,
+      adopted: false,
+    });
+  }
+  return [...nodes.values()];
+}
+
+function matchFolders(ctx: PlanContext, nodes: FolderNode[]): Set<string> {
+  const claimedBy = new Map<string, FolderNode>();
+  for (const node of nodes) {
+    const id = node.desired.id;
+    if (id === undefined) continue;
+    const file = folderFile(node.desired);
+    const remote = ctx.remote.folder(id.trim());
+    if (!remote) {
+      problem(
+        ctx,
+        'unknown_id',
+        file,
+        1,
+        `folder "${showPath(node.displayPath)}" has id ${id}, which the service does not have`,
+        'remove the `id:` line to create it anew, or restore the item on the service',
+      );
+      continue;
+    }
+    const other = claimedBy.get(remote.id);
+    if (other) {
+      problem(ctx, 'duplicate_claim', file, 1, `folder id ${id} is claimed by both ${folderFile(other.desired)} and ${file}`, 'keep the id in one of them');
+      continue;
+    }
+    claimedBy.set(remote.id, node);
+    node.remote = remote;
+  }
+  // natural keys, top-down: a child can only match under its parent's remote folder
+  for (const node of nodes) {
+    if (node.desired.id !== undefined) continue;
+    const parentId = node.parent ? node.parent.remote?.id : null;
+    if (parentId === undefined) continue; // the parent is created, so is the child
+    const name = normalizeTitle(node.desired.name);
+    const candidates = ctx.remote
+      .children(parentId)
+      .filter((f) => normalizeTitle(f.name) === name && !(claimedBy.has(f.id) && claimedBy.get(f.id)!.desired.id !== undefined));
+    const file = folderFile(node.desired);
+    if (candidates.length > 1) {
+      problem(
+        ctx,
+        'ambiguous_match',
+        file,
+        1,
+        `folder "${showPath(node.displayPath)}" matches ${candidates.length} folders on the service (ids ${candidates.map((c) => c.id).join(', ')})`,
+        'add `id:` to the `_folder.yaml` to say which one it is',
+      );
+      continue;
+    }
+    const remote = candidates[0];
+    if (!remote) continue;
+    const other = claimedBy.get(remote.id);
+    if (other) {
+      problem(
+        ctx,
+        'duplicate_claim',
+        file,
+        1,
+        `folders ${folderFile(other.desired)} and ${file} both match the service folder "${showPath(node.displayPath)}" (${remote.id})`,
+        'give the folders different names',
+      );
+      continue;
+    }
+    claimedBy.set(remote.id, node);
+    node.remote = remote;
+    node.adopted = true;
+  }
+  return new Set(claimedBy.keys());
+}
+
+/** Matches the repository's folders to the service's and plans creates, moves, renames, adopts. */
+export function planFolders(ctx: PlanContext): FolderPlan {
+  const nodes = collectNodes(ctx);
+  const claimed = matchFolders(ctx, nodes);
+  const ops: Operation[] = [];
+  // nodes are sorted by depth in the final tree: moving in that order never puts a folder under
+  // its own descendant, because every new parent already sits at its final place
+  for (const node of nodes) {
+    const key = showPath(node.path);
+    const file = folderFile(node.desired);
+    const parentRef = node.parent ? folderRef(node.parent) : null;
+    if (!node.remote) {
+      node.createKey = `create_folder:${key}`;
+      node.placeKey = node.createKey;
+      ops.push({
+        kind: 'create_folder',
+        key: node.createKey,
+        dependsOn: node.parent?.createKey ? [node.parent.createKey] : [],
+        path: node.displayPath,
+        name: normalizeTitle(node.desired.name),
+        parent: parentRef,
+        ...(node.desired.order !== undefined ? { order: node.desired.order } : {}),
+        writeBack: { file },
+      });
+      continue;
+    }
+    const remote = node.remote;
+    const currentParent = remote.parentId !== null && ctx.remote.folder(remote.parentId) ? remote.parentId : null;
+    const wantedParent = node.parent ? (node.parent.remote?.id ?? undefined) : null;
+    let moved = false;
+    if (wantedParent === undefined || wantedParent !== currentParent) {
+      moved = true;
+      node.placeKey = `move_folder:${key}`;
+      const deps: string[] = [];
+      for (let p = node.parent; p; p = p.parent) if (p.placeKey) deps.push(p.placeKey);
+      ops.push({
+        kind: 'move_folder',
+        key: node.placeKey,
+        dependsOn: deps.reverse(),
+        id: remote.id,
+        fromPath: ctx.remote.folderPath(remote.id),
+        path: node.displayPath,
+        parent: parentRef,
+      });
+    }
+    const changes: FieldChange[] = [];
+    const name = normalizeTitle(node.desired.name);
+    if (normalizeTitle(remote.name) !== name) changes.push({ field: 'name', from: remote.name, to: name });
+    const order = node.desired.order;
+    if (order !== undefined && order !== remote.order) changes.push({ field: 'order', from: String(remote.order), to: String(order) });
+    const writeBack = node.adopted ? { file, id: remote.id } : undefined;
+    if (changes.length > 0) {
+      ops.push({
+        kind: 'update_folder',
+        key: `update_folder:${key}`,
+        dependsOn: [],
+        id: remote.id,
+        path: node.displayPath,
+        ...(changes.some((c) => c.field === 'name') ? { name } : {}),
+        ...(changes.some((c) => c.field === 'order') ? { order } : {}),
+        changes,
+        ...(writeBack ? { writeBack } : {}),
+      });
+    } else if (writeBack && !moved) {
+      ops.push({
+        kind: 'adopt',
+        key: `adopt_folder:${key}`,
+        dependsOn: [],
+        itemType: 'folder',
+        id: remote.id,
+        path: node.displayPath,
+        title: name,
+        writeBack,
+      });
+    }
+  }
+  return { nodes, byPath: new Map(nodes.map((n) => [pathKey(n.path), n])), ops, claimed };
+}

@@ -1,0 +1,16 @@
+/** The plan: desired × actual → operations, and their renderings. Pure throughout. */
+export type * from './operations.js';
+export { PLAN_FORMAT_VERSION, hasChanges } from './operations.js';
+export type { BuildPlanOptions } from './context.js';
+export { buildPlan, folderFingerprint, type BuildPlanResult } from './build-plan.js';
+export { summarize, summaryLine } from './summary.js';
+export {
+  applyPlanInMemory,
+  applyWriteBacksInMemory,
+  counterIdFactory,
+  simulatePlan,
+  type CreatedItem,
+  type IdFactory,
+  type SimulationResult,
+} from './simulate.js';
+export { normalizeText } from './normalize.js';

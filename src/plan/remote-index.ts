@@ -1,0 +1,91 @@
+import type { ActualState, RemoteCase, RemoteFolder, RemoteStepGroup } from '../model.js';
+
+/**
+ * The service's flat lists indexed for the diff: folder paths rebuilt from `parentId`, lookups by
+ * id and human id, and which folders lie inside `scope` (remote items outside it are ignored).
+ */
+export interface RemoteIndex {
+  folder(id: string): RemoteFolder | undefined;
+  /** names from the top; a dangling parent ends the path */
+  folderPath(id: string): string[];
+  children(parentId: string | null): RemoteFolder[];
+  /** inside `scope` (every folder when there is no scope) */
+  inScope(folderId: string): boolean;
+  /** a case by uuid or human id (case-insensitive) */
+  caseByRef(ref: string): RemoteCase | undefined;
+  casesIn(folderId: string): RemoteCase[];
+  stepGroupByRef(ref: string): RemoteStepGroup | undefined;
+  /** folders in scope, parents before children */
+  scopedFolders: RemoteFolder[];
+  scopedCases: RemoteCase[];
+}
+
+export function indexRemote(actual: ActualState, scope: readonly string[] | undefined): RemoteIndex {
+  const folders = new Map(actual.folders.map((f) => [f.id, f]));
+  const children = new Map<string | null, RemoteFolder[]>();
+  for (const f of actual.folders) {
+    const parent = f.parentId !== null && folders.has(f.parentId) ? f.parentId : null;
+    const list = children.get(parent) ?? [];
+    list.push(f);
+    children.set(parent, list);
+  }
+  const paths = new Map<string, string[]>();
+  const folderPath = (id: string): string[] => {
+    const cached = paths.get(id);
+    if (cached) return cached;
+    const chain: string[] = [];
+    const seen = new Set<string>();
+    let cur = folders.get(id);
+    // a corrupt tree with a cycle must not hang the plan
+    while (cur && !seen.has(cur.id)) {
+      seen.add(cur.id);
+      chain.unshift(cur.name);
+      cur = cur.parentId !== null ? folders.get(cur.parentId) : undefined;
+    }
+    paths.set(id, chain);
+    return chain;
+  };
+  const scopeSet = scope ? new Set(scope) : undefined;
+  const inScope = (folderId: string): boolean => {
+    if (!folders.has(folderId)) return false;
+    if (!scopeSet) return true;
+    return scopeSet.has(folderPath(folderId)[0]);
+  };
+
+  const scopedFolders: RemoteFolder[] = [];
+  const walk = (parent: string | null): void => {
+    for (const f of children.get(parent) ?? []) {
+      if (parent === null && scopeSet && !scopeSet.has(f.name)) continue;
+      scopedFolders.push(f);
+      walk(f.id);
+    }
+  };
+  walk(null);
+
+  const cases = new Map<string, RemoteCase>();
+  const casesByFolder = new Map<string, RemoteCase[]>();
+  for (const c of actual.cases) {
+    cases.set(`i:${c.id}`, c);
+    if (c.humanId) cases.set(`h:${c.humanId.toUpperCase()}`, c);
+    const list = casesByFolder.get(c.folderId) ?? [];
+    list.push(c);
+    casesByFolder.set(c.folderId, list);
+  }
+  const groups = new Map<string, RemoteStepGroup>();
+  for (const g of actual.stepGroups) {
+    groups.set(`i:${g.id}`, g);
+    if (g.humanId) groups.set(`h:${g.humanId.toUpperCase()}`, g);
+  }
+  const scopedIds = new Set(scopedFolders.map((f) => f.id));
+  return {
+    folder: (id) => folders.get(id),
+    folderPath,
+    children: (parentId) => children.get(parentId) ?? [],
+    inScope,
+    caseByRef: (ref) => cases.get(`i:${ref.trim()}`) ?? cases.get(`h:${ref.trim().toUpperCase()}`),
+    casesIn: (folderId) => casesByFolder.get(folderId) ?? [],
+    stepGroupByRef: (ref) => groups.get(`i:${ref.trim()}`) ?? groups.get(`h:${ref.trim().toUpperCase()}`),
+    scopedFolders,
+    scopedCases: actual.cases.filter((c) => scopedIds.has(c.folderId)),
+  };
+}

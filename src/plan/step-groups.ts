@@ -1,0 +1,225 @@
+import type { DesiredStepGroup, RemoteStepGroup } from '../model.js';
+import { problem, type PlanContext } from './context.js';
+import { normalizeText, normalizeTitle, sameList, sortedUnique } from './normalize.js';
+import type { FieldChange, Operation, Ref, StepGroupBody } from './operations.js';
+import { showSteps } from './show.js';
+
+/** What a `use:` step stands for: the group's steps and how to reference the group. */
+export interface UsedGroup {
+  ref: Ref;
+  /** for display: human id, or the local key of a group to be created */
+  label: string;
+  steps: { description: string; expected: string }[];
+  /** the create/update operation the using cases must wait for */
+  opKey?: string;
+  /** the remote id when the group exists */
+  remoteId?: string;
+}
+
+export interface StepGroupPlan {
+  ops: Operation[];
+  /** remote step group ids the repository claims */
+  claimed: Set<string>;
+  /** resolves a `use:` value (local key, human id or id); undefined when unknown */
+  resolveUse(value: string): UsedGroup | undefined;
+  /** the local keys, for messages */
+  localKeys: string[];
+}
+
+interface GroupMatch {
+  desired: DesiredStepGroup;
+  remote?: RemoteStepGroup;
+  adopted: boolean;
+}
+
+function matchGroups(ctx: PlanContext): GroupMatch[] {
+  const matches: GroupMatch[] = ctx.desired.stepGroups.map((desired) => ({ desired, adopted: false }));
+  const claimedBy = new Map<string, GroupMatch>();
+  for (const m of matches) {
+    const id = m.desired.id;
+    if (id === undefined) continue;
+    const remote = ctx.remote.stepGroupByRef(id);
+    if (!remote) {
+      problem(
+        ctx,
+        'unknown_id',
+        m.desired.file,
+        m.desired.lines.id,
+        `step group "${m.desired.title}" has id ${id}, which the service does not have`,
+        'remove the `id:` line to create it anew, or restore the item on the service',
+      );
+      continue;
+    }
+    const other = claimedBy.get(remote.id);
+    if (other) {
+      problem(ctx, 'duplicate_claim', m.desired.file, m.desired.lines.id, `step group ${id} is claimed by both ${other.desired.file} and ${m.desired.file}`, 'keep the id in one of them');
+      continue;
+    }
+    claimedBy.set(remote.id, m);
+    m.remote = remote;
+  }
+  const byTitle = new Map<string, RemoteStepGroup[]>();
+  for (const g of ctx.actual.stepGroups) {
+    if (claimedBy.has(g.id)) continue;
+    const t = normalizeTitle(g.title);
+    byTitle.set(t, [...(byTitle.get(t) ?? []), g]);
+  }
+  for (const m of matches) {
+    if (m.desired.id !== undefined) continue;
+    const candidates = byTitle.get(normalizeTitle(m.desired.title)) ?? [];
+    if (candidates.length > 1) {
+      problem(
+        ctx,
+        'ambiguous_match',
+        m.desired.file,
+        m.desired.lines.title,
+        `step group "${m.desired.title}" matches ${candidates.length} step groups on the service: ${candidates.map((c) => c.humanId || c.id).join(', ')}`,
+        'add `id:` to say which one it is',
+      );
+      continue;
+    }
+    const remote = candidates[0];
+    if (!remote) continue;
+    const other = claimedBy.get(remote.id);
+    if (other) {
+      problem(
+        ctx,
+        'duplicate_claim',
+        m.desired.file,
+        m.desired.lines.title,
+        `step groups ${other.desired.file} and ${m.desired.file} both match ${remote.humanId || remote.id} "${remote.title}"`,
+        'give the step groups different titles, or add `id:` to one of them',
+      );
+      continue;
+    }
+    claimedBy.set(remote.id, m);
+    m.remote = remote;
+    m.adopted = true;
+  }
+  return matches;
+}
+
+function groupBody(ctx: PlanContext, g: DesiredStepGroup): StepGroupBody {
+  const body: StepGroupBody = {
+    title: normalizeTitle(g.title),
+    steps: g.steps.map((s) => ({ description: normalizeText(s.action), expected: normalizeText(s.expected) })),
+  };
+  if (g.description !== undefined) body.description = normalizeText(g.description);
+  if (g.labels !== undefined) {
+    const ids: string[] = [];
+    for (const l of g.labels) {
+      const r = ctx.resolver.label(l);
+      if (r.ok) ids.push(r.id);
+      else problem(ctx, 'unknown_label', g.file, g.lines.labels, r.error.message, r.error.hint);
+    }
+    body.labelIds = sortedUnique(ids);
+  }
+  return body;
+}
+
+function groupChanges(ctx: PlanContext, body: StepGroupBody, remote: RemoteStepGroup): FieldChange[] {
+  const changes: FieldChange[] = [];
+  if (normalizeTitle(remote.title) !== body.title) changes.push({ field: 'title', from: remote.title, to: body.title });
+  if (body.description !== undefined && normalizeText(remote.description) !== body.description) {
+    changes.push({ field: 'description', from: normalizeText(remote.description), to: body.description });
+  }
+  if (body.labelIds !== undefined && remote.labelIds !== undefined && !sameList(sortedUnique(remote.labelIds), body.labelIds)) {
+    changes.push({ field: 'labels', from: ctx.resolver.showLabels(remote.labelIds), to: ctx.resolver.showLabels(body.labelIds) });
+  }
+  const remoteSteps = [...remote.steps]
+    .sort((a, b) => a.order - b.order)
+    .map((s) => ({ description: normalizeText(s.description), expected: normalizeText(s.expected) }));
+  const same =
+    remoteSteps.length === body.steps.length &&
+    remoteSteps.every((s, i) => s.description === body.steps[i].description && s.expected === body.steps[i].expected);
+  if (!same) changes.push({ field: 'steps', from: showSteps(remoteSteps), to: showSteps(body.steps) });
+  return changes;
+}
+
+/** Matches step groups (project-wide), plans their creates, updates and adopts. */
+export function planStepGroups(ctx: PlanContext): StepGroupPlan {
+  const matches = matchGroups(ctx);
+  const ops: Operation[] = [];
+  const byUse = new Map<string, UsedGroup>();
+  for (const m of matches) {
+    const g = m.desired;
+    const body = groupBody(ctx, g);
+    let used: UsedGroup;
+    if (!m.remote) {
+      const key = `create_step_group:${g.key}`;
+      ops.push({
+        kind: 'create_step_group',
+        key,
+        dependsOn: [],
+        localKey: g.key,
+        body,
+        writeBack: { file: g.file },
+        changes: createChanges(ctx, body),
+      });
+      used = { ref: { op: key }, label: g.key, steps: body.steps, opKey: key };
+    } else {
+      const remote = m.remote;
+      const changes = groupChanges(ctx, body, remote);
+      const writeBack = m.adopted ? { file: g.file, id: remote.humanId || remote.id } : undefined;
+      let opKey: string | undefined;
+      if (changes.length > 0) {
+        opKey = `update_step_group:${g.key}`;
+        ops.push({
+          kind: 'update_step_group',
+          key: opKey,
+          dependsOn: [],
+          id: remote.id,
+          humanId: remote.humanId,
+          localKey: g.key,
+          body,
+          changes,
+          ...(writeBack ? { writeBack } : {}),
+        });
+      } else if (writeBack) {
+        ops.push({
+          kind: 'adopt',
+          key: `adopt_step_group:${g.key}`,
+          dependsOn: [],
+          itemType: 'step_group',
+          id: remote.id,
+          humanId: remote.humanId,
+          path: [],
+          title: body.title,
+          writeBack,
+        });
+      }
+      used = { ref: { id: remote.id }, label: remote.humanId || g.key, steps: body.steps, opKey, remoteId: remote.id };
+    }
+    byUse.set(`k:${g.key}`, used);
+    if (g.id !== undefined) byUse.set(`r:${g.id.trim().toUpperCase()}`, used);
+    if (m.remote) {
+      byUse.set(`r:${m.remote.id.toUpperCase()}`, used);
+      if (m.remote.humanId) byUse.set(`r:${m.remote.humanId.toUpperCase()}`, used);
+    }
+  }
+  const resolveUse = (value: string): UsedGroup | undefined => {
+    const v = value.trim();
+    const local = byUse.get(`k:${v}`) ?? byUse.get(`r:${v.toUpperCase()}`);
+    if (local) return local;
+    const remote = ctx.remote.stepGroupByRef(v);
+    if (!remote) return undefined;
+    return {
+      ref: { id: remote.id },
+      label: remote.humanId || remote.id,
+      remoteId: remote.id,
+      steps: [...remote.steps]
+        .sort((a, b) => a.order - b.order)
+        .map((s) => ({ description: normalizeText(s.description), expected: normalizeText(s.expected) })),
+    };
+  };
+  const claimed = new Set(matches.filter((m) => m.remote).map((m) => m.remote!.id));
+  return { ops, claimed, resolveUse, localKeys: matches.map((m) => m.desired.key) };
+}
+
+function createChanges(ctx: PlanContext, body: StepGroupBody): FieldChange[] {
+  const changes: FieldChange[] = [{ field: 'title', from: '', to: body.title }];
+  if (body.description) changes.push({ field: 'description', from: '', to: body.description });
+  if (body.labelIds && body.labelIds.length > 0) changes.push({ field: 'labels', from: '', to: ctx.resolver.showLabels(body.labelIds) });
+  if (body.steps.length > 0) changes.push({ field: 'steps', from: '', to: showSteps(body.steps) });
+  return changes;
+}

@@ -1,0 +1,52 @@
+import type { Operation, Plan, PlanSummary } from './operations.js';
+
+/**
+ * Counts operations by what they do to the service. Every operation counts once: a case that
+ * moves and changes is one update. `adopt` counts natural-key matches whose id is written back,
+ * whether or not the item also changes (so it overlaps with `update`), because the reviewer's
+ * question it answers is "how many files will apply touch besides the service".
+ */
+export function summarize(ops: readonly Operation[]): PlanSummary {
+  const s: PlanSummary = { create: 0, update: 0, move: 0, delete: 0, adopt: 0 };
+  for (const op of ops) {
+    switch (op.kind) {
+      case 'create_folder':
+      case 'create_step_group':
+      case 'create_case':
+        s.create++;
+        break;
+      case 'update_folder':
+      case 'update_step_group':
+      case 'update_case':
+        s.update++;
+        if (op.writeBack) s.adopt++;
+        break;
+      case 'move_folder':
+      case 'move_case':
+        s.move++;
+        if (op.writeBack) s.adopt++;
+        break;
+      case 'delete_folder':
+      case 'delete_step_group':
+      case 'delete_case':
+        s.delete++;
+        break;
+      case 'adopt':
+        s.adopt++;
+        break;
+    }
+  }
+  return s;
+}
+
+/**
+ * `Plan: 2 to create, 1 to update, 1 to move, 0 to delete.`, with `, 3 to adopt (ids written
+ * back)` before the full stop when natural-key matches write ids back, or
+ * `No changes. The service matches the repository.`
+ */
+export function summaryLine(plan: Pick<Plan, 'summary' | 'operations'>): string {
+  if (plan.operations.length === 0) return 'No changes. The service matches the repository.';
+  const s = plan.summary;
+  const adopt = s.adopt > 0 ? `, ${s.adopt} to adopt (ids written back)` : '';
+  return `Plan: ${s.create} to create, ${s.update} to update, ${s.move} to move, ${s.delete} to delete${adopt}.`;
+}
