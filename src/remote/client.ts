@@ -227,12 +227,11 @@ export function createClient(options: ClientOptions): TmsClient {
     if (contentType) headers['content-type'] = contentType;
     return lanes[lane].add(
       async () => {
-        const release = await gate.acquire(lane, signal);
-        const start = clock.now();
+        const { release, at: start } = await gate.acquire(lane, signal);
         counters.requests++;
         counters.byEndpoint[ep.name] = (counters.byEndpoint[ep.name] ?? 0) + 1;
         if (n > 1) counters.retries++;
-        const event: RequestEvent = { endpoint: ep.name, method: ep.method, path: logPath, durationMs: 0, attempt: n, lane };
+        const event: RequestEvent = { endpoint: ep.name, method: ep.method, path: logPath, startedAt: start, durationMs: 0, attempt: n, lane };
         try {
           let res: RawResponse;
           try {

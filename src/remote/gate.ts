@@ -10,8 +10,14 @@ export interface GateOptions {
   clock: Clock;
 }
 
+/** A granted start: `at` is when it was granted (clock ms), `release` gives the slot back once. */
+export interface GateSlot {
+  at: number;
+  release: () => void;
+}
+
 interface Waiter {
-  resolve: (release: () => void) => void;
+  resolve: (slot: GateSlot) => void;
   reject: (err: unknown) => void;
   signal?: AbortSignal;
   onAbort?: () => void;
@@ -44,8 +50,8 @@ export class RequestGate {
     this.clock = options.clock;
   }
 
-  /** Waits for a slot; the returned function gives it back (call it once the answer is read). */
-  acquire(lane: Lane, signal?: AbortSignal): Promise<() => void> {
+  /** Waits for a slot; give it back with `release()` once the answer is read. */
+  acquire(lane: Lane, signal?: AbortSignal): Promise<GateSlot> {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) {
         reject(signal.reason);
@@ -107,11 +113,14 @@ export class RequestGate {
       this.starts.push(now);
       if (this.starts.length > this.cap) this.starts.splice(0, this.starts.length - this.cap);
       let released = false;
-      w.resolve(() => {
-        if (released) return;
-        released = true;
-        this.inFlight--;
-        this.pump();
+      w.resolve({
+        at: now,
+        release: () => {
+          if (released) return;
+          released = true;
+          this.inFlight--;
+          this.pump();
+        },
       });
     }
   }

@@ -1,7 +1,7 @@
 export { ApiError, isAmbiguous, defaultHint, type ApiErrorCode, type ApiErrorInit } from './api-error.js';
 export { createClient, type CallRequest, type ClientStats, type TmsClient } from './client.js';
 export { systemClock, scaledClock, type Clock } from './clock.js';
-export { RequestGate, type Lane, type GateOptions } from './gate.js';
+export { RequestGate, type Lane, type GateOptions, type GateSlot } from './gate.js';
 export { CLIENT_DEFAULTS, type ClientOptions, type RequestEvent } from './options.js';
 export {
   defaultRetryPolicy,

@@ -12,6 +12,8 @@ export interface RequestEvent {
   status?: number;
   /** ApiError code when the attempt failed (network, timeout, rate_limited, …) */
   error?: string;
+  /** when the attempt started, on the client's clock (ms) */
+  startedAt: number;
   /** from the start of sending to the end of the answer (queue time excluded) */
   durationMs: number;
   /** 1 for the first try, 2 for the first retry, … */
