@@ -1,0 +1,87 @@
+import type { ApplyProgress } from './executor.js';
+
+/**
+ * Apply's progress for stderr: on a terminal a bar redrawn in place (done/total, rate, ETA); else
+ * one line every few seconds, so CI logs show the run is alive without filling up.
+ *
+ * The reporter only formats and decides when; the caller gives it a `write` (the CLI's stderr).
+ */
+export interface ProgressReporterOptions {
+  /** receives the text to print; bar frames start with `\r` and carry no newline */
+  write: (text: string) => void;
+  /** draw a bar in place (stderr is a terminal) */
+  tty: boolean;
+  /** line mode: at most one line per interval. @default 5000 */
+  intervalMs?: number;
+  /** bar mode: at most one redraw per interval. @default 100 */
+  redrawMs?: number;
+  /** milliseconds, injectable for tests. @default performance.now */
+  now?: () => number;
+  /** bar width in characters. @default 30 */
+  width?: number;
+}
+
+export interface ProgressReporter {
+  update(progress: ApplyProgress): void;
+  /** prints a line if one is due (call it from a timer so a stalled run still reports) */
+  tick(): void;
+  /** ends the bar (a last frame and a newline); lines mode prints nothing more */
+  finish(): void;
+}
+
+export function createProgressReporter(options: ProgressReporterOptions): ProgressReporter {
+  const now = options.now ?? (() => performance.now());
+  const interval = options.tty ? (options.redrawMs ?? 100) : (options.intervalMs ?? 5000);
+  const width = options.width ?? 30;
+  const start = now();
+  let last: ApplyProgress | undefined;
+  let lastPrint = start;
+  let drawn = false;
+  let finished = false;
+
+  const render = (p: ApplyProgress): string => {
+    const elapsed = Math.max(0.001, (now() - start) / 1000);
+    const rate = p.done / elapsed;
+    const left = p.total - p.done;
+    const eta = rate > 0 ? formatDuration(left / rate) : '?';
+    const failed = p.failed > 0 ? `, ${p.failed} failed` : '';
+    const stats = `${p.done}/${p.total}${failed}  ${rate.toFixed(1)}/s  ETA ${left === 0 ? '0s' : eta}`;
+    if (!options.tty) return `apply: ${stats}`;
+    const filled = p.total === 0 ? width : Math.round((p.done / p.total) * width);
+    return `\r\x1b[K[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${stats}`;
+  };
+
+  const print = (force: boolean) => {
+    if (!last || finished) return;
+    const t = now();
+    if (!force && t - lastPrint < interval) return;
+    lastPrint = t;
+    drawn = true;
+    options.write(render(last));
+  };
+
+  return {
+    update(p) {
+      last = p;
+      print(false);
+    },
+    tick() {
+      print(false);
+    },
+    finish() {
+      if (options.tty && drawn && last) {
+        print(true);
+        options.write('\n');
+      }
+      finished = true;
+    },
+  };
+}
+
+/** `45s`, `3m05s`, `1h02m`. */
+export function formatDuration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { createProgressReporter, formatDuration } from '../../src/apply/progress.js';
+
+describe('progress reporter', () => {
+  it('prints at most one line every five seconds when stderr is not a terminal, with rate and ETA', () => {
+    let t = 0;
+    const out: string[] = [];
+    const r = createProgressReporter({ write: (s) => out.push(s), tty: false, now: () => t });
+    t = 1000;
+    r.update({ total: 100, done: 10, failed: 0, inFlight: 4 });
+    t = 5000;
+    r.update({ total: 100, done: 50, failed: 1, inFlight: 4 });
+    t = 6000;
+    r.update({ total: 100, done: 60, failed: 1, inFlight: 4 });
+    t = 9999;
+    r.tick();
+    t = 10_000;
+    r.tick();
+    r.finish();
+    expect(out).toEqual(['apply: 50/100, 1 failed  10.0/s  ETA 5s', 'apply: 60/100, 1 failed  6.0/s  ETA 7s']);
+  });
+
+  it('redraws a bar in place on a terminal and ends it with a newline', () => {
+    let t = 0;
+    const out: string[] = [];
+    const r = createProgressReporter({ write: (s) => out.push(s), tty: true, now: () => t, width: 10 });
+    t = 2000;
+    r.update({ total: 4, done: 2, failed: 0, inFlight: 1 });
+    t = 2050;
+    r.update({ total: 4, done: 3, failed: 0, inFlight: 1 });
+    r.finish();
+    expect(out[0]).toBe('\r\x1b[K[#####-----] 2/4  1.0/s  ETA 2s');
+    expect(out[1]).toContain('[########--] 3/4');
+    expect(out[2]).toBe('\n');
+  });
+
+  it('prints nothing when no operation ever reported progress', () => {
+    const out: string[] = [];
+    const r = createProgressReporter({ write: (s) => out.push(s), tty: true });
+    r.tick();
+    r.finish();
+    expect(out).toEqual([]);
+  });
+
+  it('formats durations in seconds, minutes and hours', () => {
+    expect([formatDuration(4.4), formatDuration(185), formatDuration(3720)]).toEqual(['4s', '3m05s', '1h02m']);
+  });
+});
