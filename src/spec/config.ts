@@ -3,7 +3,7 @@ import { basename, dirname, isAbsolute, normalize, resolve } from 'node:path';
 import { TmsyncError, ValidationError, type Problem } from '../errors.js';
 import type { CaseDefaults } from '../model.js';
 import { configSchema, type ConfigInput } from './schemas.js';
-import { locate, parseYamlFile, posOf, problemAt, type ParsedYaml } from './yaml-source.js';
+import { locate, parseYamlFile, posOf, problemAt, sortProblems, type ParsedYaml } from './yaml-source.js';
 import { zodProblems } from './zod-problems.js';
 
 /** A named target for `--profile` (migrations, staging). */
@@ -67,7 +67,7 @@ export function parseDuration(value: number | string): number {
 }
 
 const API_KEY_HINT =
-  'remove it (and rotate the key if the file was ever committed); tmsync reads the key from TMSYNC_API_KEY or the variable a profile names in `api_key_env`';
+  'remove it, and rotate the key if the file was ever committed; tmsync reads the key from TMSYNC_API_KEY or from the variable a profile names in `api_key_env`';
 
 /**
  * Reads and checks `tmsync.yaml`. Throws `config_not_found` when the file is missing and a
@@ -102,7 +102,7 @@ export async function readConfig(
   }
   const { config, problems } = parseConfigText(basename(abs), text);
   const failed = problems.some((p) => p.severity !== 'warning');
-  return { ...(config && !failed ? { config } : {}), problems, root: dirname(abs), file: abs };
+  return { ...(config && !failed ? { config } : {}), problems: sortProblems(problems), root: dirname(abs), file: abs };
 }
 
 /** Checks the text of a configuration file; `file` is the name used in problems. */

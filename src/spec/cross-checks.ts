@@ -37,7 +37,7 @@ export function crossFileProblems(input: CrossCheckInput): Problem[] {
         ...at(it.file, it.pos),
         code: 'duplicate_id',
         message: `id \`${it.id}\` is also the id of ${prev.file}:${prev.pos?.line ?? 1}:${prev.pos?.col ?? 1}; two files cannot describe one ${it.what}`,
-        hint: 'remove the `id` line from the copy (it becomes a new item) or delete one of the files',
+        hint: 'delete one of the files, or remove the `id` line from the copy to make it a new item',
       });
     }
   };
@@ -54,6 +54,7 @@ export function crossFileProblems(input: CrossCheckInput): Problem[] {
     items: Parsed<T>[],
     keyOf: (item: T) => string,
     describe: (item: T) => string,
+    what: string,
   ) => {
     const groups = new Map<string, Parsed<T>[]>();
     for (const it of items) {
@@ -69,7 +70,7 @@ export function crossFileProblems(input: CrossCheckInput): Problem[] {
         problems.push({
           ...at(it.item.file, it.titlePos),
           code: 'duplicate_title',
-          message: `${describe(it.item)} \`${it.item.title}\` is also the title of ${first.item.file}; tmsync matches items without id by title, so this one is ambiguous`,
+          message: `${describe(it.item)} \`${it.item.title}\` like ${first.item.file}; items without id are matched by ${what}, so this is ambiguous`,
           hint: 'rename one of them, or give both an `id`',
         });
       }
@@ -78,9 +79,10 @@ export function crossFileProblems(input: CrossCheckInput): Problem[] {
   duplicateTitles(
     input.cases,
     (c) => `${c.folderPath.join('\u0000')}\u0001${c.title}`,
-    (c) => `the test case in \`${c.folderPath.join('/')}\` titled`,
+    (c) => `a second test case in folder \`${c.folderPath.join('/')}\` is titled`,
+    'folder and title',
   );
-  duplicateTitles(input.stepGroups, (g) => g.title, () => 'the step group titled');
+  duplicateTitles(input.stepGroups, (g) => g.title, () => 'a second step group is titled', 'title');
 
   // step group keys: `a.yaml` and `a.yml` would both be `use: a`
   const keys = new Map<string, DesiredStepGroup>();

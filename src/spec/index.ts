@@ -33,3 +33,4 @@ export {
   STEP_GROUP_ID_PATTERN,
   FOLDER_ID_PATTERN,
 } from './schemas.js';
+export { GITIGNORE_LINE, STARTER_STEP_GROUP_KEY, starterFiles, type StarterFile } from './starter.js';

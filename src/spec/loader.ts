@@ -8,6 +8,9 @@ import type { TmsyncConfig } from './config.js';
 import { crossFileProblems } from './cross-checks.js';
 import { folderNameProblem, parseFolderFile, type ParsedFolderFile } from './folder-file.js';
 import { byName, listStepGroupFiles, mapLimit, walkCasesDir } from './walk.js';
+import { sortProblems } from './yaml-source.js';
+
+export { sortProblems };
 
 /** Files read at once: enough to hide disk latency, few enough to stay far from EMFILE. */
 const READ_CONCURRENCY = 64;
@@ -42,7 +45,7 @@ export async function loadRepository(root: string, config: TmsyncConfig): Promis
       col: 1,
       code: 'cases_dir_missing',
       message: `the cases directory \`${config.casesDir}\` does not exist`,
-      hint: 'create it (one directory per folder), or set `cases_dir` in tmsync.yaml',
+      hint: 'create it with one directory per folder, or set `cases_dir` in tmsync.yaml',
     });
   }
   const dirs = walked?.dirs ?? [];
@@ -219,8 +222,4 @@ export function hashContents(contents: ReadonlyMap<string, string>): string {
     h.update('\u0000');
   }
   return h.digest('hex');
-}
-
-export function sortProblems(problems: Problem[]): Problem[] {
-  return problems.sort((a, b) => byName(a.file, b.file) || a.line - b.line || a.col - b.col || byName(a.message, b.message));
 }

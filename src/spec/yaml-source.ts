@@ -209,3 +209,12 @@ export function valueAt(data: unknown, path: YamlPath): unknown {
   }
   return cur;
 }
+
+const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Problems in reading order: by file, then position. Sorts in place and returns the array. */
+export function sortProblems(problems: Problem[]): Problem[] {
+  return problems.sort(
+    (a, b) => byCodeUnits(a.file, b.file) || a.line - b.line || a.col - b.col || byCodeUnits(a.message, b.message),
+  );
+}

@@ -157,6 +157,9 @@ export function zodProblems(p: ParsedYaml, issues: readonly z.core.$ZodIssue[], 
       }
       case 'invalid_type': {
         if (value === undefined) {
+          const parent = valueAt(p.data, path.slice(0, -1));
+          // a `use:` in a step group has its own message; "missing action" would only add noise
+          if (kind === 'step_group' && isPlainObject(parent) && 'use' in parent) return;
           const parentLoc = locate(p.root, path.slice(0, -1));
           const name = fieldName(path);
           const hint =
@@ -234,7 +237,7 @@ function typeProblem(
       posOf(p, loc.keyNode ?? loc.nearest),
       'empty_value',
       `${name} has no value`,
-      expected === 'a text' ? 'write a value (`""` for an empty text) or remove the line' : 'write a value or remove the line',
+      expected === 'a text' ? 'write a value, `""` for an empty text, or remove the line' : 'write a value or remove the line',
     );
   }
   const src = sourceOf(p, loc.node);

@@ -1,0 +1,49 @@
+import { join, relative, resolve } from 'node:path';
+import { formatProblem, type Problem } from '../../errors.js';
+import { validateRepository } from '../../spec/index.js';
+import type { CliIo, GlobalOptions } from '../io.js';
+
+export interface ValidateOptions extends GlobalOptions {
+  /** positional: [dir] (default `.`) */
+  args: string[];
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/**
+ * `tmsync validate [DIR]`: every problem of tmsync.yaml and the repository, offline.
+ * Exit 0 when there are no errors (warnings are shown but pass), 1 otherwise.
+ */
+export async function runValidate(options: ValidateOptions, io: CliIo): Promise<number> {
+  const dir = resolve(options.cwd, options.args[0] ?? '.');
+  const configFile = options.config ? resolve(options.cwd, options.config) : undefined;
+  const result = await validateRepository(dir, configFile ? { configFile } : {});
+  const errors = result.problems.filter((p) => p.severity !== 'warning');
+  const warnings = result.problems.length - errors.length;
+
+  if (options.json) {
+    const problems = result.problems.map((p) => ({ ...p, severity: p.severity ?? 'error' }));
+    io.stdout(JSON.stringify({ valid: errors.length === 0, problems }));
+  } else {
+    // paths relative to where the user stands, so terminals and editors can open them
+    const shown = (p: Problem): Problem => ({
+      ...p,
+      file: relative(options.cwd, join(result.root, p.file)) || p.file,
+      message: p.severity === 'warning' ? `warning: ${p.message}` : p.message,
+    });
+    for (const p of result.problems) io.stderr(formatProblem(shown(p)));
+  }
+
+  const s = result.state;
+  const contents = s
+    ? `${plural(s.cases.length, 'test case')} in ${plural(s.folders.length, 'folder')}, ${plural(s.stepGroups.length, 'step group')}`
+    : undefined;
+  if (errors.length > 0) {
+    io.stderr(
+      `${plural(errors.length, 'problem')}${warnings ? ` and ${plural(warnings, 'warning')}` : ''}; fix the files listed and run \`tmsync validate\` again.`,
+    );
+    return 1;
+  }
+  io.stderr(`Valid: ${contents ?? 'the repository'}${warnings ? ` (${plural(warnings, 'warning')})` : ''}.`);
+  return 0;
+}

@@ -1,0 +1,77 @@
+import { schemaComment } from './schema-comment.js';
+
+/** One file `tmsync init` writes (path relative to the new repository, `/`-separated). */
+export interface StarterFile {
+  path: string;
+  content: string;
+}
+
+export const STARTER_STEP_GROUP_KEY = 'sign-in';
+
+/**
+ * The starter repository: a commented tmsync.yaml aimed at the local emulator
+ * (`tmsync serve --seed demo`), one case that uses one step group. It validates clean.
+ */
+export function starterFiles(): StarterFile[] {
+  const config = 'tmsync.yaml';
+  const example = 'cases/Example/first-case.yaml';
+  const group = `step_groups/${STARTER_STEP_GROUP_KEY}.yaml`;
+  return [
+    {
+      path: config,
+      content: `# ${schemaComment('config', config)}
+# tmsync configuration. The API key is never written here: export TMSYNC_API_KEY
+# (or set a profile's api_key_env) before \`tmsync plan\`.
+
+# project id, human id prefix or exact name (\`tmsync serve --seed demo\` creates DEMO)
+project: DEMO
+# the service, ending in /api/v1 (or env TMSYNC_BASE_URL); this is the local emulator
+base_url: http://127.0.0.1:4010/api/v1
+
+cases_dir: cases              # one directory per folder, one file per test case
+step_groups_dir: step_groups  # one file per step group; the file stem is its key
+
+# scope: [Example]            # only these top-level folders are managed
+
+defaults:                     # used when a new case leaves a field out
+  type: Functional
+  status: Draft
+  priority: Medium
+  automation_type: Not Automated
+  # owner: qa-lead@example.com
+
+rate_limit: 8                 # requests per second
+concurrency: 4                # requests in flight
+`,
+    },
+    {
+      path: example,
+      content: `# ${schemaComment('test-case', example)}
+# One test case per file; its directory (cases/Example) is its folder.
+# \`tmsync apply\` adds an \`id:\` line once the case exists on the service.
+title: Sign in and open the dashboard
+description: An example case; edit it or replace it with your own.
+steps:
+  - use: ${STARTER_STEP_GROUP_KEY}  # the steps of step_groups/${STARTER_STEP_GROUP_KEY}.yaml
+  - action: Open the dashboard
+    expected: The latest activity is listed
+`,
+    },
+    {
+      path: group,
+      content: `# ${schemaComment('step-group', group)}
+# A step group: steps several cases share, used with \`use: ${STARTER_STEP_GROUP_KEY}\`.
+title: Sign in
+description: Signs in with a test account.
+steps:
+  - action: Open /login
+    expected: The sign-in form shows
+  - action: Sign in with a test account
+    expected: The dashboard shows
+`,
+    },
+  ];
+}
+
+/** The line `init` makes sure `.gitignore` has: tmsync's journal and local state. */
+export const GITIGNORE_LINE = '.tmsync/';
