@@ -1,0 +1,45 @@
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startEmulator } from '../../src/emulator/index.js';
+import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
+import { createClient, fetchState, type TmsClient } from '../../src/remote/index.js';
+import { loadConfig, loadRepository } from '../../src/spec/index.js';
+import { buildPlan } from '../../src/plan/index.js';
+import type { ActualState } from '../../src/model.js';
+import type { Plan } from '../../src/plan/operations.js';
+
+export const API_KEY = 'test-key-apply';
+export const EXAMPLES = resolve(import.meta.dirname, '../../examples');
+
+/** An emulator on port 0 with the demo project. */
+export function emulator(options: Partial<EmulatorOptions> = {}): Promise<RunningEmulator> {
+  return startEmulator({ memory: true, apiKeys: [API_KEY], seed: 'demo', port: 0, ...options });
+}
+
+/** Copies examples/ into a temp dir pointing at the emulator (never writes the checked-in files). */
+export async function copyExamples(baseUrl: string, extraConfig = ''): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'tmsync-apply-'));
+  await cp(EXAMPLES, dir, { recursive: true });
+  const cfg = join(dir, 'tmsync.yaml');
+  let text = await readFile(cfg, 'utf8');
+  text = text.replace(/^base_url:.*$/m, `base_url: ${baseUrl}`).replace('OWNER_PLACEHOLDER', 'qa-lead@example.com');
+  await writeFile(cfg, `${text}\n${extraConfig}`);
+  return dir;
+}
+
+export function client(baseUrl: string, extra: Record<string, unknown> = {}): TmsClient {
+  return createClient({ baseUrl, apiKey: API_KEY, rateLimit: 1000, concurrency: 8, retryBaseMs: 5, retryMaxDelayMs: 50, ...extra });
+}
+
+/** Loads the repository and the service and builds a fresh plan (throws on problems). */
+export async function planFor(root: string, c: TmsClient, options: { prune?: boolean } = {}): Promise<{ plan: Plan; actual: ActualState }> {
+  const { config } = await loadConfig(join(root, 'tmsync.yaml'));
+  const { state, problems } = await loadRepository(root, config);
+  const errors = problems.filter((p) => p.severity !== 'warning');
+  if (errors.length) throw new Error(`repository problems: ${JSON.stringify(errors)}`);
+  const actual = await fetchState(c, config.project!, { scope: config.scope });
+  const built = buildPlan(state, actual, options);
+  if (built.problems.length) throw new Error(`plan problems: ${JSON.stringify(built.problems)}`);
+  return { plan: built.plan, actual };
+}
