@@ -1,0 +1,136 @@
+import type { DesiredCaseFields, DesiredStep, RemoteCase, RemoteStep, RemoteStepGroup } from '../model.js';
+import { normalizeText } from '../plan/normalize.js';
+import type { LookupKind, Resolver } from '../plan/resolve.js';
+
+/**
+ * Remote items → the fields a repository file holds: ids turned back into names (lookup names,
+ * user emails, label names) and runs of step-group steps folded back into `use:`.
+ *
+ * A name is written only when it resolves back to the same id (names are matched
+ * case-insensitively and aliases also count, so two entries may share a spelling); otherwise
+ * the id itself is written, which always resolves. Either way `pull` then `plan` sees no change.
+ */
+
+export interface FieldWarning {
+  code: string;
+  message: string;
+}
+
+export interface FieldContext {
+  resolver: Resolver;
+  stepGroups: ReadonlyMap<string, RemoteStepGroup>;
+  /** step group id → what `use:` should say (the local key) */
+  useName: (groupId: string) => string | undefined;
+  /** false when the service did not report labels of cases: `labels:` is left out */
+  labelsReadable: boolean;
+}
+
+/** The name of a lookup id when it maps back to the same id; the id otherwise. */
+export function lookupName(resolver: Resolver, kind: LookupKind, id: string): string {
+  const name = resolver.showLookup(kind, id);
+  const back = resolver.lookup(kind, name);
+  return back.ok && back.id === id ? name : id;
+}
+
+export function userName(resolver: Resolver, id: string): string {
+  const email = resolver.showUser(id);
+  const back = resolver.user(email);
+  return back.ok && back.id === id ? email : id;
+}
+
+export function labelNames(resolver: Resolver, ids: readonly string[]): string[] {
+  return ids.map((id) => {
+    const name = resolver.showLabels([id]);
+    const back = resolver.label(name);
+    return back.ok && back.id === id ? name : id;
+  });
+}
+
+const sameStep = (a: { description: string; expected: string }, b: { description: string; expected: string }) =>
+  normalizeText(a.description) === normalizeText(b.description) && normalizeText(a.expected) === normalizeText(b.expected);
+
+/**
+ * Individual steps → repository steps. A run of consecutive steps carrying one step group id
+ * becomes `use:` when it is the group's steps (once or several times over); a run that does not
+ * match the group (edited since, or the group is gone) stays as plain steps, with a warning,
+ * because a `use:` would change the case.
+ */
+export function foldSteps(
+  steps: readonly RemoteStep[],
+  ctx: Pick<FieldContext, 'stepGroups' | 'useName'>,
+  where: string,
+): { steps: DesiredStep[]; warnings: FieldWarning[] } {
+  const sorted = [...steps].sort((a, b) => a.order - b.order);
+  const out: DesiredStep[] = [];
+  const warnings: FieldWarning[] = [];
+  let i = 0;
+  while (i < sorted.length) {
+    const gid = sorted[i].stepGroupId;
+    if (!gid) {
+      out.push({ kind: 'step', action: sorted[i].description, expected: sorted[i].expected });
+      i += 1;
+      continue;
+    }
+    let j = i;
+    while (j < sorted.length && sorted[j].stepGroupId === gid) j += 1;
+    const run = sorted.slice(i, j);
+    const group = ctx.stepGroups.get(gid);
+    const use = group ? ctx.useName(gid) : undefined;
+    const n = group?.steps.length ?? 0;
+    const groupSteps = group ? [...group.steps].sort((a, b) => a.order - b.order) : [];
+    const folds =
+      group !== undefined &&
+      use !== undefined &&
+      n > 0 &&
+      run.length % n === 0 &&
+      run.every((s, k) => sameStep(s, groupSteps[k % n]));
+    if (folds) {
+      for (let k = 0; k < run.length / n; k += 1) out.push({ kind: 'use', use: use! });
+    } else {
+      warnings.push({
+        code: 'unfoldable_steps',
+        message: group
+          ? `${where}: ${run.length} step${run.length === 1 ? '' : 's'} from step group ${group.humanId || gid} no longer match the group's steps; written as plain steps`
+          : `${where}: ${run.length} step${run.length === 1 ? '' : 's'} refer to a step group (${gid}) the service no longer has; written as plain steps`,
+      });
+      for (const s of run) out.push({ kind: 'step', action: s.description, expected: s.expected });
+    }
+    i = j;
+  }
+  return { steps: out, warnings };
+}
+
+/** The template a case is written with: TCD stays TCD, anything else is a list of steps. */
+export function caseTemplate(c: RemoteCase): 'STEPS' | 'TCD' {
+  return c.templateType.toUpperCase() === 'TCD' ? 'TCD' : 'STEPS';
+}
+
+/**
+ * Every field of a remote case as a repository writes it. Empty texts and empty references are
+ * left out: an absent field means "leave it as the service has it", which is exactly what it is.
+ */
+export function remoteCaseFields(c: RemoteCase, ctx: FieldContext, where: string): { fields: DesiredCaseFields; warnings: FieldWarning[] } {
+  const { resolver } = ctx;
+  const fields: DesiredCaseFields = {};
+  let warnings: FieldWarning[] = [];
+  if (c.description) fields.description = c.description;
+  if (c.preconditions) fields.preconditions = c.preconditions;
+  const template = caseTemplate(c);
+  fields.template = template;
+  if (c.typeId) fields.type = lookupName(resolver, 'type', c.typeId);
+  if (c.statusId) fields.status = lookupName(resolver, 'status', c.statusId);
+  if (c.priorityId) fields.priority = lookupName(resolver, 'priority', c.priorityId);
+  if (c.automationTypeId) fields.automationType = lookupName(resolver, 'automation_type', c.automationTypeId);
+  if (c.ownerId) fields.owner = userName(resolver, c.ownerId);
+  if (c.reviewerId) fields.reviewer = userName(resolver, c.reviewerId);
+  if (ctx.labelsReadable && c.labelIds && c.labelIds.length > 0) fields.labels = labelNames(resolver, c.labelIds);
+  if (template === 'TCD') {
+    fields.stepsText = c.steps ?? '';
+    if (c.expectedResults) fields.expectedResults = c.expectedResults;
+  } else {
+    const folded = foldSteps(c.individualSteps, ctx, where);
+    fields.steps = folded.steps;
+    warnings = folded.warnings;
+  }
+  return { fields, warnings };
+}

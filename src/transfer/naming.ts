@@ -1,0 +1,102 @@
+/**
+ * File and directory names for pulled items: readable, portable and stable.
+ *
+ * Portable means valid on Linux, macOS and Windows at once: no reserved characters or device
+ * names, no leading dot (the loader skips hidden entries), at most 255 bytes, and unique among
+ * siblings even on a case-insensitive file system (macOS and Windows defaults), so a repository
+ * pulled on Linux checks out everywhere.
+ */
+
+/** Longest slug, in code points, before the extension and any `-N` suffix. */
+export const MAX_SLUG_CHARS = 80;
+/** A cap in bytes well under the 255 most file systems allow, leaving room for `-N.yaml`. */
+const MAX_NAME_BYTES = 200;
+
+// eslint-disable-next-line no-control-regex
+const WINDOWS_RESERVED_CHARS = /[<>:"/\\|?*\u0000-\u001f\u007f]/g;
+const WINDOWS_DEVICE = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])(?:\..*)?$/i;
+
+const utf8Length = (s: string): number => Buffer.byteLength(s, 'utf8');
+
+/** Cuts `s` to at most `chars` code points and `bytes` UTF-8 bytes, never inside a code point. */
+function truncate(s: string, chars: number, bytes: number): string {
+  let out = '';
+  let n = 0;
+  for (const ch of s) {
+    if (n >= chars || utf8Length(out + ch) > bytes) break;
+    out += ch;
+    n += 1;
+  }
+  return out;
+}
+
+/**
+ * The slug of a title: NFC, lower-case, letters, digits and combining marks of every script
+ * kept, every run of anything else turned into one `-`, no `-` at either end, at most
+ * {@link MAX_SLUG_CHARS} characters. Never empty (`fallback` when nothing is left) and never a
+ * Windows device name.
+ */
+export function slugify(title: string, fallback = 'untitled'): string {
+  const base = title
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}]+/gu, '-')
+    .replace(/^-+|-+$/g, '');
+  let slug = truncate(base, MAX_SLUG_CHARS, MAX_NAME_BYTES).replace(/-+$/, '');
+  if (slug === '') slug = fallback;
+  if (WINDOWS_DEVICE.test(slug)) slug = `${slug}-${fallback}`;
+  return slug;
+}
+
+/**
+ * True when a folder name can be used as the directory name as it is, on every platform.
+ * A name that cannot is written as a safe directory name plus `name:` in `_folder.yaml`.
+ */
+export function isPortableDirName(name: string): boolean {
+  if (name === '' || name === '.' || name === '..') return false;
+  if (name !== name.normalize('NFC')) return false;
+  if (name.startsWith('.')) return false; // hidden: the loader would skip it
+  if (name !== name.trim()) return false;
+  if (name.endsWith('.')) return false; // Windows drops trailing dots
+  if (new RegExp(WINDOWS_RESERVED_CHARS.source).test(name)) return false;
+  if (WINDOWS_DEVICE.test(name)) return false;
+  return utf8Length(name) <= MAX_NAME_BYTES;
+}
+
+/** A directory name for a folder name that is not portable: the offending characters replaced. */
+export function safeDirName(name: string): string {
+  let s = name
+    .normalize('NFC')
+    .replace(new RegExp(`\\s*(?:${WINDOWS_RESERVED_CHARS.source})+\\s*`, 'g'), '-')
+    .replace(/^[\s.-]+|[\s.-]+$/g, '')
+    .replace(/-{2,}/g, '-');
+  s = truncate(s, 255, MAX_NAME_BYTES).replace(/[\s.]+$/, '');
+  if (s === '' || s === '-') s = 'folder';
+  if (WINDOWS_DEVICE.test(s)) s = `${s}-folder`;
+  return s;
+}
+
+/**
+ * Hands out names unique within one directory, compared case-insensitively (two names that
+ * differ only by case are one file on macOS and Windows).
+ */
+export class NameAllocator {
+  private readonly taken = new Set<string>();
+
+  /** Marks a name as used (an existing file, a reused path). */
+  reserve(name: string): void {
+    this.taken.add(name.toLowerCase());
+  }
+
+  has(name: string): boolean {
+    return this.taken.has(name.toLowerCase());
+  }
+
+  /** `stem + ext`, or `stem-2 + ext`, `stem-3 + ext`, … whichever is free first; reserves it. */
+  allocate(stem: string, ext = ''): string {
+    let name = `${stem}${ext}`;
+    for (let n = 2; this.has(name); n += 1) name = `${stem}-${n}${ext}`;
+    this.reserve(name);
+    return name;
+  }
+}

@@ -1,0 +1,138 @@
+import { parse } from 'yaml';
+import type { ActualState } from '../model.js';
+import { renderCaseYaml, renderFolderYaml, renderStepGroupYaml } from '../spec/writer.js';
+import { schemaComment, type SchemaKind } from '../spec/schema-comment.js';
+import type { FieldWarning } from './case-fields.js';
+import { buildRepositoryModel, type BuildModelOptions, type GoneItem, type ModelCase, type ModelFolder, type ModelStepGroup } from './repository-model.js';
+
+/**
+ * What `pull` writes, as data: a new file with its whole content, or an existing file with the
+ * top-level keys to set (kept in place so comments and formatting survive; `undefined` removes
+ * a key). Pure, so the naming and content rules are tested without a disk.
+ */
+export type PullFile =
+  | { kind: PullFileKind; path: string; action: 'create'; content: string }
+  | {
+      kind: PullFileKind;
+      path: string;
+      action: 'update';
+      /** every key the format manages for this kind; undefined = remove it */
+      fields: Record<string, unknown>;
+      /** the file's current path when it must move first (its folder changed) */
+      renameFrom?: string;
+    };
+
+export type PullFileKind = 'case' | 'step_group' | 'folder' | 'config';
+
+export interface BuildPullFilesOptions extends BuildModelOptions {
+  /** write a `tmsync.yaml` with these settings (when the repository has none) */
+  config?: { project: string; baseUrl?: string; scope?: string[] };
+}
+
+export interface PullFilesResult {
+  files: PullFile[];
+  /** local files whose items the service no longer has (never deleted) */
+  gone: GoneItem[];
+  warnings: FieldWarning[];
+  counts: { folders: number; cases: number; stepGroups: number };
+}
+
+/** The top-level keys each kind of file may hold, in the format's order. */
+export const MANAGED_KEYS: Record<Exclude<PullFileKind, 'config'>, readonly string[]> = {
+  case: [
+    'id',
+    'title',
+    'description',
+    'preconditions',
+    'template',
+    'type',
+    'status',
+    'priority',
+    'automation_type',
+    'owner',
+    'reviewer',
+    'labels',
+    'steps',
+    'expected_results',
+  ],
+  step_group: ['id', 'title', 'description', 'labels', 'steps'],
+  folder: ['id', 'name', 'order'],
+};
+
+const SCHEMA_KIND: Record<Exclude<PullFileKind, 'config'>, SchemaKind> = {
+  case: 'test-case',
+  step_group: 'step-group',
+  folder: 'folder',
+};
+
+export function renderModelCase(c: ModelCase, path = c.file): string {
+  return renderCaseYaml(c, { schemaComment: schemaComment('test-case', path) });
+}
+export function renderModelStepGroup(g: ModelStepGroup, path = g.file): string {
+  return renderStepGroupYaml(g, { schemaComment: schemaComment('step-group', path) });
+}
+export function renderModelFolder(f: ModelFolder, includeIds: boolean, path = f.file): string {
+  return renderFolderYaml(folderDoc(f, includeIds), { schemaComment: schemaComment('folder', path) });
+}
+
+function folderDoc(f: ModelFolder, includeIds: boolean): { id?: string; name?: string; order?: number } {
+  return {
+    ...(includeIds ? { id: f.remote.id } : {}),
+    ...(f.nameOverride !== undefined ? { name: f.nameOverride } : {}),
+    order: f.remote.order,
+  };
+}
+
+/** The keys to set in place: the rendered document read back, with every other managed key removed. */
+function fieldsOf(kind: Exclude<PullFileKind, 'config'>, rendered: string): Record<string, unknown> {
+  const data = (parse(rendered) ?? {}) as Record<string, unknown>;
+  const fields: Record<string, unknown> = {};
+  for (const key of MANAGED_KEYS[kind]) fields[key] = data[key];
+  return fields;
+}
+
+function fileFor(
+  kind: Exclude<PullFileKind, 'config'>,
+  path: string,
+  existingFile: string | undefined,
+  render: (path: string) => string,
+): PullFile {
+  if (existingFile === undefined) return { kind, path, action: 'create', content: render(path) };
+  return {
+    kind,
+    path,
+    action: 'update',
+    fields: fieldsOf(kind, render(path)),
+    ...(existingFile !== path ? { renameFrom: existingFile } : {}),
+  };
+}
+
+/** The configuration a fresh pull writes: just enough for `plan` to find the project again. */
+export function renderPulledConfig(config: { project: string; baseUrl?: string; scope?: string[] }): string {
+  const lines = ['# written by `tmsync pull`; the API key comes from TMSYNC_API_KEY, never from this file'];
+  lines.push(`project: ${JSON.stringify(config.project)}`);
+  if (config.baseUrl) lines.push(`base_url: ${JSON.stringify(config.baseUrl)}`);
+  if (config.scope && config.scope.length > 0) lines.push(`scope: [${config.scope.map((s) => JSON.stringify(s)).join(', ')}]`);
+  return `${lines.join('\n')}\n`;
+}
+
+export function buildPullFiles(actual: ActualState, options: BuildPullFilesOptions = {}): PullFilesResult {
+  const includeIds = options.includeIds ?? true;
+  const model = buildRepositoryModel(actual, { ...options, includeIds });
+  const files: PullFile[] = [];
+  if (options.config) files.push({ kind: 'config', path: 'tmsync.yaml', action: 'create', content: renderPulledConfig(options.config) });
+  for (const f of model.folders) {
+    const existingFile = f.movedFrom ?? (options.existing?.folders.some((e) => e.file === f.file) ? f.file : undefined);
+    files.push(fileFor('folder', f.file, existingFile, (p) => renderModelFolder(f, includeIds, p)));
+  }
+  for (const g of model.stepGroups) files.push(fileFor('step_group', g.file, g.existingFile, (p) => renderModelStepGroup(g, p)));
+  for (const c of model.cases) files.push(fileFor('case', c.file, c.existingFile, (p) => renderModelCase(c, p)));
+  return {
+    files,
+    gone: model.gone,
+    warnings: model.warnings,
+    counts: { folders: model.folders.length, cases: model.cases.length, stepGroups: model.stepGroups.length },
+  };
+}
+
+export { SCHEMA_KIND };

@@ -1,0 +1,377 @@
+import type { ActualState, DesiredCaseFields, RemoteCase, RemoteFolder, RemoteStepGroup } from '../model.js';
+import { buildResolver } from '../plan/resolve.js';
+import { TmsyncError } from '../errors.js';
+import { remoteCaseFields, labelNames, type FieldWarning } from './case-fields.js';
+import { folderNameProblem } from '../spec/folder-file.js';
+import { NameAllocator, isPortableDirName, safeDirName, slugify } from './naming.js';
+
+/**
+ * The service's state laid out as a tests repository: which directory each folder gets, which
+ * file each case and step group gets, and what each file says. Shared by `pull` (which writes
+ * the files) and `migrate` (which turns it into a desired state without touching disk), so both
+ * describe a project the same way.
+ *
+ * Pure: no disk, no network, no clock. Names are stable: an item that already has a file (found
+ * by its id in `existing`) keeps that file when it is still in the same directory.
+ */
+
+/** What a tests repository on disk already holds, as far as naming needs it. */
+export interface ExistingRepository {
+  /**
+   * `id:` as written (a human id or a uuid) and the file, relative to the root. Items without
+   * an id are adopted by a remote item of the same natural key (title in the same directory,
+   * step group title, folder name in the same parent) instead of getting a second file.
+   */
+  cases: { id?: string; file: string; title?: string }[];
+  stepGroups: { id?: string; file: string; title?: string }[];
+  folders: { id?: string; dir: string; file?: string }[];
+  /** every file and directory below the cases and step groups directories, `/`-separated */
+  paths: string[];
+}
+
+export interface BuildModelOptions {
+  /** @default 'cases' */
+  casesDir?: string;
+  /** @default 'step_groups' */
+  stepGroupsDir?: string;
+  /** only this folder subtree (names from the top); its ancestors are included as folders */
+  folder?: string[];
+  /** write remote ids into the items (pull); migrate leaves them out @default true */
+  includeIds?: boolean;
+  existing?: ExistingRepository;
+}
+
+export interface ModelFolder {
+  remote: RemoteFolder;
+  path: string[];
+  name: string;
+  /** the directory, relative to the root */
+  dir: string;
+  /** its `_folder.yaml` */
+  file: string;
+  /** set when the directory name is not the folder name: written as `name:` */
+  nameOverride?: string;
+  /** the `_folder.yaml` the folder had before, when it is somewhere else */
+  movedFrom?: string;
+  /** true for an ancestor of `--folder` (written, but its other children are not) */
+  ancestor: boolean;
+}
+
+export interface ModelCase {
+  remote: RemoteCase;
+  file: string;
+  folderPath: string[];
+  id?: string;
+  title: string;
+  fields: DesiredCaseFields;
+  /** set when the file existed, for in-place updates */
+  existingFile?: string;
+}
+
+export interface ModelStepGroup {
+  remote: RemoteStepGroup;
+  key: string;
+  file: string;
+  id?: string;
+  title: string;
+  description?: string;
+  labels?: string[];
+  steps: { action: string; expected: string }[];
+  existingFile?: string;
+}
+
+/** A local file whose remote item no longer exists (listed, never deleted). */
+export interface GoneItem {
+  itemType: 'case' | 'step_group' | 'folder';
+  id: string;
+  file: string;
+}
+
+export interface RepositoryModel {
+  folders: ModelFolder[];
+  cases: ModelCase[];
+  stepGroups: ModelStepGroup[];
+  gone: GoneItem[];
+  warnings: FieldWarning[];
+}
+
+const numberOf = (humanId: string): number => {
+  const m = /-(\d+)$/.exec(humanId);
+  return m ? Number(m[1]) : Number.MAX_SAFE_INTEGER;
+};
+/** Oldest first, so the oldest item keeps the plain name and newer twins get `-2`, `-3`. */
+const byAge = <T extends { createdAt: number; humanId: string; id: string }>(a: T, b: T) =>
+  a.createdAt - b.createdAt || numberOf(a.humanId) - numberOf(b.humanId) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+const parentOf = (rel: string) => (rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '');
+const baseOf = (rel: string) => rel.slice(rel.lastIndexOf('/') + 1);
+const trimDir = (d: string) => d.split(/[\\/]+/).filter(Boolean).join('/');
+
+export function buildRepositoryModel(actual: ActualState, options: BuildModelOptions = {}): RepositoryModel {
+  const casesDir = trimDir(options.casesDir ?? 'cases');
+  const stepGroupsDir = trimDir(options.stepGroupsDir ?? 'step_groups');
+  const includeIds = options.includeIds ?? true;
+  const existing = options.existing ?? { cases: [], stepGroups: [], folders: [], paths: [] };
+  const resolver = buildResolver(actual);
+  const warnings: FieldWarning[] = [];
+
+  // one allocator per directory, pre-filled with what is on disk so nothing local is overwritten
+  const allocators = new Map<string, NameAllocator>();
+  const allocatorFor = (dir: string) => {
+    let a = allocators.get(dir);
+    if (!a) {
+      a = new NameAllocator();
+      a.reserve('_folder.yaml');
+      a.reserve('_folder.yml');
+      allocators.set(dir, a);
+    }
+    return a;
+  };
+  for (const p of existing.paths) allocatorFor(parentOf(p)).reserve(baseOf(p));
+
+  // remote lookups
+  const foldersById = new Map(actual.folders.map((f) => [f.id, f]));
+  const casesByRef = new Map<string, RemoteCase>();
+  for (const c of actual.cases) {
+    casesByRef.set(c.id.toLowerCase(), c);
+    if (c.humanId) casesByRef.set(c.humanId.toUpperCase(), c);
+  }
+  const groupsById = new Map(actual.stepGroups.map((g) => [g.id, g]));
+  const groupsByRef = new Map<string, RemoteStepGroup>();
+  for (const g of actual.stepGroups) {
+    groupsByRef.set(g.id.toLowerCase(), g);
+    if (g.humanId) groupsByRef.set(g.humanId.toUpperCase(), g);
+  }
+  const findCase = (ref: string) => casesByRef.get(ref.toLowerCase()) ?? casesByRef.get(ref.toUpperCase());
+  const findGroup = (ref: string) => groupsByRef.get(ref.toLowerCase()) ?? groupsByRef.get(ref.toUpperCase());
+
+  const existingCaseFile = new Map<string, string>();
+  const gone: GoneItem[] = [];
+  // natural keys of local items without id: `dir\0title` → files
+  const unclaimedCases = new Map<string, string[]>();
+  const unclaimedGroups = new Map<string, string[]>();
+  const unclaimedDirs = new Map<string, { dir: string; file?: string }>();
+  const push = (m: Map<string, string[]>, k: string, v: string) => m.set(k, [...(m.get(k) ?? []), v]);
+  for (const e of existing.cases) {
+    if (e.id === undefined) {
+      if (e.title !== undefined) push(unclaimedCases, `${parentOf(e.file)}\u0000${e.title.trim()}`, e.file);
+      continue;
+    }
+    const c = findCase(e.id);
+    if (c) {
+      if (!existingCaseFile.has(c.id)) existingCaseFile.set(c.id, e.file);
+    } else gone.push({ itemType: 'case', id: e.id, file: e.file });
+  }
+  const existingGroupFile = new Map<string, string>();
+  for (const e of existing.stepGroups) {
+    if (e.id === undefined) {
+      if (e.title !== undefined) push(unclaimedGroups, e.title.trim(), e.file);
+      continue;
+    }
+    const g = findGroup(e.id);
+    if (g) {
+      if (!existingGroupFile.has(g.id)) existingGroupFile.set(g.id, e.file);
+    } else gone.push({ itemType: 'step_group', id: e.id, file: e.file });
+  }
+  const existingFolder = new Map<string, { dir: string; file?: string }>();
+  for (const e of existing.folders) {
+    if (e.id === undefined) {
+      unclaimedDirs.set(e.dir.toLowerCase(), e);
+      continue;
+    }
+    const id = e.id;
+    const f = foldersById.get(id) ?? actual.folders.find((x) => x.id.toLowerCase() === id.toLowerCase());
+    if (f) {
+      if (!existingFolder.has(f.id)) existingFolder.set(f.id, e);
+    } else gone.push({ itemType: 'folder', id: e.id, file: e.file ?? e.dir });
+  }
+
+  // the folder tree, parents before children, siblings by order
+  const children = new Map<string | null, RemoteFolder[]>();
+  for (const f of actual.folders) {
+    const parent = f.parentId !== null && foldersById.has(f.parentId) ? f.parentId : null;
+    const list = children.get(parent) ?? [];
+    list.push(f);
+    children.set(parent, list);
+  }
+  for (const list of children.values()) list.sort((a, b) => a.order - b.order || (a.name < b.name ? -1 : 1));
+
+  // --folder: the chain of folders down to the selected one
+  let selected: RemoteFolder | undefined;
+  const chain: RemoteFolder[] = [];
+  if (options.folder && options.folder.length > 0) {
+    let level = children.get(null) ?? [];
+    for (const [i, name] of options.folder.entries()) {
+      const hit = level.find((f) => f.name === name) ?? level.find((f) => f.name.trim() === name.trim());
+      if (!hit) {
+        const here = options.folder.slice(0, i).join('/') || 'the top level';
+        throw new TmsyncError('folder_not_found', `no folder "${options.folder.slice(0, i + 1).join('/')}" on the service`, {
+          hint: `folders in ${here}: ${level.map((f) => f.name).join(', ') || '(none)'}`,
+        });
+      }
+      selected = hit;
+      chain.push(hit);
+      level = children.get(hit.id) ?? [];
+    }
+  }
+
+  const folders: ModelFolder[] = [];
+  const folderDir = new Map<string, ModelFolder>();
+  const place = (f: RemoteFolder, parent: ModelFolder | undefined, ancestor: boolean) => {
+    const parentDir = parent ? parent.dir : casesDir;
+    const alloc = allocatorFor(parentDir);
+    let prev = existingFolder.get(f.id);
+    if (!prev && isPortableDirName(f.name)) {
+      // a local directory of that name without an id is this folder (adopted, not duplicated)
+      const local = unclaimedDirs.get(`${parentDir}/${f.name}`.toLowerCase());
+      if (local && baseOf(local.dir) === f.name) {
+        unclaimedDirs.delete(local.dir.toLowerCase());
+        prev = local;
+      }
+    }
+    let dir: string;
+    if (prev && parentOf(prev.dir) === parentDir) {
+      dir = prev.dir;
+      alloc.reserve(baseOf(dir));
+    } else {
+      const stem = isPortableDirName(f.name) && !alloc.has(f.name) ? f.name : safeDirName(f.name);
+      dir = `${parentDir}/${alloc.allocate(stem)}`;
+    }
+    const file = prev?.file && parentOf(prev.file) === dir ? prev.file : `${dir}/_folder.yaml`;
+    const m: ModelFolder = {
+      remote: f,
+      path: [...(parent?.path ?? []), f.name],
+      name: f.name,
+      dir,
+      file,
+      ...(baseOf(dir) !== f.name ? { nameOverride: f.name } : {}),
+      ...(prev?.file && prev.file !== file ? { movedFrom: prev.file } : {}),
+      ancestor,
+    };
+    folders.push(m);
+    folderDir.set(f.id, m);
+    const why = folderNameProblem(f.name);
+    if (why) {
+      warnings.push({
+        code: 'unsupported_folder_name',
+        message: `folder "${m.path.join('/')}": ${why}; the repository format cannot hold it as it is, rename it on the service`,
+      });
+    }
+    return m;
+  };
+  const walk = (parentId: string | null, parent: ModelFolder | undefined): void => {
+    for (const f of children.get(parentId) ?? []) walk(f.id, place(f, parent, false));
+  };
+  if (selected) {
+    let parent: ModelFolder | undefined;
+    for (const f of chain) parent = place(f, parent, f.id !== selected.id);
+    walk(selected.id, parent);
+  } else walk(null, undefined);
+
+  // step groups: all of them, or (for a subtree) the ones its cases use
+  const inSelection = (folderId: string) => {
+    const m = folderDir.get(folderId);
+    return m !== undefined && !m.ancestor;
+  };
+  const selectedCases = actual.cases.filter((c) => inSelection(c.folderId));
+  for (const c of actual.cases) {
+    if (!folderDir.has(c.folderId) && !selected) {
+      warnings.push({ code: 'case_without_folder', message: `test case ${c.humanId || c.id} "${c.title}" is in no known folder; it is not written` });
+    }
+  }
+  let groups = actual.stepGroups;
+  if (selected) {
+    const used = new Set(selectedCases.flatMap((c) => c.individualSteps.map((s) => s.stepGroupId).filter((x): x is string => !!x)));
+    groups = groups.filter((g) => used.has(g.id));
+  }
+  const stepGroups: ModelStepGroup[] = [];
+  const groupAlloc = allocatorFor(stepGroupsDir);
+  const keyOfGroup = new Map<string, string>();
+  const pending: RemoteStepGroup[] = [];
+  for (const g of [...groups].sort(byAge)) {
+    if (existingGroupFile.has(g.id)) continue;
+    const local = unclaimedGroups.get(g.title.trim());
+    if (local && local.length > 0) existingGroupFile.set(g.id, local.shift()!);
+  }
+  for (const g of groups) {
+    const prev = existingGroupFile.get(g.id);
+    if (prev && parentOf(prev) === stepGroupsDir) {
+      groupAlloc.reserve(baseOf(prev));
+      keyOfGroup.set(g.id, baseOf(prev).replace(/\.ya?ml$/i, ''));
+    } else pending.push(g);
+  }
+  for (const g of pending.sort(byAge)) {
+    const name = groupAlloc.allocate(slugify(g.title, 'step-group'), '.yaml');
+    keyOfGroup.set(g.id, name.replace(/\.yaml$/, ''));
+  }
+  for (const g of [...groups].sort(byAge)) {
+    const key = keyOfGroup.get(g.id)!;
+    const prev = existingGroupFile.get(g.id);
+    const file = prev && parentOf(prev) === stepGroupsDir ? prev : `${stepGroupsDir}/${key}.yaml`;
+    stepGroups.push({
+      remote: g,
+      key,
+      file,
+      ...(includeIds ? { id: g.humanId || g.id } : {}),
+      title: g.title,
+      ...(g.description ? { description: g.description } : {}),
+      ...(actual.labelsReadable && g.labelIds && g.labelIds.length > 0 ? { labels: labelNames(resolver, g.labelIds) } : {}),
+      steps: [...g.steps].sort((a, b) => a.order - b.order).map((s) => ({ action: s.description, expected: s.expected })),
+      ...(prev ? { existingFile: prev } : {}),
+    });
+  }
+
+  // cases, folder by folder
+  const fieldCtx = {
+    resolver,
+    stepGroups: groupsById,
+    useName: (gid: string) => keyOfGroup.get(gid),
+    labelsReadable: actual.labelsReadable,
+  };
+  const byFolder = new Map<string, RemoteCase[]>();
+  for (const c of selected ? selectedCases : actual.cases.filter((x) => folderDir.has(x.folderId))) {
+    const list = byFolder.get(c.folderId) ?? [];
+    list.push(c);
+    byFolder.set(c.folderId, list);
+  }
+  const cases: ModelCase[] = [];
+  for (const folder of folders) {
+    const list = byFolder.get(folder.remote.id);
+    if (!list) continue;
+    const alloc = allocatorFor(folder.dir);
+    const fileOf = new Map<string, string>();
+    const fresh: RemoteCase[] = [];
+    for (const c of [...list].sort(byAge)) {
+      if (existingCaseFile.has(c.id)) continue;
+      const local = unclaimedCases.get(`${folder.dir}\u0000${c.title.trim()}`);
+      if (local && local.length > 0) existingCaseFile.set(c.id, local.shift()!);
+    }
+    for (const c of list) {
+      const prev = existingCaseFile.get(c.id);
+      if (prev && parentOf(prev) === folder.dir) fileOf.set(c.id, prev);
+      else fresh.push(c);
+    }
+    for (const c of fresh.sort(byAge)) fileOf.set(c.id, `${folder.dir}/${alloc.allocate(slugify(c.title, 'case'), '.yaml')}`);
+    for (const c of [...list].sort(byAge)) {
+      const where = `test case ${c.humanId || c.id}`;
+      const { fields, warnings: w } = remoteCaseFields(c, fieldCtx, where);
+      warnings.push(...w);
+      const prev = existingCaseFile.get(c.id);
+      cases.push({
+        remote: c,
+        file: fileOf.get(c.id)!,
+        folderPath: folder.path,
+        ...(includeIds ? { id: c.humanId || c.id } : {}),
+        title: c.title,
+        fields,
+        ...(prev ? { existingFile: prev } : {}),
+      });
+    }
+  }
+
+  // for a subtree, only files under it can be gone
+  const selectedDirs = selected ? folders.filter((f) => !f.ancestor).map((f) => `${f.dir}/`) : undefined;
+  const relevant = (g: GoneItem) =>
+    !selectedDirs || (g.itemType !== 'step_group' && selectedDirs.some((d) => g.file.startsWith(d)));
+  return { folders, cases, stepGroups, gone: gone.filter(relevant), warnings };
+}

@@ -1,0 +1,186 @@
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { parseCaseFile, parseStepGroupFile } from '../../src/spec/case-file.js';
+import { parseFolderFile } from '../../src/spec/folder-file.js';
+import { buildPullFiles, type PullFile } from '../../src/transfer/pull-files.js';
+import { buildRepositoryModel } from '../../src/transfer/repository-model.js';
+import { isPortableDirName, safeDirName, slugify } from '../../src/transfer/naming.js';
+import { F, fixtureState } from './fixtures.js';
+
+const byPath = (files: PullFile[]) => new Map(files.map((f) => [f.path, f]));
+const contentOf = (f: PullFile | undefined) => {
+  if (!f || f.action !== 'create') throw new Error(`expected a new file, got ${JSON.stringify(f)}`);
+  return f.content;
+};
+
+describe('naming', () => {
+  it('slugifies titles keeping letters of every script, lower-cased, with one dash per run of other characters', () => {
+    expect(slugify('Pay with a saved card!')).toBe('pay-with-a-saved-card');
+    expect(slugify('Ünïcödé — 日本語のテスト')).toBe('ünïcödé-日本語のテスト');
+    expect(slugify('***')).toBe('untitled');
+    expect(slugify('nul', 'case')).toBe('nul-case');
+    expect([...slugify('a'.repeat(300))].length).toBe(80);
+    expect(Buffer.byteLength(slugify('日'.repeat(300)))).toBeLessThanOrEqual(200);
+  });
+
+  it('accepts ordinary folder names as directory names and refuses names that are not portable', () => {
+    expect(isPortableDirName('Checkout')).toBe(true);
+    expect(isPortableDirName('Zahlungen äöü')).toBe(true);
+    for (const bad of ['In: Out?', '.hidden', '..', ' padded', 'trailing.', 'a:b', 'CON', 'x'.repeat(300)]) {
+      expect(isPortableDirName(bad), bad).toBe(false);
+    }
+    expect(safeDirName('In: Out?')).toBe('In-Out');
+    expect(safeDirName('In/Out')).toBe('In-Out');
+    expect(safeDirName('..')).toBe('folder');
+    expect(safeDirName('.hidden')).toBe('hidden');
+  });
+});
+
+describe('buildPullFiles', () => {
+  it('lays out folders as directories, giving unportable or case-colliding names a safe directory and a name: entry', () => {
+    const { files } = buildPullFiles(fixtureState());
+    const m = byPath(files);
+    const auth = parse(contentOf(m.get('cases/Authentication/_folder.yaml')));
+    expect(auth).toEqual({ id: F['f-auth'], order: 0 });
+    expect(parse(contentOf(m.get('cases/Checkout/In-Out/_folder.yaml')))).toEqual({ id: F['f-slash'], name: 'In: Out?', order: 1 });
+    expect(parse(contentOf(m.get('cases/Checkout/hidden/_folder.yaml')))).toEqual({ id: F['f-dot'], name: '.hidden', order: 2 });
+    expect(parse(contentOf(m.get('cases/Mixed/_folder.yaml')))).toEqual({ id: F['f-case1'], order: 2 });
+    expect(parse(contentOf(m.get('cases/mixed-2/_folder.yaml')))).toEqual({ id: F['f-case2'], name: 'mixed', order: 3 });
+  });
+
+  it('names case files from their titles, unique within the directory by age, and avoids Windows device names', () => {
+    const { files } = buildPullFiles(fixtureState());
+    const paths = files.map((f) => f.path);
+    expect(paths).toContain('cases/Authentication/valid-login.yaml');
+    expect(paths).toContain('cases/Authentication/valid-login-2.yaml');
+    expect(parse(contentOf(byPath(files).get('cases/Authentication/valid-login.yaml'))).id).toBe('SHOP-1');
+    expect(paths).toContain('cases/Mixed/con-case.yaml');
+    expect(paths).toContain('cases/Checkout/In-Out/ünïcödé-日本語のテスト-quoted-hash.yaml');
+  });
+
+  it('turns ids back into names, and keeps the id where the name would resolve to another entry', () => {
+    const m = byPath(buildPullFiles(fixtureState()).files);
+    const valid = parse(contentOf(m.get('cases/Authentication/valid-login.yaml')));
+    expect(valid).toMatchObject({
+      type: 'Functional',
+      status: 'Draft',
+      priority: 'Medium',
+      automation_type: 'Not Automated',
+      owner: 'ana@example.com',
+      reviewer: 'ben@example.com',
+      labels: ['smoke', 'auth'],
+      description: 'Line one\nLine two',
+    });
+    // "smoke" names two types case-insensitively; the first one wins, so the second needs its id
+    const yes = parse(contentOf(m.get('cases/Checkout/Payments/yes.yaml')));
+    expect(yes.type).toBe('t-dup-b');
+  });
+
+  it('folds runs of step group steps into use: and keeps runs that no longer match as plain steps with a warning', () => {
+    const { files, warnings } = buildPullFiles(fixtureState());
+    const m = byPath(files);
+    expect(parse(contentOf(m.get('cases/Authentication/valid-login.yaml'))).steps).toEqual([
+      { use: 'log-in-as-admin' },
+      { action: 'Log out' },
+    ]);
+    expect(parse(contentOf(m.get('cases/Checkout/hidden/twice.yaml'))).steps).toEqual([
+      { use: 'log-in-as-admin' },
+      { use: 'log-in-as-admin' },
+    ]);
+    expect(parse(contentOf(m.get('cases/Checkout/Payments/edited-group-steps.yaml'))).steps).toEqual([
+      { action: 'Open /login', expected: 'changed' },
+    ]);
+    expect(warnings.map((w) => w.code)).toEqual(['unfoldable_steps']);
+  });
+
+  it('writes step groups with unique keys and TCD cases with text steps, quoting YAML-special strings', () => {
+    const m = byPath(buildPullFiles(fixtureState()).files);
+    expect(parse(contentOf(m.get('step_groups/log-in-as-admin.yaml')))).toEqual({
+      id: 'SHOP-SG-1',
+      title: 'Log in as admin',
+      description: 'Signs in.',
+      labels: ['auth'],
+      steps: [
+        { action: 'Open /login', expected: 'The form shows' },
+        { action: 'Sign in', expected: 'The dashboard shows' },
+      ],
+    });
+    expect(m.has('step_groups/log-in-as-admin-2.yaml')).toBe(true);
+    const text = contentOf(m.get('cases/Checkout/Payments/yes.yaml'));
+    expect(text).toContain('title: "yes"');
+    expect(parse(text)).toMatchObject({ title: 'yes', steps: 'Pay: now\n- with card', expected_results: 'null' });
+  });
+
+  it('produces files the repository loader reads back into exactly the fields the model holds', () => {
+    const actual = fixtureState();
+    const model = buildRepositoryModel(actual);
+    const m = byPath(buildPullFiles(actual).files);
+    for (const c of model.cases) {
+      const { parsed, problems } = parseCaseFile(c.file, contentOf(m.get(c.file)));
+      expect(problems, c.file).toEqual([]);
+      const steps = parsed!.item.fields.steps?.map((s) => (s.kind === 'use' ? { kind: s.kind, use: s.use } : { kind: s.kind, action: s.action, expected: s.expected }));
+      expect({ ...parsed!.item.fields, steps }, c.file).toEqual({ ...c.fields, steps: c.fields.steps });
+      expect(parsed!.item.title).toBe(c.title);
+      expect(parsed!.item.id).toBe(c.id);
+    }
+    for (const g of model.stepGroups) {
+      const { parsed, problems } = parseStepGroupFile(g.file, g.key, contentOf(m.get(g.file)));
+      expect(problems).toEqual([]);
+      expect(parsed!.item.steps.map((s) => ({ action: s.action, expected: s.expected }))).toEqual(g.steps);
+    }
+    for (const f of model.folders) {
+      const { parsed, problems } = parseFolderFile(f.file, contentOf(m.get(f.file)));
+      expect(problems).toEqual([]);
+      expect(parsed!.name ?? f.dir.split('/').pop()).toBe(f.name);
+    }
+  });
+
+  it('keeps the file of an item that already has one, updates it in place, and lists local items the service no longer has', () => {
+    const result = buildPullFiles(fixtureState(), {
+      existing: {
+        cases: [
+          { id: 'SHOP-2', file: 'cases/Authentication/my-own-name.yaml' },
+          { id: 'SHOP-99', file: 'cases/Authentication/gone.yaml' },
+          { file: 'cases/Authentication/local-draft.yaml', title: 'Valid login' },
+          { id: 'c-3', file: 'cases/Authentication/moved-away.yaml' },
+        ],
+        stepGroups: [],
+        folders: [{ id: F['f-auth'], dir: 'cases/Authentication', file: 'cases/Authentication/_folder.yaml' }],
+        paths: [
+          'cases/Authentication',
+          'cases/Authentication/_folder.yaml',
+          'cases/Authentication/my-own-name.yaml',
+          'cases/Authentication/gone.yaml',
+          'cases/Authentication/local-draft.yaml',
+          'cases/Authentication/moved-away.yaml',
+          'cases/Authentication/valid-login.yaml',
+        ],
+      },
+    });
+    const m = byPath(result.files);
+    const own = m.get('cases/Authentication/my-own-name.yaml');
+    expect(own?.action).toBe('update');
+    // the unclaimed local draft with the same title is adopted by the oldest unmatched case
+    const draft = m.get('cases/Authentication/local-draft.yaml');
+    expect(draft?.action === 'update' && draft.fields.id).toBe('SHOP-1');
+    // an untracked file called valid-login.yaml is never overwritten
+    expect(m.has('cases/Authentication/valid-login.yaml')).toBe(false);
+    const moved = m.get('cases/Checkout/Payments/yes.yaml');
+    expect(moved?.action === 'update' && moved.renameFrom).toBe('cases/Authentication/moved-away.yaml');
+    expect(m.get('cases/Authentication/_folder.yaml')?.action).toBe('update');
+    expect(result.gone).toEqual([{ itemType: 'case', id: 'SHOP-99', file: 'cases/Authentication/gone.yaml' }]);
+  });
+
+  it('writes one folder subtree with its ancestors and only the step groups its cases use', () => {
+    const result = buildPullFiles(fixtureState(), { folder: ['Checkout', 'Payments'] });
+    const paths = result.files.map((f) => f.path).sort();
+    expect(paths).toEqual([
+      'cases/Checkout/Payments/_folder.yaml',
+      'cases/Checkout/Payments/edited-group-steps.yaml',
+      'cases/Checkout/Payments/yes.yaml',
+      'cases/Checkout/_folder.yaml',
+      'step_groups/log-in-as-admin.yaml',
+    ]);
+    expect(() => buildPullFiles(fixtureState(), { folder: ['Checkout', 'Nope'] })).toThrow(/no folder "Checkout\/Nope"/);
+  });
+});
