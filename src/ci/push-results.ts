@@ -1,0 +1,309 @@
+import type { LookupEntry, TestCase, TestRun } from '../api/resources.js';
+import { TmsyncError, toTmsyncError } from '../errors.js';
+import type { RemoteProject } from '../model.js';
+import { ApiError } from '../remote/api-error.js';
+import type { TmsClient } from '../remote/client.js';
+import { normalizeTimestamp } from '../remote/normalize.js';
+import type { JunitOutcome, JunitTestcase } from './junit.js';
+import {
+  describeCaseResult,
+  mapResults,
+  resolveRunStatuses,
+  type CaseResult,
+  type ResultMapping,
+} from './map-results.js';
+
+/**
+ * JUnit results → a test run: resolve the cases the testcases name, find (or create) the run, set
+ * each case's run status in batches. Never prints; the result says what was sent, what was not and
+ * why, so the command can report it honestly.
+ */
+
+export interface PushResultsOptions {
+  client: TmsClient;
+  project: RemoteProject;
+  testcases: readonly JunitTestcase[];
+  /** an existing run: id or human id (`DEMO-R-3`). Exactly one of testRun and newRun. */
+  testRun?: string;
+  /** create a STATIC run with this title holding the matched cases */
+  newRun?: string;
+  mapping?: ResultMapping;
+  /** outcome → run status name or alias */
+  statusMap?: Partial<Record<JunitOutcome, string>>;
+  /** rows per update request (the service takes up to 1000) @default 100 */
+  batchSize?: number;
+  /** resolve and report, create and send nothing @default false */
+  dryRun?: boolean;
+  /**
+   * Up to this many distinct refs are looked up one GET each; more, and the project's case list is
+   * read instead (one request per page) @default 20
+   */
+  lookupThreshold?: number;
+  signal?: AbortSignal;
+}
+
+/** One run-case update, as planned. */
+export interface PushRow {
+  caseId: string;
+  humanId?: string;
+  title?: string;
+  outcome: JunitOutcome;
+  status: string;
+  statusId: string;
+  /** testcases that reported to this case */
+  testcases: number;
+  description: string;
+}
+
+export interface FailedBatch {
+  caseIds: string[];
+  error: { code: string; message: string };
+}
+
+export interface PushResultsResult {
+  dryRun: boolean;
+  /** the run written to; `created` for --new-run (undefined id in a dry run) */
+  run: { id?: string; humanId?: string; title: string; created: boolean };
+  /** every row that was to be sent */
+  rows: PushRow[];
+  /** case ids the service confirmed as updated */
+  sentCaseIds: string[];
+  failedBatches: FailedBatch[];
+  /** testcases that named no case */
+  unmatched: { name: string; classname: string; report: string; outcome: JunitOutcome }[];
+  /** refs the service does not know (no case with that id or human id) */
+  unknownCases: { ref: string; testcases: number }[];
+  /** known cases that are not in the run (--test-run) */
+  notInRun: { ref: string; caseId: string }[];
+  /** rows per run status name */
+  counts: Record<string, number>;
+  /** update requests sent */
+  requests: number;
+}
+
+export const PUSH_DEFAULTS = Object.freeze({ batchSize: 100, lookupThreshold: 20, maxBatchSize: 1000 });
+
+interface ResolvedCase {
+  id: string;
+  humanId?: string;
+  title?: string;
+}
+
+export async function pushResults(options: PushResultsOptions): Promise<PushResultsResult> {
+  const { client, project, signal } = options;
+  if ((options.testRun === undefined) === (options.newRun === undefined)) {
+    throw new TmsyncError('invalid_arguments', 'give exactly one of --test-run and --new-run', {
+      hint: '--test-run DEMO-R-3 pushes into an existing run; --new-run "Nightly 2026-11-20" creates one',
+    });
+  }
+  const batchSize = options.batchSize ?? PUSH_DEFAULTS.batchSize;
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > PUSH_DEFAULTS.maxBatchSize) {
+    throw new TmsyncError('invalid_batch_size', `--batch-size must be a whole number from 1 to ${PUSH_DEFAULTS.maxBatchSize}`, {
+      hint: 'the service takes at most 1000 rows per update; 100 is a safe default',
+    });
+  }
+  const projectId = project.id;
+
+  // statuses first: a bad --status-map fails before anything else is read or written
+  const statuses: LookupEntry[] = [];
+  for await (const s of client.paginate('listRunStatuses', { signal })) statuses.push(s as LookupEntry);
+  const choice = resolveRunStatuses(statuses, options.statusMap);
+
+  const mapped = mapResults(options.testcases, { mapping: options.mapping, prefix: project.humanIdPrefix });
+  const resolved = await resolveCases(client, projectId, mapped.cases.map((c) => c.ref), options.lookupThreshold ?? PUSH_DEFAULTS.lookupThreshold, signal);
+
+  const unknownCases: PushResultsResult['unknownCases'] = [];
+  // several refs (an id and a human id) may name one case: merge them, worst outcome first
+  const byCaseId = new Map<string, { target: ResolvedCase; results: CaseResult[] }>();
+  for (const c of mapped.cases) {
+    const target = resolved.get(c.ref.toUpperCase());
+    if (!target) {
+      unknownCases.push({ ref: c.ref, testcases: c.testcases.length });
+      continue;
+    }
+    const entry = byCaseId.get(target.id) ?? { target, results: [] };
+    entry.results.push(c);
+    byCaseId.set(target.id, entry);
+  }
+
+  let run: PushResultsResult['run'];
+  let inRun: Set<string>;
+  if (options.testRun !== undefined) {
+    const found = await getRun(client, projectId, options.testRun, signal);
+    run = { id: found.id, humanId: found.human_id, title: found.title, created: false };
+    inRun = await runCaseIds(client, projectId, found.id, signal);
+  } else if (options.dryRun) {
+    run = { title: options.newRun!, created: false };
+    inRun = new Set(byCaseId.keys());
+  } else {
+    if (byCaseId.size === 0) {
+      throw new TmsyncError('nothing_matched', 'no testcase of the reports names a case of the project, so no run was created', {
+        hint: `put a human id (${project.humanIdPrefix}-12) in the test names, a test_case property, or pass --mapping FILE`,
+        details: { unmatched: mapped.unmatched.length, unknownCases: unknownCases.map((u) => u.ref) },
+      });
+    }
+    const created = await createRun(client, projectId, options.newRun!, [...byCaseId.keys()], signal);
+    run = { id: created.id, humanId: created.human_id, title: created.title, created: true };
+    inRun = await runCaseIds(client, projectId, created.id, signal);
+  }
+
+  const notInRun: PushResultsResult['notInRun'] = [];
+  const rows: PushRow[] = [];
+  for (const [caseId, { target, results }] of byCaseId) {
+    if (!inRun.has(caseId)) {
+      notInRun.push({ ref: results[0].ref, caseId });
+      continue;
+    }
+    const worst = results.reduce((a, b) => (severity(b.outcome) > severity(a.outcome) ? b : a));
+    const merged: CaseResult = { ref: worst.ref, outcome: worst.outcome, testcases: results.flatMap((r) => r.testcases) };
+    const status = choice[merged.outcome];
+    rows.push({
+      caseId,
+      humanId: target.humanId,
+      title: target.title,
+      outcome: merged.outcome,
+      status: status.name,
+      statusId: status.id,
+      testcases: merged.testcases.length,
+      description: describeCaseResult(merged),
+    });
+  }
+
+  const counts: Record<string, number> = {};
+  for (const r of rows) counts[r.status] = (counts[r.status] ?? 0) + 1;
+
+  const result: PushResultsResult = {
+    dryRun: Boolean(options.dryRun),
+    run,
+    rows,
+    sentCaseIds: [],
+    failedBatches: [],
+    unmatched: mapped.unmatched.map((t) => ({ name: t.name, classname: t.classname, report: t.report, outcome: t.outcome })),
+    unknownCases,
+    notInRun,
+    counts,
+    requests: 0,
+  };
+  if (options.dryRun || rows.length === 0) return result;
+
+  // batches one after another: a failed batch does not stop the others, and only what the service
+  // confirmed counts as sent
+  for (let i = 0; i < rows.length; i += batchSize) {
+    const batch = rows.slice(i, i + batchSize);
+    const body = {
+      test_run_cases: batch.map((r) => ({ test_case_id: r.caseId, test_run_status_id: r.statusId, description: r.description })),
+    };
+    result.requests++;
+    try {
+      const res = await client.call('updateRunCases', { params: { project_id: projectId, test_run_id: run.id! }, body, signal });
+      const confirmed = new Set((res.data.test_run_cases ?? []).map((x: { test_case_id: string }) => x.test_case_id));
+      const missing = batch.filter((r) => !confirmed.has(r.caseId));
+      result.sentCaseIds.push(...batch.filter((r) => confirmed.has(r.caseId)).map((r) => r.caseId));
+      if (missing.length > 0) {
+        result.failedBatches.push({
+          caseIds: missing.map((r) => r.caseId),
+          error: { code: 'not_confirmed', message: `the service did not confirm ${missing.length} of ${batch.length} rows` },
+        });
+      }
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      const e = toTmsyncError(err);
+      result.failedBatches.push({ caseIds: batch.map((r) => r.caseId), error: { code: e.code, message: e.message } });
+    }
+  }
+  return result;
+}
+
+function severity(o: JunitOutcome): number {
+  return { failed: 3, error: 2, skipped: 1, passed: 0 }[o];
+}
+
+/**
+ * Refs (human ids or case ids) → cases, keyed by the upper-cased ref. A few refs: one GET each
+ * (the endpoint takes both spellings); many: the project's case list, one request per page.
+ */
+async function resolveCases(
+  client: TmsClient,
+  projectId: string,
+  refs: readonly string[],
+  threshold: number,
+  signal?: AbortSignal,
+): Promise<Map<string, ResolvedCase>> {
+  const out = new Map<string, ResolvedCase>();
+  const toCase = (c: TestCase): ResolvedCase => ({ id: c.id, humanId: c.human_id, title: c.title });
+  if (refs.length === 0) return out;
+  if (refs.length <= threshold) {
+    await Promise.all(
+      refs.map(async (ref) => {
+        try {
+          const res = await client.call('getTestCase', { params: { project_id: projectId, test_case_id: ref }, signal });
+          out.set(ref.toUpperCase(), toCase(res.data.test_case));
+        } catch (err) {
+          if (err instanceof ApiError && err.code === 'not_found') return;
+          throw err;
+        }
+      }),
+    );
+    return out;
+  }
+  const wanted = new Set(refs.map((r) => r.toUpperCase()));
+  for await (const item of client.paginate('listTestCases', { params: { project_id: projectId }, signal })) {
+    const c = item as TestCase;
+    for (const key of [c.id.toUpperCase(), c.human_id?.toUpperCase()]) {
+      if (key !== undefined && wanted.has(key)) out.set(key, toCase(c));
+    }
+  }
+  return out;
+}
+
+async function getRun(client: TmsClient, projectId: string, ref: string, signal?: AbortSignal): Promise<TestRun> {
+  try {
+    const res = await client.call('getTestRun', { params: { project_id: projectId, test_run_id: ref }, signal });
+    return res.data.test_run;
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'not_found') {
+      throw new TmsyncError('run_not_found', `no test run "${ref}" in the project`, {
+        hint: 'pass a run id or human id (e.g. DEMO-R-3), or --new-run TITLE to create one',
+        details: { ref },
+      });
+    }
+    throw err;
+  }
+}
+
+/** The case ids of a run, from either shape of the list (the client turns the live one into the document's). */
+async function runCaseIds(client: TmsClient, projectId: string, runId: string, signal?: AbortSignal): Promise<Set<string>> {
+  const res = await client.call('listRunCases', { params: { project_id: projectId, test_run_id: runId }, signal });
+  const ids = new Set<string>();
+  for (const item of res.data.test_cases as unknown as Array<{ id: string; test_case?: { id?: string } }>) {
+    ids.add(item.test_case?.id ?? item.id);
+  }
+  return ids;
+}
+
+/**
+ * A STATIC run holding the cases. The create is not repeated blindly after an ambiguous failure: a
+ * run with this exact title created since we started is taken to be ours.
+ */
+async function createRun(client: TmsClient, projectId: string, title: string, caseIds: string[], signal?: AbortSignal): Promise<TestRun> {
+  const startedSec = Math.floor(Date.now() / 1000) - 5;
+  const body = {
+    title,
+    status: 'ACTIVE',
+    selection_type: 'STATIC',
+    static_selection_filters: [{ field: 'id', operator: 'IN', values: caseIds }],
+  };
+  const res = await client.call('createTestRun', {
+    params: { project_id: projectId },
+    body,
+    signal,
+    reconcile: async () => {
+      for await (const item of client.paginate('listTestRuns', { params: { project_id: projectId }, query: { search: title }, signal })) {
+        const r = item as TestRun;
+        if (r.title === title && normalizeTimestamp(r.created_at) >= startedSec) return { message: '', data: { test_run: r } };
+      }
+      return undefined;
+    },
+  });
+  return res.data.test_run;
+}
