@@ -11,6 +11,8 @@ export interface CaseMatch {
   node?: FolderNode;
   remote?: RemoteCase;
   adopted: boolean;
+  /** identity could not be settled (a problem says why): no operation is planned for it */
+  failed?: boolean;
   /** step group ids the case's steps carry after the plan; undefined when steps are not managed */
   stepGroupIds?: string[];
 }
@@ -52,11 +54,13 @@ function matchCases(ctx: PlanContext, folders: FolderPlan): CaseMatch[] {
         `test case "${m.desired.title}" has id ${id}, which the service does not have`,
         'remove the `id:` line to create it anew, or restore the item on the service',
       );
+      m.failed = true;
       continue;
     }
     const other = claimedBy.get(remote.id);
     if (other) {
       problem(ctx, 'duplicate_claim', m.desired.file, m.desired.lines.id, `test case ${id} is claimed by both ${other.desired.file} and ${m.desired.file}`, 'keep the id in one of them');
+      m.failed = true;
       continue;
     }
     claimedBy.set(remote.id, m);
@@ -88,6 +92,7 @@ function matchCases(ctx: PlanContext, folders: FolderPlan): CaseMatch[] {
         `test case "${m.desired.title}" matches ${candidates.length} cases in ${showPath(m.node.displayPath)} on the service: ${candidates.map(who).join(', ')}`,
         'add `id:` to say which one it is',
       );
+      m.failed = true;
       continue;
     }
     const remote = candidates[0];
@@ -102,6 +107,7 @@ function matchCases(ctx: PlanContext, folders: FolderPlan): CaseMatch[] {
         `test cases ${other.desired.file} and ${m.desired.file} both match ${who(remote)} in ${showPath(m.node.displayPath)}`,
         `give them different titles, or add \`id: ${remote.humanId || remote.id}\` to the one that is the existing case`,
       );
+      m.failed = true;
       continue;
     }
     claimedBy.set(remote.id, m);
@@ -118,7 +124,7 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
   const opByRemoteId = new Map<string, string>();
   for (const m of matches) {
     const node = m.node;
-    if (!node) continue;
+    if (!node || m.failed) continue;
     const dc = m.desired;
     const d = desiredBody(ctx, dc, folderRef(node), groups, !m.remote);
     const deps = [...(node.createKey ? [node.createKey] : []), ...d.groupOps];

@@ -30,6 +30,8 @@ interface GroupMatch {
   desired: DesiredStepGroup;
   remote?: RemoteStepGroup;
   adopted: boolean;
+  /** identity could not be settled (a problem says why): no operation is planned for it */
+  failed?: boolean;
 }
 
 function matchGroups(ctx: PlanContext): GroupMatch[] {
@@ -48,11 +50,13 @@ function matchGroups(ctx: PlanContext): GroupMatch[] {
         `step group "${m.desired.title}" has id ${id}, which the service does not have`,
         'remove the `id:` line to create it anew, or restore the item on the service',
       );
+      m.failed = true;
       continue;
     }
     const other = claimedBy.get(remote.id);
     if (other) {
       problem(ctx, 'duplicate_claim', m.desired.file, m.desired.lines.id, `step group ${id} is claimed by both ${other.desired.file} and ${m.desired.file}`, 'keep the id in one of them');
+      m.failed = true;
       continue;
     }
     claimedBy.set(remote.id, m);
@@ -76,6 +80,7 @@ function matchGroups(ctx: PlanContext): GroupMatch[] {
         `step group "${m.desired.title}" matches ${candidates.length} step groups on the service: ${candidates.map((c) => c.humanId || c.id).join(', ')}`,
         'add `id:` to say which one it is',
       );
+      m.failed = true;
       continue;
     }
     const remote = candidates[0];
@@ -90,6 +95,7 @@ function matchGroups(ctx: PlanContext): GroupMatch[] {
         `step groups ${other.desired.file} and ${m.desired.file} both match ${remote.humanId || remote.id} "${remote.title}"`,
         'give the step groups different titles, or add `id:` to one of them',
       );
+      m.failed = true;
       continue;
     }
     claimedBy.set(remote.id, m);
@@ -145,7 +151,10 @@ export function planStepGroups(ctx: PlanContext): StepGroupPlan {
     const g = m.desired;
     const body = groupBody(ctx, g);
     let used: UsedGroup;
-    if (!m.remote) {
+    if (m.failed) {
+      // keep `use:` of it resolvable so the one problem is not echoed by every case using it
+      used = { ref: { id: g.id ?? g.key }, label: g.id ?? g.key, steps: body.steps };
+    } else if (!m.remote) {
       const key = `create_step_group:${g.key}`;
       ops.push({
         kind: 'create_step_group',

@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { summaryLine } from '../../src/plan/index.js';
+import {
+  actualState,
+  desiredCase,
+  desiredFolder,
+  desiredState,
+  findOp,
+  opList,
+  remoteCase,
+  remoteFolder,
+  remoteGroup,
+  remoteSteps,
+} from './builders.js';
+import { cleanPlan, plan } from './helpers.js';
+
+const actual = actualState({
+  folders: [remoteFolder('f-auth', 'Auth'), remoteFolder('f-old', 'Old'), remoteFolder('f-older', 'Older', 'f-old')],
+  cases: [remoteCase('SHOP-1', 'Kept', 'f-auth'), remoteCase('SHOP-2', 'Stale', 'f-auth'), remoteCase('SHOP-3', 'Deep', 'f-older')],
+  stepGroups: [remoteGroup('SHOP-SG-1', 'Unused')],
+});
+const desired = desiredState({ folders: [desiredFolder('Auth', { id: 'f-auth' })], cases: [desiredCase('Auth', 'Kept', {}, { id: 'SHOP-1' })] });
+
+describe('buildPlan: unmanaged items and --prune', () => {
+  it('reports remote items the repository does not describe without deleting them', () => {
+    const p = cleanPlan(desired, actual);
+    expect(p.operations).toEqual([]);
+    expect(p.unmanaged.map((u) => `${u.itemType} ${u.humanId ?? u.path.join('/')} ${u.pruned}`)).toEqual([
+      'case SHOP-2 false',
+      'case SHOP-3 false',
+      'step_group SHOP-SG-1 false',
+      'folder Old false',
+      'folder Old/Older false',
+    ]);
+  });
+
+  it('deletes them with prune: cases first, then step groups, then folders children-first after their contents', () => {
+    const p = cleanPlan(desired, actual, { prune: true });
+    expect(opList(p)).toEqual([
+      'delete_case delete_case:SHOP-2',
+      'delete_case delete_case:SHOP-3',
+      'delete_step_group delete_step_group:SHOP-SG-1',
+      'delete_folder delete_folder:f-older',
+      'delete_folder delete_folder:f-old',
+    ]);
+    expect(findOp(p, 'delete_folder', 'f-older').dependsOn).toEqual(['delete_case:SHOP-3']);
+    expect(p.operations.at(-1)!.dependsOn).toEqual(['delete_folder:f-older']);
+    expect(p.unmanaged.every((u) => u.pruned)).toBe(true);
+    expect(summaryLine(p)).toBe('Plan: 0 to create, 0 to update, 0 to move, 5 to delete.');
+    expect(p.prune).toBe(true);
+  });
+
+  it('deletes a folder only after the case the repository keeps has moved out of it', () => {
+    const p = cleanPlan(
+      desiredState({ folders: [desiredFolder('Auth', { id: 'f-auth' })], cases: [desiredCase('Auth', 'Deep', {}, { id: 'SHOP-3' })] }),
+      actualState({ folders: [remoteFolder('f-auth', 'Auth'), remoteFolder('f-old', 'Old')], cases: [remoteCase('SHOP-3', 'Deep', 'f-old')] }),
+      { prune: true },
+    );
+    expect(opList(p)).toEqual(['move_case move_case:cases/Auth/deep.yaml', 'delete_folder delete_folder:f-old']);
+    expect(findOp(p, 'delete_folder').dependsOn).toEqual(['move_case:cases/Auth/deep.yaml']);
+  });
+
+  it('refuses what looks like a renamed case that lost its id, unless recreating is allowed', () => {
+    const d = desiredState({ folders: [desiredFolder('Auth', { id: 'f-auth' })], cases: [desiredCase('Auth', 'Sign in works')] });
+    const a = actualState({ folders: [remoteFolder('f-auth', 'Auth')], cases: [remoteCase('SHOP-1', 'Valid login', 'f-auth')] });
+    const r = plan(d, a, { prune: true });
+    expect(r.problems).toMatchObject([{ code: 'possible_rename', file: 'cases/Auth/sign-in-works.yaml', line: 2 }]);
+    expect(r.problems[0].hint).toBe('add `id: SHOP-1` to the file to keep the case, or pass --allow-recreate');
+    const allowed = cleanPlan(d, a, { prune: true, allowRecreate: true });
+    expect(opList(allowed)).toEqual(['create_case create_case:cases/Auth/sign-in-works.yaml', 'delete_case delete_case:SHOP-1']);
+    // without prune nothing is deleted, so nothing is lost
+    expect(plan(d, a).problems).toEqual([]);
+  });
+
+  it('keeps a step group that a remaining case still uses, with a warning', () => {
+    const p = cleanPlan(
+      desiredState({ scope: ['Auth'], folders: [desiredFolder('Auth', { id: 'f-auth' })], cases: [desiredCase('Auth', 'Kept', {}, { id: 'SHOP-1' })] }),
+      actualState({
+        folders: [remoteFolder('f-auth', 'Auth'), remoteFolder('f-out', 'Outside')],
+        cases: [
+          remoteCase('SHOP-1', 'Kept', 'f-auth', { individualSteps: remoteSteps([['a', 'b', 'group-SHOP-SG-1']]) }),
+          remoteCase('SHOP-5', 'Other team', 'f-out', { individualSteps: remoteSteps([['a', 'b', 'group-SHOP-SG-2']]) }),
+        ],
+        stepGroups: [remoteGroup('SHOP-SG-1', 'Used by a kept case'), remoteGroup('SHOP-SG-2', 'Used outside scope')],
+      }),
+      { prune: true },
+    );
+    expect(p.operations.filter((o) => o.kind === 'delete_step_group')).toEqual([]);
+    expect(p.warnings.map((w) => w.code)).toEqual(['step_group_in_use', 'step_group_in_use']);
+    expect(p.unmanaged.filter((u) => u.itemType === 'step_group').map((u) => u.pruned)).toEqual([false, false]);
+  });
+
+  it('deletes a step group once the cases that used it are deleted or no longer use it', () => {
+    const p = cleanPlan(
+      desiredState({ folders: [desiredFolder('Auth', { id: 'f-auth' })], cases: [desiredCase('Auth', 'Kept', { steps: [] }, { id: 'SHOP-1' })] }),
+      actualState({
+        folders: [remoteFolder('f-auth', 'Auth')],
+        cases: [
+          remoteCase('SHOP-1', 'Kept', 'f-auth', { individualSteps: remoteSteps([['a', 'b', 'group-SHOP-SG-1']]) }),
+          remoteCase('SHOP-2', 'Gone', 'f-auth', { individualSteps: remoteSteps([['a', 'b', 'group-SHOP-SG-1']]) }),
+        ],
+        stepGroups: [remoteGroup('SHOP-SG-1', 'Old group')],
+      }),
+      { prune: true, allowRecreate: true },
+    );
+    expect(opList(p)).toEqual([
+      'update_case update_case:cases/Auth/kept.yaml',
+      'delete_case delete_case:SHOP-2',
+      'delete_step_group delete_step_group:SHOP-SG-1',
+    ]);
+    expect(findOp(p, 'delete_step_group').dependsOn).toEqual(['update_case:cases/Auth/kept.yaml', 'delete_case:SHOP-2']);
+  });
+});
