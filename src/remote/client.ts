@@ -193,14 +193,17 @@ export function createClient(options: ClientOptions): TmsClient {
     });
   }
 
-  /** Reads the rate headers: when the budget runs low, spread what is left over the time to reset. */
+  /** Reads the rate headers: when the budget runs low, the gate slows down before a refusal. */
   function noteRemaining(res: RawResponse): void {
-    const remaining = Number(header(res.headers, 'x-tms-api-remaining'));
-    if (!Number.isFinite(remaining) || remaining > lowRemaining) return;
-    const now = clock.now();
-    const reset = parseResetHeader(header(res.headers, 'x-tms-api-reset'), now) ?? 1000;
-    const wait = Math.min(reset, policy.retryAfterCapMs) / (Math.max(0, remaining) + 1);
-    gate.pauseUntil(now + wait);
+    const remaining = Number(header(res.headers, 'x-tms-api-remaining') ?? NaN);
+    if (!Number.isFinite(remaining)) return;
+    const limit = Number(header(res.headers, 'x-tms-api-limit') ?? NaN);
+    gate.noteBudget({
+      remaining,
+      limit: Number.isFinite(limit) ? limit : undefined,
+      resetMs: parseResetHeader(header(res.headers, 'x-tms-api-reset'), clock.now()),
+      threshold: lowRemaining,
+    });
   }
 
   interface Target {
@@ -258,6 +261,7 @@ export function createClient(options: ClientOptions): TmsClient {
             event.error = apiErr.code;
             if (apiErr.code === 'rate_limited') {
               counters.rateLimited++;
+              gate.widen();
               const hold = apiErr.retryAfterMs ?? policy.rateLimitedMinDelayMs;
               gate.pauseUntil(clock.now() + hold);
             }

@@ -8,6 +8,8 @@ export interface GateOptions {
   /** requests in flight at once, both lanes together */
   concurrency: number;
   clock: Clock;
+  /** extra time added to the window, in ms (grows on each refusal, see `widen`) @default 0 */
+  marginMs?: number;
 }
 
 /** A granted start: `at` is when it was granted (clock ms), `release` gives the slot back once. */
@@ -30,8 +32,9 @@ interface Waiter {
  * The service can push back: `pauseUntil` (Retry-After, a rate-limit answer) holds every start.
  */
 export class RequestGate {
-  private readonly cap: number;
-  private readonly windowMs: number;
+  private cap: number;
+  private windowMs: number;
+  private marginMs: number;
   private readonly concurrency: number;
   private readonly clock: Clock;
   /** start times of the last `cap` grants, oldest first */
@@ -46,6 +49,7 @@ export class RequestGate {
     if (!(options.rate > 0)) throw new RangeError('rate must be > 0');
     this.cap = Math.max(1, Math.floor(options.rate));
     this.windowMs = (this.cap / options.rate) * 1000;
+    this.marginMs = options.marginMs ?? 0;
     this.concurrency = Math.max(1, Math.floor(options.concurrency));
     this.clock = options.clock;
   }
@@ -77,7 +81,34 @@ export class RequestGate {
     if (at > this.pausedUntil) this.pausedUntil = at;
   }
 
-  /** When the next start may happen; for tests and `--verbose`. */
+  /**
+   * The service refused for rate although the window was respected: its clock sees our requests
+   * later than we send them (its own queueing). Each refusal stretches the window a little (2 %,
+   * up to 25 %), so the pace settles just under the service's limit instead of hitting it again.
+   */
+  widen(): void {
+    this.marginMs = Math.min(this.marginMs + this.windowMs * 0.02, this.windowMs * 0.25);
+  }
+
+  /**
+   * What the service says of its budget (`x-tms-api-limit`, `-remaining`, `-reset`). A limit below
+   * ours (per window) becomes ours. When its remaining budget is lower than our own accounting explains (another
+   * client shares the key) and at or below `threshold`, the rest of the budget is spread over the
+   * time to reset.
+   */
+  noteBudget(b: { limit?: number; remaining: number; resetMs?: number; threshold: number }): void {
+    if (b.limit !== undefined && b.limit >= 1 && b.limit < this.cap) {
+      this.cap = Math.floor(b.limit);
+    }
+    if (b.remaining > b.threshold) return;
+    const now = this.clock.now();
+    const ours = this.starts.filter((t) => t > now - this.windowMs - this.marginMs).length;
+    if (b.remaining >= this.cap - ours) return;
+    const reset = b.resetMs ?? this.windowMs;
+    this.pauseUntil(now + reset / (Math.max(0, b.remaining) + 1));
+  }
+
+  /** Requests waiting for a slot. */
   get pendingCount(): number {
     return this.waiting.read.length + this.waiting.write.length;
   }
@@ -91,7 +122,7 @@ export class RequestGate {
 
   private earliestStart(): number {
     let t = this.pausedUntil;
-    if (this.starts.length >= this.cap) t = Math.max(t, this.starts[this.starts.length - this.cap] + this.windowMs);
+    if (this.starts.length >= this.cap) t = Math.max(t, this.starts[this.starts.length - this.cap] + this.windowMs + this.marginMs);
     return t;
   }
 

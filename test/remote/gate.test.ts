@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { RequestGate, type Lane } from '../../src/remote/gate.js';
+import { manualClock } from './manual-clock.js';
+
+function starter(gate: RequestGate, clock: { now(): number }) {
+  const log: { lane: Lane; id: string; at: number }[] = [];
+  const take = (lane: Lane, id: string, holdRelease = false, signal?: AbortSignal) =>
+    gate.acquire(lane, signal).then((slot) => {
+      log.push({ lane, id, at: clock.now() });
+      if (!holdRelease) slot.release();
+      return slot;
+    });
+  return { log, take };
+}
+
+describe('RequestGate', () => {
+  it('grants at most rate starts in any sliding window and spaces the rest by the window', async () => {
+    const clock = manualClock();
+    const gate = new RequestGate({ rate: 2, concurrency: 10, clock });
+    const { log, take } = starter(gate, clock);
+    for (let i = 0; i < 5; i++) void take('read', `r${i}`);
+    await clock.advance(5000);
+    expect(log.map((x) => x.at)).toEqual([0, 0, 1000, 1000, 2000]);
+  });
+
+  it('handles a fractional rate as a longer window', async () => {
+    const clock = manualClock();
+    const gate = new RequestGate({ rate: 0.5, concurrency: 10, clock });
+    const { log, take } = starter(gate, clock);
+    for (let i = 0; i < 3; i++) void take('read', `r${i}`);
+    await clock.advance(10_000);
+    expect(log.map((x) => x.at)).toEqual([0, 2000, 4000]);
+  });
+
+  it('never has more than concurrency slots out at once', async () => {
+    const clock = manualClock();
+    const gate = new RequestGate({ rate: 1000, concurrency: 2, clock });
+    const { log, take } = starter(gate, clock);
+    const slots = [take('read', 'a', true), take('read', 'b', true)];
+    void take('read', 'c', true);
+    await clock.advance(100);
+    expect(log.map((x) => x.id)).toEqual(['a', 'b']);
+    (await slots[0]).release();
+    await clock.advance(1);
+    expect(log.map((x) => x.id)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('alternates lanes when both wait, so writes queued first do not starve a read', async () => {
+    const clock = manualClock();
+    const gate = new RequestGate({ rate: 1, concurrency: 1, clock });
+    const { log, take } = starter(gate, clock);
+    for (let i = 0; i < 4; i++) void take('write', `w${i}`);
+    void take('read', 'r0');
+    void take('read', 'r1');
+    await clock.advance(10_000);
+    expect(log.map((x) => x.id)).toEqual(['w0', 'r0', 'w1', 'r1', 'w2', 'w3']);
+  });
+
+  it('holds every start while paused and resumes at the end of the pause', async () => {
+    const clock = manualClock();
+    const gate = new RequestGate({ rate: 100, concurrency: 4, clock });
+    const { log, take } = starter(gate, clock);
+    gate.pauseUntil(3000);
+    void take('read', 'a');
+    void take('write', 'b');
+    await clock.advance(2999);
+    expect(log).toHaveLength(0);
+    await clock.advance(1);
+    expect(log.map((x) => x.at)).toEqual([3000, 3000]);
+  });
+
+  it('stretches the window after a refusal', async () => {
+    const clock = manualClock();
+    const gate = new RequestGate({ rate: 1, concurrency: 4, clock });
+    const { log, take } = starter(gate, clock);
+    gate.widen();
+    void take('read', 'a');
+    void take('read', 'b');
+    await clock.advance(5000);
+    expect(log.map((x) => x.at)).toEqual([0, 1020]);
+  });
+
+  it('slows down when the service has less budget left than our own starts explain', async () => {
+    const clock = manualClock();
+    const gate = new RequestGate({ rate: 10, concurrency: 4, clock });
+    const { log, take } = starter(gate, clock);
+    await take('read', 'a');
+    // one start of ours in the window, yet the service says 1 left: someone else uses the key
+    gate.noteBudget({ remaining: 1, resetMs: 1000, threshold: 2 });
+    void take('read', 'b');
+    await clock.advance(499);
+    expect(log).toHaveLength(1);
+    await clock.advance(1);
+    expect(log.map((x) => x.at)).toEqual([0, 500]);
+  });
+
+  it('does not slow down when the low budget is only its own recent starts', async () => {
+    const clock = manualClock();
+    const gate = new RequestGate({ rate: 4, concurrency: 4, clock });
+    const { log, take } = starter(gate, clock);
+    for (let i = 0; i < 3; i++) await take('read', `x${i}`);
+    gate.noteBudget({ remaining: 1, resetMs: 1000, threshold: 2 });
+    void take('read', 'y');
+    await clock.advance(0);
+    expect(log.map((x) => x.at)).toEqual([0, 0, 0, 0]);
+  });
+
+  it('adopts a service limit lower than the configured rate', async () => {
+    const clock = manualClock();
+    const gate = new RequestGate({ rate: 8, concurrency: 8, clock });
+    const { log, take } = starter(gate, clock);
+    gate.noteBudget({ limit: 2, remaining: 2, threshold: 0 });
+    for (let i = 0; i < 3; i++) void take('read', `r${i}`);
+    await clock.advance(2000);
+    expect(log.map((x) => x.at)).toEqual([0, 0, 1000]);
+  });
+
+  it('drops a waiter whose signal is aborted', async () => {
+    const clock = manualClock();
+    const gate = new RequestGate({ rate: 1, concurrency: 1, clock });
+    const { take } = starter(gate, clock);
+    await take('read', 'a');
+    const ac = new AbortController();
+    const p = take('read', 'b', false, ac.signal);
+    ac.abort(new Error('stop'));
+    await expect(p).rejects.toThrow('stop');
+    expect(gate.pendingCount).toBe(0);
+  });
+});
