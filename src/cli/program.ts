@@ -149,6 +149,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--status-map <outcome=status...>', 'map an outcome (passed, failed, error, skipped) to a run status name')
     .option('--batch-size <n>', 'rows per update request', '100')
     .option('--dry-run', 'show what would be sent, send nothing', false)
+    .option('--multipart', 'send the updates as multipart/form-data with a `data` part (as the live service needs)', false)
     .action(lazy(async () => (await import('./commands/results-push.js')).runResultsPush));
 
   const testPlan = program.command('test-plan').description('script test plans around a release');

@@ -32,6 +32,8 @@ export interface LoadTargetOptions {
   requireProject?: boolean;
   /** fail when there is no tmsync.yaml @default false (flags and env suffice) */
   requireConfig?: boolean;
+  /** extra client settings a command needs (e.g. `multipartRunCases` for `results push --multipart`) */
+  clientOptions?: Pick<ClientOptions, 'multipartRunCases'>;
 }
 
 const DEFAULT_CONFIG: TmsyncConfig = {
@@ -123,6 +125,7 @@ export async function loadTarget(
     maxRetries: config.maxRetries,
     signal: io.signal,
     onEvent: options.verbose ? (e) => io.stderr(formatRequestEvent(e)) : undefined,
+    ...extra.clientOptions,
   };
   const client = createClient(clientOptions);
   return {
