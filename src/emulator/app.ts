@@ -161,7 +161,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   for (const e of endpoints) {
     const handler = deps.handlers[e.name];
-    if (!handler) continue;
+    if (!handler) throw new Error(`no emulator handler for endpoint ${e.name}`);
     app.route({
       method: e.method,
       url: e.iface === 'management' ? `/api/v1${e.path}` : e.path,

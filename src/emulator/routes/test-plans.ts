@@ -1,0 +1,84 @@
+import * as db from '../db/index.js';
+import type { PlanFields, PlanRow } from '../db/index.js';
+import { ok, pageRequest, paged, projectOf, type HandlerTable, type RouteContext } from '../http.js';
+import { RefChecker } from '../refs.js';
+import { notFound } from '../service-error.js';
+import { runWire } from './test-runs.js';
+
+/** `label_ids` only where the document shows it (create) and on update (our choice). */
+function planWire(p: PlanRow, labels: boolean) {
+  return {
+    id: p.id,
+    human_id: p.human_id,
+    title: p.title,
+    description: p.description,
+    status: p.status,
+    start_date: p.start_date,
+    end_date: p.end_date,
+    ...(labels ? { label_ids: p.label_ids } : {}),
+    project_id: p.project_id,
+    created_at: p.created_at,
+    updated_at: p.updated_at,
+    ...(p.completed_at !== null ? { completed_at: p.completed_at } : {}),
+  };
+}
+
+export function planOf(c: RouteContext): PlanRow {
+  const project = projectOf(c);
+  const p = db.findPlan(c.db, project.id, c.params.test_plan_id);
+  if (!p) throw notFound('Test plan');
+  return p;
+}
+
+type PlanBody = Partial<Omit<PlanFields, 'description'>> & { description?: string | null };
+
+export const testPlanRoutes: HandlerTable = {
+  listTestPlans(c) {
+    const project = projectOf(c);
+    const p = pageRequest(c.query);
+    const { items, total } = db.listPlans(c.db, project.id, { nameNeq: c.query.name__NEQ, titleContains: c.query.title__CONTAINS }, p);
+    return paged(c, 'test_plans', p, items.map((x) => planWire(x, false)), total);
+  },
+  getTestPlan(c) {
+    return ok('test_plan', planWire(planOf(c), false));
+  },
+  createTestPlan(c) {
+    const project = projectOf(c);
+    const b = c.body as PlanBody & { title: string };
+    new RefChecker(c.db, project.id).labels('label_ids', b.label_ids).check();
+    const plan = db.insertPlan(c.db, project.id, project.human_id_prefix, {
+      title: b.title,
+      description: b.description ?? '',
+      start_date: b.start_date ?? null,
+      end_date: b.end_date ?? null,
+      label_ids: b.label_ids ?? [],
+    });
+    return ok('test_plan', planWire(plan, true));
+  },
+  updateTestPlan(c) {
+    const current = planOf(c);
+    const b = c.body as PlanBody;
+    new RefChecker(c.db, current.project_id).labels('label_ids', b.label_ids).check();
+    const patch: Partial<PlanFields> = {};
+    if (b.title !== undefined) patch.title = b.title;
+    if (b.description !== undefined) patch.description = b.description ?? '';
+    if (b.start_date !== undefined) patch.start_date = b.start_date;
+    if (b.end_date !== undefined) patch.end_date = b.end_date;
+    if (b.label_ids !== undefined) patch.label_ids = b.label_ids;
+    return ok('test_plan', planWire(db.updatePlan(c.db, current, patch), true));
+  },
+  completeTestPlan(c) {
+    const p = db.completePlan(c.db, planOf(c));
+    return { body: { status: 'success', message: 'Test plan completed', data: { test_plan: planWire(p, false) } } };
+  },
+  deleteTestPlan(c) {
+    db.deletePlan(c.db, planOf(c).id);
+    return { body: { message: 'Test plan deleted' } };
+  },
+  listTestPlanRuns(c) {
+    const plan = planOf(c);
+    const p = pageRequest(c.query);
+    const { items, total } = db.listRuns(c.db, plan.project_id, { planId: plan.id }, p);
+    return paged(c, 'test_runs', p, items.map(runWire), total);
+  },
+};

@@ -1,0 +1,172 @@
+import * as db from '../db/index.js';
+import type { RunFields, RunRow } from '../db/index.js';
+import { ok, pageRequest, paged, projectOf, type HandlerTable, type RouteContext } from '../http.js';
+import { RefChecker } from '../refs.js';
+import { dynamicSelection, staticSelection, type Filter } from '../selection.js';
+import { ServiceError, notFound } from '../service-error.js';
+
+export function runWire(r: RunRow) {
+  return {
+    id: r.id,
+    human_id: r.human_id,
+    title: r.title,
+    description: r.description,
+    status: r.status,
+    selection_type: r.selection_type,
+    start_date: r.start_date,
+    end_date: r.end_date,
+    assignee_id: r.assignee_id,
+    project_id: r.project_id,
+    labels: r.labels,
+    environment_ids: r.environment_ids,
+    test_plan_id: r.test_plan_id,
+    test_cases_count: r.test_cases_count,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+export function runOf(c: RouteContext): RunRow {
+  const project = projectOf(c);
+  const r = db.findRun(c.db, project.id, c.params.test_run_id);
+  if (!r) throw notFound('Test run');
+  return r;
+}
+
+/** `PASSED`, `FAILED`, `IN_PROGRESS`…: the status name as the run-case list reports it. */
+export function statusWord(name: string | null): string {
+  return name ? name.toUpperCase().replace(/[^A-Z0-9]+/g, '_') : 'UNTESTED';
+}
+
+interface RunBody {
+  title?: string;
+  description?: string | null;
+  status?: string;
+  selection_type?: 'STATIC' | 'DYNAMIC';
+  static_selection_filters?: Filter[];
+  dynamic_selection_filters?: Filter[];
+  start_date?: number | null;
+  end_date?: number | null;
+  assignee_id?: string | null;
+  label_names?: string[];
+  environment_ids?: (string | number)[];
+  test_plan_id?: string | null;
+}
+
+/** Checks references and works out the case list when the selection changes. */
+function prepare(c: RouteContext, projectId: string, b: RunBody, current?: RunRow): { patch: Partial<RunFields>; caseIds?: string[] } {
+  const refs = new RefChecker(c.db, projectId).user('assignee_id', b.assignee_id);
+  const planId = b.test_plan_id === undefined ? undefined : refs.plan('test_plan_id', b.test_plan_id);
+  refs.check();
+  const patch: Partial<RunFields> = {};
+  if (b.title !== undefined) patch.title = b.title;
+  if (b.description !== undefined) patch.description = b.description ?? '';
+  if (b.status !== undefined) patch.status = b.status;
+  if (b.start_date !== undefined) patch.start_date = b.start_date;
+  if (b.end_date !== undefined) patch.end_date = b.end_date;
+  if (b.assignee_id !== undefined) patch.assignee_id = b.assignee_id || null;
+  if (b.label_names !== undefined) patch.labels = b.label_names;
+  if (b.environment_ids !== undefined) patch.environment_ids = b.environment_ids;
+  if (planId !== undefined) patch.test_plan_id = planId;
+  const selectionChanged = b.selection_type !== undefined || b.static_selection_filters !== undefined || b.dynamic_selection_filters !== undefined;
+  if (!selectionChanged && current) return { patch };
+  const type = b.selection_type ?? (b.dynamic_selection_filters && !b.static_selection_filters ? 'DYNAMIC' : (current?.selection_type ?? 'STATIC'));
+  patch.selection_type = type;
+  const filters = type === 'STATIC' ? (b.static_selection_filters ?? []) : (b.dynamic_selection_filters ?? []);
+  patch.filters = { [type === 'STATIC' ? 'static_selection_filters' : 'dynamic_selection_filters']: filters };
+  const caseIds =
+    type === 'STATIC'
+      ? staticSelection(c.db, projectId, filters, 'static_selection_filters')
+      : dynamicSelection(c.db, projectId, filters, 'dynamic_selection_filters');
+  return { patch, caseIds };
+}
+
+export const testRunRoutes: HandlerTable = {
+  listTestRuns(c) {
+    const project = projectOf(c);
+    const p = pageRequest(c.query);
+    const { items, total } = db.listRuns(c.db, project.id, { planId: c.query.test_plan_id, search: c.query.search }, p);
+    return paged(c, 'test_runs', p, items.map(runWire), total);
+  },
+  getTestRun(c) {
+    return ok('test_run', runWire(runOf(c)));
+  },
+  createTestRun(c) {
+    const project = projectOf(c);
+    const b = c.body as RunBody & { title: string };
+    return c.db.tx(() => {
+      const { patch, caseIds } = prepare(c, project.id, b);
+      const fields: RunFields = {
+        title: b.title,
+        description: '',
+        status: 'ACTIVE',
+        selection_type: 'STATIC',
+        filters: {},
+        start_date: null,
+        end_date: null,
+        assignee_id: null,
+        labels: [],
+        environment_ids: [],
+        test_plan_id: null,
+        ...patch,
+      };
+      return ok('test_run', runWire(db.insertRun(c.db, project.id, project.human_id_prefix, fields, caseIds ?? [])));
+    });
+  },
+  updateTestRun(c) {
+    const current = runOf(c);
+    return c.db.tx(() => {
+      const { patch, caseIds } = prepare(c, current.project_id, c.body as RunBody, current);
+      return ok('test_run', runWire(db.updateRun(c.db, current, patch, caseIds)));
+    });
+  },
+  deleteTestRun(c) {
+    db.deleteRun(c.db, runOf(c).id);
+    return { status: 204 };
+  },
+  listRunCases(c) {
+    const run = runOf(c);
+    const test_cases = db.runCases(c.db, run.id).map((r) => ({
+      id: r.case_id,
+      name: r.title,
+      status: statusWord(r.status_name),
+      assignee_id: r.user_id,
+      human_id: r.human_id,
+      status_id: r.status_id,
+    }));
+    return { body: { message: '', data: { test_cases } } };
+  },
+  updateRunCases(c) {
+    const run = runOf(c);
+    if (run.status === 'CLOSED') throw new ServiceError(409, 'Test run is closed: reopen it with {"status":"ACTIVE"} first');
+    const rows = (c.body as { test_run_cases: { test_case_id: string; test_run_status_id: string; user_id?: string | null; description?: string | null }[] }).test_run_cases;
+    return c.db.tx(() => {
+      const refs = new RefChecker(c.db, run.project_id);
+      const inRun = new Set(db.runCases(c.db, run.id).map((r) => r.case_id));
+      const resolved = rows.map((r, i) => {
+        const caseId = refs.testCase(`test_run_cases.${i}.test_case_id`, r.test_case_id);
+        if (caseId && !inRun.has(caseId)) refs.problems.push({ field: `test_run_cases.${i}.test_case_id`, message: 'this test case is not in the run' });
+        refs.lookup(`test_run_cases.${i}.test_run_status_id`, 'run_statuses', r.test_run_status_id);
+        refs.user(`test_run_cases.${i}.user_id`, r.user_id);
+        return { ...r, caseId: caseId ?? '' };
+      });
+      refs.check();
+      const out = resolved.map((r) => {
+        const updated_at = db.setRunCaseStatus(c.db, run.id, r.caseId, r.test_run_status_id, r.user_id, r.description);
+        const row = db.findRunCase(c.db, run.id, r.caseId)!;
+        return { test_case_id: r.caseId, test_run_status_id: r.test_run_status_id, user_id: row.user_id, updated_at };
+      });
+      return { body: { message: `${out.length} test run case(s) updated`, data: { test_run_cases: out } } };
+    });
+  },
+  assignRunCaseUser(c) {
+    const run = runOf(c);
+    const b = c.body as { user_id: string; test_case_id: string };
+    const refs = new RefChecker(c.db, run.project_id).user('user_id', b.user_id);
+    const caseId = refs.testCase('test_case_id', b.test_case_id);
+    if (caseId && !db.findRunCase(c.db, run.id, caseId)) refs.problems.push({ field: 'test_case_id', message: 'this test case is not in the run' });
+    refs.check();
+    const updated_at = db.assignRunCase(c.db, run.id, caseId!, b.user_id);
+    return { body: { message: 'User assigned', data: { test_run_case: { test_case_id: caseId, user_id: b.user_id, updated_at } } } };
+  },
+};

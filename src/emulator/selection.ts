@@ -1,0 +1,56 @@
+import * as db from './db/index.js';
+import type { CaseRow, DbContext } from './db/index.js';
+import { invalid } from './http.js';
+import type { FieldProblem } from './service-error.js';
+
+/**
+ * Which cases a test run holds. STATIC: `static_selection_filters` `[{field: "id", operator: "IN",
+ * values: [case ids or human ids]}]`. DYNAMIC: every case of the project matching all
+ * `dynamic_selection_filters` at the time the run is created or its filters are updated (a
+ * snapshot, not a live query).
+ */
+export interface Filter {
+  field: string;
+  operator: string;
+  values: string[];
+}
+
+const DYNAMIC_FIELDS = new Set(['id', 'human_id', 'title', 'folder_id', 'type_id', 'status_id', 'priority_id', 'automation_type_id', 'owner_id', 'reviewer_id', 'label_ids']);
+const OPERATORS = new Set(['IN', 'NOT_IN', 'EQ', 'EQUALS', 'NEQ', 'CONTAINS']);
+
+export function staticSelection(ctx: DbContext, projectId: string, filters: Filter[], path: string): string[] {
+  const problems: FieldProblem[] = [];
+  const ids: string[] = [];
+  filters.forEach((f, i) => {
+    if (f.field !== 'id' || f.operator.toUpperCase() !== 'IN') {
+      problems.push({ field: `${path}.${i}`, message: 'static selection supports only {field: "id", operator: "IN"}' });
+      return;
+    }
+    f.values.forEach((v, j) => {
+      const c = db.findCase(ctx, projectId, v);
+      if (!c) problems.push({ field: `${path}.${i}.values.${j}`, message: 'no test case with this id in the project' });
+      else if (!ids.includes(c.id)) ids.push(c.id);
+    });
+  });
+  if (problems.length) throw invalid(problems);
+  return ids;
+}
+
+function matches(c: CaseRow, f: Filter): boolean {
+  const raw = (c as unknown as Record<string, unknown>)[f.field];
+  const have = Array.isArray(raw) ? raw.map(String) : [String(raw ?? '')];
+  const op = f.operator.toUpperCase();
+  if (op === 'CONTAINS') return have.some((h) => f.values.some((v) => h.toLowerCase().includes(v.toLowerCase())));
+  const hit = have.some((h) => f.values.includes(h));
+  return op === 'NOT_IN' || op === 'NEQ' ? !hit : hit;
+}
+
+export function dynamicSelection(ctx: DbContext, projectId: string, filters: Filter[], path: string): string[] {
+  const problems: FieldProblem[] = [];
+  filters.forEach((f, i) => {
+    if (!DYNAMIC_FIELDS.has(f.field)) problems.push({ field: `${path}.${i}.field`, message: `unsupported field; use one of ${[...DYNAMIC_FIELDS].join(', ')}` });
+    if (!OPERATORS.has(f.operator.toUpperCase())) problems.push({ field: `${path}.${i}.operator`, message: `unsupported operator; use one of ${[...OPERATORS].join(', ')}` });
+  });
+  if (problems.length) throw invalid(problems);
+  return db.allCases(ctx, projectId).filter((c) => filters.every((f) => matches(c, f))).map((c) => c.id);
+}

@@ -1,0 +1,93 @@
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+
+export const KEY = 'test-key';
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+/** A tiny client over global fetch for conformance tests: JSON in, JSON (or text) out. */
+export function api(emu: RunningEmulator, key: string | null = KEY) {
+  const call = async (method: string, path: string, body?: unknown, init: { headers?: Record<string, string>; raw?: BodyInit; root?: 'app' } = {}): Promise<Answer> => {
+    const headers: Record<string, string> = { ...(key === null ? {} : { authorization: `Bearer ${key}` }), ...init.headers };
+    let payload: BodyInit | undefined = init.raw;
+    if (body !== undefined) {
+      payload = JSON.stringify(body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const url = path.startsWith('http') ? path : `${init.root === 'app' ? emu.appUrl : emu.baseUrl}${path}`;
+    const res = await fetch(url, { method, headers, body: payload });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, headers: res.headers, body: parsed, text };
+  };
+  return {
+    call,
+    get: (p: string, init?: Parameters<typeof call>[3]) => call('GET', p, undefined, init),
+    post: (p: string, b?: unknown, init?: Parameters<typeof call>[3]) => call('POST', p, b, init),
+    put: (p: string, b?: unknown, init?: Parameters<typeof call>[3]) => call('PUT', p, b, init),
+    del: (p: string, init?: Parameters<typeof call>[3]) => call('DELETE', p, undefined, init),
+  };
+}
+export type Api = ReturnType<typeof api>;
+
+export async function start(options: EmulatorOptions = {}): Promise<{ emu: RunningEmulator; http: Api }> {
+  const emu = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo', ...options });
+  return { emu, http: api(emu) };
+}
+
+/** The ids a test case body needs, read through the API (as a client would). */
+export async function refs(http: Api) {
+  const first = async (path: string, key: string) => (await http.get(path)).body.data[key][0].id as string;
+  const users = (await http.get('/users')).body.data as { id: string; email: string }[];
+  const labels = (await http.get('/labels')).body.data.labels as { id: string; name: string }[];
+  return {
+    type_id: await first('/test_cases/types', 'types'),
+    status_id: await first('/test_cases/statuses', 'statuses'),
+    priority_id: await first('/test_cases/priorities', 'priorities'),
+    automation_type_id: await first('/test_cases/automation_types', 'automation_types'),
+    owner_id: users[0].id,
+    users,
+    labels,
+  };
+}
+
+/** Creates a folder and returns its id. */
+export async function folder(http: Api, name: string, project = 'DEMO'): Promise<string> {
+  const r = await http.post(`/projects/${project}/folders`, { name });
+  if (r.status !== 201) throw new Error(`folder create failed: ${r.text}`);
+  return r.body.data.folder.id;
+}
+
+/** Creates a case with every required field and returns the response body's test_case. */
+export async function testCase(http: Api, r: Awaited<ReturnType<typeof refs>>, folderId: string, extra: Record<string, unknown> = {}) {
+  const { users: _u, labels: _l, ...ids } = r;
+  const res = await http.post('/projects/DEMO/test_cases', { title: 'A case', folder_id: folderId, ...ids, ...extra });
+  if (res.status !== 201) throw new Error(`case create failed: ${res.text}`);
+  return res.body.data.test_case;
+}
+
+import { expect } from 'vitest';
+import { endpoint } from '../../src/api/endpoints.js';
+
+/** Asserts a response body parses with the endpoint's zod response schema. */
+export function conforms(name: string, body: unknown): void {
+  const schema = endpoint(name).response;
+  if (!schema) throw new Error(`${name} has no response schema`);
+  const r = schema.safeParse(body);
+  expect(r.success, r.success ? '' : `${name}: ${JSON.stringify(r.error.issues.slice(0, 3))}`).toBe(true);
+}
+
+/** Asserts the live error body shape with the given status. */
+export function isError(a: Answer, status: number): void {
+  expect(a.status, a.text).toBe(status);
+  expect(a.body).toMatchObject({ message: expect.any(String), errors: { code: status, message: expect.any(String) } });
+}
