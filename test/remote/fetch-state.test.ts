@@ -1,0 +1,177 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createClient, fetchState, resolveProject, scaledClock, type TmsClient } from '../../src/remote/index.js';
+import { pageOf, startScripted, type LoggedRequest, type Reply, type ScriptedServer } from './scripted-server.js';
+
+const PID = '11111111-2222-3333-4444-555555555555';
+const project = { id: PID, name: 'Shop Project', human_id_prefix: 'SHOP', description: '', created_at: 1, updated_at: 1 };
+const other = { id: '99999999-2222-3333-4444-555555555555', name: 'Other', human_id_prefix: 'OTH', description: '', created_at: 1, updated_at: 1 };
+const folder = (id: string, name: string, parent: string | null | '', order = 0) => ({ id, name, project_id: PID, children: [], parent_folder_id: parent, order });
+const kase = (i: number, folderId: string, extra: Record<string, unknown> = {}) => ({
+  id: `c${i}`,
+  human_id: `SHOP-${i}`,
+  title: `Case ${i}`,
+  project_id: PID,
+  folder_id: folderId,
+  created_at: 1_700_000_000_000,
+  updated_at: 1_700_000_000_000,
+  individual_steps: [{ id: `s${i}`, step_description: 'do', expected_results: 'done', order: 1, step_group_id: null }],
+  label_ids: [],
+  ...extra,
+});
+const lookups = (prefix: string) => [1, 2, 3].map((i) => ({ id: `${prefix}${i}`, name: `${prefix} ${i}`, order: i }));
+
+interface World {
+  folders: ReturnType<typeof folder>[];
+  cases: ReturnType<typeof kase>[];
+  groups: number;
+}
+
+function service(w: World, delayMs = 0) {
+  let inFlight = 0;
+  const stats = { maxInFlight: 0 };
+  const route = (r: LoggedRequest): Reply => {
+    const p = r.path.replace('/api/v1', '');
+    const pr = `/projects/${PID}`;
+    if (p === '/projects') return { json: pageOf('projects', [project, other], r, '') };
+    if (p === pr) return { json: { data: { project } } };
+    if (p === `${pr}/folders`) return { json: pageOf('folders', w.folders, r, '') };
+    if (p === `${pr}/test_cases`) return { json: pageOf('test_cases', w.cases, r, '') };
+    const tc = p.match(/\/test_cases\/(c\d+)$/);
+    if (tc) {
+      const c = w.cases.find((x) => x.id === tc[1])!;
+      const { individual_steps: _s, label_ids: _l, ...rest } = c;
+      return { json: { data: { test_case: { ...rest, human_id: `SHOP-${c.id.slice(1)}` } } } };
+    }
+    const groups = Array.from({ length: w.groups }, (_, i) => ({ id: `g${i}`, title: `G${i}`, human_id: `SHOP-SG-${i}`, project_id: PID, created_at: 1, updated_at: 1 }));
+    if (p === `${pr}/step_groups`) return { json: pageOf('step_groups', groups, r, '') };
+    const sg = p.match(/\/step_groups\/(g\d+)$/);
+    if (sg) {
+      const g = groups.find((x) => x.id === sg[1])!;
+      return { json: { data: { step_group: { ...g, steps: [{ id: `${g.id}s1`, step_description: 'x', expected_results: 'y', order: 1, step_group_id: g.id }] } } } };
+    }
+    if (p === `${pr}/test_plans`) return { json: pageOf('test_plans', [{ id: 'tp1', title: 'R1', status: 'ACTIVE', created_at: 1, updated_at: 1 }], r, '') };
+    if (p === '/test_cases/types') return { json: pageOf('types', lookups('type'), r, '') };
+    if (p === '/test_cases/statuses') return { json: pageOf('statuses', lookups('status'), r, '') };
+    if (p === '/test_cases/priorities') return { json: pageOf('priorities', lookups('prio'), r, '') };
+    if (p === '/test_cases/automation_types') return { json: pageOf('automation_types', lookups('auto'), r, '') };
+    if (p === '/test_runs/statuses') return { json: pageOf('statuses', lookups('run'), r, '') };
+    if (p === '/users') return { json: { data: [{ id: 'u1', email: 'ana@example.com', first_name: 'Ana', last_name: 'A' }] } };
+    if (p === '/labels') return { json: { data: { labels: [{ id: 'l1', name: 'smoke', createdAt: 1 }] } } };
+    return { status: 404, json: { message: `no route ${p}` } };
+  };
+  const handler = async (r: LoggedRequest): Promise<Reply> => {
+    inFlight++;
+    stats.maxInFlight = Math.max(stats.maxInFlight, inFlight);
+    if (delayMs) await new Promise((res) => setTimeout(res, delayMs));
+    inFlight--;
+    return route(r);
+  };
+  return { handler, stats };
+}
+
+let server: ScriptedServer | undefined;
+let client: TmsClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  await server?.close();
+  client = server = undefined;
+});
+
+async function setup(w: World, options: { pageSize?: number; delayMs?: number } = {}) {
+  const clock = scaledClock(100);
+  const svc = service(w, options.delayMs);
+  server = await startScripted(svc.handler, clock);
+  client = createClient({ baseUrl: `${server.url}/api/v1`, apiKey: 'k-0000', clock, rateLimit: 1000, pageSize: options.pageSize });
+  return { server, client, svc };
+}
+
+const world = (): World => ({
+  folders: [folder('f1', 'Checkout', ''), folder('f2', 'Payments', 'f1'), folder('f3', 'Auth', null, 1), folder('f4', 'Deep', 'f2')],
+  cases: Array.from({ length: 25 }, (_, i) => kase(i + 1, ['f1', 'f2', 'f3', 'f4'][i % 4])),
+  groups: 3,
+});
+
+describe('fetchState', () => {
+  it('reads the whole project with one request per list page plus one GET per step group, and freezes the result', async () => {
+    const { server, client } = await setup(world(), { pageSize: 10 });
+    const state = await fetchState(client, 'SHOP');
+    expect(state.project).toEqual({ id: PID, name: 'Shop Project', humanIdPrefix: 'SHOP', description: '' });
+    expect(state.folders.map((f) => [f.id, f.parentId])).toEqual([
+      ['f1', null],
+      ['f2', 'f1'],
+      ['f3', null],
+      ['f4', 'f2'],
+    ]);
+    expect(state.cases).toHaveLength(25);
+    expect(state.cases[0]).toMatchObject({ id: 'c1', humanId: 'SHOP-1', createdAt: 1_700_000_000, labelIds: [] });
+    expect(state.stepGroups.map((g) => g.steps.length)).toEqual([1, 1, 1]);
+    expect(state.testPlans[0]).toMatchObject({ id: 'tp1', status: 'ACTIVE' });
+    expect(state.lookups.priorities.map((l) => l.name)).toEqual(['prio 1', 'prio 2', 'prio 3']);
+    expect(state.users).toEqual([{ id: 'u1', email: 'ana@example.com', firstName: 'Ana', lastName: 'A' }]);
+    expect(state.labels).toEqual([{ id: 'l1', name: 'smoke' }]);
+    expect(state.labelsReadable).toBe(true);
+    // projects 1 + folders 1 + cases 3 + step groups 1 + 3 GETs + plans 1 + lookups 5 + users 1 + labels 1
+    expect(server.log).toHaveLength(17);
+    expect(server.log.filter((r) => /test_cases\/c/.test(r.path))).toHaveLength(0);
+    expect(Object.isFrozen(state)).toBe(true);
+    expect(Object.isFrozen(state.cases[0].individualSteps[0])).toBe(true);
+  });
+
+  it('GETs only the cases whose list entry lacks a human id, and marks labels unreadable when the list omits them', async () => {
+    const w = world();
+    w.cases = w.cases.map((c, i) => {
+      const { label_ids: _drop, ...rest } = c;
+      return i < 3 ? { ...rest, human_id: undefined } : rest;
+    }) as World['cases'];
+    const { server, client } = await setup(w);
+    const state = await fetchState(client, PID);
+    expect(state.cases.slice(0, 3).map((c) => c.humanId)).toEqual(['SHOP-1', 'SHOP-2', 'SHOP-3']);
+    expect(server.log.filter((r) => /test_cases\/c\d+$/.test(r.path))).toHaveLength(3);
+    expect(state.labelsReadable).toBe(false);
+    expect(state.cases.every((c) => c.labelIds === undefined)).toBe(true);
+  });
+
+  it('keeps only the scoped top-level folders, their subfolders and their cases', async () => {
+    const { client } = await setup(world());
+    const state = await fetchState(client, 'Shop Project', { scope: ['Checkout'] });
+    expect(state.folders.map((f) => f.id).sort()).toEqual(['f1', 'f2', 'f4']);
+    expect(new Set(state.cases.map((c) => c.folderId))).toEqual(new Set(['f1', 'f2', 'f4']));
+    expect(state.cases).toHaveLength(19);
+    expect(state.stepGroups).toHaveLength(3);
+  });
+
+  it('runs independent reads concurrently', async () => {
+    const { client, svc } = await setup(world(), { delayMs: 15 });
+    await fetchState(client, 'SHOP');
+    expect(svc.stats.maxInFlight).toBeGreaterThanOrEqual(3);
+  });
+
+  it('rebuilds folders that an answer nests under children', async () => {
+    const w = world();
+    w.folders = [{ ...folder('f1', 'Checkout', ''), children: [folder('f2', 'Payments', 'f1')] } as never, folder('f3', 'Auth', null)];
+    const { client } = await setup(w);
+    const state = await fetchState(client, 'SHOP');
+    expect(state.folders.map((f) => [f.id, f.parentId])).toEqual([
+      ['f1', null],
+      ['f2', 'f1'],
+      ['f3', null],
+    ]);
+  });
+});
+
+describe('resolveProject', () => {
+  it('finds a project by id, by prefix in any case, and by exact name', async () => {
+    const { client } = await setup(world());
+    expect((await resolveProject(client, PID)).humanIdPrefix).toBe('SHOP');
+    expect((await resolveProject(client, 'shop')).id).toBe(PID);
+    expect((await resolveProject(client, 'Other')).humanIdPrefix).toBe('OTH');
+  });
+
+  it('names the available projects when none matches', async () => {
+    const { client } = await setup(world());
+    const err = await resolveProject(client, 'Nope').catch((e) => e);
+    expect(err.code).toBe('project_not_found');
+    expect(err.hint).toContain('Shop Project (SHOP)');
+    expect(err.hint).toContain('Other (OTH)');
+  });
+});

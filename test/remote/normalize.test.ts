@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import {
+  normalizeTimestamp,
+  toLabel,
+  toLookup,
+  toRemoteCase,
+  toRemoteFolder,
+  toRemoteStepGroup,
+  toRemoteTestPlan,
+  toUser,
+} from '../../src/remote/index.js';
+import { TestCase } from '../../src/api/index.js';
+
+describe('normalizers', () => {
+  it('turns millisecond timestamps into seconds and leaves seconds alone', () => {
+    expect(normalizeTimestamp(1_700_000_000)).toBe(1_700_000_000);
+    expect(normalizeTimestamp(1_700_000_000_123)).toBe(1_700_000_000);
+  });
+
+  it('makes both root-parent spellings null', () => {
+    const f = { id: 'f', name: 'A', project_id: 'p', children: [], order: 2 };
+    expect(toRemoteFolder({ ...f, parent_folder_id: '' }).parentId).toBeNull();
+    expect(toRemoteFolder({ ...f, parent_folder_id: null }).parentId).toBeNull();
+    expect(toRemoteFolder({ ...f, parent_folder_id: 'root' }).parentId).toBe('root');
+  });
+
+  it('normalizes a live-style case: nulls to empty strings, ms timestamps, steps in order, labels unknown when absent', () => {
+    const wire = TestCase.parse({
+      id: 'c1',
+      title: 'T',
+      description: null,
+      project_id: 'p',
+      folder_id: 'f',
+      created_at: 1_700_000_000_000,
+      updated_at: 1_700_000_001_000,
+      individual_steps: [
+        { id: 's2', step_description: 'b', expected_results: null, order: 2, step_type: 'DEFAULT', step_group_id: '' },
+        { id: 's1', step_description: 'a', expected_results: 'A', order: 1, step_group_id: 'g1' },
+      ],
+      surprise: true,
+    });
+    const c = toRemoteCase(wire);
+    expect(c).toMatchObject({ id: 'c1', humanId: '', description: '', createdAt: 1_700_000_000, updatedAt: 1_700_000_001 });
+    expect(c.individualSteps).toEqual([
+      { id: 's1', description: 'a', expected: 'A', order: 1, stepGroupId: 'g1' },
+      { id: 's2', description: 'b', expected: '', order: 2, stepType: 'DEFAULT', stepGroupId: null },
+    ]);
+    expect('labelIds' in c).toBe(false);
+    expect(toRemoteCase({ ...wire, label_ids: ['l1'] }).labelIds).toEqual(['l1']);
+  });
+
+  it('orders step group steps and reads expected results', () => {
+    const g = toRemoteStepGroup({
+      id: 'g',
+      title: 'G',
+      description: 'd',
+      human_id: 'P-SG-1',
+      project_id: 'p',
+      created_at: 1,
+      updated_at: 2,
+      steps: [
+        { id: 'b', step_description: 'two', expected_results: 'B', order: 2, step_group_id: 'g' },
+        { id: 'a', step_description: 'one', expected_results: 'A', order: 1, step_group_id: 'g' },
+      ],
+    });
+    expect(g.steps.map((s) => s.description)).toEqual(['one', 'two']);
+    expect(g.humanId).toBe('P-SG-1');
+  });
+
+  it('normalizes plans, lookups, users and labels', () => {
+    expect(toRemoteTestPlan({ id: 'p', title: 'P', status: 'ACTIVE', start_date: 1_700_000_000_000, end_date: null, created_at: 1, updated_at: 1 })).toEqual({
+      id: 'p',
+      humanId: '',
+      title: 'P',
+      description: '',
+      status: 'ACTIVE',
+      startDate: 1_700_000_000,
+      createdAt: 1,
+      updatedAt: 1,
+    });
+    expect(toLookup({ id: 'l', name: 'Draft', order: 1, alias: null })).toEqual({ id: 'l', name: 'Draft', order: 1 });
+    expect(toUser({ id: 'u', email: 'a@b', first_name: 'A', last_name: null })).toEqual({ id: 'u', email: 'a@b', firstName: 'A' });
+    expect(toLabel({ id: 'x', name: 'smoke', createdAt: 5 })).toEqual({ id: 'x', name: 'smoke' });
+  });
+});
