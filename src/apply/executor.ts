@@ -54,15 +54,22 @@ export interface ExecuteOptions {
   /** writes an id into a repository file */
   writeBack: WriteBackFn;
   /**
-   * Ids the service held before the run. Natural-key lookups after an ambiguous create never
-   * claim one of these. @default the ids the plan's operations refer to
+   * Ids the service held before the run: a lookup after an ambiguous create in this run never
+   * claims one of these (ids the plan refers to and ids created so far are never claimed either).
+   * @default none
    */
-  knownIds?: Iterable<string>;
+  existingIds?: Iterable<string>;
   /**
    * Keys of creates that an earlier, killed run may have sent (journal `begin` without an answer):
    * looked up by natural key before being sent again. @default none
    */
   pendingCreates?: ReadonlySet<string>;
+  /**
+   * Ids an earlier run recorded for create operations (journal `created`/`done`) that still exist
+   * on the service: the create is not sent again, the rest of the operation (a folder's move) is.
+   * @default none
+   */
+  resumeIds?: ReadonlyMap<string, { id: string; humanId?: string }>;
   /**
    * Operations handed to the client at once. Bounds memory on big plans and what an interrupt
    * waits for; it is not a rate limiter (keep it well above the client's concurrency). @default 64
@@ -88,9 +95,13 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
 
   const ops = new Map<string, Operation>();
   for (const op of plan.operations) ops.set(op.key, op);
-  const knownIds = new Set<string>(options.knownIds ?? []);
+  // ids that belong to other items: the plan's and those created in this run
+  const knownIds = new Set<string>();
   for (const op of plan.operations) if ('id' in op && typeof op.id === 'string') knownIds.add(op.id);
-  const ctx: ReconcileContext = { client, projectId, knownIds };
+  const existing = new Set<string>(options.existingIds ?? []);
+  // a lookup for a create of an earlier run may find an item the service held before this run
+  const resumeCtx: ReconcileContext = { client, projectId, knownIds };
+  const runCtx: ReconcileContext = { client, projectId, knownIds: { has: (id) => knownIds.has(id) || existing.has(id) } };
 
   // dependency bookkeeping: a dependency outside the plan is taken as satisfied
   const waitingOn = new Map<string, number>();
@@ -106,6 +117,7 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
   }
 
   const produced = new Map<string, string>();
+  const lookedUp = new Set<string>();
   const resolve: RefResolver = (ref: Ref) => {
     if ('id' in ref) return ref.id;
     const id = produced.get(ref.op);
@@ -113,8 +125,30 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
     return id;
   };
 
-  // a deleted item that a resumed create claims must not be deleted by the same run
+  // a deleted item that a resumed create claims must not be deleted by the same run, so the
+  // lookups that need no id from this run are done before anything starts
   const claimed = new Set<string>();
+  const prefound = new Map<string, { id: string; humanId?: string }>();
+  const claim = (key: string, found: { id: string; human_id?: unknown }) => {
+    const rec = { id: found.id, ...(typeof found.human_id === 'string' ? { humanId: found.human_id } : {}) };
+    prefound.set(key, rec);
+    knownIds.add(found.id);
+    claimed.add(found.id);
+  };
+  for (const [key, rec] of options.resumeIds ?? []) {
+    if (ops.has(key) && isCreate(ops.get(key)!)) claim(key, { id: rec.id, human_id: rec.humanId });
+  }
+  for (const op of plan.operations) {
+    if (!isCreate(op) || !options.pendingCreates?.has(op.key) || prefound.has(op.key)) continue;
+    if (op.kind === 'create_case' && 'op' in op.body.folder) continue;
+    try {
+      const found = await findCreated(op, resumeCtx, resolve);
+      if (found) claim(op.key, found);
+      else lookedUp.add(op.key);
+    } catch {
+      // looked up again when the operation runs
+    }
+  }
   const ready: string[] = plan.operations.filter((op) => waitingOn.get(op.key) === 0).map((op) => op.key);
   const finished = new Set<string>();
   let inFlight = 0;
@@ -188,15 +222,14 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
         result.skipped.push({ key: op.key, reason: 'the item was claimed by a resumed create in this run' });
         return true;
       }
-      if (isCreate(op) && options.pendingCreates?.has(op.key)) {
+      if (isCreate(op) && options.pendingCreates?.has(op.key) && !prefound.has(op.key) && !lookedUp.has(op.key)) {
         // an earlier run was killed after sending this create: adopt what it made, if anything
-        const found = await findCreated(op, ctx, resolve);
-        if (found) {
-          selfId = found.id;
-          humanId = typeof found.human_id === 'string' ? found.human_id : undefined;
-          knownIds.add(found.id);
-          claimed.add(found.id);
-        }
+        const found = await findCreated(op, resumeCtx, resolve);
+        if (found) claim(op.key, found);
+      }
+      if (prefound.has(op.key)) {
+        selfId = prefound.get(op.key)!.id;
+        humanId = prefound.get(op.key)!.humanId;
       }
       if (isCreate(op) && selfId === undefined) await journal?.begin(op.key, op.kind);
       const requests = requestsFor(op, resolve, projectId);
@@ -211,7 +244,7 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
         const reconcile =
           req.produces && isCreate(op)
             ? async () => {
-                const found = await findCreated(op, ctx, resolve);
+                const found = await findCreated(op, runCtx, resolve);
                 return found ? { data: { [req.resultKey ?? 'item']: found } } : undefined;
               }
             : undefined;
@@ -337,7 +370,7 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
 /** The repository file an operation came from, for failure messages. */
 export function fileOf(op: Operation): string | undefined {
   if ('writeBack' in op && op.writeBack?.file) return op.writeBack.file;
-  const m = /^(?:case|step_group|folder):(.+\.ya?ml)$/.exec(op.key);
+  const m = /^[a-z_]+:(.+\.ya?ml)$/.exec(op.key);
   return m ? m[1] : undefined;
 }
 

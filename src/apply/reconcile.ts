@@ -33,7 +33,7 @@ export interface ReconcileContext {
   client: ApplyClient;
   projectId: string;
   /** ids that belong to other items: never claimed */
-  knownIds: ReadonlySet<string>;
+  knownIds: { has(id: string): boolean };
 }
 
 type WireItem = { id: string; [key: string]: unknown };

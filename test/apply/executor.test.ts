@@ -8,7 +8,7 @@ import type { ApplyClient } from '../../src/apply/reconcile.js';
 import type { Operation, Plan } from '../../src/plan/operations.js';
 
 /** A scripted in-memory service: records calls, can fail chosen requests. */
-function fakeClient(opts: { fail?: (endpoint: string, body: any) => Error | undefined; delayMs?: number } = {}) {
+function fakeClient(opts: { fail?: (endpoint: string, body: any, attempt: number) => Error | undefined; delayMs?: number } = {}) {
   const calls: { endpoint: string; params: any; body: any }[] = [];
   const folders: any[] = [];
   const cases: any[] = [];
@@ -21,12 +21,27 @@ function fakeClient(opts: { fail?: (endpoint: string, body: any) => Error | unde
     cases,
     maxInFlight: () => maxInFlight,
     async call(endpoint, o = {}) {
+      try {
+        return await once(endpoint, o, 1);
+      } catch (err) {
+        // like the real client: an ambiguous create asks the caller before sending again
+        if (!(err as { ambiguous?: boolean }).ambiguous || !o.reconcile) throw err;
+        const found = await o.reconcile();
+        return found ?? (await once(endpoint, o, 2));
+      }
+    },
+    async *paginate(endpoint) {
+      if (endpoint === 'listFolders') yield* folders;
+      if (endpoint === 'listTestCases') yield* cases;
+    },
+  };
+  async function once(endpoint: string, o: any, attempt: number): Promise<any> {
       calls.push({ endpoint, params: o.params, body: o.body });
       inFlight++;
       maxInFlight = Math.max(maxInFlight, inFlight);
       try {
         await new Promise((r) => setTimeout(r, opts.delayMs ?? 1));
-        const err = opts.fail?.(endpoint, o.body);
+        const err = opts.fail?.(endpoint, o.body, attempt);
         if (err) throw err;
         switch (endpoint) {
           case 'createFolder': {
@@ -50,12 +65,7 @@ function fakeClient(opts: { fail?: (endpoint: string, body: any) => Error | unde
       } finally {
         inFlight--;
       }
-    },
-    async *paginate(endpoint) {
-      if (endpoint === 'listFolders') yield* folders;
-      if (endpoint === 'listTestCases') yield* cases;
-    },
-  };
+  }
   return client;
 }
 
@@ -163,12 +173,56 @@ describe('executePlan', () => {
     expect(written['cases/A/B/_folder.yaml']).toBe('orphan');
   });
 
-  it('never claims a folder whose id is already known when looking up a resumed create', async () => {
-    const client = fakeClient();
+  it('never claims a folder that existed before the run after an ambiguous create failure', async () => {
+    const client = fakeClient({
+      fail: (e, _b, attempt) => (e === 'createFolder' && attempt === 1 ? Object.assign(new Error('503'), { ambiguous: true }) : undefined),
+    });
     client.folders.push({ id: 'existing', name: 'B', parent_folder_id: '', order: 0 });
     const op: Operation = { kind: 'create_folder', key: 'folder:A/B', dependsOn: [], path: ['A', 'B'], name: 'B', parent: { id: 'fa' }, writeBack: { file: 'f' } };
-    await executePlan(plan([op]), { client, writeBack: recorder().writeBack, pendingCreates: new Set([op.key]), knownIds: ['existing'] });
-    expect(client.calls.map((c) => c.endpoint)).toEqual(['createFolder', 'moveFolder']);
+    const result = await executePlan(plan([op]), { client, writeBack: recorder().writeBack, existingIds: ['existing'] });
+    expect(result.failed).toEqual([]);
+    expect(client.calls.map((c) => c.endpoint)).toEqual(['createFolder', 'createFolder', 'moveFolder']);
+    expect(client.folders.find((f) => f.id === 'existing').parent_folder_id).toBe('');
+  });
+
+  it('adopts the item an ambiguous create made instead of creating it twice', async () => {
+    const client = fakeClient();
+    const real = client.call.bind(client);
+    let first = true;
+    client.call = async (endpoint, o = {}) => {
+      if (endpoint === 'createTestCase' && first) {
+        first = false;
+        // the service stores the case, then the answer is lost
+        await real(endpoint, { ...o, reconcile: undefined });
+        const found = await o.reconcile!();
+        if (found) return found;
+      }
+      return real(endpoint, o);
+    };
+    const op: Operation = { kind: 'create_case', key: 'create_case:cases/A/x.yaml', dependsOn: [], path: ['A'], body: { title: 'X', folder: { id: 'fa' } }, writeBack: { file: 'cases/A/x.yaml' } };
+    const { written, writeBack } = recorder();
+    const result = await executePlan(plan([op]), { client, writeBack });
+    expect(result).toMatchObject({ created: 1, failed: [] });
+    expect(client.cases).toHaveLength(1);
+    expect(written['cases/A/x.yaml']).toBe(client.cases[0].human_id);
+  });
+
+  it('never lets a resumed create claim a folder that another operation of the plan refers to', async () => {
+    const client = fakeClient();
+    client.folders.push({ id: 'other', name: 'B', parent_folder_id: '', order: 0 });
+    const op: Operation = { kind: 'create_folder', key: 'folder:A/B', dependsOn: [], path: ['A', 'B'], name: 'B', parent: { id: 'fa' }, writeBack: { file: 'f' } };
+    const rename: Operation = { kind: 'update_folder', key: 'update_folder:C', dependsOn: [], id: 'other', path: ['C'], name: 'C', changes: [] };
+    await executePlan(plan([op, rename]), { client, writeBack: recorder().writeBack, pendingCreates: new Set([op.key]) });
+    expect(client.calls.filter((c) => c.endpoint === 'createFolder')).toHaveLength(1);
+  });
+
+  it('does not send a create again when an earlier run recorded its id, but finishes the operation', async () => {
+    const client = fakeClient();
+    client.folders.push({ id: 'made', name: 'B', parent_folder_id: '', order: 0 });
+    const op: Operation = { kind: 'create_folder', key: 'folder:A/B', dependsOn: [], path: ['A', 'B'], name: 'B', parent: { id: 'fa' }, writeBack: { file: 'f' } };
+    const result = await executePlan(plan([op]), { client, writeBack: recorder().writeBack, resumeIds: new Map([[op.key, { id: 'made' }]]) });
+    expect(result.created).toBe(1);
+    expect(client.calls.map((c) => c.endpoint)).toEqual(['moveFolder']);
   });
 
   it('reports a write-back that fails without failing the operation or its dependents', async () => {
