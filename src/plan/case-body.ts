@@ -17,6 +17,8 @@ export interface DesiredBody {
   groupOps: string[];
   /** display labels of each individual step's group, parallel to body.individualSteps */
   stepGroupLabels: (string | undefined)[];
+  /** remote ids of the existing step groups `use:` names (an empty group leaves no step behind) */
+  usedGroupIds?: string[];
 }
 
 const LOOKUP_FIELDS: { kind: LookupKind; field: keyof DesiredCase['fields']; bodyKey: keyof CaseBody; remoteKey: keyof RemoteCase }[] = [
@@ -31,6 +33,7 @@ export function desiredBody(ctx: PlanContext, dc: DesiredCase, folder: Ref, grou
   const body: CaseBody = { title: normalizeTitle(dc.title), folder };
   const groupOps = new Set<string>();
   const stepGroupLabels: (string | undefined)[] = [];
+  const usedGroupIds = new Set<string>();
   if (f.description !== undefined) body.description = normalizeText(f.description);
   if (f.preconditions !== undefined) body.preconditions = normalizeText(f.preconditions);
   const template = f.template ?? (f.steps !== undefined ? 'STEPS' : f.stepsText !== undefined ? 'TCD' : undefined);
@@ -110,6 +113,7 @@ export function desiredBody(ctx: PlanContext, dc: DesiredCase, folder: Ref, grou
         continue;
       }
       if (used.opKey) groupOps.add(used.opKey);
+      if (used.remoteId) usedGroupIds.add(used.remoteId);
       for (const gs of used.steps) {
         steps.push({ description: gs.description, expected: gs.expected, stepGroup: used.ref });
         stepGroupLabels.push(used.label);
@@ -117,7 +121,7 @@ export function desiredBody(ctx: PlanContext, dc: DesiredCase, folder: Ref, grou
     }
     body.individualSteps = steps;
   }
-  return { body, groupOps: [...groupOps], stepGroupLabels };
+  return { body, groupOps: [...groupOps], stepGroupLabels, ...(f.steps !== undefined ? { usedGroupIds: [...usedGroupIds] } : {}) };
 }
 
 function sameSteps(body: StepBody[], remote: RemoteCase): boolean {

@@ -13,7 +13,7 @@ export interface CaseMatch {
   adopted: boolean;
   /** identity could not be settled (a problem says why): no operation is planned for it */
   failed?: boolean;
-  /** step group ids the case's steps carry after the plan; undefined when steps are not managed */
+  /** remote ids of the step groups the case uses after the plan; undefined when steps are not managed */
   stepGroupIds?: string[];
 }
 
@@ -128,9 +128,7 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
     const dc = m.desired;
     const d = desiredBody(ctx, dc, folderRef(node), groups, !m.remote);
     const deps = [...(node.createKey ? [node.createKey] : []), ...d.groupOps];
-    if (d.body.individualSteps) {
-      m.stepGroupIds = d.body.individualSteps.flatMap((s) => (s.stepGroup && 'id' in s.stepGroup ? [s.stepGroup.id] : []));
-    }
+    m.stepGroupIds = d.usedGroupIds;
     if (!m.remote) {
       ops.push({
         kind: 'create_case',
