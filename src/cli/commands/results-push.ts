@@ -1,0 +1,154 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { loadJunitFiles } from '../../ci/junit.js';
+import { parseStatusMap, type ResultMapping } from '../../ci/map-results.js';
+import { pushResults, type PushResultsResult } from '../../ci/push-results.js';
+import { TmsyncError } from '../../errors.js';
+import { resolveProject } from '../../remote/project.js';
+import type { CliIo, GlobalOptions } from '../io.js';
+import { loadTarget } from '../target.js';
+
+export interface ResultsPushOptions extends GlobalOptions {
+  /** positional: JUnit XML files */
+  args: string[];
+  testRun?: string;
+  newRun?: string;
+  /** YAML/JSON file: `{ "<classname>.<name>" or "<name>": "DEMO-12" | [..] }` */
+  mapping?: string;
+  /** `outcome=Status` pairs */
+  statusMap?: string[];
+  /** @default '100' */
+  batchSize?: string;
+  /** @default false */
+  dryRun?: boolean;
+  /** send run-case updates as multipart/form-data @default false */
+  multipart?: boolean;
+}
+
+/**
+ * `tmsync results push (--test-run ID | --new-run TITLE) FILE.xml…`. Exit 0 when every planned
+ * update was confirmed (or with --dry-run), 1 when any was not, when nothing matched, or on errors.
+ * Unmatched testcases and cases missing from the run are reported, not fatal.
+ */
+export async function runResultsPush(options: ResultsPushOptions, io: CliIo): Promise<number> {
+  if ((options.testRun === undefined) === (options.newRun === undefined)) {
+    throw new TmsyncError('invalid_arguments', 'give exactly one of --test-run and --new-run', {
+      hint: '--test-run DEMO-R-3 pushes into an existing run; --new-run "Nightly build 812" creates one holding the matched cases',
+    });
+  }
+  if (options.args.length === 0) {
+    throw new TmsyncError('invalid_arguments', 'give at least one JUnit XML file', { hint: 'e.g. tmsync results push --test-run DEMO-R-3 reports/*.xml' });
+  }
+  const batchSize = Number(options.batchSize ?? '100');
+  const statusMap = parseStatusMap(options.statusMap);
+  const mapping = options.mapping !== undefined ? await loadMapping(resolve(options.cwd, options.mapping), options.mapping) : undefined;
+  const testcases = await loadJunitFiles(options.args, options.cwd);
+
+  const target = await loadTarget(options, io, { clientOptions: { multipartRunCases: Boolean(options.multipart) } });
+  let result: PushResultsResult;
+  try {
+    const project = await resolveProject(target.client, target.projectRef);
+    result = await pushResults({
+      client: target.client,
+      project,
+      testcases,
+      testRun: options.testRun,
+      newRun: options.newRun,
+      mapping,
+      statusMap,
+      batchSize,
+      dryRun: Boolean(options.dryRun),
+      signal: io.signal,
+    });
+  } finally {
+    await target.close();
+  }
+
+  const failedRows = result.failedBatches.reduce((n, b) => n + b.caseIds.length, 0);
+  const nothing = !result.dryRun && result.rows.length === 0;
+  if (options.json) io.stdout(JSON.stringify({ ...result, testcases: testcases.length, ok: failedRows === 0 && !nothing }));
+  report(result, testcases.length, io, Boolean(options.json));
+  if (nothing) {
+    io.stderr('Error: nothing was sent: no testcase matched a case of the run.');
+    io.stderr('Hint: put a human id (DEMO-12) in the test names, a test_case property in the report, or pass --mapping FILE');
+    return 1;
+  }
+  return failedRows > 0 ? 1 : 0;
+}
+
+function runName(r: PushResultsResult['run']): string {
+  const id = r.humanId ?? r.id;
+  return id ? `${id} "${r.title}"` : `a new run "${r.title}"`;
+}
+
+function report(result: PushResultsResult, testcaseCount: number, io: CliIo, json: boolean): void {
+  const counts = Object.entries(result.counts)
+    .map(([status, n]) => `${n} ${status}`)
+    .join(', ');
+  const rowLabel = (r: PushResultsResult['rows'][number]) => `${r.humanId ?? r.caseId}${r.title ? ` ${r.title}` : ''}`;
+
+  if (result.dryRun) {
+    if (!json) {
+      // what would be sent, one row per line, on stdout
+      for (const r of result.rows) io.stdout(`${r.status.padEnd(10)} ${rowLabel(r)}  (${r.testcases} testcase${r.testcases === 1 ? '' : 's'})`);
+    }
+    io.stderr(`Dry run: would send ${result.rows.length} result${result.rows.length === 1 ? '' : 's'} to ${runName(result.run)}${counts ? ` (${counts})` : ''}; nothing was sent.`);
+  } else {
+    if (result.run.created) io.stderr(`Created test run ${runName(result.run)} with the matched cases.`);
+    const sent = new Set(result.sentCaseIds);
+    const sentCounts: Record<string, number> = {};
+    for (const r of result.rows) if (sent.has(r.caseId)) sentCounts[r.status] = (sentCounts[r.status] ?? 0) + 1;
+    const sentText = Object.entries(sentCounts).map(([s, n]) => `${n} ${s}`).join(', ');
+    io.stderr(
+      `Pushed ${sent.size} of ${result.rows.length} result${result.rows.length === 1 ? '' : 's'} from ${testcaseCount} testcase${testcaseCount === 1 ? '' : 's'} into ${runName(result.run)}${sentText ? `: ${sentText}` : ''}.`,
+    );
+    for (const b of result.failedBatches) {
+      const rows = result.rows.filter((r) => b.caseIds.includes(r.caseId));
+      io.stderr(`Error: ${b.caseIds.length} result${b.caseIds.length === 1 ? ' was' : 's were'} NOT sent (${b.error.code}): ${b.error.message}`);
+      io.stderr(`  not sent: ${rows.map((r) => r.humanId ?? r.caseId).join(', ')}`);
+    }
+  }
+  if (result.unmatched.length > 0) {
+    io.stderr(`${result.unmatched.length} testcase${result.unmatched.length === 1 ? '' : 's'} named no test case (add a human id to the name, a test_case property, or a --mapping entry):`);
+    for (const t of result.unmatched.slice(0, 50)) io.stderr(`  ${t.report}: ${t.classname && !t.name.startsWith(t.classname) ? `${t.classname} › ` : ''}${t.name}`);
+    if (result.unmatched.length > 50) io.stderr(`  … and ${result.unmatched.length - 50} more (--json lists all)`);
+  }
+  if (result.unknownCases.length > 0) {
+    io.stderr(`${result.unknownCases.length} case${result.unknownCases.length === 1 ? '' : 's'} named in the reports do not exist in the project: ${result.unknownCases.map((u) => u.ref).join(', ')}`);
+  }
+  if (result.notInRun.length > 0) {
+    io.stderr(`${result.notInRun.length} case${result.notInRun.length === 1 ? ' is' : 's are'} not in the run, so ${result.notInRun.length === 1 ? 'its result was' : 'their results were'} not sent: ${result.notInRun.map((n) => n.ref).join(', ')}`);
+  }
+}
+
+/** A mapping file: YAML or JSON object of JUnit name → case ref (or list of refs). */
+async function loadMapping(path: string, shown: string): Promise<ResultMapping> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new TmsyncError('mapping_not_found', `cannot read the mapping file ${shown}: ${(err as Error).message}`, {
+      hint: 'pass --mapping with the path of a YAML or JSON file',
+    });
+  }
+  let data: unknown;
+  try {
+    data = parseYaml(text);
+  } catch (err) {
+    throw new TmsyncError('invalid_mapping', `${shown} is not valid YAML or JSON: ${(err as Error).message}`);
+  }
+  if (data === null || data === undefined) return {};
+  const bad = () =>
+    new TmsyncError('invalid_mapping', `${shown} must map JUnit names to case ids`, {
+      hint: 'write e.g. `com.shop.CheckoutTest.paysWithCard: SHOP-12` or `"pays with card": [SHOP-12, SHOP-13]`',
+    });
+  if (typeof data !== 'object' || Array.isArray(data)) throw bad();
+  const out: ResultMapping = {};
+  for (const [k, v] of Object.entries(data as Record<string, unknown>)) {
+    if (typeof v === 'string' || typeof v === 'number') out[k] = String(v);
+    else if (Array.isArray(v) && v.every((x) => typeof x === 'string')) out[k] = v as string[];
+    else throw bad();
+  }
+  return out;
+}

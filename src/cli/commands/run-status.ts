@@ -1,0 +1,37 @@
+import { classifyResult, formatCounts, getExecution, isCompleted, runUrl } from '../../ci/execution.js';
+import { TmsyncError } from '../../errors.js';
+import type { CliIo, GlobalOptions } from '../io.js';
+import { loadTarget } from '../target.js';
+
+export interface RunStatusOptions extends GlobalOptions {
+  /** positional: the run id printed by `run trigger` */
+  args: string[];
+}
+
+/**
+ * `tmsync run status RUN_ID`: one status read through the execution interface. Prints
+ * `STATUS result counts` on stdout (the whole status object with --json); exit 0 whatever the
+ * run's state, 1 when the status cannot be read.
+ */
+export async function runRunStatus(options: RunStatusOptions, io: CliIo): Promise<number> {
+  const runId = options.args[0];
+  if (!runId) {
+    throw new TmsyncError('invalid_arguments', 'give the run id', { hint: 'tmsync run status <run-id> (printed by `tmsync run trigger`)' });
+  }
+  const target = await loadTarget(options, io, { requireProject: false });
+  try {
+    const run = await getExecution(target.client, runId, io.signal);
+    if (options.json) {
+      io.stdout(JSON.stringify(run));
+      return 0;
+    }
+    const done = isCompleted(run);
+    const verdict = done ? ` ${classifyResult(run.result) === 'passed' ? 'passed' : 'did not pass'}` : '';
+    io.stdout(`${run.status} ${run.result ?? ''}`.trim() + ` — ${formatCounts(run)}`);
+    const url = runUrl(run as Record<string, unknown>);
+    io.stderr(`Run ${run.id}${verdict}${run.message ? `: ${run.message}` : ''}${url ? `\n${url}` : ''}`);
+    return 0;
+  } finally {
+    await target.close();
+  }
+}

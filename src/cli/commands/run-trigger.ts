@@ -1,0 +1,169 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import type { ExecutionResult } from '../../api/resources.js';
+import { formatDuration, parseCliDuration } from '../../ci/duration.js';
+import {
+  formatCounts,
+  fetchExecutionJunit,
+  getExecution,
+  parseRuntimeData,
+  runUrl,
+  triggerExecution,
+  waitForExecution,
+  type WaitClock,
+  type WaitResult,
+} from '../../ci/execution.js';
+import { TmsyncError, toTmsyncError } from '../../errors.js';
+import type { TmsClient } from '../../remote/client.js';
+import type { CliIo, GlobalOptions } from '../io.js';
+import { loadTarget } from '../target.js';
+
+export interface RunTriggerOptions extends GlobalOptions {
+  /** test plan id (or human id `DEMO-P-2` when a project is configured) */
+  testPlan: string;
+  environment?: string;
+  build?: string;
+  /** `k=v` pairs */
+  runtimeData?: string[];
+  /** @default false */
+  wait?: boolean;
+  /** @default '30m' */
+  timeout?: string;
+  /** first poll interval @default '10s' */
+  poll?: string;
+  /** write the run's JUnit report here after the wait */
+  junit?: string;
+  args?: string[];
+  /** time for the wait loop (tests) @default the system clock */
+  clock?: WaitClock;
+}
+
+/** Exit code when the run finished without passing, or did not finish in time. */
+export const EXIT_RUN_NOT_PASSED = 3;
+
+const PLAN_HUMAN_ID = /^[A-Za-z][A-Za-z0-9]*-P-\d+$/;
+
+/**
+ * `tmsync run trigger --test-plan ID [--wait]`: starts a test plan through the execution interface
+ * and prints the run id on stdout. With `--wait`: follows the run; exit 0 when it passed, 3 when it
+ * did not or the timeout passed, 1 on errors.
+ */
+export async function runRunTrigger(options: RunTriggerOptions, io: CliIo): Promise<number> {
+  const timeoutMs = parseCliDuration(options.timeout ?? '30m', '--timeout');
+  const pollMs = parseCliDuration(options.poll ?? '10s', '--poll');
+  const runtimeData = parseRuntimeData(options.runtimeData);
+  if (options.junit !== undefined && !options.wait) {
+    throw new TmsyncError('invalid_arguments', '--junit needs --wait: the report exists only once the run has finished', {
+      hint: 'add --wait, or download it later with `tmsync run trigger … --wait --junit FILE`',
+    });
+  }
+  const target = await loadTarget(options, io, { requireProject: false });
+  try {
+    const testPlanId = await planId(target.client, options.testPlan, target.projectRef, io.signal);
+    const run = await triggerExecution(target.client, {
+      testPlanId,
+      environmentId: options.environment,
+      buildNo: options.build,
+      runtimeData,
+      signal: io.signal,
+    });
+    // the trigger's answer carries only the id; the status carries the link
+    let first: ExecutionResult | undefined;
+    if (!run.url) {
+      try {
+        first = await getExecution(target.client, run.id, io.signal);
+        const url = runUrl(first as Record<string, unknown>);
+        if (url) run.url = url;
+      } catch {
+        // the link is a courtesy: the wait (or `run status`) reads the status again
+      }
+    }
+    if (!options.json) io.stdout(run.id);
+    io.stderr(`Started run ${run.id} of test plan ${options.testPlan}${run.url ? `: ${run.url}` : ''}`);
+
+    if (!options.wait) {
+      if (options.json) io.stdout(JSON.stringify({ run }));
+      return 0;
+    }
+
+    let lastStatus = first?.status;
+    const waited = await waitForExecution(target.client, run.id, {
+      timeoutMs,
+      pollMs,
+      clock: options.clock,
+      signal: io.signal,
+      onPoll: (r) => {
+        if (r.status !== lastStatus) {
+          io.stderr(`Run ${run.id}: ${r.status}${r.totalCount ? ` (${formatCounts(r)})` : ''}`);
+          lastStatus = r.status;
+        }
+      },
+      onTransientError: (e) => io.stderr(`Warning: reading the status of run ${run.id} failed (${e.message}); still waiting`),
+    });
+    io.stderr(summary(run.id, waited, timeoutMs));
+
+    let junitFile: string | undefined;
+    let junitError: TmsyncError | undefined;
+    if (options.junit !== undefined) {
+      if (waited.outcome === 'timeout') {
+        io.stderr(`No JUnit report: run ${run.id} has not finished.`);
+      } else {
+        try {
+          const xml = await fetchExecutionJunit(target.client, run.id, io.signal);
+          junitFile = resolve(options.cwd, options.junit);
+          await mkdir(dirname(junitFile), { recursive: true });
+          await writeFile(junitFile, xml);
+          io.stderr(`JUnit report written to ${options.junit}`);
+        } catch (err) {
+          junitError = toTmsyncError(err);
+        }
+      }
+    }
+
+    if (options.json) {
+      io.stdout(
+        JSON.stringify({
+          run,
+          outcome: waited.outcome,
+          status: waited.run ?? null,
+          polls: waited.polls,
+          transientErrors: waited.transientErrors,
+          elapsedMs: waited.elapsedMs,
+          ...(junitFile ? { junit: options.junit } : {}),
+          ...(junitError ? { error: junitError.toJSON() } : {}),
+        }),
+      );
+    }
+    if (junitError) {
+      // the report was asked for and is missing: that is an error, whatever the run's result
+      io.stderr(`Error: ${junitError.message}${junitError.hint ? `\nHint: ${junitError.hint}` : ''}`);
+      return 1;
+    }
+    return waited.outcome === 'passed' ? 0 : EXIT_RUN_NOT_PASSED;
+  } catch (err) {
+    if (io.signal?.aborted) {
+      io.stderr('Interrupted; the run goes on on the service (check it with `tmsync run status`).');
+      return 130;
+    }
+    throw err;
+  } finally {
+    await target.close();
+  }
+}
+
+function summary(runId: string, w: WaitResult, timeoutMs: number): string {
+  const counts = formatCounts(w.run);
+  if (w.outcome === 'passed') return `Run ${runId} passed (${w.run?.result}): ${counts}.`;
+  if (w.outcome === 'failed') return `Run ${runId} did not pass (${w.run?.result ?? 'no result'}): ${counts}.`;
+  const last = w.run ? `last status ${w.run.status}` : 'no status could be read';
+  return `Run ${runId} did not finish within ${formatDuration(timeoutMs)} (${last}): ${counts}.`;
+}
+
+/** A plan's human id is turned into its id when a project is configured (the trigger takes ids). */
+async function planId(client: TmsClient, ref: string, projectRef: string, signal?: AbortSignal): Promise<string> {
+  if (!PLAN_HUMAN_ID.test(ref) || !projectRef) return ref;
+  const { resolveProject } = await import('../../remote/project.js');
+  const project = await resolveProject(client, projectRef);
+  const res = await client.call('getTestPlan', { params: { project_id: project.id, test_plan_id: ref }, signal });
+  return res.data.test_plan.id;
+}

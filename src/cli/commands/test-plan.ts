@@ -1,0 +1,169 @@
+import type { TestPlan } from '../../api/resources.js';
+import { TmsyncError } from '../../errors.js';
+import type { RemoteProject } from '../../model.js';
+import type { TmsClient } from '../../remote/client.js';
+import { looksLikeId, resolveProject } from '../../remote/project.js';
+import { normalizeTimestamp } from '../../remote/normalize.js';
+import type { CliIo, GlobalOptions } from '../io.js';
+import { loadTarget } from '../target.js';
+
+export interface TestPlanCreateOptions extends GlobalOptions {
+  title: string;
+  /** @default '' */
+  description?: string;
+  /** ISO 8601 date/time or Unix seconds */
+  start?: string;
+  end?: string;
+  /** label names or ids */
+  label?: string[];
+  args?: string[];
+}
+
+export interface TestPlanRefOptions extends GlobalOptions {
+  /** positional: the plan's id or human id */
+  args: string[];
+}
+
+/** `tmsync test-plan create --title T`: prints the new plan's id on stdout (the plan with --json). */
+export async function runTestPlanCreate(options: TestPlanCreateOptions, io: CliIo): Promise<number> {
+  const start = options.start !== undefined ? parseDate(options.start, '--start') : undefined;
+  const end = options.end !== undefined ? parseDate(options.end, '--end') : undefined;
+  if (start !== undefined && end !== undefined && end < start) {
+    throw new TmsyncError('invalid_arguments', '--end is before --start', { hint: 'swap the dates' });
+  }
+  const target = await loadTarget(options, io);
+  try {
+    const project = await resolveProject(target.client, target.projectRef);
+    const labelIds = options.label?.length ? await labelIdsOf(target.client, options.label) : undefined;
+    const body = {
+      title: options.title,
+      description: options.description ?? '',
+      ...(start !== undefined ? { start_date: start } : {}),
+      ...(end !== undefined ? { end_date: end } : {}),
+      ...(labelIds ? { label_ids: labelIds } : {}),
+    };
+    // a create is not repeated blindly: after an ambiguous failure, a plan with this title made since we started is ours
+    const since = Math.floor(Date.now() / 1000) - 5;
+    const res = await target.client.call('createTestPlan', {
+      params: { project_id: project.id },
+      body,
+      signal: io.signal,
+      reconcile: async () => {
+        for await (const p of target.client.paginate('listTestPlans', { params: { project_id: project.id }, query: { title__CONTAINS: options.title } })) {
+          const plan = p as TestPlan;
+          if (plan.title === options.title && normalizeTimestamp(plan.created_at) >= since) return { message: '', data: { test_plan: plan } };
+        }
+        return undefined;
+      },
+    });
+    const plan = res.data.test_plan;
+    if (options.json) io.stdout(JSON.stringify({ test_plan: plan }));
+    else io.stdout(plan.id);
+    io.stderr(`Created test plan ${plan.human_id ?? plan.id} "${plan.title}" in ${project.name}.`);
+    return 0;
+  } finally {
+    await target.close();
+  }
+}
+
+/** `tmsync test-plan get ID`: the plan as a few lines (JSON with --json). */
+export async function runTestPlanGet(options: TestPlanRefOptions, io: CliIo): Promise<number> {
+  const ref = planRef(options);
+  const target = await loadTarget(options, io);
+  try {
+    const project = await resolveProject(target.client, target.projectRef);
+    const plan = await getPlan(target.client, project, ref, io.signal);
+    if (options.json) {
+      io.stdout(JSON.stringify({ test_plan: plan }));
+      return 0;
+    }
+    const lines = [
+      `${plan.human_id ?? plan.id}  ${plan.status}  ${plan.title}`,
+      `id: ${plan.id}`,
+      ...(plan.description ? [`description: ${plan.description}`] : []),
+      ...(plan.start_date ? [`start: ${isoDate(plan.start_date)}`] : []),
+      ...(plan.end_date ? [`end: ${isoDate(plan.end_date)}`] : []),
+      ...(plan.completed_at ? [`completed: ${isoDate(plan.completed_at)}`] : []),
+    ];
+    io.stdout(lines.join('\n'));
+    return 0;
+  } finally {
+    await target.close();
+  }
+}
+
+/** `tmsync test-plan complete ID`: marks the plan COMPLETED; exit 1 when the service says it failed. */
+export async function runTestPlanComplete(options: TestPlanRefOptions, io: CliIo): Promise<number> {
+  const ref = planRef(options);
+  const target = await loadTarget(options, io);
+  try {
+    const project = await resolveProject(target.client, target.projectRef);
+    // the complete call takes the plan's id; a human id is looked up first
+    const id = looksLikeId(ref) ? ref : (await getPlan(target.client, project, ref, io.signal)).id;
+    const res = await target.client.call('completeTestPlan', { params: { project_id: project.id, test_plan_id: id }, signal: io.signal });
+    if (res.status && res.status.toLowerCase() !== 'success') {
+      throw new TmsyncError('complete_failed', `the service did not complete test plan ${ref}: ${res.message || res.status}`, {
+        hint: 'check the plan on the service; completing may be refused from some states',
+        details: { status: res.status },
+      });
+    }
+    const done = res.data.test_plan;
+    if (options.json) io.stdout(JSON.stringify({ test_plan: done }));
+    else io.stdout(done.id);
+    io.stderr(`Completed test plan ${ref} at ${isoDate(done.completed_at)}.`);
+    return 0;
+  } finally {
+    await target.close();
+  }
+}
+
+function planRef(options: TestPlanRefOptions): string {
+  const ref = options.args[0];
+  if (!ref) throw new TmsyncError('invalid_arguments', 'give the test plan id or human id', { hint: 'e.g. tmsync test-plan get DEMO-P-1' });
+  return ref;
+}
+
+async function getPlan(client: TmsClient, project: RemoteProject, ref: string, signal?: AbortSignal): Promise<TestPlan> {
+  try {
+    const res = await client.call('getTestPlan', { params: { project_id: project.id, test_plan_id: ref }, signal });
+    return res.data.test_plan;
+  } catch (err) {
+    if ((err as { code?: string }).code === 'not_found') {
+      throw new TmsyncError('plan_not_found', `no test plan "${ref}" in ${project.name}`, {
+        hint: `use the plan's id or human id (${project.humanIdPrefix}-P-1)`,
+        details: { ref },
+      });
+    }
+    throw err;
+  }
+}
+
+/** Label names (or ids) → ids, from the service's label list. */
+async function labelIdsOf(client: TmsClient, refs: string[]): Promise<string[]> {
+  const res = await client.call('listLabels');
+  const labels = res.data.labels;
+  return refs.map((ref) => {
+    const hit = labels.find((l) => l.id === ref) ?? labels.find((l) => l.name === ref) ?? labels.find((l) => l.name.toLowerCase() === ref.toLowerCase());
+    if (!hit) {
+      throw new TmsyncError('unknown_label', `the service has no label "${ref}"`, {
+        hint: `labels cannot be created through the API; existing ones: ${labels.map((l) => l.name).join(', ') || '(none)'}`,
+      });
+    }
+    return hit.id;
+  });
+}
+
+/** ISO 8601 (`2026-11-20`, `2026-11-20T10:00:00Z`) or Unix seconds → Unix seconds. */
+export function parseDate(value: string, flag: string): number {
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return normalizeTimestamp(Number(v));
+  const ms = Date.parse(v);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(v) || Number.isNaN(ms)) {
+    throw new TmsyncError('invalid_date', `${flag}: \`${value}\` is not a date`, { hint: 'write an ISO 8601 date (2026-11-20 or 2026-11-20T09:00:00Z) or Unix seconds' });
+  }
+  return Math.floor(ms / 1000);
+}
+
+function isoDate(sec: number): string {
+  return new Date(normalizeTimestamp(sec) * 1000).toISOString();
+}
