@@ -43,3 +43,35 @@ export async function planFor(root: string, c: TmsClient, options: { prune?: boo
   if (built.problems.length) throw new Error(`plan problems: ${JSON.stringify(built.problems)}`);
   return { plan: built.plan, actual };
 }
+
+/** Adds generated folders (paths under cases/) with `perFolder` cases each, some using the example step group. */
+export async function addGenerated(root: string, folders: string[], perFolder: number): Promise<number> {
+  const { mkdir } = await import('node:fs/promises');
+  let n = 0;
+  for (const f of folders) {
+    const dir = join(root, 'cases', ...f.split('/'));
+    await mkdir(dir, { recursive: true });
+    for (let i = 0; i < perFolder; i++) {
+      n++;
+      const steps = i % 3 === 0 ? '  - use: login-as-admin\n' : '';
+      await writeFile(
+        join(dir, `case-${i}.yaml`),
+        `# generated\ntitle: ${f.replace(/\//g, ' ')} case ${i}\ndescription: Generated case ${i}.\nsteps:\n${steps}  - action: Do ${i}\n    expected: Done ${i}\n`,
+      );
+    }
+  }
+  return n;
+}
+
+/** Everything the service holds in the project, with duplicate checks by natural key. */
+export async function serviceSnapshot(c: TmsClient, projectRef = 'DEMO') {
+  const actual = await fetchState(c, projectRef);
+  const folderKeys = actual.folders.map((f) => `${f.parentId ?? ''}/${f.name}`);
+  const caseKeys = actual.cases.map((x) => `${x.folderId}/${x.title}`);
+  const groupKeys = actual.stepGroups.map((g) => g.title);
+  const dupes = (keys: string[]) => keys.filter((k, i) => keys.indexOf(k) !== i);
+  return {
+    actual,
+    duplicates: { folders: dupes(folderKeys), cases: dupes(caseKeys), stepGroups: dupes(groupKeys) },
+  };
+}
