@@ -14,3 +14,6 @@ export {
   type SimulationResult,
 } from './simulate.js';
 export { normalizeText } from './normalize.js';
+export { renderPlanText, type RenderTextOptions } from './render-text.js';
+export { renderPlanMarkdown, PLAN_COMMENT_MARKER, type RenderMarkdownOptions } from './render-markdown.js';
+export { renderPlanJson, parsePlanFile, PlanFileSchema } from './plan-file.js';

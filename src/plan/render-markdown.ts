@@ -1,0 +1,118 @@
+import { ACTION_ORDER, SYMBOLS, actionOf, changesOf, diffLines, headingOf, isLong, unmanagedHeading, type Action } from './describe.js';
+import type { FieldChange, Operation, Plan } from './operations.js';
+import { summaryLine } from './summary.js';
+
+export interface RenderMarkdownOptions {
+  /** the comment stays below this many characters; details beyond are cut with a note
+   * @default 65000 (GitHub refuses comments over 65,536) */
+  maxChars?: number;
+}
+
+/** The first line of every plan comment, so CI can find and update its own comment. */
+export const PLAN_COMMENT_MARKER = '<!-- tmsync-plan -->';
+
+const TITLES: Record<Action, string> = { create: 'Create', update: 'Update', move: 'Move', delete: 'Delete', adopt: 'Adopt (ids written back)' };
+/** room kept for the closing tags and the note about cut items */
+const RESERVE = 600;
+
+/**
+ * The plan as a pull-request comment: marker, summary line, a red banner when anything is
+ * deleted, then one `<details>` per section. Items that would push the comment past `maxChars`
+ * are cut, and a note says how many.
+ */
+export function renderPlanMarkdown(plan: Plan, options: RenderMarkdownOptions = {}): string {
+  const maxChars = options.maxChars ?? 65_000;
+  const head: string[] = [PLAN_COMMENT_MARKER, `**${summaryLine(plan)}**`, ''];
+  head.push(`Project \`${plan.project.humanIdPrefix}\` (${escape(plan.project.name)})${plan.prune ? ' · `--prune`' : ''}`, '');
+  if (plan.summary.delete > 0) {
+    const deleted = plan.operations.filter((o) => actionOf(o) === 'delete');
+    const counts = countTypes(deleted);
+    head.push('> [!CAUTION]', `> 🟥 **This plan deletes ${deleted.length} item${deleted.length === 1 ? '' : 's'} from the service** (${counts}). Review the Delete section before applying.`, '');
+  }
+  let text = head.join('\n');
+  let cut = 0;
+  const budget = maxChars - RESERVE;
+
+  const sections: { title: string; items: string[] }[] = [];
+  for (const action of ACTION_ORDER) {
+    const ops = plan.operations.filter((o) => actionOf(o) === action);
+    if (ops.length > 0) sections.push({ title: `${SYMBOLS[action]} ${TITLES[action]} (${ops.length})`, items: ops.map(renderOp) });
+  }
+  const kept = plan.unmanaged.filter((u) => !u.pruned);
+  if (kept.length > 0) {
+    sections.push({
+      title: `Not managed by this repository (${kept.length})`,
+      items: [
+        plan.prune ? 'Kept although `--prune` is set (still in use):' : '`--prune` would delete these:',
+        ...kept.map((u) => {
+          const h = unmanagedHeading(u);
+          return `- ${h.type} ${h.humanId ? `\`${h.humanId}\` ` : ''}${escape(h.name)}`;
+        }),
+      ],
+    });
+  }
+  if (plan.warnings.length > 0) {
+    sections.push({ title: `Warnings (${plan.warnings.length})`, items: plan.warnings.map((w) => `- ⚠️ ${w.file ? `\`${w.file}\`: ` : ''}${escape(w.message)}`) });
+  }
+
+  for (const s of sections) {
+    const open = `\n<details><summary>${s.title}</summary>\n\n`;
+    const close = '\n</details>\n';
+    if (text.length + open.length + close.length > budget) {
+      cut += s.items.length;
+      continue;
+    }
+    text += open;
+    for (const item of s.items) {
+      if (text.length + item.length + 1 + close.length > budget) {
+        cut++;
+        continue;
+      }
+      text += `${item}\n`;
+    }
+    text += close;
+  }
+  if (cut > 0) {
+    text +=
+      `\n> [!NOTE]\n> ${cut} item${cut === 1 ? ' was' : 's were'} cut to keep this comment under ${maxChars.toLocaleString('en-US')} characters. ` +
+      'Run `tmsync plan` locally, or save it with `--out`, for the full plan.\n';
+  }
+  return text;
+}
+
+function countTypes(ops: Operation[]): string {
+  const counts = new Map<string, number>();
+  for (const op of ops) {
+    const t = headingOf(op).type;
+    counts.set(t, (counts.get(t) ?? 0) + 1);
+  }
+  return [...counts].map(([t, n]) => `${n} ${t}${n === 1 ? '' : 's'}`).join(', ');
+}
+
+function renderOp(op: Operation): string {
+  const h = headingOf(op);
+  const symbol = SYMBOLS[actionOf(op)];
+  const line = `- \`${symbol}\` ${h.type} ${h.humanId ? `\`${h.humanId}\` ` : ''}**${escape(h.name)}**${h.note ? ` — ${escape(h.note)}` : ''}`;
+  const changes = changesOf(op);
+  if (changes.length === 0) return line;
+  const body = changes.flatMap((c) => changeLines(c, actionOf(op) === 'create'));
+  const fence = fenceFor(body.join('\n'));
+  return [line, '', `  ${fence}diff`, ...body.map((l) => `  ${l}`), `  ${fence}`, ''].join('\n');
+}
+
+function changeLines(c: FieldChange, isCreate: boolean): string[] {
+  if (isCreate) return [`@@ ${c.field} @@`, ...c.to.split('\n').map((l) => `+ ${l}`)];
+  if (!isLong(c)) return [`@@ ${c.field} @@`, `- ${c.from}`, `+ ${c.to}`];
+  return [`@@ ${c.field} @@`, ...diffLines(c).filter((l) => !l.startsWith('@@'))];
+}
+
+/** A code fence longer than any run of backticks inside, so texts cannot break out of it. */
+function fenceFor(content: string): string {
+  const longest = Math.max(2, ...[...content.matchAll(/`+/g)].map((m) => m[0].length));
+  return '`'.repeat(longest + 1);
+}
+
+/** Markdown and HTML that a title could carry, neutralized (`_` stays: GFM ignores it inside words, and paths are full of it). */
+function escape(text: string): string {
+  return text.replace(/[\\`*[\]<>|]/g, (ch) => `\\${ch}`);
+}

@@ -1,0 +1,96 @@
+import {
+  ACTION_ORDER,
+  SYMBOLS,
+  actionOf,
+  changesOf,
+  diffLines,
+  headingText,
+  headingOf,
+  isLong,
+  quote,
+  unmanagedHeading,
+  type Action,
+} from './describe.js';
+import type { FieldChange, Plan } from './operations.js';
+import { summaryLine } from './summary.js';
+
+export interface RenderTextOptions {
+  /** ANSI colours; only when writing to a terminal and not `--no-color` */
+  color: boolean;
+}
+
+const ANSI = { red: 31, green: 32, yellow: 33, blue: 34, cyan: 36, dim: 2, bold: 1 } as const;
+type Colour = keyof typeof ANSI;
+const ACTION_COLOUR: Record<Action, Colour> = { create: 'green', update: 'yellow', move: 'cyan', delete: 'red', adopt: 'blue' };
+const LEGEND: Record<Action, string> = { create: 'create', update: 'update', move: 'move', delete: 'delete', adopt: 'adopt (id written back)' };
+
+/**
+ * The plan for a terminal, terraform style: a legend of the symbols that occur, one block per item
+ * (symbol, type, human id, path) with field changes `old → new` or a unified diff for long texts,
+ * the unmanaged items, warnings, and the summary line last.
+ */
+export function renderPlanText(plan: Plan, options: RenderTextOptions): string {
+  const paint = (colour: Colour, text: string) => (options.color ? `\u001b[${ANSI[colour]}m${text}\u001b[0m` : text);
+  const out: string[] = [];
+  if (plan.operations.length > 0) {
+    const used = ACTION_ORDER.filter((a) => plan.operations.some((op) => actionOf(op) === a));
+    out.push(`tmsync will perform the following actions on project ${plan.project.humanIdPrefix} (${plan.project.name}):`);
+    out.push('');
+    out.push(`Legend: ${used.map((a) => `${paint(ACTION_COLOUR[a], SYMBOLS[a])} ${LEGEND[a]}`).join('   ')}`);
+    out.push('');
+    for (const op of plan.operations) {
+      const action = actionOf(op);
+      const h = headingOf(op);
+      if (action === 'delete') {
+        // deletes only come from --prune: the whole line in red, so it cannot be overlooked
+        out.push(paint('red', `${SYMBOLS[action]} ${headingText(h)}  (not in the repository; deleted by --prune)`));
+        continue;
+      }
+      const note = h.note ? paint('dim', `  (${h.note})`) : '';
+      out.push(`${paint(ACTION_COLOUR[action], SYMBOLS[action])} ${paint('bold', headingText(h))}${note}`);
+      for (const line of changeBlock(changesOf(op), action === 'create', paint)) out.push(`    ${line}`);
+    }
+    out.push('');
+  }
+  // pruned items already show as red `-` blocks above; list what stays unmanaged
+  const kept = plan.unmanaged.filter((u) => !u.pruned);
+  if (kept.length > 0) {
+    out.push(
+      plan.prune
+        ? 'Not managed by this repository, kept although --prune is set (still in use):'
+        : 'Not managed by this repository (--prune deletes them):',
+    );
+    for (const u of kept) out.push(`  ${headingText(unmanagedHeading(u))}`);
+    out.push('');
+  }
+  if (plan.warnings.length > 0) {
+    out.push('Warnings:');
+    for (const w of plan.warnings) out.push(`  ${paint('yellow', '!')} ${w.file ? `${w.file}${w.line ? `:${w.line}` : ''}: ` : ''}${w.message}`);
+    out.push('');
+  }
+  out.push(paint('bold', summaryLine(plan)));
+  return `${out.join('\n')}\n`;
+}
+
+function changeBlock(changes: FieldChange[], isCreate: boolean, paint: (c: Colour, t: string) => string): string[] {
+  const lines: string[] = [];
+  for (const c of changes) {
+    if (isCreate) {
+      if (c.to.includes('\n')) {
+        lines.push(`${c.field}:`);
+        for (const l of c.to.split('\n')) lines.push(`  ${paint('green', `+ ${l}`)}`);
+      } else lines.push(`${c.field}: ${quote(c.to)}`);
+      continue;
+    }
+    if (!isLong(c)) {
+      lines.push(`${c.field}: ${paint('red', quote(c.from))} → ${paint('green', quote(c.to))}`);
+      continue;
+    }
+    lines.push(`${c.field}:`);
+    for (const l of diffLines(c)) {
+      const colour: Colour | undefined = l.startsWith('@@') ? 'cyan' : l.startsWith('+') ? 'green' : l.startsWith('-') ? 'red' : undefined;
+      lines.push(`  ${colour ? paint(colour, l) : l}`);
+    }
+  }
+  return lines;
+}

@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import { TmsyncError } from '../../src/errors.js';
+import type { Operation, Plan } from '../../src/plan/index.js';
+import {
+  PLAN_COMMENT_MARKER,
+  buildPlan,
+  parsePlanFile,
+  renderPlanJson,
+  renderPlanMarkdown,
+  renderPlanText,
+  summarize,
+} from '../../src/plan/index.js';
+import { actualState, desiredState } from './builders.js';
+import { everyKindScenario } from './scenario.js';
+
+const FIXTURES = new URL('../fixtures/plan/', import.meta.url).pathname;
+
+function scenarioPlan(): Plan {
+  const { desired, actual } = everyKindScenario();
+  const { plan, problems } = buildPlan(desired, actual, { prune: true });
+  expect(problems).toEqual([]);
+  return plan;
+}
+
+describe('plan renderers', () => {
+  it('covers every operation kind in the golden scenario', () => {
+    const kinds = new Set(scenarioPlan().operations.map((o) => o.kind));
+    expect([...kinds].sort()).toEqual(
+      [
+        'adopt',
+        'create_case',
+        'create_folder',
+        'create_step_group',
+        'delete_case',
+        'delete_folder',
+        'delete_step_group',
+        'move_case',
+        'move_folder',
+        'update_case',
+        'update_folder',
+        'update_step_group',
+      ].sort(),
+    );
+  });
+
+  it('renders text as the golden file, without colour when colour is off', async () => {
+    const text = renderPlanText(scenarioPlan(), { color: false });
+    expect(text).not.toContain('\u001b[');
+    await expect(text).toMatchFileSnapshot(`${FIXTURES}plan.txt`);
+  });
+
+  it('renders coloured text only when asked to', async () => {
+    const text = renderPlanText(scenarioPlan(), { color: true });
+    expect(text).toContain('\u001b[32m+\u001b[0m');
+    await expect(text).toMatchFileSnapshot(`${FIXTURES}plan.color.txt`);
+  });
+
+  it('renders markdown as the golden file, with the marker first, the summary next and a red banner for deletes', async () => {
+    const md = renderPlanMarkdown(scenarioPlan());
+    const lines = md.split('\n');
+    expect(lines[0]).toBe(PLAN_COMMENT_MARKER);
+    expect(lines[1]).toMatch(/^\*\*Plan: \d+ to create/);
+    expect(md).toContain('> [!CAUTION]');
+    expect(md).toContain('🟥');
+    await expect(md).toMatchFileSnapshot(`${FIXTURES}plan.md`);
+  });
+
+  it('renders JSON as the golden file, format_version first, and reads it back to the same plan', async () => {
+    const plan = scenarioPlan();
+    const json = renderPlanJson(plan);
+    expect(json.startsWith('{\n  "format_version": 1,')).toBe(true);
+    await expect(json).toMatchFileSnapshot(`${FIXTURES}plan.json`);
+    expect(parsePlanFile(json)).toEqual(JSON.parse(JSON.stringify(plan)));
+  });
+
+  it('says "No changes" with no legend when there is nothing to do', () => {
+    const { plan } = buildPlan(desiredState(), actualState());
+    expect(renderPlanText(plan, { color: false })).toBe('No changes. The service matches the repository.\n');
+    expect(renderPlanMarkdown(plan)).not.toContain('CAUTION');
+  });
+
+  it('lists only the legend symbols that occur', () => {
+    const text = renderPlanText(scenarioPlan(), { color: false });
+    const legend = text.split('\n').find((l) => l.startsWith('Legend:'))!;
+    expect(legend).toContain('+ create');
+    const { plan } = buildPlan(everyKindScenario().desired, everyKindScenario().actual);
+    const noDelete = renderPlanText(plan, { color: false }).split('\n').find((l) => l.startsWith('Legend:'))!;
+    expect(noDelete).not.toContain('- delete');
+  });
+
+  it('keeps a markdown plan of 5,000 changes under the cap, with a note of how many items were cut', () => {
+    const operations: Operation[] = Array.from({ length: 5000 }, (_, i) => ({
+      kind: 'update_case',
+      key: `update_case:cases/F/c${i}.yaml`,
+      dependsOn: [],
+      id: `id-${i}`,
+      humanId: `SHOP-${i}`,
+      path: ['Folder', 'Sub'],
+      body: { title: `Case ${i}`, folder: { id: 'f' } },
+      changes: [
+        { field: 'status', from: 'Draft', to: 'Ready' },
+        { field: 'description', from: 'line one\nline two', to: 'line one\nline 2' },
+      ],
+    }));
+    const plan: Plan = { ...scenarioPlan(), operations, unmanaged: [], warnings: [], summary: summarize(operations) };
+    const md = renderPlanMarkdown(plan);
+    expect(md.length).toBeLessThan(65_000);
+    const shown = (md.match(/^- `~`/gm) ?? []).length;
+    expect(shown).toBeGreaterThan(100);
+    expect(md).toContain(`${5000 - shown} items were cut to keep this comment under 65,000 characters`);
+    expect(md).toContain('**Plan: 0 to create, 5000 to update, 0 to move, 0 to delete.**');
+    // every opened details block is closed
+    expect((md.match(/<details>/g) ?? []).length).toBe((md.match(/<\/details>/g) ?? []).length);
+  });
+
+  it('refuses a plan file of another format_version, saying which version it expected', () => {
+    const json = renderPlanJson(scenarioPlan()).replace('"format_version": 1', '"format_version": 2');
+    expect(() => parsePlanFile(json)).toThrow(TmsyncError);
+    try {
+      parsePlanFile(json);
+    } catch (err) {
+      expect((err as TmsyncError).code).toBe('plan_format_version');
+      expect((err as TmsyncError).message).toContain('reads format_version 1');
+    }
+  });
+
+  it('refuses a plan file with an unknown key or a bad operation', () => {
+    const plan = JSON.parse(renderPlanJson(scenarioPlan()));
+    expect(() => parsePlanFile(JSON.stringify({ ...plan, extra: true }))).toThrow(/not a valid tmsync plan/);
+    plan.operations[0].kind = 'explode';
+    expect(() => parsePlanFile(JSON.stringify(plan))).toThrow(/not a valid tmsync plan/);
+    expect(() => parsePlanFile('{')).toThrow(/not JSON/);
+  });
+
+  it('escapes markdown in titles so a title cannot break the comment', () => {
+    const plan = scenarioPlan();
+    const op = plan.operations.find((o) => o.kind === 'create_case')!;
+    if (op.kind === 'create_case') op.body.title = '<script>`x`</script> **bold**';
+    const md = renderPlanMarkdown(plan);
+    expect(md).not.toContain('<script>');
+    expect(md).toContain('\\<script\\>');
+  });
+});
