@@ -1,0 +1,44 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startEmulator } from '../../src/emulator/index.js';
+import { KEY, api, folder, refs, testCase } from './helpers.js';
+
+describe('storage', () => {
+  it('keeps projects, folders, cases and human-id counters across a restart with --db', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'tmsync-db-')), 'emu.sqlite');
+    const first = await startEmulator({ db: file, apiKeys: [KEY], seed: 'demo' });
+    const h1 = api(first);
+    const f = await folder(h1, 'Persisted');
+    const c = await testCase(h1, await refs(h1), f, { title: 'Survives', individual_steps: [{ step_description: 'a', expected_results: 'b' }] });
+    await h1.del(`/projects/DEMO/test_cases/${c.id}`);
+    const kept = await testCase(h1, await refs(h1), f, { title: 'Kept' });
+    await first.close();
+
+    const second = await startEmulator({ db: file, apiKeys: [KEY], seed: 'demo' });
+    try {
+      const h2 = api(second);
+      expect((await h2.get('/projects')).body.data.projects.filter((p: any) => p.human_id_prefix === 'DEMO')).toHaveLength(1);
+      expect((await h2.get(`/projects/DEMO/folders/${f}`)).body.data.folder.name).toBe('Persisted');
+      expect((await h2.get(`/projects/DEMO/test_cases/${kept.human_id}`)).body.data.test_case.title).toBe('Kept');
+      expect((await h2.get('/users')).body.data).toHaveLength(3);
+      const next = await testCase(h2, await refs(h2), f, { title: 'After restart' });
+      expect(Number(next.human_id.split('-')[1])).toBe(Number(kept.human_id.split('-')[1]) + 1);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('keeps nothing between two in-memory emulators', async () => {
+    const a = await startEmulator({ memory: true, apiKeys: [KEY] });
+    await api(a).post('/projects', { name: 'Temp', human_id_prefix: 'TEMP' });
+    await a.close();
+    const b = await startEmulator({ memory: true, apiKeys: [KEY] });
+    try {
+      expect((await api(b).get('/projects')).body.data.projects).toEqual([]);
+    } finally {
+      await b.close();
+    }
+  });
+});
