@@ -1,0 +1,158 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseJunit } from '../../src/ci/junit.js';
+import { main } from '../../src/cli/main.js';
+import { memoryIo } from '../../src/cli/io.js';
+import { startEmulator } from '../../src/emulator/index.js';
+import type { TmsClient } from '../../src/remote/index.js';
+import { KEY, seedCases, setupClient, startProxy, type Emulator } from '../ci/helpers.js';
+
+const APP_KEY = 'execution-key';
+
+let emu: Emulator;
+let setup: TmsClient;
+let projectId: string;
+let passingPlan: string;
+let failingPlan: string;
+let cwd: string;
+
+async function createPlan(title: string): Promise<string> {
+  const res = await setup.call('createTestPlan', { params: { project_id: projectId }, body: { title } });
+  return res.data.test_plan.id;
+}
+
+function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { TMSYNC_BASE_URL: emu.baseUrl, TMSYNC_API_KEY: KEY, TMSYNC_APP_API_KEY: APP_KEY, ...extra };
+}
+
+async function tmsync(args: string[], e: NodeJS.ProcessEnv = env(), dir = cwd) {
+  const io = memoryIo(e);
+  const code = await main(['node', 'tmsync', ...args], io, dir);
+  return { code, out: io.out.join('\n'), err: io.err.join('\n'), io };
+}
+
+beforeAll(async () => {
+  emu = await startEmulator({ memory: true, apiKeys: [KEY, APP_KEY], seed: 'demo', runDurationMs: 300 });
+  setup = setupClient(emu);
+  const seeded = await seedCases(setup, 3);
+  projectId = seeded.project.id;
+  passingPlan = await createPlan('Release 2.4 smoke');
+  failingPlan = await createPlan('Release 2.4 known to fail');
+  cwd = await mkdtemp(join(tmpdir(), 'tmsync-run-'));
+});
+
+afterAll(async () => {
+  await setup?.close();
+  await emu?.close();
+  if (cwd) await rm(cwd, { recursive: true, force: true });
+});
+
+describe('tmsync run trigger', () => {
+  it('follows a passing run to completion, exits 0, prints the run id on stdout and writes the JUnit report', async () => {
+    const r = await tmsync(['run', 'trigger', '--test-plan', passingPlan, '--build', '812', '--wait', '--poll', '50ms', '--timeout', '20s', '--junit', 'reports/run.xml']);
+    expect(r.err).toContain('passed (SUCCESS): 3 total, 3 passed, 0 failed');
+    expect(r.code).toBe(0);
+    expect(r.io.out[0]).toMatch(/^\d+$/);
+    expect(r.err).toMatch(new RegExp(`Started run ${r.io.out[0]} of test plan ${passingPlan}: http://127\\.0\\.0\\.1:\\d+/`));
+    const junit = parseJunit(await readFile(join(cwd, 'reports/run.xml'), 'utf8'), 'run.xml');
+    expect(junit).toHaveLength(3);
+    expect(junit.every((t) => t.outcome === 'passed')).toBe(true);
+  });
+
+  it('exits 3 for a run that completes with FAILURE and prints its counts', async () => {
+    const r = await tmsync(['run', 'trigger', '--test-plan', failingPlan, '--wait', '--poll', '50ms', '--timeout', '20s']);
+    expect(r.code).toBe(3);
+    expect(r.err).toContain('did not pass (FAILURE): 3 total, 2 passed, 1 failed');
+  });
+
+  it('exits 3 when the timeout passes before the run completes, naming the last status', async () => {
+    const slow = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo', runDurationMs: 600_000 });
+    const c = setupClient(slow);
+    try {
+      const { project } = await seedCases(c, 1);
+      const plan = (await c.call('createTestPlan', { params: { project_id: project.id }, body: { title: 'Slow plan' } })).data.test_plan.id;
+      const r = await tmsync(
+        ['run', 'trigger', '--test-plan', plan, '--wait', '--poll', '40ms', '--timeout', '300ms', '--json'],
+        { TMSYNC_BASE_URL: slow.baseUrl, TMSYNC_API_KEY: KEY },
+      );
+      expect(r.code).toBe(3);
+      expect(r.err).toContain('did not finish within 300ms (last status STATUS_CREATED): 1 total, 0 passed, 0 failed, 1 queued');
+      const json = JSON.parse(r.io.out[r.io.out.length - 1]);
+      expect(json.outcome).toBe('timeout');
+      expect(json.polls).toBeGreaterThan(1);
+    } finally {
+      await c.close();
+      await slow.close();
+    }
+  });
+
+  it('survives 5xx answers while polling: the client retries, and a poll that still fails is waited through', async () => {
+    // the 2nd to 4th status reads get 503; with max_retries 1 the 2nd and 3rd exhaust one poll's retries
+    let reads = 0;
+    const proxy = await startProxy(emu.appUrl, (req) =>
+      req.method === 'GET' && req.url?.includes('/execution_results/') && ++reads >= 2 && reads <= 4
+        ? { status: 503, body: JSON.stringify({ message: 'Service Unavailable' }) }
+        : undefined,
+    );
+    const dir = await mkdtemp(join(tmpdir(), 'tmsync-run-5xx-'));
+    try {
+      await writeFile(join(dir, 'tmsync.yaml'), 'max_retries: 1\n');
+      const r = await tmsync(
+        ['run', 'trigger', '--test-plan', passingPlan, '--wait', '--poll', '50ms', '--timeout', '20s'],
+        env({ TMSYNC_BASE_URL: `${proxy.origin}/api/v1`, TMSYNC_APP_URL: proxy.origin }),
+        dir,
+      );
+      expect(r.err).toMatch(/Warning: reading the status of run \d+ failed \(.*server_error 503.*\); still waiting/);
+      expect(r.code).toBe(0);
+      expect(proxy.seen.filter((s) => s.url.includes('/execution_results/')).length).toBeGreaterThan(4);
+    } finally {
+      await proxy.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('uses TMSYNC_APP_API_KEY for the execution interface: a wrong one fails with exit 1', async () => {
+    const r = await tmsync(['run', 'trigger', '--test-plan', passingPlan], env({ TMSYNC_APP_API_KEY: 'not-a-key' }));
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('unauthorized');
+    expect(r.err).not.toContain('not-a-key');
+  });
+
+  it('without --wait, prints the run id and exits 0 at once; --json gives the id and link', async () => {
+    const r = await tmsync(['run', 'trigger', '--test-plan', passingPlan, '--environment', '4', '--runtime-data', 'browser=firefox', '--json']);
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.out);
+    expect(json.run.id).toMatch(/^\d+$/);
+    expect(json.run.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
+  });
+
+  it('refuses --junit without --wait and a malformed --timeout before contacting the service', async () => {
+    const a = await tmsync(['run', 'trigger', '--test-plan', passingPlan, '--junit', 'x.xml']);
+    expect(a.code).toBe(1);
+    expect(a.err).toContain('--junit needs --wait');
+    const b = await tmsync(['run', 'trigger', '--test-plan', passingPlan, '--wait', '--timeout', 'soon']);
+    expect(b.code).toBe(1);
+    expect(b.err).toContain('--timeout: `soon` is not a duration');
+  });
+});
+
+describe('tmsync run status', () => {
+  it("prints a finished run's status, result and counts", async () => {
+    const started = await tmsync(['run', 'trigger', '--test-plan', passingPlan, '--wait', '--poll', '50ms']);
+    expect(started.code).toBe(0);
+    const id = started.io.out[0];
+    const r = await tmsync(['run', 'status', id]);
+    expect(r.code).toBe(0);
+    expect(r.out).toBe('STATUS_COMPLETED SUCCESS — 3 total, 3 passed, 0 failed');
+    const j = await tmsync(['run', 'status', id, '--json']);
+    expect(JSON.parse(j.out)).toMatchObject({ id: Number(id), status: 'STATUS_COMPLETED', result: 'SUCCESS' });
+  });
+
+  it('exits 1 for a run that does not exist', async () => {
+    const r = await tmsync(['run', 'status', '999999']);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('not_found');
+  });
+});
