@@ -32,6 +32,20 @@ function quoteSpecialStrings(node: unknown): void {
   });
 }
 
+/** A flow collection (`[a, b]`) cannot hold block scalars: only short one-line items go there. */
+function flowable(node: unknown): boolean {
+  let ok = true;
+  visit(node as Document, {
+    Scalar(_key, s) {
+      if (typeof s.value === 'string' && (s.value.includes('\n') || s.value.includes('\r') || s.value.length > 80)) ok = false;
+    },
+    Map() {
+      ok = false;
+    },
+  });
+  return ok;
+}
+
 export interface RenderOptions {
   /** a `yaml-language-server: $schema=…` comment written as the first line (without `#`) */
   schemaComment?: string;
@@ -43,7 +57,7 @@ function render(obj: Record<string, unknown>, options: RenderOptions, flowKeys: 
   if (isMap(doc.contents)) {
     for (const key of flowKeys) {
       const node = doc.contents.get(key, true);
-      if (isCollection(node)) node.flow = true;
+      if (isCollection(node) && flowable(node)) node.flow = true;
     }
   }
   if (options.schemaComment) doc.commentBefore = ` ${options.schemaComment}`;
@@ -175,7 +189,7 @@ export async function setYamlFields(
           node.type = old.type;
         }
       } else if (isCollection(old) && isCollection(node)) {
-        node.flow = old.flow;
+        node.flow = old.flow && flowable(node);
         node.comment = old.comment;
       }
       pair.value = node;

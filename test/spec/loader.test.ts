@@ -1,0 +1,178 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig, loadRepository } from '../../src/spec/index.js';
+import { makeRepo } from './helpers.js';
+
+const PRODUCT_EXAMPLE: Record<string, string> = {
+  'tmsync.yaml': 'project: SHOP\ndefaults:\n  type: Functional\n  automation_type: Not Automated\n',
+  'cases/Authentication/_folder.yaml': 'id: 0f8fad5b-d9cb-469f-a165-70867728950e\norder: 2\n',
+  'cases/Authentication/valid-login.yaml': 'id: SHOP-3\ntitle: Valid login\n',
+  'cases/Checkout/Payments/saved-card.yaml': `# yaml-language-server: $schema=../../../node_modules/tmsync/schemas/test-case.schema.json
+id: SHOP-12
+title: Pay with a saved card
+description: Checkout with a card stored on the account.
+preconditions: The user has a saved Visa card.
+type: Functional
+status: Ready
+priority: High
+automation_type: Automated
+owner: ana@example.com
+reviewer: ben@example.com
+labels: [smoke, payments]
+steps:
+  - use: login-as-admin
+  - action: Open the checkout page
+    expected: The saved card is preselected
+  - action: Press "Pay"
+`,
+  'cases/Checkout/Payments/free-text.yml': 'title: Free text\nsteps: |\n  1. open\n  2. pay\nexpected_results: paid\n',
+  'cases/Checkout/_folder.yaml': 'name: "Check: out?"\n',
+  'cases/Checkout/README.md': 'not a case',
+  'cases/Checkout/.hidden.yaml': 'not: parsed',
+  'step_groups/login-as-admin.yaml':
+    'id: SHOP-SG-3\ntitle: Log in as admin\ndescription: Signs in.\nlabels: [auth]\nsteps:\n  - action: Open /login\n    expected: The login form shows\n',
+};
+
+async function load(files: Record<string, string>) {
+  const dir = await makeRepo(files);
+  const { config, root } = await loadConfig(join(dir, 'tmsync.yaml'));
+  return { dir, ...(await loadRepository(root, config)) };
+}
+
+describe('loadRepository', () => {
+  it('builds the normalized desired state of the product example', async () => {
+    const { dir, state, problems } = await load(PRODUCT_EXAMPLE);
+    expect(problems).toEqual([]);
+    expect(state.root).toBe(dir);
+    expect(state.casesDir).toBe('cases');
+    expect(state.stepGroupsDir).toBe('step_groups');
+    expect(state.defaults).toEqual({ type: 'Functional', automationType: 'Not Automated' });
+    expect(state.folders).toEqual([
+      {
+        path: ['Authentication'],
+        name: 'Authentication',
+        dir: 'cases/Authentication',
+        id: '0f8fad5b-d9cb-469f-a165-70867728950e',
+        order: 2,
+        file: 'cases/Authentication/_folder.yaml',
+      },
+      { path: ['Check: out?'], name: 'Check: out?', dir: 'cases/Checkout', file: 'cases/Checkout/_folder.yaml' },
+      { path: ['Check: out?', 'Payments'], name: 'Payments', dir: 'cases/Checkout/Payments' },
+    ]);
+    expect(state.cases.map((c) => c.file)).toEqual([
+      'cases/Authentication/valid-login.yaml',
+      'cases/Checkout/Payments/free-text.yml',
+      'cases/Checkout/Payments/saved-card.yaml',
+    ]);
+    const saved = state.cases[2];
+    expect(saved).toEqual({
+      file: 'cases/Checkout/Payments/saved-card.yaml',
+      folderPath: ['Check: out?', 'Payments'],
+      id: 'SHOP-12',
+      title: 'Pay with a saved card',
+      fields: {
+        description: 'Checkout with a card stored on the account.',
+        preconditions: 'The user has a saved Visa card.',
+        template: 'STEPS',
+        type: 'Functional',
+        status: 'Ready',
+        priority: 'High',
+        automationType: 'Automated',
+        owner: 'ana@example.com',
+        reviewer: 'ben@example.com',
+        labels: ['smoke', 'payments'],
+        steps: [
+          { kind: 'use', use: 'login-as-admin', source: { file: saved.file, line: 14, col: 5 } },
+          {
+            kind: 'step',
+            action: 'Open the checkout page',
+            expected: 'The saved card is preselected',
+            source: { file: saved.file, line: 15, col: 5 },
+          },
+          { kind: 'step', action: 'Press "Pay"', expected: '', source: { file: saved.file, line: 17, col: 5 } },
+        ],
+      },
+      lines: {
+        id: 2,
+        title: 3,
+        description: 4,
+        preconditions: 5,
+        type: 6,
+        status: 7,
+        priority: 8,
+        automation_type: 9,
+        owner: 10,
+        reviewer: 11,
+        labels: 12,
+        steps: 13,
+      },
+    });
+    expect(state.cases[1].fields).toEqual({ template: 'TCD', stepsText: '1. open\n2. pay\n', expectedResults: 'paid' });
+    expect(state.stepGroups).toEqual([
+      {
+        key: 'login-as-admin',
+        file: 'step_groups/login-as-admin.yaml',
+        id: 'SHOP-SG-3',
+        title: 'Log in as admin',
+        description: 'Signs in.',
+        labels: ['auth'],
+        steps: [
+          {
+            action: 'Open /login',
+            expected: 'The login form shows',
+            source: { file: 'step_groups/login-as-admin.yaml', line: 6, col: 5 },
+          },
+        ],
+        lines: { id: 1, title: 2, description: 3, labels: 4, steps: 5 },
+      },
+    ]);
+    expect(state.contentHash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('changes contentHash when a file changes and keeps it for an identical copy elsewhere', async () => {
+    const a = await load(PRODUCT_EXAMPLE);
+    const b = await load(PRODUCT_EXAMPLE);
+    expect(b.state.contentHash).toBe(a.state.contentHash);
+    await writeFile(join(a.dir, 'cases/Authentication/valid-login.yaml'), 'id: SHOP-3\ntitle: Valid login!\n');
+    const { config, root } = await loadConfig(join(a.dir, 'tmsync.yaml'));
+    const again = await loadRepository(root, config);
+    expect(again.state.contentHash).not.toBe(a.state.contentHash);
+  });
+
+  it('leaves folders outside scope out of the state and loads the folders in scope', async () => {
+    const { state, problems } = await load({
+      ...PRODUCT_EXAMPLE,
+      'tmsync.yaml': 'project: SHOP\nscope: [Authentication]\n',
+    });
+    expect(state.scope).toEqual(['Authentication']);
+    expect(state.folders.map((f) => f.path)).toEqual([['Authentication']]);
+    expect(state.cases.map((c) => c.title)).toEqual(['Valid login']);
+    expect(problems.map((p) => [p.code, p.severity])).toEqual([['outside_scope', 'warning']]);
+  });
+
+  it('keeps the valid cases of a repository when other files have problems', async () => {
+    const { state, problems } = await load({
+      'tmsync.yaml': 'project: SHOP\n',
+      'cases/A/good.yaml': 'title: Good\n',
+      'cases/A/bad.yaml': 'title: [\n',
+    });
+    expect(state.cases.map((c) => c.title)).toEqual(['Good']);
+    expect(problems.map((p) => p.file)).toEqual(['cases/A/bad.yaml']);
+  });
+
+  it('lists nested folders parents first even when a child sorts before its parent', async () => {
+    const { state } = await load({
+      'tmsync.yaml': 'project: SHOP\n',
+      'cases/B/A/x.yaml': 'title: x\n',
+      'cases/A/x.yaml': 'title: x\n',
+      'cases/B/A/C/x.yaml': 'title: x\n',
+    });
+    const paths = state.folders.map((f) => f.path.join('/'));
+    expect(paths).toEqual(['A', 'B', 'B/A', 'B/A/C']);
+    for (const f of state.folders) {
+      const parent = f.path.slice(0, -1).join('/');
+      if (parent) expect(paths.indexOf(parent)).toBeLessThan(paths.indexOf(f.path.join('/')));
+    }
+  });
+});
