@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Agent, FormData } from 'undici';
 import PQueue from 'p-queue';
 import pRetry, { AbortError } from 'p-retry';
@@ -35,6 +36,11 @@ export interface CallRequest {
    */
   reconcile?: () => Promise<unknown | undefined>;
   signal?: AbortSignal;
+  /**
+   * Goes before lower priorities waiting in the same lane. `paginate` raises it for its pages:
+   * a list is a chain of dependent reads, and a page that waits delays every page after it. @default 0
+   */
+  priority?: number;
 }
 
 export interface ClientStats {
@@ -104,6 +110,8 @@ export function createClient(options: ClientOptions): TmsClient {
   const appUrl = trimSlash(options.appUrl ?? baseUrl.replace(/\/api\/v1$/, ''));
   const appApiKey = options.appApiKey ?? options.apiKey;
   const secrets = [options.apiKey, appApiKey];
+  // every queued request listens to the caller's signal: many listeners are expected, not a leak
+  if (options.signal) setMaxListeners(0, options.signal);
 
   const agent = new Agent({
     connections: concurrency * 2,
@@ -230,7 +238,7 @@ export function createClient(options: ClientOptions): TmsClient {
     if (contentType) headers['content-type'] = contentType;
     return lanes[lane].add(
       async () => {
-        const { release, at: start } = await gate.acquire(lane, signal);
+        const { release, at: start } = await gate.acquire(lane, signal, req.priority ?? 0);
         counters.requests++;
         counters.byEndpoint[ep.name] = (counters.byEndpoint[ep.name] ?? 0) + 1;
         if (n > 1) counters.retries++;
@@ -297,14 +305,17 @@ export function createClient(options: ClientOptions): TmsClient {
           options.onEvent?.(event);
         }
       },
-      { signal },
+      { signal, priority: req.priority ?? 0 },
     );
   }
 
   function combine(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
     const s = signals.filter((x): x is AbortSignal => x !== undefined);
     if (s.length === 0) return undefined;
-    return s.length === 1 ? s[0] : AbortSignal.any(s);
+    if (s.length === 1) return s[0];
+    const any = AbortSignal.any(s);
+    setMaxListeners(0, any);
+    return any;
   }
 
   function abortedError(ep: Endpoint, req: CallRequest): ApiError {
@@ -372,7 +383,7 @@ export function createClient(options: ClientOptions): TmsClient {
     for (;;) {
       let page: { data: Record<string, unknown[]>; page_info?: { next?: string | null } };
       try {
-        page = (await run(name, req, query)) as typeof page;
+        page = (await run(name, { ...req, priority: req.priority ?? 1 }, query)) as typeof page;
       } catch (err) {
         // a refused page size: fall back to the service's default once, on the first page only
         if (first && sizeSent && err instanceof ApiError && err.code === 'invalid_request' && (err.status === 400 || err.status === 422)) {

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { FolderWire, StepGroup, TestCase } from '../api/resources.js';
 import type { ActualState, RemoteCase, RemoteFolder } from '../model.js';
 import type { CallRequest, TmsClient } from './client.js';
@@ -76,6 +77,8 @@ export async function fetchState(client: TmsClient, projectRef: string, options:
   // the first failure stops the other reads instead of letting them run on
   const stop = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+  // every outstanding request listens to it: thousands of listeners are expected, not a leak
+  setMaxListeners(0, signal);
   const req = (r: CallRequest = {}): CallRequest => ({ ...r, signal });
   // every promise is marked handled at once: a failure while later pages are still being read
   // must not become an unhandled rejection before Promise.all gets to it
@@ -89,16 +92,7 @@ export async function fetchState(client: TmsClient, projectRef: string, options:
   };
   const lookupList = (name: string) => guard(collect(client.paginate(name, req())).then((xs) => xs.map(toLookup)));
 
-  const lookupsP = Promise.all([
-    lookupList('listCaseTypes'),
-    lookupList('listCaseStatuses'),
-    lookupList('listPriorities'),
-    lookupList('listAutomationTypes'),
-    lookupList('listRunStatuses'),
-  ]);
-  const usersP = guard(client.call('listUsers', req()).then((r) => r.data.map(toUser)));
-  const labelsP = guard(client.call('listLabels', req()).then((r) => r.data.labels.map(toLabel)));
-
+  // the project's chain (resolve, then lists, then per-item reads) is the longest: start it first
   const projectPart = guard(
     (async () => {
       const project = await resolveProject(client, projectRef);
@@ -150,6 +144,16 @@ export async function fetchState(client: TmsClient, projectRef: string, options:
       return { project, folders, cases, stepGroups, plans };
     })(),
   );
+
+  const lookupsP = Promise.all([
+    lookupList('listCaseTypes'),
+    lookupList('listCaseStatuses'),
+    lookupList('listPriorities'),
+    lookupList('listAutomationTypes'),
+    lookupList('listRunStatuses'),
+  ]);
+  const usersP = guard(client.call('listUsers', req()).then((r) => r.data.map(toUser)));
+  const labelsP = guard(client.call('listLabels', req()).then((r) => r.data.labels.map(toLabel)));
 
   const [[types, statuses, priorities, automationTypes, runStatuses], users, labels, part] = await Promise.all([
     lookupsP,

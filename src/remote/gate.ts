@@ -8,7 +8,11 @@ export interface GateOptions {
   /** requests in flight at once, both lanes together */
   concurrency: number;
   clock: Clock;
-  /** extra time added to the window, in ms (grows on each refusal, see `widen`) @default 0 */
+  /**
+   * Extra time added to the window, in ms: the service counts a request when it arrives, a little
+   * after we start it, so a window exactly as long as the service's runs into refusals (each one
+   * costs a whole Retry-After). Grows on each refusal, see `widen`. @default 3 % of the window
+   */
   marginMs?: number;
 }
 
@@ -19,6 +23,7 @@ export interface GateSlot {
 }
 
 interface Waiter {
+  priority: number;
   resolve: (slot: GateSlot) => void;
   reject: (err: unknown) => void;
   signal?: AbortSignal;
@@ -49,19 +54,22 @@ export class RequestGate {
     if (!(options.rate > 0)) throw new RangeError('rate must be > 0');
     this.cap = Math.max(1, Math.floor(options.rate));
     this.windowMs = (this.cap / options.rate) * 1000;
-    this.marginMs = options.marginMs ?? 0;
+    this.marginMs = options.marginMs ?? this.windowMs * 0.03;
     this.concurrency = Math.max(1, Math.floor(options.concurrency));
     this.clock = options.clock;
   }
 
-  /** Waits for a slot; give it back with `release()` once the answer is read. */
-  acquire(lane: Lane, signal?: AbortSignal): Promise<GateSlot> {
+  /**
+   * Waits for a slot; give it back with `release()` once the answer is read. A higher `priority`
+   * goes first within its lane (the next page of a list: the longest chain of dependent reads).
+   */
+  acquire(lane: Lane, signal?: AbortSignal, priority = 0): Promise<GateSlot> {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) {
         reject(signal.reason);
         return;
       }
-      const w: Waiter = { resolve, reject, signal };
+      const w: Waiter = { priority, resolve, reject, signal };
       if (signal) {
         w.onAbort = () => {
           const list = this.waiting[lane];
@@ -71,7 +79,11 @@ export class RequestGate {
         };
         signal.addEventListener('abort', w.onAbort, { once: true });
       }
-      this.waiting[lane].push(w);
+      // FIFO within a priority: a higher one goes before every lower one already waiting
+      const list = this.waiting[lane];
+      let i = list.length;
+      while (i > 0 && list[i - 1].priority < priority) i--;
+      list.splice(i, 0, w);
       this.pump();
     });
   }

@@ -16,16 +16,44 @@ function starter(gate: RequestGate, clock: { now(): number }) {
 describe('RequestGate', () => {
   it('grants at most rate starts in any sliding window and spaces the rest by the window', async () => {
     const clock = manualClock();
-    const gate = new RequestGate({ rate: 2, concurrency: 10, clock });
+    const gate = new RequestGate({ rate: 2, concurrency: 10, clock, marginMs: 0 });
     const { log, take } = starter(gate, clock);
     for (let i = 0; i < 5; i++) void take('read', `r${i}`);
     await clock.advance(5000);
     expect(log.map((x) => x.at)).toEqual([0, 0, 1000, 1000, 2000]);
   });
 
+  it('leaves a default margin of 3 % of the window, since the service counts a request when it arrives', async () => {
+    const clock = manualClock();
+    const gate = new RequestGate({ rate: 1, concurrency: 4, clock });
+    const { log, take } = starter(gate, clock);
+    void take('read', 'a');
+    void take('read', 'b');
+    await clock.advance(5000);
+    expect(log.map((x) => x.at)).toEqual([0, 1030]);
+  });
+
+  it('lets a higher priority go first within a lane, first come first served among equals', async () => {
+    const clock = manualClock();
+    const gate = new RequestGate({ rate: 1, concurrency: 1, clock, marginMs: 0 });
+    const { log } = starter(gate, clock);
+    const take = (id: string, priority: number) =>
+      gate.acquire('read', undefined, priority).then((s) => {
+        log.push({ lane: 'read', id, at: clock.now() });
+        s.release();
+      });
+    void take('first', 0);
+    void take('low1', 0);
+    void take('low2', 0);
+    void take('page1', 1);
+    void take('page2', 1);
+    await clock.advance(10_000);
+    expect(log.map((x) => x.id)).toEqual(['first', 'page1', 'page2', 'low1', 'low2']);
+  });
+
   it('handles a fractional rate as a longer window', async () => {
     const clock = manualClock();
-    const gate = new RequestGate({ rate: 0.5, concurrency: 10, clock });
+    const gate = new RequestGate({ rate: 0.5, concurrency: 10, clock, marginMs: 0 });
     const { log, take } = starter(gate, clock);
     for (let i = 0; i < 3; i++) void take('read', `r${i}`);
     await clock.advance(10_000);
@@ -71,7 +99,7 @@ describe('RequestGate', () => {
 
   it('stretches the window after a refusal', async () => {
     const clock = manualClock();
-    const gate = new RequestGate({ rate: 1, concurrency: 4, clock });
+    const gate = new RequestGate({ rate: 1, concurrency: 4, clock, marginMs: 0 });
     const { log, take } = starter(gate, clock);
     gate.widen();
     void take('read', 'a');
@@ -107,7 +135,7 @@ describe('RequestGate', () => {
 
   it('adopts a service limit lower than the configured rate', async () => {
     const clock = manualClock();
-    const gate = new RequestGate({ rate: 8, concurrency: 8, clock });
+    const gate = new RequestGate({ rate: 8, concurrency: 8, clock, marginMs: 0 });
     const { log, take } = starter(gate, clock);
     gate.noteBudget({ limit: 2, remaining: 2, threshold: 0 });
     for (let i = 0; i < 3; i++) void take('read', `r${i}`);
