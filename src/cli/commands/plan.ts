@@ -1,0 +1,91 @@
+import { writeFile } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import { formatProblem, TmsyncError, type Problem } from '../../errors.js';
+import { buildPlan, hasChanges, renderPlanJson, renderPlanMarkdown, renderPlanText, summaryLine, type Plan } from '../../plan/index.js';
+import { fetchState, resolveProject } from '../../remote/index.js';
+import { loadRepository } from '../../spec/index.js';
+import type { CliIo, GlobalOptions } from '../io.js';
+import { loadTarget } from '../target.js';
+
+export interface PlanOptions extends GlobalOptions {
+  /** save the plan (JSON) for `tmsync apply FILE` */
+  out?: string;
+  /** what stdout gets @default 'text' */
+  format?: 'text' | 'markdown' | 'json';
+  /** exit 2 when changes are pending, 0 when there are none @default false */
+  detailedExitcode?: boolean;
+  /** delete remote items in scope that the repository does not describe @default false */
+  prune?: boolean;
+  /** with prune, accept deleting and recreating cases that look renamed @default false */
+  allowRecreate?: boolean;
+}
+
+export const EXIT_CHANGES = 2;
+
+/**
+ * `tmsync plan`: reads the repository and the service and prints the plan. Exit 0 (no changes,
+ * or changes without --detailed-exitcode), 2 with --detailed-exitcode and changes, 1 when the
+ * repository or the plan has problems (listed as `file:line:col`).
+ */
+export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> {
+  const target = await loadTarget(options, io);
+  try {
+    const { config, root, client } = target;
+    const shown = (p: Problem): Problem => ({
+      ...p,
+      file: relative(options.cwd, join(root, p.file)) || p.file,
+      message: p.severity === 'warning' ? `warning: ${p.message}` : p.message,
+    });
+
+    const loaded = await loadRepository(root, config);
+    const loadErrors = loaded.problems.filter((p) => p.severity !== 'warning');
+    for (const p of loaded.problems) io.stderr(formatProblem(shown(p)));
+    if (loadErrors.length > 0) {
+      if (options.json) io.stdout(JSON.stringify({ problems: loaded.problems }));
+      io.stderr(`Error: ${count(loadErrors.length, 'problem')} in the tests repository; fix the files listed (\`tmsync validate\` checks them offline).`);
+      return 1;
+    }
+
+    const project = await resolveProject(client, target.projectRef);
+    const actual = await fetchState(client, project.id, { scope: config.scope, signal: io.signal });
+    const { plan, problems } = buildPlan(loaded.state, actual, { prune: options.prune ?? false, allowRecreate: options.allowRecreate ?? false });
+    if (problems.length > 0) {
+      for (const p of problems) io.stderr(formatProblem(shown(p)));
+      if (options.json) io.stdout(JSON.stringify({ problems }));
+      io.stderr(`Error: ${count(problems.length, 'problem')} between the repository and the service; the plan cannot be applied until they are fixed.`);
+      return 1;
+    }
+
+    emit(plan, options, io);
+    if (options.out !== undefined) {
+      const file = resolve(options.cwd, options.out);
+      try {
+        await writeFile(file, renderPlanJson(plan), 'utf8');
+      } catch (err) {
+        throw new TmsyncError('plan_write_failed', `cannot write the plan to ${file}: ${(err as Error).message}`, {
+          hint: 'check that the directory exists and is writable',
+        });
+      }
+      io.stderr(`Saved the plan to ${options.out}; apply exactly this plan with \`tmsync apply ${options.out}\`.`);
+    }
+    return hasChanges(plan) && options.detailedExitcode ? EXIT_CHANGES : 0;
+  } finally {
+    await target.close();
+  }
+}
+
+/** stdout gets the chosen format (JSON with --json); with --json the human rendering goes to stderr. */
+function emit(plan: Plan, options: PlanOptions, io: CliIo): void {
+  const format = options.format ?? 'text';
+  const human = format === 'markdown' ? renderPlanMarkdown(plan) : renderPlanText(plan, { color: options.color });
+  if (options.json || format === 'json') {
+    io.stdout(renderPlanJson(plan));
+    io.stderr(format === 'json' ? summaryLine(plan) : human);
+    return;
+  }
+  io.stdout(human);
+}
+
+function count(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
