@@ -110,7 +110,25 @@ export async function pushResults(options: PushResultsOptions): Promise<PushResu
   const choice = resolveRunStatuses(statuses, options.statusMap);
 
   const mapped = mapResults(options.testcases, { mapping: options.mapping, prefix: project.humanIdPrefix });
-  const resolved = await resolveCases(client, projectId, mapped.cases.map((c) => c.ref), options.lookupThreshold ?? PUSH_DEFAULTS.lookupThreshold, signal);
+  const refs = mapped.cases.map((c) => c.ref);
+  const threshold = options.lookupThreshold ?? PUSH_DEFAULTS.lookupThreshold;
+
+  // an existing run first: its case list often names the cases (human ids), which saves lookups
+  let run: PushResultsResult['run'] | undefined;
+  let inRun: Set<string> | undefined;
+  const resolved = new Map<string, ResolvedCase>();
+  if (options.testRun !== undefined) {
+    const found = await getRun(client, projectId, options.testRun, signal);
+    run = { id: found.id, humanId: found.human_id, title: found.title, created: false };
+    const runCases = await listRunCases(client, projectId, found.id, signal);
+    inRun = new Set(runCases.map((c) => c.id));
+    for (const c of runCases) {
+      resolved.set(c.id.toUpperCase(), c);
+      if (c.humanId) resolved.set(c.humanId.toUpperCase(), c);
+    }
+  }
+  const rest = refs.filter((r) => !resolved.has(r.toUpperCase()));
+  for (const [k, v] of await resolveCases(client, projectId, rest, threshold, signal)) resolved.set(k, v);
 
   const unknownCases: PushResultsResult['unknownCases'] = [];
   // several refs (an id and a human id) may name one case: merge them, worst outcome first
@@ -126,25 +144,22 @@ export async function pushResults(options: PushResultsOptions): Promise<PushResu
     byCaseId.set(target.id, entry);
   }
 
-  let run: PushResultsResult['run'];
-  let inRun: Set<string>;
-  if (options.testRun !== undefined) {
-    const found = await getRun(client, projectId, options.testRun, signal);
-    run = { id: found.id, humanId: found.human_id, title: found.title, created: false };
-    inRun = await runCaseIds(client, projectId, found.id, signal);
-  } else if (options.dryRun) {
-    run = { title: options.newRun!, created: false };
-    inRun = new Set(byCaseId.keys());
-  } else {
-    if (byCaseId.size === 0) {
-      throw new TmsyncError('nothing_matched', 'no testcase of the reports names a case of the project, so no run was created', {
-        hint: `put a human id (${project.humanIdPrefix}-12) in the test names, a test_case property, or pass --mapping FILE`,
-        details: { unmatched: mapped.unmatched.length, unknownCases: unknownCases.map((u) => u.ref) },
-      });
+  if (run === undefined || inRun === undefined) {
+    if (options.dryRun) {
+      run = { title: options.newRun!, created: false };
+      inRun = new Set(byCaseId.keys());
+    } else {
+      if (byCaseId.size === 0) {
+        throw new TmsyncError('nothing_matched', 'no testcase of the reports names a case of the project, so no run was created', {
+          hint: `put a human id (${project.humanIdPrefix}-12) in the test names, a test_case property, or pass --mapping FILE`,
+          details: { unmatched: mapped.unmatched.length, unknownCases: unknownCases.map((u) => u.ref) },
+        });
+      }
+      const created = await createRun(client, projectId, options.newRun!, [...byCaseId.keys()], signal);
+      run = { id: created.id, humanId: created.human_id, title: created.title, created: true };
+      // read back: a STATIC selection the service trimmed must not be reported as sent
+      inRun = new Set((await listRunCases(client, projectId, created.id, signal)).map((c) => c.id));
     }
-    const created = await createRun(client, projectId, options.newRun!, [...byCaseId.keys()], signal);
-    run = { id: created.id, humanId: created.human_id, title: created.title, created: true };
-    inRun = await runCaseIds(client, projectId, created.id, signal);
   }
 
   const notInRun: PushResultsResult['notInRun'] = [];
@@ -271,14 +286,18 @@ async function getRun(client: TmsClient, projectId: string, ref: string, signal?
   }
 }
 
-/** The case ids of a run, from either shape of the list (the client turns the live one into the document's). */
-async function runCaseIds(client: TmsClient, projectId: string, runId: string, signal?: AbortSignal): Promise<Set<string>> {
+/**
+ * The cases of a run, from either shape of the list (the client turns the live
+ * `test_run_cases[]` with an embedded `test_case` into the document's `test_cases[]`).
+ */
+async function listRunCases(client: TmsClient, projectId: string, runId: string, signal?: AbortSignal): Promise<ResolvedCase[]> {
   const res = await client.call('listRunCases', { params: { project_id: projectId, test_run_id: runId }, signal });
-  const ids = new Set<string>();
-  for (const item of res.data.test_cases as unknown as Array<{ id: string; test_case?: { id?: string } }>) {
-    ids.add(item.test_case?.id ?? item.id);
-  }
-  return ids;
+  type Item = { id: string; name?: string; human_id?: string; test_case?: { id?: string; human_id?: string; title?: string } };
+  return (res.data.test_cases as unknown as Item[]).map((item) => ({
+    id: item.test_case?.id ?? item.id,
+    humanId: item.test_case?.human_id ?? item.human_id,
+    title: item.test_case?.title ?? item.name,
+  }));
 }
 
 /**

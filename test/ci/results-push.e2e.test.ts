@@ -117,8 +117,22 @@ describe('pushResults against the emulator', () => {
     expect(await runStatuses(setup, project.id, run.id)).toEqual({ 'DEMO-8': 'PASSED', 'DEMO-9': 'BLOCKED', 'DEMO-10': 'PASSED' });
   });
 
-  it('reads the whole case list instead of one GET per case when many refs need resolving', async () => {
-    const run = await createRun('Many refs', caseIds);
+  it('resolves human ids from the run\'s own case list, looking up only the refs it does not hold', async () => {
+    const run = await createRun('Resolved from the run', caseIds);
+    const proxy = await startProxy(emu.appUrl);
+    const client = createClient({ baseUrl: `${proxy.origin}/api/v1`, apiKey: KEY, rateLimit: 1000 });
+    try {
+      const result = await pushResults({ client, project, testcases: await loadJunitFiles(DIALECTS, FIXTURES), testRun: run.id });
+      expect(result.sentCaseIds).toHaveLength(11);
+      const caseGets = proxy.seen.filter((r) => r.method === 'GET' && /\/test_cases\/[^/?]+$/.test(r.url.split('?')[0]));
+      expect(caseGets.map((r) => r.url.split('/').pop())).toEqual(['DEMO-99']);
+    } finally {
+      await client.close();
+      await proxy.close();
+    }
+  });
+
+  it('reads the whole case list instead of one GET per case when more refs than the threshold need resolving', async () => {
     const proxy = await startProxy(emu.appUrl);
     const client = createClient({ baseUrl: `${proxy.origin}/api/v1`, apiKey: KEY, rateLimit: 1000 });
     try {
@@ -126,10 +140,11 @@ describe('pushResults against the emulator', () => {
         client,
         project,
         testcases: await loadJunitFiles(DIALECTS, FIXTURES),
-        testRun: run.id,
+        newRun: 'Many refs',
         lookupThreshold: 3,
       });
       expect(result.sentCaseIds).toHaveLength(11);
+      expect(result.unknownCases.map((u) => u.ref)).toEqual(['DEMO-99']);
       expect(proxy.seen.filter((r) => /\/test_cases\/[^/?]+$/.test(r.url.split('?')[0]))).toEqual([]);
       expect(proxy.seen.filter((r) => r.method === 'GET' && /\/projects\/[^/]+\/test_cases\?/.test(r.url))).toHaveLength(1);
     } finally {

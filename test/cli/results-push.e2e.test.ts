@@ -1,0 +1,155 @@
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { memoryIo } from '../../src/cli/io.js';
+import { startEmulator } from '../../src/emulator/index.js';
+import type { TmsClient } from '../../src/remote/index.js';
+import { KEY, runStatuses, seedCases, setupClient, startProxy, type Emulator } from '../ci/helpers.js';
+
+const FIXTURES = fileURLToPath(new URL('../fixtures/junit/', import.meta.url));
+
+let emu: Emulator;
+let setup: TmsClient;
+let projectId: string;
+let caseIds: string[];
+let cwd: string;
+
+function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { TMSYNC_BASE_URL: emu.baseUrl, TMSYNC_API_KEY: KEY, TMSYNC_PROJECT: 'DEMO', ...extra };
+}
+
+async function tmsync(args: string[], e: NodeJS.ProcessEnv = env()) {
+  const io = memoryIo(e);
+  const code = await main(['node', 'tmsync', ...args], io, cwd);
+  return { code, out: io.out.join('\n'), err: io.err.join('\n'), io };
+}
+
+async function createRun(title: string, ids = caseIds): Promise<{ id: string; human_id: string }> {
+  const res = await setup.call('createTestRun', {
+    params: { project_id: projectId },
+    body: { title, selection_type: 'STATIC', static_selection_filters: [{ field: 'id', operator: 'IN', values: ids }] },
+  });
+  return res.data.test_run as { id: string; human_id: string };
+}
+
+beforeAll(async () => {
+  emu = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo' });
+  setup = setupClient(emu);
+  const seeded = await seedCases(setup, 11);
+  projectId = seeded.project.id;
+  caseIds = seeded.caseIds;
+  cwd = await mkdtemp(join(tmpdir(), 'tmsync-push-'));
+  await cp(FIXTURES, join(cwd, 'reports'), { recursive: true });
+});
+
+afterAll(async () => {
+  await setup?.close();
+  await emu?.close();
+  if (cwd) await rm(cwd, { recursive: true, force: true });
+});
+
+const ALL = ['reports/surefire.xml', 'reports/pytest.xml', 'reports/jest.xml', 'reports/playwright.xml'];
+
+describe('tmsync results push', () => {
+  it('pushes four reports into a run, exits 0 and reports unmatched testcases and unknown cases', async () => {
+    const run = await createRun('CLI push');
+    const r = await tmsync(['results', 'push', '--test-run', run.human_id, ...ALL]);
+    expect(r.code).toBe(0);
+    expect(r.err).toContain(`Pushed 11 of 11 results from 21 testcases into ${run.human_id} "CLI push": 3 Passed, 4 Failed, 4 Skipped.`);
+    expect(r.err).toContain('3 testcases named no test case');
+    expect(r.err).toContain('reports/surefire.xml: com.example.shop.CheckoutTest › totalIncludesTax()');
+    expect(r.err).toContain('reports/jest.xml: Cart drawer updates the total');
+    expect(r.err).toContain('1 case named in the reports do not exist in the project: DEMO-99');
+    const statuses = await runStatuses(setup, projectId, run.id);
+    expect(statuses['DEMO-7']).toBe('FAILED');
+    expect(statuses['DEMO-5']).toBe('SKIPPED');
+  });
+
+  it('with --multipart and --status-map, sends multipart bodies and uses the mapped status', async () => {
+    const run = await createRun('CLI multipart');
+    const proxy = await startProxy(emu.appUrl);
+    try {
+      const r = await tmsync(
+        ['results', 'push', '--test-run', run.id, '--multipart', '--status-map', 'skipped=Blocked', 'error=Retest', '--batch-size', '5', ...ALL],
+        env({ TMSYNC_BASE_URL: `${proxy.origin}/api/v1` }),
+      );
+      expect(r.code).toBe(0);
+      const puts = proxy.seen.filter((s) => s.method === 'PUT');
+      expect(puts).toHaveLength(3);
+      for (const p of puts) expect(p.contentType).toMatch(/^multipart\/form-data/);
+      const statuses = await runStatuses(setup, projectId, run.id);
+      expect(statuses).toMatchObject({ 'DEMO-3': 'RETEST', 'DEMO-7': 'RETEST', 'DEMO-4': 'BLOCKED', 'DEMO-2': 'FAILED', 'DEMO-1': 'PASSED' });
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('creates a run with --new-run and prints what it created', async () => {
+    const r = await tmsync(['results', 'push', '--new-run', 'Nightly 2026-11-20', 'reports/playwright.xml', '--json']);
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.out);
+    expect(json.run).toMatchObject({ title: 'Nightly 2026-11-20', created: true });
+    expect(json.sentCaseIds).toHaveLength(3);
+    expect(json.unknownCases).toEqual([{ ref: 'DEMO-99', testcases: 1 }]);
+    expect(await runStatuses(setup, projectId, json.run.id)).toEqual({ 'DEMO-1': 'PASSED', 'DEMO-2': 'FAILED', 'DEMO-11': 'SKIPPED' });
+  });
+
+  it('maps testcases through a mapping file, which wins over ids in the names', async () => {
+    const run = await createRun('Mapped');
+    await writeFile(
+      join(cwd, 'mapping.yaml'),
+      ['"Cart drawer updates the total": DEMO-11', '"Cart drawer DEMO-8 shows the item count": [DEMO-9, DEMO-10]', ''].join('\n'),
+    );
+    const r = await tmsync(['results', 'push', '--test-run', run.id, '--mapping', 'mapping.yaml', 'reports/jest.xml']);
+    expect(r.code).toBe(0);
+    const statuses = await runStatuses(setup, projectId, run.id);
+    // DEMO-8 lost its only testcase to the mapping; DEMO-9 is skipped in its own testcase (worse than the mapped pass)
+    expect(statuses).toMatchObject({ 'DEMO-8': 'UNTESTED', 'DEMO-9': 'SKIPPED', 'DEMO-10': 'PASSED', 'DEMO-11': 'FAILED' });
+  });
+
+  it('with --dry-run lists the rows on stdout and sends nothing', async () => {
+    const run = await createRun('Dry');
+    const r = await tmsync(['results', 'push', '--test-run', run.id, '--dry-run', 'reports/surefire.xml']);
+    expect(r.code).toBe(0);
+    expect(r.io.out).toEqual([
+      'Passed     DEMO-1 Checkout case 1  (1 testcase)',
+      'Failed     DEMO-2 Checkout case 2  (1 testcase)',
+      'Failed     DEMO-3 Checkout case 3  (1 testcase)',
+      'Skipped    DEMO-4 Checkout case 4  (1 testcase)',
+    ]);
+    expect(r.err).toContain('nothing was sent');
+    expect(Object.values(await runStatuses(setup, projectId, run.id)).every((s) => s === 'UNTESTED')).toBe(true);
+  });
+
+  it('exits 1 and says which results were not sent when the service refuses the update (a closed run)', async () => {
+    const run = await createRun('Closed');
+    await setup.call('updateTestRun', { params: { project_id: projectId, test_run_id: run.id }, body: { status: 'CLOSED' } });
+    const r = await tmsync(['results', 'push', '--test-run', run.id, 'reports/surefire.xml']);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('Pushed 0 of 4 results');
+    expect(r.err).toMatch(/Error: 4 results were NOT sent \(invalid_request\)/);
+    expect(r.err).toContain('not sent: DEMO-1, DEMO-2, DEMO-3, DEMO-4');
+  });
+
+  it('exits 1 when no testcase matches a case of the run, and lists the cases outside the run', async () => {
+    const run = await createRun('Only case 11', caseIds.slice(10));
+    const r = await tmsync(['results', 'push', '--test-run', run.id, 'reports/surefire.xml']);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('4 cases are not in the run');
+    expect(r.err).toContain('nothing was sent');
+  });
+
+  it('exits 1 with invalid_junit for a broken report and with a usage error without --test-run/--new-run', async () => {
+    await writeFile(join(cwd, 'broken.xml'), '<testsuite name="x">\n<testcase name="a">\n</testsuite>\n');
+    const a = await tmsync(['results', 'push', '--test-run', 'DEMO-R-1', 'broken.xml', '--json']);
+    expect(a.code).toBe(1);
+    expect(JSON.parse(a.out).error.code).toBe('invalid_junit');
+    expect(a.err).toMatch(/broken\.xml:3:\d+ is not well-formed XML/);
+    const b = await tmsync(['results', 'push', 'reports/jest.xml']);
+    expect(b.code).toBe(1);
+    expect(b.err).toContain('give exactly one of --test-run and --new-run');
+  });
+});
