@@ -1,0 +1,138 @@
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { PLAN_COMMENT_MARKER } from '../../src/plan/render-markdown.js';
+
+const run = promisify(execFile);
+const root = new URL('../../examples/ci/', import.meta.url);
+const dirs: string[] = [];
+
+afterEach(async () => {
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
+
+async function tempDir(): Promise<string> {
+  const d = await mkdtemp(join(tmpdir(), 'tmsync-examples-'));
+  dirs.push(d);
+  return d;
+}
+
+interface Comment {
+  id: number;
+  body: string;
+  user: { type: string };
+}
+
+describe('examples/ci/github-actions.yml', () => {
+  it('runs plan on pull requests and apply on main, and the markdown renderer writes the marker the workflow looks for', async () => {
+    const wf = parse(await readFile(new URL('github-actions.yml', root), 'utf8'));
+    expect(wf.jobs.plan.if).toBe("github.event_name == 'pull_request'");
+    expect(wf.jobs.apply.if).toContain("github.ref == 'refs/heads/main'");
+    const planStep = wf.jobs.plan.steps.find((s: { name?: string }) => s.name === 'tmsync plan');
+    expect(planStep.run).toContain('tmsync plan --format markdown --detailed-exitcode');
+    expect(wf.jobs.apply.steps.some((s: { run?: string }) => s.run === 'tmsync apply --auto-approve')).toBe(true);
+    expect(PLAN_COMMENT_MARKER).toBe('<!-- tmsync-plan -->');
+  });
+
+  it("posts one comment, then updates that same comment, ignoring people's comments that quote the marker", async () => {
+    const wf = parse(await readFile(new URL('github-actions.yml', root), 'utf8'));
+    const step = wf.jobs.plan.steps.find((s: { uses?: string }) => s.uses?.startsWith('actions/github-script'));
+    const dir = await tempDir();
+    const planFile = join(dir, 'plan.md');
+    const comments: Comment[] = [{ id: 1, body: `${PLAN_COMMENT_MARKER}\nquoted by a person`, user: { type: 'User' } }];
+    const github = {
+      paginate: async (_fn: unknown, _args: unknown) => comments,
+      rest: {
+        issues: {
+          listComments: () => undefined,
+          createComment: async ({ body }: { body: string }) => {
+            const c = { id: comments.length + 1, body, user: { type: 'Bot' } };
+            comments.push(c);
+            return { data: { html_url: `https://github.example/c/${c.id}` } };
+          },
+          updateComment: async ({ comment_id, body }: { comment_id: number; body: string }) => {
+            comments.find((c) => c.id === comment_id)!.body = body;
+          },
+        },
+      },
+    };
+    const context = { repo: { owner: 'shop', repo: 'tests' }, issue: { number: 7 } };
+    const core = { info: () => undefined };
+    const fakeProcess = { env: { PLAN_FILE: planFile } };
+    const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor;
+    const script = new AsyncFunction('require', 'github', 'context', 'core', 'process', step.with.script);
+    const require = createRequire(import.meta.url);
+
+    await writeFile(planFile, `${PLAN_COMMENT_MARKER}\n**Plan: 1 to create, 0 to update, 0 to move, 0 to delete.**\n`);
+    await script(require, github, context, core, fakeProcess);
+    await writeFile(planFile, `${PLAN_COMMENT_MARKER}\n**No changes. The service matches the repository.**\n`);
+    await script(require, github, context, core, fakeProcess);
+
+    expect(comments).toHaveLength(2);
+    expect(comments[0].body).toContain('quoted by a person');
+    expect(comments[1].body).toContain('No changes.');
+  });
+});
+
+describe('examples/ci/gitlab-ci.yml', () => {
+  it('posts one merge-request note, then updates it, through the GitLab notes API', async () => {
+    const ci = parse(await readFile(new URL('gitlab-ci.yml', root), 'utf8'));
+    expect(ci['tmsync-plan'].rules[0].if).toBe('$CI_PIPELINE_SOURCE == "merge_request_event"');
+    expect(ci['tmsync-apply'].rules[0].if).toContain('$CI_DEFAULT_BRANCH');
+    const shell: string = ci['tmsync-plan'].script[0];
+    expect(shell).toContain('tmsync plan --format markdown --detailed-exitcode');
+    const m = /cat > \/tmp\/post-note\.mjs <<'SCRIPT'\n([\s\S]*?)\nSCRIPT\n/.exec(shell);
+    expect(m).not.toBeNull();
+
+    const notes: { id: number; body: string; system: boolean }[] = [{ id: 1, body: 'merged main into this branch', system: true }];
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url} ${req.headers['private-token']}`);
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        const url = new URL(req.url!, 'http://x');
+        if (req.method === 'GET') {
+          const page = Number(url.searchParams.get('page'));
+          res.end(JSON.stringify(page === 1 ? notes : []));
+          return;
+        }
+        const text = (JSON.parse(body) as { body: string }).body;
+        if (req.method === 'POST') notes.push({ id: notes.length + 1, body: text, system: false });
+        else notes.find((n) => url.pathname.endsWith(`/notes/${n.id}`))!.body = text;
+        res.end('{}');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const dir = await tempDir();
+    try {
+      await writeFile(join(dir, 'post-note.mjs'), m![1]);
+      const env = {
+        ...process.env,
+        CI_API_V4_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v4`,
+        CI_PROJECT_ID: '42',
+        CI_MERGE_REQUEST_IID: '9',
+        TMSYNC_GITLAB_TOKEN: 'glpat-test',
+      };
+      await writeFile(join(dir, 'plan.md'), `${PLAN_COMMENT_MARKER}\n**Plan: 2 to create, 0 to update, 0 to move, 0 to delete.**\n`);
+      await run(process.execPath, ['post-note.mjs'], { cwd: dir, env });
+      await writeFile(join(dir, 'plan.md'), `${PLAN_COMMENT_MARKER}\n**No changes. The service matches the repository.**\n`);
+      await run(process.execPath, ['post-note.mjs'], { cwd: dir, env });
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+    expect(notes).toHaveLength(2);
+    expect(notes[1].body).toContain('No changes.');
+    expect(seen.filter((s) => s.startsWith('POST'))).toHaveLength(1);
+    expect(seen.filter((s) => s.startsWith('PUT /api/v4/projects/42/merge_requests/9/notes/2'))).toHaveLength(1);
+    expect(seen.every((s) => s.endsWith('glpat-test'))).toBe(true);
+  });
+});
