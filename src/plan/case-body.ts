@@ -139,13 +139,16 @@ function sameSteps(body: StepBody[], remote: RemoteCase): boolean {
 }
 
 function remoteShownSteps(ctx: PlanContext, remote: RemoteCase): ShownStep[] {
-  const groupLabel = new Map(ctx.actual.stepGroups.map((g) => [g.id, g.humanId || g.id]));
+  const groupLabel = (id: string) => {
+    const g = ctx.remote.stepGroupByRef(id);
+    return g ? g.humanId || g.id : id;
+  };
   return [...remote.individualSteps]
     .sort((a, b) => a.order - b.order)
     .map((s) => ({
       description: normalizeText(s.description),
       expected: normalizeText(s.expected),
-      ...(s.stepGroupId ? { group: groupLabel.get(s.stepGroupId) ?? s.stepGroupId } : {}),
+      ...(s.stepGroupId ? { group: groupLabel(s.stepGroupId) } : {}),
     }));
 }
 

@@ -52,24 +52,27 @@ export function planDeletes(ctx: PlanContext, folders: FolderPlan, groups: StepG
     }
   }
 
-  // step groups
+  // step groups: which cases use each candidate, computed only when there is a candidate
   const byRepository = new Set<string>();
   for (const m of cases.matches) for (const id of m.stepGroupIds ?? []) byRepository.add(id);
+  const candidates = new Set(ctx.actual.stepGroups.filter((g) => !groups.claimed.has(g.id) && !byRepository.has(g.id)).map((g) => g.id));
   const stillUsed = new Map<string, number>();
   const users = new Map<string, string[]>();
-  const managedSteps = new Map(cases.matches.filter((m) => m.remote).map((m) => [m.remote!.id, m.stepGroupIds]));
-  for (const c of ctx.actual.cases) {
-    const remoteGroups = new Set(c.individualSteps.flatMap((s) => (s.stepGroupId ? [s.stepGroupId] : [])));
-    for (const g of remoteGroups) {
+  if (candidates.size > 0 && ctx.prune) {
+    const managedSteps = new Map(cases.matches.filter((m) => m.remote).map((m) => [m.remote!.id, m.stepGroupIds]));
+    for (const c of ctx.actual.cases) {
+      const remoteGroups = new Set<string>();
+      for (const s of c.individualSteps) if (s.stepGroupId && candidates.has(s.stepGroupId)) remoteGroups.add(s.stepGroupId);
       const op = deletedCaseKey.get(c.id) ?? cases.opByRemoteId.get(c.id);
-      if (op) users.set(g, [...(users.get(g) ?? []), op]);
+      if (op) for (const g of remoteGroups) users.set(g, [...(users.get(g) ?? []), op]);
+      if (deletedCaseKey.has(c.id)) continue;
+      const managed = managedSteps.get(c.id);
+      const after = managed ? managed.filter((g) => candidates.has(g)) : remoteGroups;
+      for (const g of new Set(after)) stillUsed.set(g, (stillUsed.get(g) ?? 0) + 1);
     }
-    if (deletedCaseKey.has(c.id)) continue;
-    const after = managedSteps.has(c.id) ? (managedSteps.get(c.id) ?? [...remoteGroups]) : [...remoteGroups];
-    for (const g of new Set(after)) stillUsed.set(g, (stillUsed.get(g) ?? 0) + 1);
   }
   for (const g of ctx.actual.stepGroups) {
-    if (groups.claimed.has(g.id) || byRepository.has(g.id)) continue;
+    if (!candidates.has(g.id)) continue;
     const inUse = stillUsed.get(g.id) ?? 0;
     const pruned = ctx.prune && inUse === 0;
     unmanaged.push({ itemType: 'step_group', id: g.id, humanId: g.humanId, path: [], title: g.title, pruned });

@@ -62,19 +62,21 @@ export function indexRemote(actual: ActualState, scope: readonly string[] | unde
   };
   walk(null);
 
-  const cases = new Map<string, RemoteCase>();
+  const casesById = new Map<string, RemoteCase>();
+  const casesByHumanId = new Map<string, RemoteCase>();
   const casesByFolder = new Map<string, RemoteCase[]>();
   for (const c of actual.cases) {
-    cases.set(`i:${c.id}`, c);
-    if (c.humanId) cases.set(`h:${c.humanId.toUpperCase()}`, c);
-    const list = casesByFolder.get(c.folderId) ?? [];
-    list.push(c);
-    casesByFolder.set(c.folderId, list);
+    casesById.set(c.id, c);
+    if (c.humanId) casesByHumanId.set(c.humanId.toUpperCase(), c);
+    const list = casesByFolder.get(c.folderId);
+    if (list) list.push(c);
+    else casesByFolder.set(c.folderId, [c]);
   }
-  const groups = new Map<string, RemoteStepGroup>();
+  const groupsById = new Map<string, RemoteStepGroup>();
+  const groupsByHumanId = new Map<string, RemoteStepGroup>();
   for (const g of actual.stepGroups) {
-    groups.set(`i:${g.id}`, g);
-    if (g.humanId) groups.set(`h:${g.humanId.toUpperCase()}`, g);
+    groupsById.set(g.id, g);
+    if (g.humanId) groupsByHumanId.set(g.humanId.toUpperCase(), g);
   }
   const scopedIds = new Set(scopedFolders.map((f) => f.id));
   return {
@@ -82,9 +84,9 @@ export function indexRemote(actual: ActualState, scope: readonly string[] | unde
     folderPath,
     children: (parentId) => children.get(parentId) ?? [],
     inScope,
-    caseByRef: (ref) => cases.get(`i:${ref.trim()}`) ?? cases.get(`h:${ref.trim().toUpperCase()}`),
+    caseByRef: (ref) => casesById.get(ref.trim()) ?? casesByHumanId.get(ref.trim().toUpperCase()),
     casesIn: (folderId) => casesByFolder.get(folderId) ?? [],
-    stepGroupByRef: (ref) => groups.get(`i:${ref.trim()}`) ?? groups.get(`h:${ref.trim().toUpperCase()}`),
+    stepGroupByRef: (ref) => groupsById.get(ref.trim()) ?? groupsByHumanId.get(ref.trim().toUpperCase()),
     scopedFolders,
     scopedCases: actual.cases.filter((c) => scopedIds.has(c.folderId)),
   };

@@ -40,7 +40,17 @@ class NameIndex {
     this.byKey.set(`i:${id}`, id);
     this.names.set(id, display);
   }
+  private readonly memo = new Map<string, Resolution>();
+  /** the same few names repeat across thousands of cases: resolve each once */
   resolve(value: string): Resolution {
+    let r = this.memo.get(value);
+    if (r === undefined) {
+      r = this.resolveUncached(value);
+      this.memo.set(value, r);
+    }
+    return r;
+  }
+  private resolveUncached(value: string): Resolution {
     const byId = this.byKey.get(`i:${value.trim()}`);
     if (byId !== undefined) return { ok: true, id: byId };
     const byName = this.byKey.get(`n:${value.trim().toLowerCase()}`);
