@@ -126,15 +126,10 @@ export function parseConfigText(file: string, text: string): { config?: TmsyncCo
     }
     data.profiles = profiles;
   }
-  const result = configSchema.safeParse(data);
-  if (!result.success) {
-    problems.push(...zodProblems({ ...p, data }, result.error.issues, configSchema, 'config'));
-    return { problems };
-  }
-  const input: ConfigInput = result.data;
+  // directory rules run even when the schema fails, so one run shows every problem
   for (const key of ['cases_dir', 'step_groups_dir'] as const) {
-    const dir = input[key];
-    if (dir === undefined) continue;
+    const dir = data[key];
+    if (typeof dir !== 'string') continue;
     const n = normalize(dir);
     if (isAbsolute(dir) || n === '..' || n.startsWith('../') || n.startsWith('..\\') || n === '.' || dir.trim() === '') {
       problems.push(
@@ -142,6 +137,12 @@ export function parseConfigText(file: string, text: string): { config?: TmsyncCo
       );
     }
   }
+  const result = configSchema.safeParse(data);
+  if (!result.success) {
+    problems.push(...zodProblems({ ...p, data }, result.error.issues, configSchema, 'config'));
+    return { problems };
+  }
+  const input: ConfigInput = result.data;
   const casesDir = trimSlashes(input.cases_dir ?? CONFIG_DEFAULTS.casesDir);
   const stepGroupsDir = trimSlashes(input.step_groups_dir ?? CONFIG_DEFAULTS.stepGroupsDir);
   if (normalize(casesDir) === normalize(stepGroupsDir)) {

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { Document, isCollection, isMap, isScalar, parseDocument, Scalar, visit } from 'yaml';
+import { isDeepStrictEqual } from 'node:util';
+import { Document, isCollection, isMap, isScalar, parse, parseDocument, Scalar, visit } from 'yaml';
 import type { ToStringOptions, YAMLMap } from 'yaml';
 import { TmsyncError } from '../errors.js';
 import type { DesiredCaseFields, DesiredStep } from '../model.js';
@@ -24,10 +25,19 @@ const TO_STRING: ToStringOptions = {
  */
 const YAML11_SPECIAL = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~|=|<<)$/;
 
-function quoteSpecialStrings(node: unknown): void {
+/**
+ * Multi-line text of only spaces, tabs and line breaks: the `yaml` library writes it as a block
+ * scalar without an indentation indicator, which reads back differently.
+ */
+const BLANK_MULTILINE = /^[ \t\r\n]*\n[ \t\r\n]*$/;
+
+function quoteSpecialStrings(node: unknown, allMultiline = false): void {
   visit(node as Document, {
     Scalar(_key, s) {
-      if (typeof s.value === 'string' && YAML11_SPECIAL.test(s.value)) s.type = Scalar.QUOTE_DOUBLE;
+      if (typeof s.value !== 'string') return;
+      if (YAML11_SPECIAL.test(s.value) || BLANK_MULTILINE.test(s.value) || (allMultiline && s.value.includes('\n'))) {
+        s.type = Scalar.QUOTE_DOUBLE;
+      }
     },
   });
 }
@@ -52,8 +62,16 @@ export interface RenderOptions {
 }
 
 function render(obj: Record<string, unknown>, options: RenderOptions, flowKeys: string[] = []): string {
+  const text = renderOnce(obj, options, flowKeys, false);
+  // a safety net under the block-scalar corner cases of the yaml library: what we write must
+  // read back as what we meant, or we fall back to double quotes, which are always exact
+  if (isDeepStrictEqual(parse(text), obj)) return text;
+  return renderOnce(obj, options, flowKeys, true);
+}
+
+function renderOnce(obj: Record<string, unknown>, options: RenderOptions, flowKeys: string[], allQuoted: boolean): string {
   const doc = new Document(obj);
-  quoteSpecialStrings(doc);
+  quoteSpecialStrings(doc, allQuoted);
   if (isMap(doc.contents)) {
     for (const key of flowKeys) {
       const node = doc.contents.get(key, true);
