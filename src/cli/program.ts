@@ -107,7 +107,8 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .description('recreate a backup in another (empty or partial) project or instance; resumable')
     .argument('<file>', 'a backup written by `tmsync backup`')
     .option('--map-user <old=new...>', 'map a user of the backup to a user of the target (email=email)')
-    .option('--default-owner <user>', 'owner for cases whose owner has no match in the target')
+    .option('--default-owner <user>', 'stand-in for every user of the backup without a match in the target (owners, reviewers, assignees)')
+    .option('--drop-missing-labels', 'leave out labels the target lacks (the API cannot create labels) instead of refusing', false)
     .action(lazy(async () => (await import('./commands/restore.js')).runRestore));
 
   program

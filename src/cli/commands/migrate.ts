@@ -1,0 +1,118 @@
+import { formatProblem, TmsyncError } from '../../errors.js';
+import { executePlan } from '../../apply/executor.js';
+import { createProgressReporter } from '../../apply/progress.js';
+import { hasChanges, renderPlanText } from '../../plan/index.js';
+import { fetchState, resolveProject } from '../../remote/index.js';
+import { migrationScope, planMigration } from '../../transfer/migrate.js';
+import type { CliIo, GlobalOptions } from '../io.js';
+import { loadTarget, type Target } from '../target.js';
+import { parseFolderPath } from './pull.js';
+
+export interface MigrateOptions extends GlobalOptions {
+  /** the source profile (from `profiles:` in tmsync.yaml) */
+  from: string;
+  /** the target profile */
+  to: string;
+  /** only this folder subtree: names joined by `/` */
+  folder?: string;
+  /** do not ask for confirmation @default false */
+  autoApprove?: boolean;
+}
+
+const QUESTION = "Do you want to copy these items to the target? Only 'yes' will be accepted: ";
+
+/**
+ * `tmsync migrate --from A --to B [--folder PATH]`: reads the source project, plans the target
+ * through the plan engine (natural keys, so a re-run adopts what exists) and, once approved,
+ * applies through the apply engine. Nothing is written to disk: there are no files to write
+ * ids back to. Exit 0 on success, 1 when anything failed (run it again to finish).
+ */
+export async function runMigrate(options: MigrateOptions, io: CliIo): Promise<number> {
+  if (options.from === options.to) {
+    throw new TmsyncError('invalid_option', `--from and --to name the same profile "${options.from}"`, {
+      hint: 'migrate copies between two profiles of tmsync.yaml `profiles:`',
+    });
+  }
+  const source = await loadTarget(options, io, { profile: options.from });
+  let target: Target | undefined;
+  try {
+    target = await loadTarget(options, io, { profile: options.to });
+    const folder = parseFolderPath(options.folder);
+    const scope = migrationScope(folder);
+    const [srcProject, dstProject] = await Promise.all([
+      resolveProject(source.client, source.projectRef),
+      resolveProject(target.client, target.projectRef),
+    ]);
+    if (srcProject.id === dstProject.id && source.baseUrl === target.baseUrl) {
+      throw new TmsyncError('invalid_option', `--from ${options.from} and --to ${options.to} are the same project`, {
+        hint: 'point the profiles at two different projects or instances',
+      });
+    }
+    const [srcState, dstState] = await Promise.all([
+      fetchState(source.client, srcProject.id, { ...(scope ? { scope } : {}), signal: io.signal }),
+      fetchState(target.client, dstProject.id, { ...(scope ? { scope } : {}), signal: io.signal }),
+    ]);
+    const { plan, problems, warnings } = planMigration(srcState, dstState, folder ? { folder } : {});
+    for (const w of warnings) io.stderr(`Warning: ${w.message}`);
+    if (problems.length > 0) {
+      for (const p of problems) io.stderr(formatProblem(p));
+      if (options.json) io.stdout(JSON.stringify({ problems }));
+      io.stderr(`Error: ${problems.length} problem${problems.length === 1 ? '' : 's'} between the source and the target; nothing was copied.`);
+      return 1;
+    }
+    io.stderr(`Migrating ${srcProject.name} (${options.from}) → ${dstProject.name} (${options.to})${folder ? `, folder ${folder.join('/')}` : ''}:`);
+    io.stderr(renderPlanText(plan, { color: options.color }));
+    if (!hasChanges(plan)) {
+      if (options.json) io.stdout(JSON.stringify({ plan, result: null }));
+      return 0;
+    }
+    if (!options.autoApprove) {
+      if (!io.isTTY || !io.prompt) {
+        throw new TmsyncError('approval_required', 'migrate needs a confirmation and there is no terminal to ask on', {
+          hint: 'pass --auto-approve to copy without asking',
+        });
+      }
+      if ((await io.prompt(QUESTION)).trim() !== 'yes') {
+        io.stderr('Migration cancelled.');
+        return 1;
+      }
+    }
+    const progress = createProgressReporter({ tty: io.isTTY, write: io.isTTY ? (s) => void process.stderr.write(s) : (s) => io.stderr(s) });
+    const timer = setInterval(() => progress.tick(), io.isTTY ? 250 : 1000);
+    timer.unref();
+    let result;
+    try {
+      result = await executePlan(plan, {
+        client: target.client,
+        // no files: the target's ids stay on the target; natural keys find them next time
+        writeBack: async () => undefined,
+        existingIds: [...dstState.folders.map((f) => f.id), ...dstState.cases.map((c) => c.id), ...dstState.stepGroups.map((g) => g.id)],
+        ...(io.signal ? { signal: io.signal } : {}),
+        onProgress: (p) => progress.update(p),
+      });
+    } finally {
+      clearInterval(timer);
+      progress.finish();
+    }
+    for (const f of result.failed.filter((x) => x.stage === 'request')) io.stderr(`Error: ${f.kind.replace(/_/g, ' ')} (${f.key}) failed: ${f.message}`);
+    const failed = result.failed.filter((x) => x.stage === 'request').length;
+    const line = `${result.created} created, ${result.updated} updated, ${result.moved} moved, ${result.adopted} adopted`;
+    if (result.interrupted) io.stderr(`Migration interrupted: ${line}; run the same command again to finish.`);
+    else io.stderr(`Migration complete: ${line}.`);
+    if (failed || result.skipped.length) {
+      io.stderr(`${failed} operation${failed === 1 ? '' : 's'} failed and ${result.skipped.length} were skipped; run the same command again to finish.`);
+    }
+    if (options.json) {
+      io.stdout(
+        JSON.stringify({
+          plan,
+          result: { created: result.created, updated: result.updated, moved: result.moved, adopted: result.adopted, failed: result.failed, skipped: result.skipped, interrupted: result.interrupted },
+        }),
+      );
+    }
+    if (result.interrupted) return 130;
+    return failed || result.skipped.length ? 1 : 0;
+  } finally {
+    await Promise.all([source.close(), target?.close()]);
+  }
+}

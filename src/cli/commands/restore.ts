@@ -1,0 +1,100 @@
+import { relative, resolve } from 'node:path';
+import { TmsyncError } from '../../errors.js';
+import { resolveProject } from '../../remote/index.js';
+import { readBackupFile } from '../../transfer/backup-read.js';
+import { restoreBackup, type RestorePhase } from '../../transfer/restore.js';
+import { countTargetItems, fetchRestoreDirectory } from '../../transfer/restore-target.js';
+import type { CliIo, GlobalOptions } from '../io.js';
+import { loadTarget } from '../target.js';
+
+export interface RestoreCommandOptions extends GlobalOptions {
+  /** positional: the backup file */
+  args: string[];
+  /** `old@x=new@y`, repeatable */
+  mapUser?: string[];
+  /** the target user standing in for every backup user without a match */
+  defaultOwner?: string;
+  /** leave out labels the target lacks instead of refusing @default false */
+  dropMissingLabels?: boolean;
+}
+
+const PHASE_WORDS: Record<RestorePhase, string> = {
+  folders: 'folders',
+  step_groups: 'step groups',
+  test_cases: 'test cases',
+  test_plans: 'test plans',
+  test_runs: 'test runs',
+};
+
+/** `a@x=b@y` pairs → a map; a malformed pair is a usage error. */
+export function parseUserMap(pairs: readonly string[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of pairs ?? []) {
+    const i = p.indexOf('=');
+    if (i <= 0 || i === p.length - 1) {
+      throw new TmsyncError('invalid_option', `--map-user ${p}: expected OLD=NEW (two emails or ids)`, {
+        hint: 'for example --map-user ana@old.example=ana@new.example',
+      });
+    }
+    out[p.slice(0, i).trim()] = p.slice(i + 1).trim();
+  }
+  return out;
+}
+
+/**
+ * `tmsync restore FILE --project P`: recreates a backup in the target project, every id
+ * remapped. The file and every name it uses are checked before anything is written. Resumable:
+ * run it again after an interruption and it finishes without duplicates.
+ */
+export async function runRestore(options: RestoreCommandOptions, io: CliIo): Promise<number> {
+  const fileArg = options.args[0];
+  if (!fileArg) throw new TmsyncError('invalid_option', 'restore needs the backup file', { hint: 'tmsync restore FILE --project P' });
+  const mapUsers = parseUserMap(options.mapUser);
+  // the file is read and checked before any connection is made
+  const backup = await readBackupFile(resolve(options.cwd, fileArg));
+  const target = await loadTarget(options, io);
+  let phase: { phase: RestorePhase; done: number; total: number } | undefined;
+  const timer = setInterval(() => {
+    if (phase) io.stderr(`restore: ${phase.done}/${phase.total} ${PHASE_WORDS[phase.phase]}…`);
+  }, 5000);
+  timer.unref();
+  try {
+    const project = await resolveProject(target.client, target.projectRef);
+    const [directory, present] = await Promise.all([
+      fetchRestoreDirectory(target.client, io.signal),
+      countTargetItems(target.client, project.id, io.signal),
+    ]);
+    const result = await restoreBackup(backup, {
+      client: target.client,
+      target: project,
+      directory,
+      root: options.cwd,
+      mapUsers,
+      ...(options.defaultOwner !== undefined ? { defaultOwner: options.defaultOwner } : {}),
+      dropMissingLabels: options.dropMissingLabels ?? false,
+      parallel: Math.max(4, target.config.concurrency * 2),
+      signal: io.signal,
+      onProgress: (p) => {
+        phase = p;
+      },
+    });
+    if (result.skipped === 0 && result.adopted === 0 && (present.folders > 0 || present.cases > 0)) {
+      io.stderr(`Note: ${project.name} already held ${present.folders} folders and ${present.cases} test cases; the backup was restored beside them.`);
+    }
+    for (const n of result.notes) io.stderr(`Note: ${n}`);
+    const c = result.created;
+    const resumed = result.skipped + result.adopted > 0 ? ` (${result.skipped} already restored by an earlier run, ${result.adopted} found and adopted)` : '';
+    io.stderr(
+      `Restored ${backup.source.project.name} (${backup.source.project.human_id_prefix}) into ${project.name} (${project.humanIdPrefix}): ` +
+        `${c.folders} folders, ${c.step_groups} step groups, ${c.test_cases} test cases, ${c.test_plans} test plans, ${c.test_runs} test runs created${resumed}.`,
+    );
+    io.stderr(`Journal: ${relative(options.cwd, result.journal)}`);
+    if (options.json) {
+      io.stdout(JSON.stringify({ project: { id: project.id, name: project.name, human_id_prefix: project.humanIdPrefix }, ...result }));
+    }
+    return 0;
+  } finally {
+    clearInterval(timer);
+    await target.close();
+  }
+}

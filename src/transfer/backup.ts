@@ -1,0 +1,83 @@
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Writable } from 'node:stream';
+import { createGzip } from 'node:zlib';
+import type { BackupCounts, BackupSection } from './backup-format.js';
+import type { BackupSource } from './backup-source.js';
+
+/**
+ * Writes a backup as a stream: the header, then each section's items as the source yields
+ * them, then an `end` record with the counts. One item a line, so the file diffs and greps well
+ * and a reader can tell where it was cut.
+ */
+
+export interface WriteBackupOptions {
+  /** called after every item written */
+  onProgress?: (section: BackupSection, count: number) => void;
+  signal?: AbortSignal;
+}
+
+async function put(out: Writable, chunk: string): Promise<void> {
+  if (!out.write(chunk)) await once(out, 'drain');
+}
+
+export async function writeBackup(source: BackupSource, out: Writable, options: WriteBackupOptions = {}): Promise<BackupCounts> {
+  const header = await source.header();
+  let head = '{\n';
+  for (const [key, value] of Object.entries(header)) head += `${JSON.stringify(key)}: ${JSON.stringify(value)},\n`;
+  await put(out, head);
+  const counts: BackupCounts = { folders: 0, step_groups: 0, test_cases: 0, test_plans: 0, test_runs: 0 };
+  const sections: [BackupSection, () => AsyncIterable<unknown>][] = [
+    ['folders', () => source.folders()],
+    ['step_groups', () => source.stepGroups()],
+    ['test_cases', () => source.testCases()],
+    ['test_plans', () => source.testPlans()],
+    ['test_runs', () => source.testRuns()],
+  ];
+  for (const [name, items] of sections) {
+    await put(out, `${JSON.stringify(name)}: [`);
+    let n = 0;
+    for await (const item of items()) {
+      options.signal?.throwIfAborted();
+      await put(out, `${n === 0 ? '\n' : ',\n'}${JSON.stringify(item)}`);
+      n += 1;
+      options.onProgress?.(name, n);
+    }
+    counts[name] = n;
+    await put(out, n === 0 ? '],\n' : '\n],\n');
+  }
+  await put(out, `"end": ${JSON.stringify({ counts })}\n}\n`);
+  return counts;
+}
+
+/**
+ * Writes a backup to `file` (gzip when it ends in `.gz`) through a temporary file renamed into
+ * place at the end, so an interrupted backup never leaves a file that looks whole.
+ */
+export async function writeBackupFile(source: BackupSource, file: string, options: WriteBackupOptions = {}): Promise<BackupCounts> {
+  await mkdir(dirname(file), { recursive: true });
+  const tmp = `${file}.partial`;
+  const fileStream = createWriteStream(tmp);
+  const gzip = /\.gz$/i.test(file) ? createGzip() : undefined;
+  if (gzip) gzip.pipe(fileStream);
+  const out: Writable = gzip ?? fileStream;
+  const failed = new Promise<never>((_, reject) => {
+    fileStream.once('error', reject);
+    gzip?.once('error', reject);
+  });
+  failed.catch(() => undefined);
+  try {
+    const counts = await Promise.race([writeBackup(source, out, options), failed]);
+    out.end();
+    await Promise.race([once(fileStream, 'close'), failed]);
+    await rename(tmp, file);
+    return counts;
+  } catch (err) {
+    out.destroy();
+    fileStream.destroy();
+    await unlink(tmp).catch(() => undefined);
+    throw err;
+  }
+}

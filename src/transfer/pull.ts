@@ -1,0 +1,179 @@
+import { isDeepStrictEqual } from 'node:util';
+import { mkdir, readdir, readFile, rename, rmdir, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { parse } from 'yaml';
+import { TmsyncError, type Problem } from '../errors.js';
+import type { ActualState } from '../model.js';
+import type { TmsyncConfig } from '../spec/config.js';
+import { loadRepository } from '../spec/loader.js';
+import { setYamlFields, writeFileAtomic } from '../spec/writer.js';
+import { forEachLimit } from './streams.js';
+import { buildPullFiles, type PullFile } from './pull-files.js';
+import type { FieldWarning } from './case-fields.js';
+import type { ExistingRepository, GoneItem } from './repository-model.js';
+
+/**
+ * `pull` on disk: reads what the repository already holds (so names stay stable and local files
+ * are never overwritten), lays the service's state out with `buildPullFiles`, and writes it:
+ * new files whole, existing files key by key in place (comments kept). Nothing is deleted; files
+ * whose items are gone are returned for the caller to list.
+ */
+
+export interface PullOptions {
+  /** the repository root (where tmsync.yaml is or will be) */
+  root: string;
+  config: Pick<TmsyncConfig, 'casesDir' | 'stepGroupsDir'>;
+  /** only this folder subtree (names from the top) */
+  folder?: string[];
+  /** write tmsync.yaml with these settings (only when the repository has none) */
+  writeConfig?: { project: string; baseUrl?: string; scope?: string[] };
+  /** files written at once @default 32 */
+  parallel?: number;
+}
+
+export interface PullResult {
+  created: string[];
+  updated: string[];
+  unchanged: number;
+  /** `from → to` of files that moved with their folder */
+  moved: { from: string; to: string }[];
+  gone: GoneItem[];
+  warnings: FieldWarning[];
+  counts: { folders: number; cases: number; stepGroups: number };
+}
+
+/** Problems that do not stop a pull: the repository may simply not exist yet. */
+const HARMLESS = new Set(['cases_dir_missing']);
+
+async function listPaths(root: string, dir: string): Promise<string[]> {
+  const out: string[] = [];
+  const visit = async (rel: string) => {
+    const entries = await readdir(join(root, rel), { withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      const p = `${rel}/${e.name}`;
+      out.push(p);
+      if (e.isDirectory()) await visit(p);
+    }
+  };
+  await visit(dir);
+  return out;
+}
+
+/** What the repository already holds; refuses a repository with errors (a broken file may hide an id). */
+export async function loadExistingRepository(root: string, config: PullOptions['config']): Promise<ExistingRepository> {
+  const exists = await stat(join(root, config.casesDir)).then(
+    () => true,
+    () => false,
+  );
+  const groupsExist = await stat(join(root, config.stepGroupsDir)).then(
+    () => true,
+    () => false,
+  );
+  if (!exists && !groupsExist) return { cases: [], stepGroups: [], folders: [], paths: [] };
+  const full: TmsyncConfig = {
+    casesDir: config.casesDir,
+    stepGroupsDir: config.stepGroupsDir,
+    defaults: {},
+    rateLimit: 8,
+    concurrency: 4,
+    pageSize: 100,
+    requestTimeoutMs: 30_000,
+    maxRetries: 6,
+    profiles: {},
+  };
+  const { state, problems } = await loadRepository(root, full);
+  const errors = problems.filter((p: Problem) => p.severity !== 'warning' && !HARMLESS.has(p.code));
+  if (errors.length > 0) {
+    throw new TmsyncError(
+      'repository_has_errors',
+      `the repository has ${errors.length} problem${errors.length === 1 ? '' : 's'}; pull would not know which files hold which items: ${errors
+        .slice(0, 5)
+        .map((p) => `${p.file}:${p.line}:${p.col} ${p.message}`)
+        .join('; ')}`,
+      { hint: 'fix them first (`tmsync validate` lists them all), or pull into an empty directory with --dir', details: { problems: errors } },
+    );
+  }
+  return {
+    cases: state.cases.map((c) => ({ ...(c.id !== undefined ? { id: c.id } : {}), file: c.file, title: c.title })),
+    stepGroups: state.stepGroups.map((g) => ({ ...(g.id !== undefined ? { id: g.id } : {}), file: g.file, title: g.title })),
+    folders: state.folders.map((f) => ({ ...(f.id !== undefined ? { id: f.id } : {}), dir: f.dir, ...(f.file ? { file: f.file } : {}) })),
+    paths: [...(await listPaths(root, config.casesDir)), ...(await listPaths(root, config.stepGroupsDir))],
+  };
+}
+
+/** The keys whose values differ from the file's (a key to remove counts when it is there). */
+function changedFields(text: string, fields: Record<string, unknown>): Record<string, unknown> {
+  let data: Record<string, unknown> = {};
+  try {
+    const parsed = parse(text) as unknown;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) data = parsed as Record<string, unknown>;
+  } catch {
+    return fields;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(fields)) {
+    if (v === undefined ? k in data : !isDeepStrictEqual(data[k], v)) out[k] = v;
+  }
+  return out;
+}
+
+export async function pullIntoRepository(actual: ActualState, options: PullOptions): Promise<PullResult> {
+  const { root } = options;
+  const existing = await loadExistingRepository(root, options.config);
+  const built = buildPullFiles(actual, {
+    casesDir: options.config.casesDir,
+    stepGroupsDir: options.config.stepGroupsDir,
+    ...(options.folder ? { folder: options.folder } : {}),
+    existing,
+    ...(options.writeConfig ? { config: options.writeConfig } : {}),
+  });
+  const result: PullResult = {
+    created: [],
+    updated: [],
+    unchanged: 0,
+    moved: [],
+    gone: built.gone,
+    warnings: built.warnings,
+    counts: built.counts,
+  };
+
+  // moves first, one at a time: two files may trade places between directories
+  const vacated = new Set<string>();
+  for (const f of built.files) {
+    if (f.action !== 'update' || !f.renameFrom) continue;
+    await mkdir(dirname(join(root, f.path)), { recursive: true });
+    await rename(join(root, f.renameFrom), join(root, f.path));
+    result.moved.push({ from: f.renameFrom, to: f.path });
+    vacated.add(dirname(f.renameFrom));
+  }
+
+  await forEachLimit(built.files, options.parallel ?? 32, async (f: PullFile) => {
+    const abs = join(root, f.path);
+    if (f.action === 'create') {
+      await writeFileAtomic(abs, f.content);
+      result.created.push(f.path);
+      return;
+    }
+    const text = await readFile(abs, 'utf8');
+    const changed = changedFields(text, f.fields);
+    if (Object.keys(changed).length === 0) {
+      result.unchanged += 1;
+      return;
+    }
+    await setYamlFields(abs, changed);
+    result.updated.push(f.path);
+  });
+
+  // directories left empty by moves would read as new folders: remove them (never anything else)
+  const stop = new Set([options.config.casesDir, options.config.stepGroupsDir, '.', '']);
+  for (const dir of [...vacated].sort((a, b) => b.length - a.length)) {
+    for (let d = dir; !stop.has(d); d = dirname(d)) {
+      const entries = await readdir(join(root, d)).catch(() => undefined);
+      if (!entries || entries.length > 0) break;
+      await rmdir(join(root, d)).catch(() => undefined);
+    }
+  }
+  result.created.sort();
+  result.updated.sort();
+  return result;
+}

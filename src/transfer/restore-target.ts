@@ -1,0 +1,33 @@
+import type { TmsClient } from '../remote/client.js';
+import { toLabel, toLookup, toUser } from '../remote/normalize.js';
+import type { RestoreTargetDirectory } from './restore-mapping.js';
+
+async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const x of it) out.push(x);
+  return out;
+}
+
+/** The target's lookups, users and labels: everything names are matched against. */
+export async function fetchRestoreDirectory(client: TmsClient, signal?: AbortSignal): Promise<RestoreTargetDirectory> {
+  const list = (name: string) => collect(client.paginate(name, { signal })).then((xs) => xs.map(toLookup));
+  const [types, statuses, priorities, automationTypes, runStatuses, users, labels] = await Promise.all([
+    list('listCaseTypes'),
+    list('listCaseStatuses'),
+    list('listPriorities'),
+    list('listAutomationTypes'),
+    list('listRunStatuses'),
+    client.call('listUsers', { signal }).then((r) => r.data.map(toUser)),
+    client.call('listLabels', { signal }).then((r) => r.data.labels.map(toLabel)),
+  ]);
+  return { lookups: { types, statuses, priorities, automationTypes, runStatuses }, users, labels };
+}
+
+/** How many folders and cases the target already holds (one small read each). */
+export async function countTargetItems(client: TmsClient, projectId: string, signal?: AbortSignal): Promise<{ folders: number; cases: number }> {
+  const [f, c] = await Promise.all([
+    client.call('listFolders', { params: { project_id: projectId }, query: { page_size: 1 }, signal }),
+    client.call('listTestCases', { params: { project_id: projectId }, query: { page_size: 1 }, signal }),
+  ]);
+  return { folders: f.page_info.total_count, cases: c.page_info.total_count };
+}

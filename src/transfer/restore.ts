@@ -1,0 +1,366 @@
+import type { RemoteProject } from '../model.js';
+import type { TmsClient } from '../remote/client.js';
+import type { Backup, BackupFolder, BackupTestCase, BackupTestRun } from './backup-format.js';
+import { findCase, findFolder, findPlan, findRun, findStepGroup, type FindContext } from './restore-find.js';
+import { RestoreJournal, restoreJournalPath, type RestoreItemType } from './restore-journal.js';
+import { buildRestoreMapping, type RestoreMapping, type RestoreMappingOptions, type RestoreTargetDirectory } from './restore-mapping.js';
+import { forEachLimit } from './streams.js';
+
+/**
+ * Recreates a backup in a target project: folders (parents first, siblings in order), step
+ * groups, cases, test plans, test runs with their results, every id remapped. Everything the
+ * backup uses is matched first; nothing is written when something cannot be matched.
+ *
+ * Resumable: every create is journaled before it is sent and after it answers. A second run skips
+ * what is done, finishes what was half done (a folder's move, a run's results) and looks up by
+ * natural key what may have been created without an answer, so nothing is created twice.
+ */
+
+export type RestorePhase = 'folders' | 'step_groups' | 'test_cases' | 'test_plans' | 'test_runs';
+
+export interface RestoreOptions extends RestoreMappingOptions {
+  client: TmsClient;
+  target: RemoteProject;
+  /** the target's lookups, users and labels */
+  directory: RestoreTargetDirectory;
+  /** the journal goes in `<root>/.tmsync/` */
+  root: string;
+  /** creates in flight; the client's queue still enforces the rate limit @default 8 */
+  parallel?: number;
+  /** run-case rows per update request @default 200 */
+  batchSize?: number;
+  signal?: AbortSignal;
+  onProgress?: (p: { phase: RestorePhase; done: number; total: number }) => void;
+}
+
+export interface RestoreResult {
+  /** items created by this run, by section */
+  created: Record<RestorePhase, number>;
+  /** items an earlier run had finished */
+  skipped: number;
+  /** items an earlier run had begun that were found in the target and adopted */
+  adopted: number;
+  /** replaced users, dropped labels */
+  notes: string[];
+  journal: string;
+}
+
+const emptyCounts = (): Record<RestorePhase, number> => ({ folders: 0, step_groups: 0, test_cases: 0, test_plans: 0, test_runs: 0 });
+const CASE_TEMPLATES = new Set(['STEPS', 'TCD']);
+
+/** Validates the mapping (throws before anything is written), then restores. */
+export async function restoreBackup(backup: Backup, options: RestoreOptions): Promise<RestoreResult> {
+  const mapping = buildRestoreMapping(backup, options.directory, options);
+  const file = restoreJournalPath(options.root, backup.source.project.id, backup.created_at, options.target.id);
+  const journal = await RestoreJournal.open(file, {
+    source_project_id: backup.source.project.id,
+    backup_created_at: backup.created_at,
+    target_project_id: options.target.id,
+    started_at: new Date().toISOString(),
+  });
+  try {
+    const r = new Restorer(backup, options, mapping, journal);
+    await r.run();
+    return { created: r.created, skipped: r.skipped, adopted: r.adopted, notes: mapping.notes, journal: file };
+  } finally {
+    await journal.close();
+  }
+}
+
+class Restorer {
+  readonly created = emptyCounts();
+  skipped = 0;
+  adopted = 0;
+  private readonly params: { project_id: string };
+  private readonly claimed: Set<string>;
+  private readonly find: FindContext;
+  private readonly parallel: number;
+
+  constructor(
+    private readonly backup: Backup,
+    private readonly o: RestoreOptions,
+    private readonly map: RestoreMapping,
+    private readonly journal: RestoreJournal,
+  ) {
+    this.params = { project_id: o.target.id };
+    this.claimed = journal.claimed();
+    this.find = { client: o.client, projectId: o.target.id, claimed: this.claimed, signal: o.signal };
+    this.parallel = o.parallel ?? 8;
+  }
+
+  async run(): Promise<void> {
+    await this.folders();
+    await this.each('step_groups', this.backup.step_groups, (g) => this.stepGroup(g));
+    await this.each('test_cases', this.backup.test_cases, (c) => this.testCase(c));
+    await this.each('test_plans', this.backup.test_plans, (p) => this.plan(p));
+    await this.each('test_runs', this.backup.test_runs, (r) => this.testRun(r));
+    // completing a plan last: a completed plan may refuse new runs
+    await forEachLimit(this.backup.test_plans.filter((p) => p.status === 'COMPLETED'), this.parallel, (p) => this.completePlan(p), this.o.signal);
+  }
+
+  private async each<T>(phase: RestorePhase, items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
+    let done = 0;
+    this.o.onProgress?.({ phase, done, total: items.length });
+    await forEachLimit(
+      items,
+      this.parallel,
+      async (item) => {
+        await fn(item);
+        done += 1;
+        this.o.onProgress?.({ phase, done, total: items.length });
+      },
+      this.o.signal,
+    );
+  }
+
+  private newId(type: RestoreItemType, old: string): string {
+    const id = this.journal.idOf(type, old);
+    if (id === undefined) throw new Error(`internal: ${type} ${old} was not restored before it was needed`);
+    return id;
+  }
+
+  /**
+   * One create, journaled: skipped when done, adopted when an earlier run began it and the item
+   * is found, sent otherwise (with the same lookup after an ambiguous failure).
+   */
+  private async create(
+    type: RestoreItemType,
+    old: string,
+    find: () => Promise<{ id: string } | undefined>,
+    send: (reconcile: () => Promise<unknown>) => Promise<{ id: string }>,
+  ): Promise<{ id: string; fresh: boolean }> {
+    const known = this.journal.idOf(type, old);
+    if (known !== undefined) return { id: known, fresh: false };
+    if (this.journal.isPending(type, old)) {
+      const found = await find();
+      if (found) {
+        this.claimed.add(found.id);
+        await this.journal.created(type, old, found.id);
+        this.adopted += 1;
+        return { id: found.id, fresh: false };
+      }
+    }
+    await this.journal.begin(type, old);
+    const item = await send(async () => {
+      const found = await find();
+      return found ? { data: { [wireKey[type]]: found } } : undefined;
+    });
+    this.claimed.add(item.id);
+    await this.journal.created(type, old, item.id);
+    return { id: item.id, fresh: true };
+  }
+
+  // -- folders: parents before children; siblings one after another so they keep their order
+
+  private async folders(): Promise<void> {
+    const children = new Map<string | null, BackupFolder[]>();
+    for (const f of this.backup.folders) children.set(f.parent_id, [...(children.get(f.parent_id) ?? []), f]);
+    for (const list of children.values()) list.sort((a, b) => a.order - b.order);
+    const total = this.backup.folders.length;
+    let done = 0;
+    this.o.onProgress?.({ phase: 'folders', done, total });
+    let level: (string | null)[] = [null];
+    while (level.length > 0) {
+      const next: string[] = [];
+      await forEachLimit(
+        level,
+        this.parallel,
+        async (parent) => {
+          for (const f of children.get(parent) ?? []) {
+            await this.folder(f);
+            next.push(f.id);
+            done += 1;
+            this.o.onProgress?.({ phase: 'folders', done, total });
+          }
+        },
+        this.o.signal,
+      );
+      level = next;
+    }
+  }
+
+  private async folder(f: BackupFolder): Promise<void> {
+    if (this.journal.isDone('folder', f.id)) {
+      this.skipped += 1;
+      return;
+    }
+    const parentId = f.parent_id === null ? null : this.newId('folder', f.parent_id);
+    const { id, fresh } = await this.create(
+      'folder',
+      f.id,
+      () => findFolder(this.find, f.name, parentId),
+      async (reconcile) =>
+        (await this.o.client.call('createFolder', { params: this.params, body: { name: f.name }, reconcile, signal: this.o.signal })).data
+          .folder,
+    );
+    // the service creates folders at the top level; the move is idempotent, so a resumed run repeats it safely
+    if (parentId !== null) {
+      await this.o.client.call('moveFolder', {
+        params: { ...this.params, folder_id: id },
+        body: { parent_folder_id: parentId },
+        signal: this.o.signal,
+      });
+    }
+    await this.journal.done('folder', f.id, id);
+    if (fresh) this.created.folders += 1;
+  }
+
+  // -- step groups and cases
+
+  private async stepGroup(g: Backup['step_groups'][number]): Promise<void> {
+    if (this.journal.isDone('step_group', g.id)) {
+      this.skipped += 1;
+      return;
+    }
+    const body = {
+      title: g.title,
+      description: g.description,
+      ...(g.label_ids ? { label_ids: this.map.labels(g.label_ids) } : {}),
+      steps: [...g.steps]
+        .sort((a, b) => a.order - b.order)
+        .map((s, i) => ({ step_description: s.description, expected_result: s.expected, order: i + 1 })),
+    };
+    const { id, fresh } = await this.create(
+      'step_group',
+      g.id,
+      () => findStepGroup(this.find, g.title),
+      async (reconcile) =>
+        (await this.o.client.call('createStepGroup', { params: this.params, body, reconcile, signal: this.o.signal })).data.step_group,
+    );
+    await this.journal.done('step_group', g.id, id);
+    if (fresh) this.created.step_groups += 1;
+  }
+
+  private caseBody(c: BackupTestCase): Record<string, unknown> {
+    const m = this.map;
+    const template = c.template_type.toUpperCase();
+    return {
+      title: c.title,
+      description: c.description,
+      preconditions: c.preconditions,
+      ...(CASE_TEMPLATES.has(template) ? { template_type: template } : {}),
+      steps: c.steps,
+      expected_results: c.expected_results,
+      type_id: m.lookup('types', c.type_id),
+      status_id: m.lookup('statuses', c.status_id),
+      priority_id: m.lookup('priorities', c.priority_id),
+      automation_type_id: m.lookup('automation_types', c.automation_type_id),
+      owner_id: m.user(c.owner_id),
+      reviewer_id: c.reviewer_id ? (m.user(c.reviewer_id) ?? '') : '',
+      folder_id: this.newId('folder', c.folder_id),
+      ...(c.label_ids ? { label_ids: m.labels(c.label_ids) } : {}),
+      individual_steps: [...c.individual_steps]
+        .sort((a, b) => a.order - b.order)
+        .map((s, i) => ({
+          step_description: s.description,
+          expected_results: s.expected,
+          order: i + 1,
+          step_type: s.step_type ?? 'DEFAULT',
+          step_group_id: s.step_group_id === null ? null : this.newId('step_group', s.step_group_id),
+        })),
+    };
+  }
+
+  private async testCase(c: BackupTestCase): Promise<void> {
+    if (this.journal.isDone('case', c.id)) {
+      this.skipped += 1;
+      return;
+    }
+    const body = this.caseBody(c);
+    const folderId = body.folder_id as string;
+    const { id, fresh } = await this.create(
+      'case',
+      c.id,
+      () => findCase(this.find, c.title, folderId),
+      async (reconcile) =>
+        (await this.o.client.call('createTestCase', { params: this.params, body, reconcile, signal: this.o.signal })).data.test_case,
+    );
+    await this.journal.done('case', c.id, id);
+    if (fresh) this.created.test_cases += 1;
+  }
+
+  // -- plans and runs
+
+  private async plan(p: Backup['test_plans'][number]): Promise<void> {
+    if (this.journal.idOf('plan', p.id) !== undefined) {
+      this.skipped += 1;
+      return;
+    }
+    const body = { title: p.title, description: p.description, start_date: p.start_date, end_date: p.end_date };
+    const { fresh } = await this.create(
+      'plan',
+      p.id,
+      () => findPlan(this.find, p.title),
+      async (reconcile) =>
+        (await this.o.client.call('createTestPlan', { params: this.params, body, reconcile, signal: this.o.signal })).data.test_plan,
+    );
+    if (fresh) this.created.test_plans += 1;
+  }
+
+  private async completePlan(p: Backup['test_plans'][number]): Promise<void> {
+    if (this.journal.isDone('plan', p.id)) return;
+    const id = this.newId('plan', p.id);
+    await this.o.client.call('completeTestPlan', { params: { ...this.params, test_plan_id: id }, signal: this.o.signal });
+    await this.journal.done('plan', p.id, id);
+  }
+
+  private async testRun(r: BackupTestRun): Promise<void> {
+    if (this.journal.isDone('run', r.id)) {
+      this.skipped += 1;
+      return;
+    }
+    const caseIds = r.cases.map((rc) => this.newId('case', rc.case_id));
+    const body = {
+      title: r.title,
+      description: r.description,
+      status: 'ACTIVE',
+      selection_type: 'STATIC',
+      static_selection_filters: [{ field: 'id', operator: 'IN', values: caseIds }],
+      start_date: r.start_date,
+      end_date: r.end_date,
+      assignee_id: r.assignee_id ? (this.map.user(r.assignee_id) ?? null) : null,
+      label_names: r.label_names,
+      environment_ids: r.environment_ids,
+      test_plan_id: r.test_plan_id === null ? null : this.newId('plan', r.test_plan_id),
+    };
+    const { id, fresh } = await this.create(
+      'run',
+      r.id,
+      () => findRun(this.find, r.title),
+      async (reconcile) =>
+        (await this.o.client.call('createTestRun', { params: this.params, body, reconcile, signal: this.o.signal })).data.test_run,
+    );
+    const runParams = { ...this.params, test_run_id: id };
+    // results and assignments are idempotent PUTs: a resumed run sends them again
+    const rows: { test_case_id: string; test_run_status_id: string; user_id?: string }[] = [];
+    const assignOnly: { test_case_id: string; user_id: string }[] = [];
+    r.cases.forEach((rc, i) => {
+      const status = this.map.runStatus(rc.status_id, rc.status);
+      const user = rc.assignee_id ? this.map.user(rc.assignee_id) : undefined;
+      if (status !== undefined) rows.push({ test_case_id: caseIds[i], test_run_status_id: status, ...(user ? { user_id: user } : {}) });
+      else if (user !== undefined) assignOnly.push({ test_case_id: caseIds[i], user_id: user });
+    });
+    const size = this.o.batchSize ?? 200;
+    const batches: (typeof rows)[] = [];
+    for (let i = 0; i < rows.length; i += size) batches.push(rows.slice(i, i + size));
+    await forEachLimit(batches, 2, async (batch) => {
+      await this.o.client.call('updateRunCases', { params: runParams, body: { test_run_cases: batch }, signal: this.o.signal });
+    }, this.o.signal);
+    await forEachLimit(assignOnly, 2, async (a) => {
+      await this.o.client.call('assignRunCaseUser', { params: runParams, body: a, signal: this.o.signal });
+    }, this.o.signal);
+    if (r.status === 'CLOSED') {
+      await this.o.client.call('updateTestRun', { params: runParams, body: { status: 'CLOSED' }, signal: this.o.signal });
+    }
+    await this.journal.done('run', r.id, id);
+    if (fresh) this.created.test_runs += 1;
+  }
+}
+
+const wireKey: Record<RestoreItemType, string> = {
+  folder: 'folder',
+  step_group: 'step_group',
+  case: 'test_case',
+  plan: 'test_plan',
+  run: 'test_run',
+};
