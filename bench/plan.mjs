@@ -1,14 +1,13 @@
 #!/usr/bin/env node
 // Benchmark of buildPlan (issue 5 figures).
 //
-//   node bench/plan.mjs [--cases 10000] [--changes 2000] [--runs 7] [--e2e] [--rate 10]
+//   node bench/plan.mjs [--cases 10000] [--changes 2000] [--runs 7]
 //
 // Builds nothing itself: run `npx tsc -p tsconfig.build.json` first (npm run bench does).
 // 1. buildPlan, pure and in memory, for a repository of CASES cases in 200 folders with 50 step
 //    groups, where CHANGES items differ from the service (field edits, moves, title changes,
 //    step group edits, new cases): median wall time of RUNS runs against the 500 ms target.
-// 2. With --e2e: `tmsync plan` end to end for that repository against `tmsync serve --rate-limit
-//    RATE`: requests, wall time, and its ratio to the bound requests ÷ rate (see bench/plan-e2e.mjs).
+// The end-to-end figure (`tmsync plan` against a rate-limited emulator) is bench/plan-e2e.mjs.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -183,8 +182,3 @@ console.log(`buildPlan: ${desired.cases.length} cases, ${desired.folders.length}
 console.log(`  plan: ${plan.operations.length} operations (${s.create} create, ${s.update} update, ${s.move} move, ${s.delete} delete) from ${CHANGES} edits`);
 console.log(`  wall: median ${median.toFixed(1)} ms over ${RUNS} runs (min ${times[0].toFixed(1)}, max ${times.at(-1).toFixed(1)}); target < ${TARGET_MS} ms: ${median < TARGET_MS ? 'met' : 'NOT met'}`);
 console.log(`  cpu:  median ${cpuMedian.toFixed(1)} ms (min ${cpuTimes[0].toFixed(1)}); load average ${(await import('node:os')).loadavg()[0].toFixed(1)} on ${(await import('node:os')).availableParallelism()} cpus`);
-
-if (args.includes('--e2e')) {
-  const { runPlanE2e } = await import('./plan-e2e.mjs');
-  await runPlanE2e({ actual, desired, rate: opt('rate', 10) });
-}
