@@ -56,14 +56,16 @@ export function staleItems(
   const repoChanged = current.contentHash !== saved.contentHash;
   if (repoChanged || out.length === 0) {
     // name the items whose operation is no longer the same
-    const before = new Map(saved.operations.map((op) => [op.key, JSON.stringify(op)]));
-    const after = new Map(current.fresh.operations.map((op) => [op.key, JSON.stringify(op)]));
+    const before = new Map(saved.operations.map((op) => [op.key, canonicalJson(op)]));
+    const after = new Map(current.fresh.operations.map((op) => [op.key, canonicalJson(op)]));
     const changedOps: StaleItem[] = [];
-    for (const [key, json] of before) {
-      if (after.get(key) !== json) changedOps.push({ key, message: `${describeKey(key)}: ${after.has(key) ? 'would now be planned differently' : 'is no longer planned'}` });
+    for (const op of saved.operations) {
+      if (after.get(op.key) !== before.get(op.key)) {
+        changedOps.push({ key: op.key, message: `${describeOp(op)}: ${after.has(op.key) ? 'would now be planned differently' : 'is no longer planned'}` });
+      }
     }
-    for (const key of after.keys()) {
-      if (!before.has(key)) changedOps.push({ key, message: `${describeKey(key)}: is newly planned` });
+    for (const op of current.fresh.operations) {
+      if (!before.has(op.key)) changedOps.push({ key: op.key, message: `${describeOp(op)}: is newly planned` });
     }
     if (repoChanged) out.push({ key: 'repository', message: 'the repository changed since the plan was saved' });
     out.push(...changedOps);
@@ -88,6 +90,21 @@ function itemNames(ops: readonly Operation[]): Map<string, string> {
   return names;
 }
 
-function describeKey(key: string): string {
-  return key.replace(/^([a-z_]+):/, (_, kind: string) => `${kind.replace(/_/g, ' ')} `);
+/** `update case DEMO-12 (cases/a.yaml)`, `create folder Checkout/Payments`. */
+function describeOp(op: Operation): string {
+  const verb = op.kind.replace(/_/g, ' ');
+  const human = 'humanId' in op && op.humanId ? op.humanId : undefined;
+  const path = 'path' in op ? op.path.join('/') : undefined;
+  const file = 'writeBack' in op && op.writeBack?.file ? op.writeBack.file : /^[a-z_]+:(.+\.ya?ml)$/.exec(op.key)?.[1];
+  const name = op.kind.endsWith('_folder') ? path : (human ?? file ?? path ?? op.key);
+  return `${verb} ${name}${file && name !== file ? ` (${file})` : ''}`;
+}
+
+/** JSON with object keys sorted: a plan read back from a file compares equal to the same plan built now. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, (v as Record<string, unknown>)[k]]))
+      : v,
+  );
 }

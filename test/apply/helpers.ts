@@ -18,12 +18,14 @@ export function emulator(options: Partial<EmulatorOptions> = {}): Promise<Runnin
 }
 
 /** Copies examples/ into a temp dir pointing at the emulator (never writes the checked-in files). */
-export async function copyExamples(baseUrl: string, extraConfig = ''): Promise<string> {
+export async function copyExamples(baseUrl: string, extraConfig = '', options: { rateLimit?: number } = {}): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'tmsync-apply-'));
   await cp(EXAMPLES, dir, { recursive: true });
   const cfg = join(dir, 'tmsync.yaml');
   let text = await readFile(cfg, 'utf8');
   text = text.replace(/^base_url:.*$/m, `base_url: ${baseUrl}`).replace('OWNER_PLACEHOLDER', 'qa-lead@example.com');
+  // tests run at a high rate unless they measure the rate itself
+  text = text.replace(/^rate_limit:.*$/m, `rate_limit: ${options.rateLimit ?? 200}`);
   await writeFile(cfg, `${text}\n${extraConfig}`);
   return dir;
 }

@@ -1,0 +1,253 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { TmsyncError, formatProblem } from '../../errors.js';
+import type { CliIo, GlobalOptions } from '../io.js';
+import { loadTarget } from '../target.js';
+import { loadRepository } from '../../spec/index.js';
+import { fetchState, resolveProject } from '../../remote/index.js';
+import { buildPlan, hasChanges, parsePlanFile, renderPlanText, type Plan } from '../../plan/index.js';
+import type { ActualState } from '../../model.js';
+import { executePlan, type ApplyResult } from '../../apply/executor.js';
+import { Journal, readJournal, rotateJournal, summarizeJournal } from '../../apply/journal.js';
+import { createProgressReporter } from '../../apply/progress.js';
+import { staleItems } from '../../apply/stale.js';
+import { applyPendingWriteBacks, fileWriteBack, pendingWriteBacks } from '../../apply/write-back.js';
+
+export interface ApplyOptions extends GlobalOptions {
+  /** `[planfile]`: a plan saved by `tmsync plan --out` */
+  args?: string[];
+  /** do not ask for confirmation @default false */
+  autoApprove?: boolean;
+  /** delete remote items in scope that the repository does not describe @default false */
+  prune?: boolean;
+  /** with prune, accept deleting and recreating cases that look renamed @default false */
+  allowRecreate?: boolean;
+}
+
+const QUESTION = "Do you want to perform these actions? Only 'yes' will be accepted: ";
+export const EXIT_INTERRUPTED = 130;
+
+/**
+ * `tmsync apply [PLANFILE]`: plans (or reads a saved plan and checks it is not stale), asks, runs
+ * the operations, writes ids back, and reports. Exit 0 when everything succeeded, 1 when anything
+ * failed or was refused, 130 after Ctrl-C (the operations in flight are finished first).
+ */
+export async function runApply(options: ApplyOptions, io: CliIo): Promise<number> {
+  const interrupt = interruption(io);
+  // the client gets no abort signal: on Ctrl-C the requests in flight finish, nothing new starts
+  const target = await loadTarget(options, { ...io, signal: undefined });
+  try {
+    return await applyWith(options, io, target, interrupt.signal);
+  } finally {
+    interrupt.dispose();
+    await target.close();
+  }
+}
+
+async function applyWith(
+  options: ApplyOptions,
+  io: CliIo,
+  target: Awaited<ReturnType<typeof loadTarget>>,
+  signal: AbortSignal,
+): Promise<number> {
+  const { config, root, client } = target;
+  const planFile = options.args?.[0];
+  const saved = planFile ? await readPlanFile(resolve(options.cwd, planFile)) : undefined;
+
+  const project = await resolveProject(client, saved?.project.id ?? target.projectRef);
+  const journal = summarizeJournal(await readJournal(root), project.id);
+  const writeBack = fileWriteBack(root);
+
+  // ids an interrupted apply recorded but did not write: written first, so the plan sees them
+  // (with a saved plan, only after the staleness check, which compares the files as planned)
+  const finishWriteBacks = async () => {
+    const pending = await pendingWriteBacks(journal, root);
+    if (pending.length === 0) return;
+    const { written, failed } = await applyPendingWriteBacks(pending, writeBack);
+    if (written.length) io.stderr(`Wrote ${written.length} id${written.length === 1 ? '' : 's'} recorded by an interrupted apply.`);
+    for (const f of failed) io.stderr(`Warning: ${f.file}: the id ${f.id} could not be written: ${f.message}`);
+  };
+  if (!saved) await finishWriteBacks();
+
+  const loaded = await loadRepository(root, config);
+  const errors = loaded.problems.filter((p) => p.severity !== 'warning');
+  for (const p of loaded.problems) io.stderr(formatProblem(p));
+  if (errors.length) {
+    io.stderr(`Error: ${errors.length} problem${errors.length === 1 ? '' : 's'} in the tests repository; nothing was applied.`);
+    return 1;
+  }
+  if (signal.aborted) return EXIT_INTERRUPTED;
+  const actual = await fetchState(client, project.id, { scope: config.scope, signal });
+  const built = buildPlan(loaded.state, actual, { prune: saved?.prune ?? options.prune, allowRecreate: options.allowRecreate });
+
+  let plan: Plan;
+  if (saved) {
+    const stale = staleItems(saved, { contentHash: loaded.state.contentHash, actual, fresh: built.plan });
+    if (stale.length) {
+      throw new TmsyncError('stale_plan', `the saved plan is stale: ${stale.map((s) => s.message).join('; ')}`, {
+        hint: 'run `tmsync plan --out FILE` again and apply the new plan',
+        details: { changed: stale },
+      });
+    }
+    plan = saved;
+    await finishWriteBacks();
+  } else {
+    if (built.problems.length) {
+      for (const p of built.problems) io.stderr(formatProblem(p));
+      io.stderr(`Error: the plan has ${built.problems.length} problem${built.problems.length === 1 ? '' : 's'}; nothing was applied.`);
+      return 1;
+    }
+    plan = built.plan;
+  }
+
+  io.stderr(renderPlanText(plan, { color: options.color }));
+  if (!hasChanges(plan)) {
+    if (options.json) io.stdout(JSON.stringify({ plan, result: null }));
+    // the service matches the repository: nothing an earlier run left is still to do
+    if (journal.runs > 0) await rotateJournal(root);
+    return 0;
+  }
+
+  if (!saved && !options.autoApprove) {
+    if (!io.isTTY || !io.prompt) {
+      throw new TmsyncError('approval_required', 'apply needs a confirmation and there is no terminal to ask on', {
+        hint: 'pass --auto-approve to apply without asking (or save the plan with `tmsync plan --out FILE` and run `tmsync apply FILE`)',
+      });
+    }
+    const answer = await io.prompt(QUESTION);
+    if (answer.trim() !== 'yes') {
+      io.stderr('Apply cancelled.');
+      return 1;
+    }
+  }
+  if (signal.aborted) return EXIT_INTERRUPTED;
+
+  const result = await execute(plan, actual, journal, { io, root, client, signal, writeBack });
+  report(result, options, io, plan);
+  if (result.interrupted) return EXIT_INTERRUPTED;
+  if (result.failed.length === 0 && result.skipped.length === 0) await rotateJournal(root);
+  return result.failed.length || result.skipped.length ? 1 : 0;
+}
+
+async function execute(
+  plan: Plan,
+  actual: ActualState,
+  journalSummary: ReturnType<typeof summarizeJournal>,
+  ctx: {
+    io: CliIo;
+    root: string;
+    client: Parameters<typeof executePlan>[1]['client'];
+    signal: AbortSignal;
+    writeBack: ReturnType<typeof fileWriteBack>;
+  },
+): Promise<ApplyResult> {
+  const existingIds = [...actual.folders.map((f) => f.id), ...actual.cases.map((c) => c.id), ...actual.stepGroups.map((g) => g.id)];
+  const existing = new Set(existingIds);
+  // creates an earlier run recorded with an id that the service still holds
+  const resumeIds = new Map<string, { id: string; humanId?: string }>();
+  for (const [key, rec] of journalSummary.ids) {
+    if (rec.id && rec.kind.startsWith('create_') && existing.has(rec.id)) {
+      resumeIds.set(key, { id: rec.id, ...(rec.humanId ? { humanId: rec.humanId } : {}) });
+    }
+  }
+  const journal = await Journal.open(ctx.root, plan.project.id);
+  // a bar needs a real terminal to redraw on; anything else gets progress lines
+  const tty = ctx.io.isTTY && Boolean(process.stderr.isTTY);
+  const progress = createProgressReporter({
+    tty,
+    write: tty ? (s) => void process.stderr.write(s) : (s) => ctx.io.stderr(s),
+  });
+  const timer = setInterval(() => progress.tick(), tty ? 250 : 1000);
+  timer.unref();
+  const onAbort = () => ctx.io.stderr('\nInterrupted: finishing the operations in flight, starting no new ones (Ctrl-C again to stop at once).');
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await executePlan(plan, {
+      client: ctx.client,
+      journal,
+      signal: ctx.signal,
+      writeBack: ctx.writeBack,
+      existingIds,
+      pendingCreates: journalSummary.pendingCreates,
+      resumeIds,
+      onProgress: (p) => progress.update(p),
+    });
+  } finally {
+    clearInterval(timer);
+    progress.finish();
+    ctx.signal.removeEventListener('abort', onAbort);
+    await journal.close();
+  }
+}
+
+function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Plan): void {
+  for (const f of result.failed) {
+    const where = f.file ? `${f.file}: ` : '';
+    const what = f.stage === 'write_back' ? 'id not written back' : f.kind.replace(/_/g, ' ');
+    io.stderr(`Error: ${where}${what} (${f.key}) failed: ${f.message}`);
+  }
+  const skippedByFailure = result.skipped.filter((s) => !s.reason.startsWith('interrupted'));
+  for (const s of skippedByFailure) io.stderr(`Skipped: ${s.key}: ${s.reason}`);
+  const adopted = result.adopted > 0 ? `, ${result.adopted} adopted (ids written back)` : '';
+  const counts = `${result.created} created, ${result.updated} updated, ${result.moved} moved, ${result.deleted} deleted${adopted}.`;
+  if (result.interrupted) {
+    const left = result.skipped.length - skippedByFailure.length;
+    io.stderr(`Apply interrupted: ${counts} ${left} operation${left === 1 ? '' : 's'} not started; run \`tmsync apply\` again to finish.`);
+  } else {
+    io.stderr(`Apply complete: ${counts}`);
+  }
+  const requestFailures = result.failed.filter((f) => f.stage === 'request').length;
+  const writeFailures = result.failed.length - requestFailures;
+  if (requestFailures || skippedByFailure.length) {
+    io.stderr(
+      `${requestFailures} operation${requestFailures === 1 ? '' : 's'} failed and ${skippedByFailure.length} depending on them were skipped; the successful ones are kept. Fix the cause and run \`tmsync apply\` again.`,
+    );
+  }
+  if (writeFailures) {
+    io.stderr(`${writeFailures} id${writeFailures === 1 ? '' : 's'} could not be written back; the next apply adopts those items by natural key instead of creating them again.`);
+  }
+  if (options.json) {
+    io.stdout(
+      JSON.stringify({
+        plan,
+        result: {
+          created: result.created,
+          updated: result.updated,
+          moved: result.moved,
+          deleted: result.deleted,
+          adopted: result.adopted,
+          failed: result.failed,
+          skipped: result.skipped,
+          interrupted: result.interrupted,
+        },
+      }),
+    );
+  }
+}
+
+async function readPlanFile(file: string): Promise<Plan> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new TmsyncError('plan_file_not_found', `cannot read the plan file ${file}: ${(err as Error).message}`, {
+      hint: 'save a plan with `tmsync plan --out FILE` first',
+    });
+  }
+  return parsePlanFile(text);
+}
+
+/**
+ * The abort signal of this command: the one main gives (io.signal) or, when there is none, a
+ * SIGINT handler installed for the duration of the command. A second Ctrl-C stops at once.
+ */
+function interruption(io: CliIo): { signal: AbortSignal; dispose(): void } {
+  if (io.signal) return { signal: io.signal, dispose: () => undefined };
+  const controller = new AbortController();
+  const onSigint = () => {
+    if (controller.signal.aborted) process.exit(EXIT_INTERRUPTED);
+    controller.abort();
+  };
+  process.on('SIGINT', onSigint);
+  return { signal: controller.signal, dispose: () => void process.off('SIGINT', onSigint) };
+}

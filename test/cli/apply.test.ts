@@ -1,0 +1,213 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chmod, readFile, writeFile, access, readdir } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { runApply, type ApplyOptions } from '../../src/cli/commands/apply.js';
+import { memoryIo, type CliIo } from '../../src/cli/io.js';
+import { renderPlanJson } from '../../src/plan/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { API_KEY, client, copyExamples, emulator, planFor, serviceSnapshot } from '../apply/helpers.js';
+
+const opts = (cwd: string, extra: Partial<ApplyOptions> = {}): ApplyOptions => ({
+  cwd,
+  json: false,
+  verbose: false,
+  color: false,
+  autoApprove: true,
+  prune: false,
+  allowRecreate: false,
+  args: [],
+  ...extra,
+});
+const io = () => memoryIo({ TMSYNC_API_KEY: API_KEY });
+const text = (x: { err: string[] }) => x.err.join('\n');
+const creates = (emu: RunningEmulator) => emu.requestLog().filter((e) => e.method === 'POST' && /\/(folders|test_cases|step_groups)$/.test(e.path.split('?')[0]));
+
+/** Makes a file unwritable even for root (chmod, else chattr +i); false when neither works here. */
+async function makeReadOnly(file: string): Promise<boolean> {
+  await chmod(file, 0o444);
+  try {
+    await writeFile(file, await readFile(file, 'utf8'), { flag: 'r+' });
+  } catch {
+    return true;
+  }
+  try {
+    execFileSync('chattr', ['+i', file], { stdio: 'ignore' });
+    await writeFile(file, await readFile(file, 'utf8'), { flag: 'r+' });
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM' || (err as NodeJS.ErrnoException).code === 'EACCES';
+  }
+  return false;
+}
+async function makeWritable(file: string): Promise<void> {
+  try {
+    execFileSync('chattr', ['-i', file], { stdio: 'ignore' });
+  } catch {
+    // not immutable
+  }
+  await chmod(file, 0o644);
+}
+
+describe('tmsync apply (in process, against the emulator)', () => {
+  let emu: RunningEmulator;
+  beforeAll(async () => {
+    emu = await emulator();
+  });
+  afterAll(async () => {
+    await emu?.close();
+  });
+  const fresh = async () => {
+    // each test gets its own project state: delete what earlier tests made
+    const c = client(emu.baseUrl);
+    const snap = await serviceSnapshot(c);
+    const p = { project_id: snap.actual.project.id };
+    for (const x of snap.actual.cases) await c.call('deleteTestCase', { params: { ...p, test_case_id: x.id } });
+    for (const g of snap.actual.stepGroups) await c.call('deleteStepGroup', { params: { ...p, step_group_id: g.id } });
+    const depth = (id: string | null): number => (id ? 1 + depth(snap.actual.folders.find((f) => f.id === id)?.parentId ?? null) : 0);
+    for (const f of [...snap.actual.folders].sort((a, b) => depth(b.id) - depth(a.id))) {
+      await c.call('deleteFolder', { params: { ...p, folder_id: f.id } });
+    }
+    await c.close();
+    emu.clearRequestLog();
+    return copyExamples(emu.baseUrl);
+  };
+
+  it('applies the examples, reports the contract summary line, writes ids back, and a second apply changes nothing', async () => {
+    const root = await fresh();
+    const out = io();
+    expect(await runApply(opts(root), out)).toBe(0);
+    expect(text(out)).toContain('Apply complete: 10 created, 0 updated, 0 moved, 0 deleted.');
+    expect(await readFile(join(root, 'cases/Checkout/Payments/saved-card.yaml'), 'utf8')).toMatch(/^id: DEMO-\d+$/m);
+    expect(await readFile(join(root, 'cases/Checkout/Payments/_folder.yaml'), 'utf8')).toMatch(/^id: [0-9a-f-]{36}$/m);
+    expect(await readFile(join(root, 'step_groups/login-as-admin.yaml'), 'utf8')).toMatch(/^id: DEMO-SG-\d+$/m);
+    // the journal of a fully successful run is rotated
+    expect(await readdir(join(root, '.tmsync'))).toContain('journal.jsonl.prev');
+    await expect(access(join(root, '.tmsync/journal.jsonl'))).rejects.toThrow();
+
+    emu.clearRequestLog();
+    const again = io();
+    expect(await runApply(opts(root), again)).toBe(0);
+    expect(text(again)).toContain('No changes. The service matches the repository.');
+    expect(emu.requestLog().filter((e) => e.method !== 'GET')).toEqual([]);
+    const c = client(emu.baseUrl);
+    expect((await planFor(root, c)).plan.operations).toEqual([]);
+    await c.close();
+  });
+
+  it('refuses to apply without a terminal unless --auto-approve is given, naming the flag', async () => {
+    const root = await fresh();
+    await expect(runApply(opts(root, { autoApprove: false }), io())).rejects.toMatchObject({ code: 'approval_required', hint: expect.stringContaining('--auto-approve') });
+    expect(creates(emu)).toEqual([]);
+  });
+
+  it("asks on a terminal and applies only after the answer 'yes'", async () => {
+    const root = await fresh();
+    const asked: string[] = [];
+    const tty = (answer: string): CliIo => ({ ...io(), isTTY: true, prompt: async (q) => (asked.push(q), answer) });
+    const no = tty('y');
+    expect(await runApply(opts(root, { autoApprove: false }), no)).toBe(1);
+    expect(creates(emu)).toEqual([]);
+    expect(await runApply(opts(root, { autoApprove: false }), tty('yes'))).toBe(0);
+    expect(asked[0]).toBe("Do you want to perform these actions? Only 'yes' will be accepted: ");
+    expect(creates(emu).length).toBe(10);
+  });
+
+  it('applies a saved plan exactly, and refuses it once an item it touches changed on the service', async () => {
+    const root = await fresh();
+    expect(await runApply(opts(root), io())).toBe(0);
+    // two edits: one saved plan applied as is, one made stale by a change on the service
+    const file = join(root, 'cases/Authentication/valid-login.yaml');
+    await writeFile(file, (await readFile(file, 'utf8')).replace('title: Log in with valid credentials', 'title: Log in, valid credentials'));
+    const c = client(emu.baseUrl);
+    const { plan } = await planFor(root, c);
+    expect(plan.operations.map((o) => o.kind)).toEqual(['update_case']);
+    const planFile = join(root, 'plan.json');
+    await writeFile(planFile, renderPlanJson(plan));
+    const humanId = /^id: (\S+)$/m.exec(await readFile(file, 'utf8'))![1];
+    await c.call('updateTestCase', { params: { project_id: plan.project.id, test_case_id: humanId }, body: { description: 'changed by hand' } });
+    const stale = runApply(opts(root, { args: ["plan.json"] }), io());
+    // updated_at has one-second resolution: within the same second the fresh plan names the change
+    await expect(stale).rejects.toMatchObject({
+      code: 'stale_plan',
+      message: expect.stringMatching(new RegExp(`case ${humanId} changed on the service|update case ${humanId} \\(cases/Authentication/valid-login\\.yaml\\): would now be planned differently`)),
+    });
+
+    const replanned = await planFor(root, c);
+    await writeFile(planFile, renderPlanJson(replanned.plan));
+    const out = io();
+    expect(await runApply(opts(root, { args: ['plan.json'] }), out)).toBe(0);
+    expect(text(out)).toContain('Apply complete: 0 created, 1 updated, 0 moved, 0 deleted.');
+    expect((await planFor(root, c)).plan.operations).toEqual([]);
+    await c.close();
+  });
+
+  it('refuses a saved plan when the repository changed since it was saved', async () => {
+    const root = await fresh();
+    const c = client(emu.baseUrl);
+    await writeFile(join(root, 'plan.json'), renderPlanJson((await planFor(root, c)).plan));
+    await c.close();
+    const file = join(root, 'cases/Checkout/guest-checkout.yaml');
+    await writeFile(file, (await readFile(file, 'utf8')).replace('Guest checkout without an account', 'Guest checkout'));
+    await expect(runApply(opts(root, { args: ['plan.json'] }), io())).rejects.toMatchObject({
+      code: 'stale_plan',
+      message: expect.stringMatching(/repository changed.*create case cases\/Checkout\/guest-checkout\.yaml/),
+    });
+    expect(creates(emu)).toEqual([]);
+  });
+
+  it('refuses a plan file of another format_version, saying which it reads', async () => {
+    const root = await fresh();
+    const c = client(emu.baseUrl);
+    const json = JSON.parse(renderPlanJson((await planFor(root, c)).plan));
+    await c.close();
+    await writeFile(join(root, 'plan.json'), JSON.stringify({ ...json, format_version: 2 }));
+    await expect(runApply(opts(root, { args: ['plan.json'] }), io())).rejects.toMatchObject({
+      code: 'plan_format_version',
+      message: expect.stringContaining('this tmsync reads format_version 1'),
+    });
+    expect(creates(emu)).toEqual([]);
+  });
+
+  it('reports an id it cannot write back, exits 1, and the next apply adopts the item instead of creating it again', async () => {
+    const root = await fresh();
+    const file = join(root, 'cases/Checkout/guest-checkout.yaml');
+    if (!(await makeReadOnly(file))) {
+      // cannot make a file unwritable here (the executor test covers the failing write-back)
+      return;
+    }
+    try {
+      const out = io();
+      expect(await runApply(opts(root), out)).toBe(1);
+      expect(text(out)).toMatch(/Error: cases\/Checkout\/guest-checkout\.yaml: id not written back .*could not be written/);
+      expect(text(out)).toContain('Apply complete: 10 created');
+      const c = client(emu.baseUrl);
+      const next = (await planFor(root, c)).plan;
+      expect(next.operations.map((o) => `${o.kind} ${'writeBack' in o ? o.writeBack?.file : ''}`)).toEqual(['adopt cases/Checkout/guest-checkout.yaml']);
+      await c.close();
+    } finally {
+      await makeWritable(file);
+    }
+    emu.clearRequestLog();
+    const out = io();
+    expect(await runApply(opts(root), out)).toBe(0);
+    expect(creates(emu)).toEqual([]);
+    expect(await readFile(file, 'utf8')).toMatch(/^id: DEMO-\d+$/m);
+    const c = client(emu.baseUrl);
+    expect((await serviceSnapshot(c)).actual.cases).toHaveLength(6);
+    await c.close();
+  });
+
+  it('lists a failed operation with its file and the service message, keeps the successful ones, and exits 1', async () => {
+    const root = await fresh();
+    // a folder name the service refuses (over 255 characters) fails its create and the case inside
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(join(root, 'cases/Long'), { recursive: true });
+    await writeFile(join(root, 'cases/Long/a.yaml'), `title: ${'x'.repeat(1200)}\n`);
+    await writeFile(join(root, 'cases/Long/b.yaml'), 'title: A fine case beside it\n');
+    const out = io();
+    expect(await runApply(opts(root), out)).toBe(1);
+    expect(text(out)).toMatch(/Error: cases\/Long\/a\.yaml: create case \(create_case:cases\/Long\/a\.yaml\) failed: POST .* \((invalid_request) 4\d\d\): .*title/);
+    expect(text(out)).toContain('Apply complete: 12 created');
+    expect(text(out)).toContain('1 operation failed');
+  });
+});
