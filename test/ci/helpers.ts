@@ -55,7 +55,7 @@ export async function seedCases(client: TmsClient, count: number): Promise<{ pro
 export async function runStatuses(client: TmsClient, projectId: string, runId: string): Promise<Record<string, string>> {
   const res = await client.call('listRunCases', { params: { project_id: projectId, test_run_id: runId } });
   const out: Record<string, string> = {};
-  for (const c of res.data.test_cases as Array<{ human_id?: string; id: string; status: string }>) out[c.human_id ?? c.id] = c.status;
+  for (const c of res.data.test_cases as unknown as Array<{ human_id?: string; id: string; status: string }>) out[c.human_id ?? c.id] = c.status;
   return out;
 }
 
