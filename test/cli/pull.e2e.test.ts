@@ -1,0 +1,120 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryIo } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { API_KEY, client, emulator, seedVariedProject } from '../transfer/helpers.js';
+import { resolveProject } from '../../src/remote/index.js';
+
+async function tmsync(cwd: string, ...args: string[]) {
+  const io = memoryIo({ TMSYNC_API_KEY: API_KEY });
+  const code = await main(['node', 'tmsync', ...args], io, cwd);
+  return { code, out: io.out.join('\n'), err: io.err.join('\n') };
+}
+
+async function walk(dir: string, rel = ''): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(join(dir, rel), { withFileTypes: true })) {
+    const p = rel ? `${rel}/${e.name}` : e.name;
+    if (e.isDirectory()) out.push(...(await walk(dir, p)));
+    else out.push(p);
+  }
+  return out.sort();
+}
+
+describe('tmsync pull against the emulator', () => {
+  let emu: RunningEmulator;
+  const dirs: string[] = [];
+  const fresh = async () => {
+    const d = await mkdtemp(join(tmpdir(), 'tmsync-pull-'));
+    dirs.push(d);
+    return d;
+  };
+  beforeAll(async () => {
+    emu = await emulator();
+    await seedVariedProject(emu, 'PUL');
+  });
+  afterAll(async () => {
+    await emu?.close();
+    await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+  });
+
+  it('writes the whole project as a repository, and plan then shows no changes', async () => {
+    const root = await fresh();
+    const r = await tmsync(root, 'pull', '--base-url', emu.baseUrl, '--project', 'PUL');
+    expect(r.err).toContain('Pulled 66 test cases in 10 folders and 2 step groups');
+    expect(r.code).toBe(0);
+    const files = await walk(root);
+    expect(files).toContain('tmsync.yaml');
+    expect(files).toContain('step_groups/log-in-as-admin.yaml');
+    expect(files).toContain('cases/Checkout/Réseau-Wi-Fi/_folder.yaml');
+    expect(files).toContain('cases/Empty folder/_folder.yaml');
+    expect(files.filter((f) => f.startsWith('cases/Authentication/duplicate-title'))).toEqual([
+      'cases/Authentication/duplicate-title-2.yaml',
+      'cases/Authentication/duplicate-title.yaml',
+    ]);
+    expect(await readFile(join(root, 'cases/Checkout/Réseau-Wi-Fi/_folder.yaml'), 'utf8')).toContain('name: "Réseau: Wi-Fi?"');
+    expect(await readFile(join(root, 'tmsync.yaml'), 'utf8')).not.toContain(API_KEY);
+    const plan = await tmsync(root, 'plan', '--detailed-exitcode');
+    expect(plan.err + plan.out).toContain('No changes');
+    expect(plan.code).toBe(0);
+  });
+
+  it('folds the steps of a step group back into use: in the pulled files', async () => {
+    const root = await fresh();
+    await tmsync(root, 'pull', '--base-url', emu.baseUrl, '--project', 'PUL');
+    const texts = await Promise.all((await walk(root)).filter((f) => f.startsWith('cases/')).map((f) => readFile(join(root, f), 'utf8')));
+    expect(texts.filter((t) => t.includes('- use: log-in-as-admin')).length).toBeGreaterThan(5);
+    expect(texts.some((t) => /- use: fill-the-cart\n\s+- use: fill-the-cart/.test(t))).toBe(true);
+    expect(texts.some((t) => t.includes('step_group_id'))).toBe(false);
+  });
+
+  it('pulls one folder subtree, and plan then shows no changes', async () => {
+    const root = await fresh();
+    const r = await tmsync(root, 'pull', '--base-url', emu.baseUrl, '--project', 'PUL', '--folder', 'Authentication/Deep');
+    expect(r.code).toBe(0);
+    const files = await walk(root);
+    expect(files.some((f) => f.startsWith('cases/Checkout'))).toBe(false);
+    expect(files).toContain('cases/Authentication/_folder.yaml');
+    expect(files.filter((f) => f.startsWith('cases/Authentication/') && !f.includes('/Deep/')).length).toBe(1);
+    expect(await readFile(join(root, 'tmsync.yaml'), 'utf8')).toContain('scope: ["Authentication"]');
+    const plan = await tmsync(root, 'plan', '--detailed-exitcode');
+    expect(plan.err + plan.out).toContain('No changes');
+    expect(plan.code).toBe(0);
+  });
+
+  it('updates existing files in place keeping comments and names, and lists files of items that are gone without deleting them', async () => {
+    const root = await fresh();
+    await tmsync(root, 'pull', '--base-url', emu.baseUrl, '--project', 'PUL');
+    const file = join(root, 'cases/Authentication/valid-login.yaml');
+    const original = await readFile(file, 'utf8');
+    await writeFile(file, `# my note about this case\n${original.replace(/^title: .*$/m, '$& # inline note')}`);
+    await rm(join(root, 'cases/Authentication/yes.yaml'));
+    // the service changes: a case title, and a case deleted
+    const c = client(emu.baseUrl);
+    const project = await resolveProject(c, 'PUL');
+    const params = { project_id: project.id };
+    const id = /^id: (\S+)$/m.exec(original)![1];
+    await c.call('updateTestCase', { params: { ...params, test_case_id: id }, body: { description: 'Changed on the service' } });
+    const goneId = /^id: (\S+)$/m.exec(await readFile(join(root, 'cases/Authentication/null.yaml'), 'utf8'))![1];
+    await c.call('deleteTestCase', { params: { ...params, test_case_id: goneId } });
+    await c.close();
+
+    const r = await tmsync(root, 'pull');
+    expect(r.code).toBe(0);
+    const updated = await readFile(file, 'utf8');
+    expect(updated).toContain('# my note about this case');
+    expect(updated).toContain('# inline note');
+    expect(updated).toContain('description: Changed on the service');
+    expect(r.err).toContain('cases/Authentication/null.yaml');
+    expect(r.err).toContain('no longer has (not deleted)');
+    expect((await walk(root)).includes('cases/Authentication/null.yaml')).toBe(true);
+    // the removed local file comes back under its old name
+    expect((await walk(root)).includes('cases/Authentication/yes.yaml')).toBe(true);
+    await rm(join(root, 'cases/Authentication/null.yaml'));
+    const plan = await tmsync(root, 'plan', '--detailed-exitcode');
+    expect(plan.err + plan.out).toContain('No changes');
+  });
+});
