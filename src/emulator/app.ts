@@ -93,6 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addHook('onRequest', async (req, reply) => {
     req.tmsStart = performance.now();
+    if (WRITE.has(req.method)) deps.db.generation++;
     if (req.url.startsWith('/assets/')) return;
     const key = deps.keys.check(req.headers.authorization);
     if (!key) {
@@ -177,6 +178,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           runDurationMs: deps.runDurationMs,
         };
         const out = await handler(c);
+        if (WRITE.has(req.method)) deps.db.generation++;
         if (req.tmsAfterCommit) {
           // the ambiguous failure: the change is stored, the client never hears about it
           destroy(req, reply, deps, 'reset_after_commit');

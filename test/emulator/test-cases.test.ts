@@ -137,6 +137,8 @@ describe('test cases', () => {
       individual_steps: [{ step_description: 'open', expected_results: 'form', step_group_id: sg.human_id }],
     });
     expect(c.individual_steps[0].step_group_id).toBe(sg.id);
+    const before = await http.get(`/projects/DEMO/test_cases?search=${c.human_id}`);
+    expect(before.body.data.test_cases[0].individual_steps[0].step_group_id).toBe(sg.id);
     expect((await http.del(`/projects/DEMO/step_groups/${sg.id}`)).status).toBe(204);
     const l = await http.get(`/projects/DEMO/test_cases?search=${c.human_id}`);
     expect(l.body.data.test_cases[0].individual_steps[0].step_group_id).toBeNull();
@@ -148,5 +150,18 @@ describe('test cases', () => {
     const u = await http.put(`/projects/DEMO/test_cases/${c.id}`, { folder_id: f2 });
     expect(u.body.data.test_case.folder_id).toBe(f2);
     isError(await http.del(`/projects/DEMO/folders/${f2}`), 409);
+  });
+
+  it('shows every write in the next list page (the serialized page cache never serves stale data)', async () => {
+    const f = await folder(http, 'Cache');
+    const c = await testCase(http, ids, f, { title: 'Cached v1' });
+    const list = () => http.get(`/projects/DEMO/test_cases?folder_id=${f}`);
+    expect((await list()).body.data.test_cases.map((x: any) => x.title)).toEqual(['Cached v1']);
+    await http.put(`/projects/DEMO/test_cases/${c.id}`, { title: 'Cached v2' });
+    expect((await list()).body.data.test_cases.map((x: any) => x.title)).toEqual(['Cached v2']);
+    await http.del(`/projects/DEMO/test_cases/${c.id}`);
+    const after = await list();
+    expect(after.body.data.test_cases).toEqual([]);
+    expect(after.body.page_info.total_count).toBe(0);
   });
 });

@@ -7,6 +7,11 @@ import type { SqliteDatabase } from './connection.js';
  */
 export class DbContext {
   private readonly cache = new Map<string, Statement>();
+  /**
+   * Bumped before and after every write request, so read caches keyed by it (the case list
+   * page) never serve data older than the last write.
+   */
+  generation = 0;
   constructor(
     readonly db: SqliteDatabase,
     readonly now: () => number,

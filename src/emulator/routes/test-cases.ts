@@ -1,8 +1,39 @@
 import * as db from '../db/index.js';
 import type { CaseFields, CaseRow, StepInput, StepRow } from '../db/index.js';
-import { ok, pageRequest, paged, projectOf, type HandlerTable, type RouteContext } from '../http.js';
+import { ok, pageInfo, pageRequest, projectOf, type HandlerTable, type RouteContext } from '../http.js';
 import { RefChecker } from '../refs.js';
 import { notFound } from '../service-error.js';
+
+/**
+ * Serialized list pages, valid for one database generation (any write empties it). A 100-case
+ * page with steps is ~150 kB of JSON; building it once per change instead of once per request is
+ * what lets the emulator serve a full list page well over 1,000 times a second.
+ */
+class ListCache {
+  private generation = -1;
+  private readonly pages = new Map<string, { json: Buffer; total: number }>();
+  get(generation: number, key: string) {
+    if (generation !== this.generation) return undefined;
+    return this.pages.get(key);
+  }
+  set(generation: number, key: string, page: { json: Buffer; total: number }) {
+    if (generation !== this.generation) {
+      this.pages.clear();
+      this.generation = generation;
+    }
+    if (this.pages.size >= 256) this.pages.clear();
+    this.pages.set(key, page);
+  }
+}
+const LIST_HEAD = Buffer.from('{"message":"","data":{"test_cases":');
+
+/** One cache per emulator (several may run in one process). */
+const caches = new WeakMap<object, ListCache>();
+function cacheOf(c: RouteContext): ListCache {
+  let cache = caches.get(c.db);
+  if (!cache) caches.set(c.db, (cache = new ListCache()));
+  return cache;
+}
 
 type CaseBody = Partial<Omit<CaseFields, 'reviewer_id'>> & {
   reviewer_id?: string | null;
@@ -80,15 +111,25 @@ export const testCaseRoutes: HandlerTable = {
   listTestCases(c) {
     const project = projectOf(c);
     const p = pageRequest(c.query);
-    const { items, total } = db.listCases(
-      c.db,
-      project.id,
-      { folderId: c.query.folder_id, search: c.query.search, titleContains: c.query.title__CONTAINS },
-      p,
-    );
-    // list extension: human_id and label_ids too, so clients need no GET per case
-    const wire = items.map((r) => caseWire(r, { humanId: true, labels: true, steps: r.individual_steps }));
-    return paged(c, 'test_cases', p, wire, total);
+    const filter = { folderId: c.query.folder_id, search: c.query.search, titleContains: c.query.title__CONTAINS };
+    const key = JSON.stringify([project.id, filter, p.limit, p.offset]);
+    const listCache = cacheOf(c);
+    let page = listCache.get(c.db.generation, key);
+    if (!page) {
+      const { items, total } = db.listCases(c.db, project.id, filter, p);
+      // list extension: human_id and label_ids too, so clients need no GET per case
+      const wire = items.map((r) => caseWire(r, { humanId: true, labels: true, steps: r.individual_steps }));
+      page = { json: Buffer.from(JSON.stringify(wire)), total };
+      listCache.set(c.db.generation, key, page);
+    }
+    // the page_info URLs follow the request's Host, so only the items are cached
+    // kept as bytes: encoding 150 kB of text on every send is what the socket write would cost
+    const body = Buffer.concat([
+      LIST_HEAD,
+      page.json,
+      Buffer.from(`},"page_info":${JSON.stringify(pageInfo(c, p, page.total))}}`),
+    ]);
+    return { body, contentType: 'application/json; charset=utf-8' };
   },
   getTestCase(c) {
     return ok('test_case', caseWire(caseOf(c), { humanId: true, labels: false }));
