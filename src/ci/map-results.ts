@@ -110,10 +110,10 @@ export const DEFAULT_STATUS_NAMES: Readonly<Record<JunitOutcome, string>> = {
   skipped: 'Skipped',
 };
 
-/** `["skipped=Blocked", "error=Retest"]` (from `--status-map`) → overrides; rejects unknown outcomes. */
+/** `["skipped=Blocked", "error=Retest"]` or `["skipped=Blocked,error=Retest"]` (from `--status-map`) → overrides; rejects unknown outcomes. */
 export function parseStatusMap(entries: readonly string[] = []): Partial<Record<JunitOutcome, string>> {
   const out: Partial<Record<JunitOutcome, string>> = {};
-  for (const entry of entries) {
+  for (const entry of entries.flatMap((e) => e.split(','))) {
     const eq = entry.indexOf('=');
     const outcome = (eq < 0 ? entry : entry.slice(0, eq)).trim().toLowerCase();
     const status = eq < 0 ? '' : entry.slice(eq + 1).trim();

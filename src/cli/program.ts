@@ -147,7 +147,11 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--test-run <id>', 'an existing test run (id or human id)')
     .option('--new-run <title>', 'create a STATIC run holding the matched cases first')
     .option('--mapping <file>', 'a YAML/JSON file mapping JUnit names to case ids')
-    .option('--status-map <outcome=status...>', 'map an outcome (passed, failed, error, skipped) to a run status name')
+    .option(
+      '--status-map <outcome=status>',
+      'map an outcome (passed, failed, error, skipped) to a run status name; repeatable, or comma-separated',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .option('--batch-size <n>', 'rows per update request', '100')
     .option('--dry-run', 'show what would be sent, send nothing', false)
     .option('--multipart', 'send the updates as multipart/form-data with a `data` part (as the live service needs)', false)

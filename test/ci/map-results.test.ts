@@ -131,6 +131,10 @@ describe('run statuses', () => {
     throw new Error('expected unknown_run_status');
   });
 
+  it('accepts several --status-map entries in one comma-separated value', () => {
+    expect(parseStatusMap(['skipped=Blocked,error=Retest', 'passed=Passed'])).toEqual({ skipped: 'Blocked', error: 'Retest', passed: 'Passed' });
+  });
+
   it('rejects a --status-map entry whose outcome is unknown or whose status is empty', () => {
     expect(() => parseStatusMap(['flaky=Retest'])).toThrow(/not outcome=status/);
     expect(() => parseStatusMap(['passed='])).toThrow(/not outcome=status/);

@@ -73,7 +73,7 @@ describe('tmsync results push', () => {
     const proxy = await startProxy(emu.appUrl);
     try {
       const r = await tmsync(
-        ['results', 'push', '--test-run', run.id, '--multipart', '--status-map', 'skipped=Blocked', 'error=Retest', '--batch-size', '5', ...ALL],
+        ['results', 'push', '--test-run', run.id, '--multipart', '--status-map', 'skipped=Blocked', '--status-map', 'error=Retest', '--batch-size', '5', ...ALL],
         env({ TMSYNC_BASE_URL: `${proxy.origin}/api/v1` }),
       );
       expect(r.code).toBe(0);
@@ -110,15 +110,16 @@ describe('tmsync results push', () => {
     expect(statuses).toMatchObject({ 'DEMO-8': 'UNTESTED', 'DEMO-9': 'SKIPPED', 'DEMO-10': 'PASSED', 'DEMO-11': 'FAILED' });
   });
 
-  it('with --dry-run lists the rows on stdout and sends nothing', async () => {
+  it('with --dry-run lists the rows on stdout, with the mapped statuses, and sends nothing', async () => {
     const run = await createRun('Dry');
-    const r = await tmsync(['results', 'push', '--test-run', run.id, '--dry-run', 'reports/surefire.xml']);
+    // a --status-map value followed by a file: the file stays a report, not a map entry
+    const r = await tmsync(['results', 'push', '--test-run', run.id, '--dry-run', '--status-map', 'skipped=Blocked,error=Retest', 'reports/surefire.xml']);
     expect(r.code).toBe(0);
     expect(r.io.out).toEqual([
       'Passed     DEMO-1 Checkout case 1  (1 testcase)',
       'Failed     DEMO-2 Checkout case 2  (1 testcase)',
-      'Failed     DEMO-3 Checkout case 3  (1 testcase)',
-      'Skipped    DEMO-4 Checkout case 4  (1 testcase)',
+      'Retest     DEMO-3 Checkout case 3  (1 testcase)',
+      'Blocked    DEMO-4 Checkout case 4  (1 testcase)',
     ]);
     expect(r.err).toContain('nothing was sent');
     expect(Object.values(await runStatuses(setup, projectId, run.id)).every((s) => s === 'UNTESTED')).toBe(true);
