@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadJunitFiles } from '../../src/ci/junit.js';
 import { pushResults } from '../../src/ci/push-results.js';
 import { startEmulator } from '../../src/emulator/index.js';
@@ -201,6 +201,20 @@ describe('pushResults against the emulator', () => {
     } finally {
       await client.close();
       await proxy.close();
+    }
+  });
+
+  it('prints nothing itself: the result object carries everything for the command to report', async () => {
+    const run = await createRun('Silent', caseIds);
+    const out = vi.spyOn(process.stdout, 'write');
+    const err = vi.spyOn(process.stderr, 'write');
+    try {
+      await pushResults({ client: setup, project, testcases: await loadJunitFiles(DIALECTS, FIXTURES), testRun: run.id });
+      expect(out).not.toHaveBeenCalled();
+      expect(err).not.toHaveBeenCalled();
+    } finally {
+      out.mockRestore();
+      err.mockRestore();
     }
   });
 
