@@ -208,13 +208,25 @@ export function applyWriteBacksInMemory(desired: DesiredState, plan: Plan, creat
     const id = wb.id ?? created[op.key]?.humanId ?? created[op.key]?.id;
     if (id !== undefined) ids.set(wb.file, id);
   }
+  const folders = desired.folders.map((f) => {
+    const file = f.file ?? `${f.dir}/_folder.yaml`;
+    const id = ids.get(file);
+    if (id !== undefined) ids.delete(file);
+    return id !== undefined ? { ...f, id, file } : f;
+  });
+  // folders the repository only implied (a directory holding cases): the write-back creates
+  // their _folder.yaml, so the next load lists them
+  for (const op of plan.operations) {
+    if (op.kind !== 'create_folder' && !(op.kind === 'adopt' && op.itemType === 'folder')) continue;
+    const id = ids.get(op.writeBack.file);
+    if (id === undefined) continue;
+    ids.delete(op.writeBack.file);
+    folders.push({ path: op.path, name: op.path[op.path.length - 1], dir: op.writeBack.file.replace(/\/_folder\.yaml$/, ''), id, file: op.writeBack.file });
+  }
+  folders.sort((a, b) => a.path.length - b.path.length);
   return {
     ...desired,
-    folders: desired.folders.map((f) => {
-      const file = f.file ?? `${f.dir}/_folder.yaml`;
-      const id = ids.get(file);
-      return id !== undefined ? { ...f, id, file } : f;
-    }),
+    folders,
     cases: desired.cases.map((c) => (ids.has(c.file) ? { ...c, id: ids.get(c.file) } : c)),
     stepGroups: desired.stepGroups.map((g) => (ids.has(g.file) ? { ...g, id: ids.get(g.file) } : g)),
   };

@@ -175,12 +175,38 @@ function buildDesired(w: any, actual: ActualState): DesiredState {
   return desiredState({ folders, cases, stepGroups });
 }
 
+/** A folder id inside top-level folder A: a repository limited to A claims nothing outside it. */
+function inScopeA(actual: ActualState, id: string): boolean {
+  const byId = new Map(actual.folders.map((f) => [f.id, f]));
+  let f = byId.get(id);
+  while (f && f.parentId !== null) f = byId.get(f.parentId);
+  return f?.name === 'A';
+}
+
 describe('buildPlan: convergence', () => {
   it('plans nothing after its own plan has been applied, for generated repositories and services', () => {
     fc.assert(
-      fc.property(remoteWorld, desiredWorld, fc.boolean(), fc.boolean(), (rw, dw, prune, labelsReadable) => {
+      fc.property(remoteWorld, desiredWorld, fc.boolean(), fc.boolean(), fc.boolean(), (rw, dw, prune, labelsReadable, scoped) => {
         const actual = buildActual(rw, labelsReadable);
-        const desired = buildDesired(dw, actual);
+        let desired = buildDesired(dw, actual);
+        if (scoped) {
+          // only folder A is managed: the repository holds nothing else, the rest of the service is left alone
+          const inA = (path: string[]) => path[0] === 'A';
+          desired = {
+            ...desired,
+            scope: ['A'],
+            folders: desired.folders
+              .filter((f) => inA(f.path))
+              .map((f) => (f.id === undefined || inScopeA(actual, f.id) ? f : { ...f, id: undefined })),
+            cases: desired.cases
+              .filter((c) => inA(c.folderPath))
+              .map((c) => {
+                // an id claims its case wherever it is: keep only claims inside the scope here
+                const remote = c.id === undefined ? undefined : actual.cases.find((x) => x.humanId === c.id);
+                return remote && !inScopeA(actual, remote.folderId) ? { ...c, id: undefined } : c;
+              }),
+          };
+        }
         const options = { prune, allowRecreate: true };
         const first = buildPlan(desired, actual, options);
         expect(first.problems).toEqual([]);
@@ -190,6 +216,11 @@ describe('buildPlan: convergence', () => {
         expect(second.problems).toEqual([]);
         expect(second.plan.operations).toEqual([]);
         if (prune) expect(second.plan.unmanaged.filter((u) => u.itemType !== 'step_group')).toEqual([]);
+        if (scoped) {
+          // nothing outside the scope was touched
+          const outside = (a: ActualState) => a.cases.filter((c) => !inScopeA(a, c.folderId)).map((c) => `${c.id}:${c.folderId}:${c.updatedAt}`).sort();
+          expect(outside(after)).toEqual(outside(actual));
+        }
       }),
       { numRuns: 400, seed: 20261123 },
     );
