@@ -150,6 +150,14 @@ describe('tmsync run status', () => {
     expect(JSON.parse(j.out)).toMatchObject({ id: Number(id), status: 'STATUS_COMPLETED', result: 'SUCCESS' });
   });
 
+  it('works with only the execution interface variables set (TMSYNC_APP_URL, TMSYNC_APP_API_KEY)', async () => {
+    const started = await tmsync(['run', 'trigger', '--test-plan', passingPlan], { TMSYNC_APP_URL: emu.appUrl, TMSYNC_APP_API_KEY: APP_KEY });
+    expect(started.code).toBe(0);
+    const r = await tmsync(['run', 'status', started.io.out[0]], { TMSYNC_APP_URL: emu.appUrl, TMSYNC_APP_API_KEY: APP_KEY });
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^STATUS_(CREATED|IN_PROGRESS|COMPLETED) /);
+  });
+
   it('exits 1 for a run that does not exist', async () => {
     const r = await tmsync(['run', 'status', '999999']);
     expect(r.code).toBe(1);

@@ -1,7 +1,7 @@
 import { classifyResult, formatCounts, getExecution, isCompleted, runUrl } from '../../ci/execution.js';
 import { TmsyncError } from '../../errors.js';
 import type { CliIo, GlobalOptions } from '../io.js';
-import { loadTarget } from '../target.js';
+import { loadExecutionTarget } from './run-trigger.js';
 
 export interface RunStatusOptions extends GlobalOptions {
   /** positional: the run id printed by `run trigger` */
@@ -18,7 +18,7 @@ export async function runRunStatus(options: RunStatusOptions, io: CliIo): Promis
   if (!runId) {
     throw new TmsyncError('invalid_arguments', 'give the run id', { hint: 'tmsync run status <run-id> (printed by `tmsync run trigger`)' });
   }
-  const target = await loadTarget(options, io, { requireProject: false });
+  const target = await loadExecutionTarget(options, io);
   try {
     const run = await getExecution(target.client, runId, io.signal);
     if (options.json) {

@@ -16,7 +16,7 @@ import {
 import { TmsyncError, toTmsyncError } from '../../errors.js';
 import type { TmsClient } from '../../remote/client.js';
 import type { CliIo, GlobalOptions } from '../io.js';
-import { loadTarget } from '../target.js';
+import { loadTarget, loadTargetConfig, type Target } from '../target.js';
 
 export interface RunTriggerOptions extends GlobalOptions {
   /** test plan id (or human id `DEMO-P-2` when a project is configured) */
@@ -57,7 +57,7 @@ export async function runRunTrigger(options: RunTriggerOptions, io: CliIo): Prom
       hint: 'add --wait, or download it later with `tmsync run trigger … --wait --junit FILE`',
     });
   }
-  const target = await loadTarget(options, io, { requireProject: false });
+  const target = await loadExecutionTarget(options, io);
   try {
     const testPlanId = await planId(target.client, options.testPlan, target.projectRef, io.signal);
     const run = await triggerExecution(target.client, {
@@ -166,4 +166,21 @@ async function planId(client: TmsClient, ref: string, projectRef: string, signal
   const project = await resolveProject(client, projectRef);
   const res = await client.call('getTestPlan', { params: { project_id: project.id, test_plan_id: ref }, signal });
   return res.data.test_plan.id;
+}
+
+/**
+ * The target of the execution-interface commands. They need no project, and the execution
+ * interface has its own variables: with only `TMSYNC_APP_URL` and `TMSYNC_APP_API_KEY` set (no
+ * management URL or key anywhere), those stand in for the management ones.
+ */
+export async function loadExecutionTarget(options: GlobalOptions, io: CliIo): Promise<Target> {
+  const env = { ...io.env };
+  if (options.profile === undefined) {
+    if (env.TMSYNC_APP_URL && !options.baseUrl && !env.TMSYNC_BASE_URL) {
+      const { config } = await loadTargetConfig(options);
+      if (!config.baseUrl) env.TMSYNC_BASE_URL = `${env.TMSYNC_APP_URL.replace(/\/+$/, '')}/api/v1`;
+    }
+    if (!env.TMSYNC_API_KEY && env.TMSYNC_APP_API_KEY) env.TMSYNC_API_KEY = env.TMSYNC_APP_API_KEY;
+  }
+  return loadTarget(options, { ...io, env }, { requireProject: false });
 }
