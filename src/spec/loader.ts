@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs';
 import { join } from 'node:path';
 import type { Problem } from '../errors.js';
 import type { DesiredCase, DesiredFolder, DesiredState, DesiredStepGroup } from '../model.js';
@@ -32,7 +32,7 @@ export async function loadRepository(root: string, config: TmsyncConfig): Promis
   const problems: Problem[] = [];
   const contents = new Map<string, string>();
   const read = async (rel: string) => {
-    const text = await readFile(join(root, rel), 'utf8');
+    const text = await readText(join(root, rel));
     contents.set(rel, text);
     return text;
   };
@@ -210,6 +210,14 @@ export async function loadRepository(root: string, config: TmsyncConfig): Promis
     contentHash: hashContents(contents),
   };
   return { state, problems: sortProblems(problems) };
+}
+
+/**
+ * The callback `readFile`: for thousands of small files it costs half of what the FileHandle
+ * based `fs/promises` version does (no handle object, fewer round trips to the thread pool).
+ */
+function readText(file: string): Promise<string> {
+  return new Promise((resolve, reject) => readFile(file, 'utf8', (err, text) => (err ? reject(err) : resolve(text))));
 }
 
 /** sha256 over relative paths and contents, in path order. */
