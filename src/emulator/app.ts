@@ -70,7 +70,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     forceCloseConnections: true,
     return503OnClosing: false,
     frameworkErrors: (error, _req, reply) => {
-      void sendError(reply, new ServiceError(400, `Bad request: ${error.message}`));
+      // the message would echo the URL (and any secret in its query): keep it generic
+      void sendError(reply, new ServiceError(400, `Bad request: the URL or headers could not be read (${(error as { code?: string }).code ?? 'invalid'})`));
     },
   });
 

@@ -50,7 +50,8 @@ export function zodProblems(error: z.ZodError, prefix = ''): FieldProblem[] {
 export function invalid(problems: FieldProblem[], what = 'request body'): ServiceError {
   const first = problems[0];
   const summary = first ? `${first.field}: ${first.message}` : 'invalid';
-  return new ServiceError(422, `Invalid ${what}: ${summary}`, problems);
+  // a body with thousands of bad entries would otherwise get an answer larger than itself
+  return new ServiceError(422, `Invalid ${what}: ${summary}`, problems.slice(0, 100));
 }
 
 /** Validates `page_size` (1..100, default 20) and `page` (from 1). */
