@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { TmsyncError } from '../errors.js';
 import type { CliIo, GlobalOptions } from './io.js';
 import { loadConfig, type TmsyncConfig } from '../spec/index.js';
-import { createClient, type ClientOptions, type TmsClient } from '../remote/index.js';
+import { createClient, formatRequestEvent, type ClientOptions, type TmsClient } from '../remote/index.js';
 
 /**
  * Where a command talks to: the configuration, the selected profile and the environment turned
@@ -150,18 +150,4 @@ function validateUrl(url: string, what: string): void {
       hint: 'use a full URL such as https://tms.example.com/api/v1',
     });
   }
-}
-
-/** One `--verbose` line: never headers, never the key. */
-export function formatRequestEvent(e: {
-  method: string;
-  path: string;
-  status?: number;
-  error?: string;
-  durationMs: number;
-  attempt: number;
-}): string {
-  const outcome = e.status !== undefined ? String(e.status) : (e.error ?? 'error');
-  const retry = e.attempt > 1 ? ` (attempt ${e.attempt})` : '';
-  return `${e.method} ${e.path} ${outcome} ${Math.round(e.durationMs)}ms${retry}`;
 }

@@ -1,0 +1,36 @@
+/**
+ * tmsync as a library: named re-exports only, no side effects. Nothing exported here prints or
+ * exits; commands return result objects and the CLI owns stdout, stderr and the exit code.
+ *
+ * The emulator is a separate entry (`tmsync/emulator`) because it needs the optional
+ * dependencies fastify and better-sqlite3.
+ */
+export { TmsyncError, ValidationError, formatProblem, toTmsyncError, type Problem } from './errors.js';
+export type * from './model.js';
+export { VERSION } from './version.js';
+
+export { loadConfig, loadRepository, validateRepository, type TmsyncConfig } from './spec/index.js';
+export {
+  ApiError,
+  createClient,
+  fetchState,
+  resolveProject,
+  CLIENT_DEFAULTS,
+  type ClientOptions,
+  type TmsClient,
+  type RequestEvent,
+} from './remote/index.js';
+export {
+  buildPlan,
+  summaryLine,
+  renderPlanText,
+  renderPlanMarkdown,
+  renderPlanJson,
+  parsePlanFile,
+  PLAN_FORMAT_VERSION,
+  type BuildPlanOptions,
+  type BuildPlanResult,
+} from './plan/index.js';
+export type * from './plan/operations.js';
+export { executePlan, type ApplyResult, type ExecuteOptions } from './apply/executor.js';
+export { fileWriteBack } from './apply/write-back.js';
