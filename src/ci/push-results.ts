@@ -119,6 +119,13 @@ export async function pushResults(options: PushResultsOptions): Promise<PushResu
   const resolved = new Map<string, ResolvedCase>();
   if (options.testRun !== undefined) {
     const found = await getRun(client, projectId, options.testRun, signal);
+    if (found.status.toUpperCase() === 'CLOSED' && !options.dryRun) {
+      // the service refuses updates to a closed run; say so once instead of once per batch
+      throw new TmsyncError('run_closed', `test run ${found.human_id ?? found.id} "${found.title}" is closed; nothing was sent`, {
+        hint: 'reopen it on the service (status ACTIVE), or push into a new run with --new-run TITLE',
+        details: { run: found.id },
+      });
+    }
     run = { id: found.id, humanId: found.human_id, title: found.title, created: false };
     const runCases = await listRunCases(client, projectId, found.id, signal);
     inRun = new Set(runCases.map((c) => c.id));

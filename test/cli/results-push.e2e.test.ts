@@ -62,7 +62,7 @@ describe('tmsync results push', () => {
     expect(r.err).toContain('3 testcases named no test case');
     expect(r.err).toContain('reports/surefire.xml: com.example.shop.CheckoutTest › totalIncludesTax()');
     expect(r.err).toContain('reports/jest.xml: Cart drawer updates the total');
-    expect(r.err).toContain('1 case named in the reports do not exist in the project: DEMO-99');
+    expect(r.err).toContain('1 case named in the reports does not exist in the project: DEMO-99');
     const statuses = await runStatuses(setup, projectId, run.id);
     expect(statuses['DEMO-7']).toBe('FAILED');
     expect(statuses['DEMO-5']).toBe('SKIPPED');
@@ -125,14 +125,28 @@ describe('tmsync results push', () => {
     expect(Object.values(await runStatuses(setup, projectId, run.id)).every((s) => s === 'UNTESTED')).toBe(true);
   });
 
-  it('exits 1 and says which results were not sent when the service refuses the update (a closed run)', async () => {
+  it('exits 1 and says which results were not sent when the service refuses an update', async () => {
+    const run = await createRun('Refused');
+    const proxy = await startProxy(emu.appUrl, (req) =>
+      req.method === 'PUT' ? { status: 422, body: JSON.stringify({ message: 'Invalid request body', errors: { code: 422, message: 'refused' } }) } : undefined,
+    );
+    try {
+      const r = await tmsync(['results', 'push', '--test-run', run.id, 'reports/surefire.xml'], env({ TMSYNC_BASE_URL: `${proxy.origin}/api/v1` }));
+      expect(r.code).toBe(1);
+      expect(r.err).toContain('Pushed 0 of 4 results');
+      expect(r.err).toMatch(/Error: 4 results were NOT sent \(invalid_request\)/);
+      expect(r.err).toContain('not sent: DEMO-1, DEMO-2, DEMO-3, DEMO-4');
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('refuses a closed run up front with exit 1, sending nothing', async () => {
     const run = await createRun('Closed');
     await setup.call('updateTestRun', { params: { project_id: projectId, test_run_id: run.id }, body: { status: 'CLOSED' } });
     const r = await tmsync(['results', 'push', '--test-run', run.id, 'reports/surefire.xml']);
     expect(r.code).toBe(1);
-    expect(r.err).toContain('Pushed 0 of 4 results');
-    expect(r.err).toMatch(/Error: 4 results were NOT sent \(invalid_request\)/);
-    expect(r.err).toContain('not sent: DEMO-1, DEMO-2, DEMO-3, DEMO-4');
+    expect(r.err).toContain(`test run ${run.human_id} "Closed" is closed; nothing was sent`);
   });
 
   it('exits 1 when no testcase matches a case of the run, and lists the cases outside the run', async () => {

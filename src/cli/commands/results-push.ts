@@ -115,7 +115,8 @@ function report(result: PushResultsResult, testcaseCount: number, io: CliIo, jso
     if (result.unmatched.length > 50) io.stderr(`  … and ${result.unmatched.length - 50} more (--json lists all)`);
   }
   if (result.unknownCases.length > 0) {
-    io.stderr(`${result.unknownCases.length} case${result.unknownCases.length === 1 ? '' : 's'} named in the reports do not exist in the project: ${result.unknownCases.map((u) => u.ref).join(', ')}`);
+    const n = result.unknownCases.length;
+    io.stderr(`${n} case${n === 1 ? '' : 's'} named in the reports ${n === 1 ? 'does' : 'do'} not exist in the project: ${result.unknownCases.map((u) => u.ref).join(', ')}`);
   }
   if (result.notInRun.length > 0) {
     io.stderr(`${result.notInRun.length} case${result.notInRun.length === 1 ? ' is' : 's are'} not in the run, so ${result.notInRun.length === 1 ? 'its result was' : 'their results were'} not sent: ${result.notInRun.map((n) => n.ref).join(', ')}`);
