@@ -95,6 +95,38 @@ describe('pushResults against the emulator', () => {
     }
   });
 
+  it("reads the live service's shape of the run's case list (test_run_cases with an embedded test_case)", async () => {
+    const run = await createRun('Live list shape', caseIds.slice(0, 6));
+    const doc = await setup.call('listRunCases', { params: { project_id: project.id, test_run_id: run.id } });
+    const live = JSON.stringify({
+      message: '',
+      data: {
+        test_run_cases: (doc.data.test_cases as unknown as Array<{ id: string; name: string; human_id: string }>).map((c) => ({
+          status_id: null,
+          status: 'Untested',
+          assignee_id: null,
+          test_case: { id: c.id, title: c.name, human_id: c.human_id },
+        })),
+      },
+    });
+    const proxy = await startProxy(emu.appUrl, (req) =>
+      req.method === 'GET' && req.url?.split('?')[0].endsWith(`/test_runs/${run.id}/test_cases`) ? { status: 200, body: live } : undefined,
+    );
+    const client = createClient({ baseUrl: `${proxy.origin}/api/v1`, apiKey: KEY, rateLimit: 1000 });
+    try {
+      const result = await pushResults({ client, project, testcases: await loadJunitFiles(DIALECTS, FIXTURES), testRun: run.id });
+      expect(result.rows.map((r) => r.humanId)).toEqual(['DEMO-1', 'DEMO-2', 'DEMO-3', 'DEMO-4', 'DEMO-5', 'DEMO-6']);
+      expect(result.notInRun.map((n) => n.ref)).toEqual(['DEMO-7', 'DEMO-8', 'DEMO-9', 'DEMO-10', 'DEMO-11']);
+      // the six cases in the run were named by the list itself: only refs outside it were looked up
+      const caseGets = proxy.seen.filter((r) => r.method === 'GET' && /\/test_cases\/[^/?]+$/.test(r.url.split('?')[0]));
+      expect(caseGets.map((r) => r.url.split('/').pop()).sort()).toEqual(['DEMO-10', 'DEMO-11', 'DEMO-7', 'DEMO-8', 'DEMO-9', 'DEMO-99']);
+      expect(result.sentCaseIds).toHaveLength(6);
+    } finally {
+      await client.close();
+      await proxy.close();
+    }
+  });
+
   it('reports the cases missing from the run and sends only the ones in it', async () => {
     const run = await createRun('Partial run', caseIds.slice(0, 4));
     const result = await pushResults({ client: setup, project, testcases: await loadJunitFiles(DIALECTS, FIXTURES), testRun: run.id });
