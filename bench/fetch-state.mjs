@@ -31,6 +31,7 @@ const FOLDERS = opt('folders', 200);
 const GROUPS = opt('groups', 50);
 const LATENCY = opt('latency', 20);
 const RATE = opt('rate', 10);
+const MARGIN = opt('margin', undefined);
 const KEY = 'bench';
 
 const { createClient, fetchState } = await dist('remote/index.js');
@@ -173,7 +174,7 @@ if (!existsSync(dbFile)) {
 
 const emu = await serve(dbFile);
 try {
-  const client = createClient({ baseUrl: emu.baseUrl, apiKey: KEY, rateLimit: RATE });
+  const client = createClient({ baseUrl: emu.baseUrl, apiKey: KEY, rateLimit: RATE, rateMargin: MARGIN });
   const t0 = performance.now();
   const state = await fetchState(client, 'BENCH');
   const secs = (performance.now() - t0) / 1000;

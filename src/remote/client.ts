@@ -21,6 +21,7 @@ import {
 } from './policy.js';
 import { listKey, responseSchema } from './schemas.js';
 import { TransportError, sendOnce, type RawResponse } from './transport.js';
+import { paginatePages, type PageShape } from './paginate.js';
 import type { ResponseOf, ItemOf } from './types.js';
 
 export interface CallRequest {
@@ -120,7 +121,12 @@ export function createClient(options: ClientOptions): TmsClient {
     headersTimeout: timeoutMs + 60_000,
     bodyTimeout: timeoutMs + 60_000,
   });
-  const gate = new RequestGate({ rate: rateLimit, concurrency, clock });
+  const gate = new RequestGate({
+    rate: rateLimit,
+    concurrency,
+    clock,
+    marginMs: options.rateMargin === undefined ? undefined : options.rateMargin * (Math.max(1, Math.floor(rateLimit)) / rateLimit) * 1000,
+  });
   const lanes: Record<Lane, PQueue> = {
     read: new PQueue({ concurrency }),
     write: new PQueue({ concurrency }),
@@ -246,7 +252,12 @@ export function createClient(options: ClientOptions): TmsClient {
         try {
           let res: RawResponse;
           try {
-            res = await sendOnce(agent, { url, method: ep.method, headers, body, timeoutMs, clock, signal });
+            try {
+              res = await sendOnce(agent, { url, method: ep.method, headers, body, timeoutMs, clock, signal });
+            } finally {
+              // the answer is in: the slot (and the rate window's mark) is free before parsing
+              release();
+            }
           } catch (err) {
             if (err instanceof TransportError) {
               const code = err.kind === 'aborted' ? 'aborted' : err.kind;
@@ -301,7 +312,6 @@ export function createClient(options: ClientOptions): TmsClient {
           return parsed.data;
         } finally {
           event.durationMs = clock.now() - start;
-          release();
           options.onEvent?.(event);
         }
       },
@@ -372,53 +382,20 @@ export function createClient(options: ClientOptions): TmsClient {
     }
   }
 
-  async function* paginate(name: string, req: CallRequest = {}): AsyncGenerator<unknown> {
+  function paginate(name: string, req: CallRequest = {}): AsyncGenerator<unknown> {
     const ep = lookup(name);
-    const key = listKey(ep.name);
-    const base = { ...(req.query ?? {}) };
-    let query: Record<string, string | number | undefined> = { ...base, page_size: pageSize };
-    let sizeSent = true;
-    const seen = new Set<string>();
-    let first = true;
-    for (;;) {
-      let page: { data: Record<string, unknown[]>; page_info?: { next?: string | null } };
-      try {
-        page = (await run(name, { ...req, priority: req.priority ?? 1 }, query)) as typeof page;
-      } catch (err) {
-        // a refused page size: fall back to the service's default once, on the first page only
-        if (first && sizeSent && err instanceof ApiError && err.code === 'invalid_request' && (err.status === 400 || err.status === 422)) {
-          sizeSent = false;
-          query = { ...base };
-          continue;
-        }
-        throw err;
-      }
-      first = false;
-      for (const item of page.data[key] ?? []) yield item;
-      const next = page.page_info?.next;
-      if (!next) return;
-      if (seen.has(next)) {
-        throw new TmsyncError('pagination_loop', `${ep.method} ${ep.path}: the service sent the same next page twice`, {
-          hint: 'the service paginates inconsistently; try again, or lower page_size',
-          details: { endpoint: ep.name },
-        });
-      }
-      seen.add(next);
-      query = nextQuery(next, base, sizeSent);
-    }
-  }
-
-  /** The query of the next page: a URL's own parameters (its host is never trusted with the key), or a cursor. */
-  function nextQuery(next: string, base: Record<string, string | number | undefined>, sizeSent: boolean) {
-    const looksLikeUrl = /^https?:\/\//i.test(next) || next.startsWith('/') || next.startsWith('?');
-    const q: Record<string, string | number | undefined> = {};
-    if (looksLikeUrl) {
-      const u = new URL(next, `${baseUrl}/`);
-      for (const [k, v] of u.searchParams) q[k] = v;
-      if (sizeSent && q.page_size === undefined) q.page_size = pageSize;
-      return q;
-    }
-    return { ...base, ...(sizeSent ? { page_size: pageSize } : {}), [cursorParam]: next };
+    // pages go first within the read lane: a list is a chain, a waiting page delays all after it
+    const pageReq: CallRequest = { ...req, priority: req.priority ?? 1 };
+    return paginatePages((q) => run(name, pageReq, q) as Promise<PageShape>, {
+      key: listKey(ep.name),
+      base: { ...(req.query ?? {}) },
+      pageSize,
+      cursorParam,
+      baseUrl,
+      prefetch: options.prefetchPages ?? concurrency,
+      describe: `${ep.method} ${ep.path}`,
+      endpoint: ep.name,
+    });
   }
 
   return {

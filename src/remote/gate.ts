@@ -9,11 +9,15 @@ export interface GateOptions {
   concurrency: number;
   clock: Clock;
   /**
-   * Extra time added to the window, in ms: the service counts a request when it arrives, a little
-   * after we start it, so a window exactly as long as the service's runs into refusals (each one
-   * costs a whole Retry-After). Grows on each refusal, see `widen`. @default 3 % of the window
+   * Extra time added to the window, in ms. Grows on each refusal (`widen`) and shrinks back to
+   * this as starts go through without one. @default 0
    */
   marginMs?: number;
+  /**
+   * How long after its start a request may still reach the service, as a fraction of the window
+   * (see `RequestGate`). @default 0.25
+   */
+  arrivalSlack?: number;
 }
 
 /** A granted start: `at` is when it was granted (clock ms), `release` gives the slot back once. */
@@ -32,18 +36,27 @@ interface Waiter {
 
 /**
  * The one budget both lanes share: at most `concurrency` requests in flight and at most
- * `floor(rate)` starts in any sliding window of `floor(rate)/rate` seconds (8 in any second by
+ * `floor(rate)` requests in any sliding window of `floor(rate)/rate` seconds (8 in any second by
  * default). When both lanes wait, they take turns, so a long burst of writes cannot starve reads.
  * The service can push back: `pauseUntil` (Retry-After, a rate-limit answer) holds every start.
+ *
+ * The service counts a request when it arrives, which is some time after we start it (connection
+ * set-up, its queue, our own busy event loop). A window kept on start times alone would run into
+ * refusals at a pace equal to the service's limit, and each refusal costs a whole Retry-After. So a
+ * finished request counts from the moment its answer came back (it surely arrived before that),
+ * but no later than `arrivalSlack` of a window after its start (so a slow answer does not hold the
+ * budget); a request still in flight counts from its start.
  */
 export class RequestGate {
   private cap: number;
-  private windowMs: number;
+  private readonly windowMs: number;
+  private readonly baseMarginMs: number;
   private marginMs: number;
+  private readonly slackMs: number;
   private readonly concurrency: number;
   private readonly clock: Clock;
-  /** start times of the last `cap` grants, oldest first */
-  private readonly starts: number[] = [];
+  /** the time each of the last `cap` requests counts from, in grant order */
+  private readonly marks: { t: number }[] = [];
   private readonly waiting: Record<Lane, Waiter[]> = { read: [], write: [] };
   private lastLane: Lane = 'write';
   private inFlight = 0;
@@ -54,7 +67,9 @@ export class RequestGate {
     if (!(options.rate > 0)) throw new RangeError('rate must be > 0');
     this.cap = Math.max(1, Math.floor(options.rate));
     this.windowMs = (this.cap / options.rate) * 1000;
-    this.marginMs = options.marginMs ?? this.windowMs * 0.03;
+    this.baseMarginMs = options.marginMs ?? 0;
+    this.marginMs = this.baseMarginMs;
+    this.slackMs = (options.arrivalSlack ?? 0.25) * this.windowMs;
     this.concurrency = Math.max(1, Math.floor(options.concurrency));
     this.clock = options.clock;
   }
@@ -94,27 +109,25 @@ export class RequestGate {
   }
 
   /**
-   * The service refused for rate although the window was respected: its clock sees our requests
-   * later than we send them (its own queueing). Each refusal stretches the window a little (2 %,
-   * up to 25 %), so the pace settles just under the service's limit instead of hitting it again.
+   * The service refused for rate although the window was respected: it sees our requests later
+   * than we count them. Each refusal stretches the window by 5 % (up to 30 %); starts that go
+   * through shrink it back slowly, so the pace settles just under the service's limit.
    */
   widen(): void {
-    this.marginMs = Math.min(this.marginMs + this.windowMs * 0.02, this.windowMs * 0.25);
+    this.marginMs = Math.min(this.marginMs + this.windowMs * 0.05, this.windowMs * 0.3);
   }
 
   /**
    * What the service says of its budget (`x-tms-api-limit`, `-remaining`, `-reset`). A limit below
-   * ours (per window) becomes ours. When its remaining budget is lower than our own accounting explains (another
-   * client shares the key) and at or below `threshold`, the rest of the budget is spread over the
-   * time to reset.
+   * ours (per window) becomes ours. When its remaining budget is lower than our own accounting
+   * explains (another client shares the key) and at or below `threshold`, the rest of the budget is
+   * spread over the time to reset.
    */
   noteBudget(b: { limit?: number; remaining: number; resetMs?: number; threshold: number }): void {
-    if (b.limit !== undefined && b.limit >= 1 && b.limit < this.cap) {
-      this.cap = Math.floor(b.limit);
-    }
+    if (b.limit !== undefined && b.limit >= 1 && b.limit < this.cap) this.cap = Math.floor(b.limit);
     if (b.remaining > b.threshold) return;
     const now = this.clock.now();
-    const ours = this.starts.filter((t) => t > now - this.windowMs - this.marginMs).length;
+    const ours = this.marks.filter((m) => m.t > now - this.windowMs - this.marginMs).length;
     if (b.remaining >= this.cap - ours) return;
     const reset = b.resetMs ?? this.windowMs;
     this.pauseUntil(now + reset / (Math.max(0, b.remaining) + 1));
@@ -134,7 +147,11 @@ export class RequestGate {
 
   private earliestStart(): number {
     let t = this.pausedUntil;
-    if (this.starts.length >= this.cap) t = Math.max(t, this.starts[this.starts.length - this.cap] + this.windowMs + this.marginMs);
+    if (this.marks.length >= this.cap) {
+      // the cap-th most recent mark must have left the window
+      const times = this.marks.map((m) => m.t).sort((a, b) => b - a);
+      t = Math.max(t, times[this.cap - 1] + this.windowMs + this.marginMs);
+    }
     return t;
   }
 
@@ -153,14 +170,19 @@ export class RequestGate {
       if (w.onAbort) w.signal?.removeEventListener('abort', w.onAbort);
       this.lastLane = lane;
       this.inFlight++;
-      this.starts.push(now);
-      if (this.starts.length > this.cap) this.starts.splice(0, this.starts.length - this.cap);
+      const mark = { t: now };
+      this.marks.push(mark);
+      if (this.marks.length > this.cap) this.marks.splice(0, this.marks.length - this.cap);
+      if (this.marginMs > this.baseMarginMs) {
+        this.marginMs = Math.max(this.baseMarginMs, this.marginMs - this.windowMs * 0.001);
+      }
       let released = false;
       w.resolve({
         at: now,
         release: () => {
           if (released) return;
           released = true;
+          mark.t = Math.min(this.clock.now(), mark.t + this.slackMs);
           this.inFlight--;
           this.pump();
         },

@@ -36,6 +36,13 @@ export interface ClientOptions {
   apiKeyVar?: string;
   /** requests started per second, both lanes together, over a sliding window @default 8 */
   rateLimit?: number;
+  /**
+   * Slack added to the rate window, as a fraction of it. A request already counts from the moment
+   * its answer came back (it reached the service before that), so none is needed against the
+   * emulator; the slack grows by 0.05 on each refusal (up to 0.3) and shrinks back as requests
+   * go through. @default 0
+   */
+  rateMargin?: number;
   /** requests in flight at once, both lanes together @default 4 */
   concurrency?: number;
   /** `page_size` sent on every list request @default 100 */
@@ -55,6 +62,12 @@ export interface ClientOptions {
    * time to `x-tms-api-reset` instead of running into a refusal @default concurrency
    */
   lowRemainingThreshold?: number;
+  /**
+   * Pages of one list read ahead when `next` is a URL with a page number and `total_count` says
+   * where the list ends (the document's form); 0 follows `next` one page at a time. Opaque cursors
+   * are always followed one at a time. @default concurrency
+   */
+  prefetchPages?: number;
   /** query parameter that carries an opaque `next` cursor back @default 'cursor' */
   cursorParam?: string;
   /** @default systemClock */

@@ -47,6 +47,65 @@ describe('pagination', () => {
     expect(new Set(pages).size).toBe(pages.length);
   });
 
+  it('reads the known remaining pages ahead, a few at a time, and hands the items out in order', async () => {
+    const items = Array.from({ length: 100 }, (_, i) => lookup(i));
+    let inFlight = 0;
+    let most = 0;
+    const { server, client } = await setup(
+      async (r) => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        // later pages answer faster: order must come from the client, not the arrival
+        await new Promise((res) => setTimeout(res, 30 - Number(r.query.get('page') ?? 1)));
+        inFlight--;
+        return { json: pageOf('types', items, r, '') };
+      },
+      { pageSize: 10, prefetchPages: 3, rateLimit: 1000 },
+    );
+    const got = [];
+    for await (const x of client.paginate('listCaseTypes')) got.push(x.id);
+    expect(got).toEqual(items.map((x) => x.id));
+    expect(server.log).toHaveLength(10);
+    expect(most).toBe(3);
+    expect(new Set(server.log.map((r) => r.query.get('page') ?? '1')).size).toBe(10);
+  });
+
+  it('follows next past the planned pages when items were added meanwhile', async () => {
+    const items = Array.from({ length: 20 }, (_, i) => lookup(i));
+    const { server, client } = await setup(
+      (r) => {
+        // page 2 was planned as the last; by the time it is read, five more items exist
+        if (r.query.get('page') === '2') items.push(...Array.from({ length: 5 }, (_, i) => lookup(100 + i)));
+        return { json: pageOf('types', items, r, '') };
+      },
+      { pageSize: 10, rateLimit: 1000 },
+    );
+    const got = [];
+    for await (const x of client.paginate('listCaseTypes')) got.push(x.id);
+    expect(got).toHaveLength(25);
+    expect(server.log.map((r) => r.query.get('page') ?? '1')).toEqual(['1', '2', '3']);
+  });
+
+  it('follows next strictly one page at a time with prefetchPages 0', async () => {
+    const items = Array.from({ length: 40 }, (_, i) => lookup(i));
+    let inFlight = 0;
+    let most = 0;
+    const { client } = await setup(
+      async (r) => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        await new Promise((res) => setTimeout(res, 5));
+        inFlight--;
+        return { json: pageOf('types', items, r, '') };
+      },
+      { pageSize: 10, prefetchPages: 0, rateLimit: 1000 },
+    );
+    const got = [];
+    for await (const x of client.paginate('listCaseTypes')) got.push(x);
+    expect(got).toHaveLength(40);
+    expect(most).toBe(1);
+  });
+
   it('treats a next value that is not a URL as an opaque cursor and sends it back with the page size', async () => {
     const { server, client } = await setup((r) => {
       const cursor = r.query.get('cursor');

@@ -23,14 +23,21 @@ describe('RequestGate', () => {
     expect(log.map((x) => x.at)).toEqual([0, 0, 1000, 1000, 2000]);
   });
 
-  it('leaves a default margin of 3 % of the window, since the service counts a request when it arrives', async () => {
+  it('counts a finished request from when its answer came back, but no later than the slack after its start', async () => {
     const clock = manualClock();
     const gate = new RequestGate({ rate: 1, concurrency: 4, clock });
     const { log, take } = starter(gate, clock);
-    void take('read', 'a');
+    const first = await take('read', 'a', true);
+    await clock.advance(40);
+    first.release(); // answered after 40 ms: it reached the service at most then
     void take('read', 'b');
     await clock.advance(5000);
-    expect(log.map((x) => x.at)).toEqual([0, 1030]);
+    const slow = await take('read', 'c', true);
+    await clock.advance(900);
+    slow.release(); // a slow answer counts at most 250 ms (a quarter window) after its start
+    void take('read', 'd');
+    await clock.advance(5000);
+    expect(log.map((x) => x.at)).toEqual([0, 1040, 5040, 6290]);
   });
 
   it('lets a higher priority go first within a lane, first come first served among equals', async () => {
@@ -101,11 +108,15 @@ describe('RequestGate', () => {
     const clock = manualClock();
     const gate = new RequestGate({ rate: 1, concurrency: 4, clock, marginMs: 0 });
     const { log, take } = starter(gate, clock);
+    await take('read', 'a');
     gate.widen();
-    void take('read', 'a');
     void take('read', 'b');
     await clock.advance(5000);
-    expect(log.map((x) => x.at)).toEqual([0, 1020]);
+    expect(log.map((x) => x.at)).toEqual([0, 1050]);
+    // starts that go through shrink the stretch back
+    for (let i = 0; i < 60; i++) void take('read', `x${i}`);
+    await clock.advance(120_000);
+    expect(log[log.length - 1].at - log[log.length - 2].at).toBe(1000);
   });
 
   it('slows down when the service has less budget left than our own starts explain', async () => {

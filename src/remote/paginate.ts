@@ -1,0 +1,122 @@
+import { TmsyncError } from '../errors.js';
+import { ApiError } from './api-error.js';
+
+export type Query = Record<string, string | number | undefined>;
+
+export interface PageShape {
+  data: Record<string, unknown>;
+  page_info?: { next?: string | null; page_size?: number; total_count?: number };
+}
+
+export interface PaginateOptions {
+  /** the key of `data` that holds the items */
+  key: string;
+  /** the caller's filters */
+  base: Query;
+  /** `page_size` to send */
+  pageSize: number;
+  /** the parameter an opaque cursor goes back in */
+  cursorParam: string;
+  /** URLs in `next` are resolved against it; only their query is used */
+  baseUrl: string;
+  /**
+   * Pages fetched ahead when `next` is a URL with a `page` number and `total_count` is known:
+   * the remaining page numbers are then certain, and reading them one by one would make a long
+   * list a chain of round trips. 0 follows `next` strictly one page at a time.
+   */
+  prefetch: number;
+  /** for messages: `GET /projects/:project_id/test_cases` */
+  describe: string;
+  endpoint: string;
+}
+
+function looksLikeUrl(next: string): boolean {
+  return /^https?:\/\//i.test(next) || next.startsWith('/') || next.startsWith('?');
+}
+
+/** The query of the next page: a URL's own parameters (its host is never trusted with the key), or a cursor. */
+export function nextQuery(next: string, o: PaginateOptions, sizeSent: boolean): Query {
+  if (looksLikeUrl(next)) {
+    const q: Query = {};
+    for (const [k, v] of new URL(next, `${o.baseUrl}/`).searchParams) q[k] = v;
+    if (sizeSent && q.page_size === undefined) q.page_size = o.pageSize;
+    return q;
+  }
+  return { ...o.base, ...(sizeSent ? { page_size: o.pageSize } : {}), [o.cursorParam]: next };
+}
+
+function canonical(q: Query): string {
+  return JSON.stringify(Object.entries(q).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/** The page numbers still to read, when `next` names one and the total says where the list ends. */
+function pagePlan(q: Query, info: PageShape['page_info']): { from: number; to: number } | undefined {
+  const from = Number(q.page);
+  const size = info?.page_size;
+  const total = info?.total_count;
+  if (!Number.isInteger(from) || from < 1 || !size || size < 1 || total === undefined) return undefined;
+  const to = Math.ceil(total / size);
+  return to >= from ? { from, to } : undefined;
+}
+
+const refusedSize = (err: unknown) =>
+  err instanceof ApiError && err.code === 'invalid_request' && (err.status === 400 || err.status === 422);
+
+/**
+ * Every item of a paginated list. Sends `page_size` (and falls back to the service's default once
+ * if the first page refuses it), follows `next` until it is empty or null, and reads no page twice
+ * (a service that sends one again stops the walk with `pagination_loop`).
+ */
+export async function* paginatePages(fetchPage: (q: Query) => Promise<PageShape>, o: PaginateOptions): AsyncGenerator<unknown> {
+  const seen = new Set<string>();
+  const fetchOnce = (q: Query) => {
+    const k = canonical(q);
+    if (seen.has(k)) {
+      throw new TmsyncError('pagination_loop', `${o.describe}: the service sent the same page twice`, {
+        hint: 'the service paginates inconsistently; try again, or lower page_size',
+        details: { endpoint: o.endpoint },
+      });
+    }
+    seen.add(k);
+    return fetchPage(q);
+  };
+  const items = (p: PageShape) => (p.data[o.key] as unknown[] | undefined) ?? [];
+
+  let sizeSent = true;
+  let page: PageShape;
+  try {
+    page = await fetchOnce({ ...o.base, page_size: o.pageSize });
+  } catch (err) {
+    if (!refusedSize(err)) throw err;
+    sizeSent = false;
+    page = await fetchOnce({ ...o.base });
+  }
+  yield* items(page);
+
+  for (;;) {
+    const next = page.page_info?.next;
+    if (!next) return;
+    const q = nextQuery(next, o, sizeSent);
+    const plan = o.prefetch > 0 ? pagePlan(q, page.page_info) : undefined;
+    if (!plan) {
+      page = await fetchOnce(q);
+      yield* items(page);
+      continue;
+    }
+    // the remaining pages are known: keep `prefetch` of them in flight, hand them out in order
+    const pending: Promise<PageShape>[] = [];
+    let upcoming = plan.from;
+    const startNext = () => {
+      const p = fetchOnce({ ...q, page: String(upcoming++) });
+      p.catch(() => undefined); // awaited in order below; an early failure must not go unhandled
+      pending.push(p);
+    };
+    while (pending.length < o.prefetch && upcoming <= plan.to) startNext();
+    while (pending.length > 0) {
+      page = await pending.shift()!;
+      while (pending.length < o.prefetch && upcoming <= plan.to) startNext();
+      yield* items(page);
+    }
+    // the last page's `next` is followed as usual (items may have been added meanwhile)
+  }
+}
