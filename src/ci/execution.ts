@@ -144,13 +144,19 @@ export async function waitForExecution(client: TmsClient, runId: string, options
 
   for (;;) {
     polls++;
+    // a poll (with the client's own retries) must not outlive the deadline
+    const pollDeadline = AbortSignal.timeout(Math.max(1, deadline - clock.now()));
+    const signal = options.signal ? AbortSignal.any([options.signal, pollDeadline]) : pollDeadline;
     try {
-      last = await getExecution(client, runId, options.signal);
+      last = await getExecution(client, runId, signal);
       options.onPoll?.(last);
       if (isCompleted(last)) {
         return { outcome: classifyResult(last.result), run: last, polls, transientErrors, elapsedMs: clock.now() - start };
       }
     } catch (err) {
+      if (pollDeadline.aborted && !options.signal?.aborted) {
+        return { outcome: 'timeout', run: last, polls, transientErrors, elapsedMs: clock.now() - start };
+      }
       if (!isTransient(err)) throw err;
       transientErrors++;
       options.onTransientError?.(err as ApiError);

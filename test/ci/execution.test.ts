@@ -116,6 +116,30 @@ describe('waitForExecution', () => {
     expect(formatCounts(r.run)).toBe('no status was read');
   });
 
+  it('ends with a timeout when a poll (and the client retrying it) is still hanging at the deadline', async () => {
+    const hanging = {
+      call: (_name: string, req: { signal?: AbortSignal }) =>
+        new Promise((_, reject) => {
+          req.signal?.addEventListener('abort', () => reject(new ApiError({ code: 'aborted', method: 'GET', path: '/x' })), { once: true });
+        }),
+    } as unknown as TmsClient;
+    const r = await waitForExecution(hanging, '4711', { timeoutMs: 50, pollMs: 10 });
+    expect(r.outcome).toBe('timeout');
+    expect(r.polls).toBe(1);
+  });
+
+  it('passes a Ctrl-C through as an error instead of calling it a timeout', async () => {
+    const ctrlC = new AbortController();
+    const hanging = {
+      call: (_name: string, req: { signal?: AbortSignal }) =>
+        new Promise((_, reject) => {
+          req.signal?.addEventListener('abort', () => reject(new ApiError({ code: 'aborted', method: 'GET', path: '/x' })), { once: true });
+          ctrlC.abort();
+        }),
+    } as unknown as TmsClient;
+    await expect(waitForExecution(hanging, '4711', { timeoutMs: 60_000, signal: ctrlC.signal })).rejects.toMatchObject({ code: 'aborted' });
+  });
+
   it('throws a non-transient failure (an unknown run) at once', async () => {
     const { client, calls } = scriptedClient([
       new ApiError({ code: 'not_found', status: 404, method: 'GET', path: '/api/v1/execution_results/4711' }),
