@@ -141,6 +141,19 @@ describe('tmsync plan against the emulator', () => {
     }
   });
 
+  it('exits 1 on a file the loader rejects, listing it and printing no plan', async () => {
+    const file = join(root, 'cases/Auth/broken.yaml');
+    await writeFile(file, 'title: [unclosed\n');
+    try {
+      const r = await tmsync(root, 'plan', '--json');
+      expect(r.code).toBe(1);
+      expect(r.err).toMatch(/cases\/Auth\/broken\.yaml:\d+:\d+ /);
+      expect(JSON.parse(r.out).problems.length).toBeGreaterThan(0);
+    } finally {
+      await rm(file);
+    }
+  });
+
   it('exits 1 for an id the service does not have, naming the file', async () => {
     const file = join(root, 'cases/Auth/ghost.yaml');
     await writeFile(file, 'id: DEMO-9999\ntitle: Ghost\n');

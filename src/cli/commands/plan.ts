@@ -37,17 +37,30 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
       message: p.severity === 'warning' ? `warning: ${p.message}` : p.message,
     });
 
-    const loaded = await loadRepository(root, config);
+    // the service is read while the files are: both take seconds on a large repository, and the
+    // reads are paced by the rate limit anyway; bad files stop the reads
+    const stop = new AbortController();
+    const signal = io.signal ? AbortSignal.any([io.signal, stop.signal]) : stop.signal;
+    const remote = (async () => {
+      const project = await resolveProject(client, target.projectRef);
+      return fetchState(client, project.id, { scope: config.scope, signal });
+    })();
+    remote.catch(() => undefined);
+
+    const loaded = await loadRepository(root, config).catch((err: unknown) => {
+      stop.abort();
+      throw err;
+    });
     const loadErrors = loaded.problems.filter((p) => p.severity !== 'warning');
     for (const p of loaded.problems) io.stderr(formatProblem(shown(p)));
     if (loadErrors.length > 0) {
+      stop.abort();
+      await remote.catch(() => undefined);
       if (options.json) io.stdout(JSON.stringify({ problems: loaded.problems }));
       io.stderr(`Error: ${count(loadErrors.length, 'problem')} in the tests repository; fix the files listed (\`tmsync validate\` checks them offline).`);
       return 1;
     }
-
-    const project = await resolveProject(client, target.projectRef);
-    const actual = await fetchState(client, project.id, { scope: config.scope, signal: io.signal });
+    const actual = await remote;
     const { plan, problems } = buildPlan(loaded.state, actual, { prune: options.prune ?? false, allowRecreate: options.allowRecreate ?? false });
     if (problems.length > 0) {
       for (const p of problems) io.stderr(formatProblem(shown(p)));
