@@ -1,19 +1,17 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs';
-import { join } from 'node:path';
 import type { Problem } from '../errors.js';
 import type { DesiredCase, DesiredFolder, DesiredState, DesiredStepGroup } from '../model.js';
-import { parseCaseFile, parseStepGroupFile, type Parsed } from './case-file.js';
+import type { Parsed } from './case-file.js';
 import type { TmsyncConfig } from './config.js';
 import { crossFileProblems } from './cross-checks.js';
-import { folderNameProblem, parseFolderFile, type ParsedFolderFile } from './folder-file.js';
-import { byName, listStepGroupFiles, mapLimit, walkCasesDir } from './walk.js';
+import { folderNameProblem, type ParsedFolderFile } from './folder-file.js';
+import { parseFiles, type ParseFilesOptions, type ParseJob } from './parse-files.js';
+import { byName, listStepGroupFiles, walkCasesDir } from './walk.js';
 import { sortProblems } from './yaml-source.js';
 
 export { sortProblems };
 
-/** Files read at once: enough to hide disk latency, few enough to stay far from EMFILE. */
-const READ_CONCURRENCY = 64;
+export type LoadRepositoryOptions = ParseFilesOptions;
 
 export interface LoadRepositoryResult {
   state: DesiredState;
@@ -28,14 +26,14 @@ const stemOf = (file: string) => file.slice(file.lastIndexOf('/') + 1).replace(/
  * comes back as problems, and the items it affects are left out of the state. Only I/O failures
  * (permissions, a vanished disk) throw.
  */
-export async function loadRepository(root: string, config: TmsyncConfig): Promise<LoadRepositoryResult> {
+export async function loadRepository(
+  root: string,
+  config: TmsyncConfig,
+  options: LoadRepositoryOptions = {},
+): Promise<LoadRepositoryResult> {
   const problems: Problem[] = [];
-  const contents = new Map<string, string>();
-  const read = async (rel: string) => {
-    const text = await readText(join(root, rel));
-    contents.set(rel, text);
-    return text;
-  };
+  /** relative path → sha256 of the content, for contentHash */
+  const hashes = new Map<string, string>();
 
   const walked = await walkCasesDir(root, config.casesDir);
   if (!walked) {
@@ -74,15 +72,17 @@ export async function loadRepository(root: string, config: TmsyncConfig): Promis
 
   // 1. _folder.yaml files: names decide folder paths and scope
   const folderFiles = new Map<string, ParsedFolderFile>();
-  await mapLimit(
-    dirs.filter((d) => d.folderFile),
-    READ_CONCURRENCY,
-    async (d) => {
-      const { parsed, problems: ps } = parseFolderFile(d.folderFile!, await read(d.folderFile!));
-      problems.push(...ps);
-      if (parsed) folderFiles.set(d.rel, parsed);
-    },
+  const withFolderFile = dirs.filter((d) => d.folderFile);
+  const folderResults = await parseFiles(
+    root,
+    withFolderFile.map((d) => ({ kind: 'folder', rel: d.folderFile! })),
+    options,
   );
+  for (const [i, r] of folderResults.entries()) {
+    hashes.set(r.rel, r.hash);
+    problems.push(...r.problems);
+    if (r.parsed) folderFiles.set(withFolderFile[i].rel, r.parsed as ParsedFolderFile);
+  }
 
   // 2. the folder tree, with names checked and scope applied
   const folders: DesiredFolder[] = [];
@@ -161,21 +161,17 @@ export async function loadRepository(root: string, config: TmsyncConfig): Promis
     });
   }
 
-  // 3. cases and step groups
-  const caseJobs = dirs.flatMap((d) => {
+  // 3. cases and step groups, parsed in one batch (in worker threads when there are many)
+  const caseFolders = new Map<string, DesiredFolder>();
+  const jobs: ParseJob[] = [];
+  for (const d of dirs) {
     const folder = folderByRel.get(d.rel);
-    return folder ? d.caseFiles.map((file) => ({ file, folder })) : [];
-  });
-  const parsedCases: Parsed<DesiredCase>[] = [];
-  await mapLimit(caseJobs, READ_CONCURRENCY, async ({ file, folder }) => {
-    const { parsed, problems: ps } = parseCaseFile(file, await read(file));
-    if (ps.length > 0) problems.push(...ps);
-    if (parsed) {
-      parsed.item.folderPath = folder.path;
-      parsedCases.push(parsed);
+    if (!folder) continue;
+    for (const rel of d.caseFiles) {
+      caseFolders.set(rel, folder);
+      jobs.push({ kind: 'case', rel });
     }
-  });
-
+  }
   const sg = await listStepGroupFiles(root, config.stepGroupsDir);
   for (const dir of sg.nested) {
     problems.push({
@@ -187,12 +183,22 @@ export async function loadRepository(root: string, config: TmsyncConfig): Promis
       severity: 'warning',
     });
   }
+  for (const rel of sg.files) jobs.push({ kind: 'step_group', rel, key: stemOf(rel) });
+
+  const parsedCases: Parsed<DesiredCase>[] = [];
   const parsedGroups: Parsed<DesiredStepGroup>[] = [];
-  await mapLimit(sg.files, READ_CONCURRENCY, async (file) => {
-    const { parsed, problems: ps } = parseStepGroupFile(file, stemOf(file), await read(file));
-    problems.push(...ps);
-    if (parsed) parsedGroups.push(parsed);
-  });
+  for (const [i, r] of (await parseFiles(root, jobs, options)).entries()) {
+    hashes.set(r.rel, r.hash);
+    if (r.problems.length > 0) problems.push(...r.problems);
+    if (!r.parsed) continue;
+    if (jobs[i].kind === 'case') {
+      const parsed = r.parsed as Parsed<DesiredCase>;
+      parsed.item.folderPath = caseFolders.get(r.rel)!.path;
+      parsedCases.push(parsed);
+    } else {
+      parsedGroups.push(r.parsed as Parsed<DesiredStepGroup>);
+    }
+  }
 
   parsedCases.sort((a, b) => byName(a.item.file, b.item.file));
   parsedGroups.sort((a, b) => byName(a.item.file, b.item.file));
@@ -207,27 +213,19 @@ export async function loadRepository(root: string, config: TmsyncConfig): Promis
     folders,
     cases: parsedCases.map((c) => c.item),
     stepGroups: parsedGroups.map((g) => g.item),
-    contentHash: hashContents(contents),
+    contentHash: hashContents(hashes),
   };
   return { state, problems: sortProblems(problems) };
 }
 
-/**
- * The callback `readFile`: for thousands of small files it costs half of what the FileHandle
- * based `fs/promises` version does (no handle object, fewer round trips to the thread pool).
- */
-function readText(file: string): Promise<string> {
-  return new Promise((resolve, reject) => readFile(file, 'utf8', (err, text) => (err ? reject(err) : resolve(text))));
-}
-
-/** sha256 over relative paths and contents, in path order. */
-export function hashContents(contents: ReadonlyMap<string, string>): string {
+/** sha256 over relative paths and the sha256 of each file's content, in path order. */
+export function hashContents(fileHashes: ReadonlyMap<string, string>): string {
   const h = createHash('sha256');
-  for (const rel of [...contents.keys()].sort(byName)) {
+  for (const rel of [...fileHashes.keys()].sort(byName)) {
     h.update(rel);
     h.update('\u0000');
-    h.update(contents.get(rel)!);
-    h.update('\u0000');
+    h.update(fileHashes.get(rel)!);
+    h.update('\n');
   }
   return h.digest('hex');
 }
