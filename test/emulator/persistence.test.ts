@@ -42,3 +42,10 @@ describe('storage', () => {
     }
   });
 });
+
+describe('storage errors', () => {
+  it('refuses a --db file in a missing directory with emulator_db_unavailable', async () => {
+    const err = await startEmulator({ db: join(tmpdir(), 'no-such-dir-tmsync', 'x', 'emu.sqlite'), apiKeys: [KEY] }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'emulator_db_unavailable' });
+  });
+});

@@ -45,7 +45,7 @@ async function loadEmulator(): Promise<typeof import('../../emulator/index.js')>
     return await import('../../emulator/index.js');
   } catch (err) {
     throw new TmsyncError('emulator_unavailable', `the emulator cannot start: ${err instanceof Error ? err.message : String(err)}`, {
-      hint: 'its optional dependencies are missing or not built for this platform: npm install better-sqlite3 fastify @fastify/multipart',
+      hint: 'its optional dependencies are missing or not built for this platform: npm install better-sqlite3 fastify',
       cause: err,
     });
   }
@@ -81,6 +81,14 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
   } catch (err) {
     if (err instanceof TmsyncError) throw err;
     const code = (err as { code?: string }).code;
+    const message = err instanceof Error ? err.message : String(err);
+    // better-sqlite3 loads its native addon on first use, so a broken build surfaces here
+    if (code === 'ERR_DLOPEN_FAILED' || /better_sqlite3\.node|bindings file/.test(message)) {
+      throw new TmsyncError('emulator_unavailable', `the emulator cannot start: ${message}`, {
+        hint: 'better-sqlite3 is not built for this platform: npm install better-sqlite3 fastify',
+        cause: err,
+      });
+    }
     if (code === 'EADDRINUSE') {
       throw new TmsyncError('port_in_use', `port ${port} on ${emulatorOptions.host} is already in use`, {
         hint: 'pick another with --port, or --port 0 for a free one',

@@ -11,8 +11,16 @@ export type { SqliteDatabase };
  * across process crashes in WAL mode, which is what an emulator needs.
  */
 export function openDatabase(file: string | undefined): SqliteDatabase {
-  const db = new Database(file ?? ':memory:');
-  if (file) db.pragma('journal_mode = WAL');
+  let db: SqliteDatabase;
+  try {
+    db = new Database(file ?? ':memory:');
+    if (file) db.pragma('journal_mode = WAL');
+  } catch (err) {
+    throw new TmsyncError('emulator_db_unavailable', `cannot open the database ${file}: ${err instanceof Error ? err.message : String(err)}`, {
+      hint: 'check that the directory exists and is writable, or use --memory',
+      cause: err,
+    });
+  }
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
