@@ -112,6 +112,10 @@ describe('folders', () => {
     expect(g.body.data.folder.children.map((f: any) => [f.name, f.order])).toEqual([['z2', 0], ['x', 1], ['y', 2]]);
     const nameOnly = await http.put(`/projects/DEMO/folders/${ids[0]}`, { name: 'x2' });
     expect(nameOnly.body.data.folder).toMatchObject({ name: 'x2', order: 1 });
+    const unset = await http.put(`/projects/DEMO/folders/${ids[0]}`, { order: -1 });
+    expect(unset.body.data.folder).toMatchObject({ name: 'x2', order: 1 });
+    const last = await http.put(`/projects/DEMO/folders/${ids[2]}`, { order: 99 });
+    expect(last.body.data.folder.order).toBe(2);
   });
 
   it('lists folders flat with empty children and a parent id', async () => {

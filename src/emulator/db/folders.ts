@@ -77,7 +77,8 @@ export function updateFolder(
     ctx
       .stmt('UPDATE folders SET name = coalesce(?, name), updated_at = ? WHERE id = ?')
       .run(patch.name ?? null, ctx.nowSec(), folder.id);
-    if (patch.order !== undefined) place(ctx, folder.project_id, folder.id, folder.parent_id, patch.order);
+    // `order: -1` means "unset" on the live service: the folder keeps its place
+    if (patch.order !== undefined && patch.order >= 0) place(ctx, folder.project_id, folder.id, folder.parent_id, patch.order);
     return findFolder(ctx, folder.project_id, folder.id)!;
   });
 }
