@@ -92,13 +92,18 @@ function repository(baseUrl, cases, folders, rate, concurrency) {
 /** Runs the CLI in `cwd`; returns exit code, wall ms, stderr and the child's peak RSS (bytes). */
 function tmsync(cwd, argv) {
   // a tiny wrapper so the child reports its own peak RSS when it ends
-  const wrapper = `
-    const { main } = await import(${JSON.stringify(join(root, 'dist', 'cli', 'main.js'))});
-    const code = await main(['node', 'tmsync', ...${JSON.stringify(argv)}]);
-    process.stderr.write('\\nBENCH_MAXRSS ' + process.resourceUsage().maxRSS + '\\n');
-    process.exitCode = code;`;
+  // (a file, not `-e`: worker threads inherit the exec arguments and refuse `--input-type`)
+  const wrapper = join(mkdtempSync(join(tmpdir(), 'tmsync-bench-cli-')), 'cli.mjs');
+  writeFileSync(
+    wrapper,
+    `const { main } = await import(${JSON.stringify(join(root, 'dist', 'cli', 'main.js'))});
+const code = await main(['node', 'tmsync', ...${JSON.stringify(argv)}]);
+process.stderr.write('\\nBENCH_MAXRSS ' + process.resourceUsage().maxRSS + '\\n');
+process.exitCode = code;
+`,
+  );
   const t0 = performance.now();
-  const child = spawn(process.execPath, ['--input-type=module', '-e', wrapper], {
+  const child = spawn(process.execPath, [wrapper], {
     cwd,
     env: { ...process.env, TMSYNC_API_KEY: KEY, NO_COLOR: '1' },
     stdio: ['ignore', 'ignore', 'pipe'],
