@@ -1,6 +1,9 @@
 import type { Problem } from '../errors.js';
-import type { ActualState } from '../model.js';
+import type { ActualState, DesiredState } from '../model.js';
 import { buildPlan, type Plan } from '../plan/index.js';
+import { normalizeText, normalizeTitle } from '../plan/normalize.js';
+import type { DesiredCase, DesiredStepGroup, RemoteCase, RemoteStepGroup } from '../model.js';
+import { summarize } from '../plan/summary.js';
 import { actualToDesired } from './to-desired.js';
 import type { FieldWarning } from './case-fields.js';
 
@@ -28,8 +31,112 @@ export interface PlanMigrationResult {
  */
 export function planMigration(source: ActualState, target: ActualState, options: PlanMigrationOptions = {}): PlanMigrationResult {
   const { state, model } = actualToDesired(source, options.folder ? { folder: options.folder } : {});
-  const { plan, problems } = buildPlan(state, target, { prune: false });
-  return { plan, problems, warnings: model.warnings, ...(state.scope ? { scope: state.scope } : {}) };
+  const built = buildPlan(pairTwins(state, target), target, { prune: false });
+  return { plan: withoutAdopts(built.plan), problems: built.problems, warnings: model.warnings, ...(state.scope ? { scope: state.scope } : {}) };
+}
+
+/**
+ * An adopt only writes an id back into a file; a migration has no files, so adopts are no-ops
+ * and a target that already matches shows "No changes".
+ */
+export function withoutAdopts(plan: Plan): Plan {
+  const adopts = new Set(plan.operations.filter((op) => op.kind === 'adopt').map((op) => op.key));
+  if (adopts.size === 0) return plan;
+  const operations = plan.operations
+    .filter((op) => !adopts.has(op.key))
+    .map((op) => ({ ...op, dependsOn: op.dependsOn.filter((k) => !adopts.has(k)) }));
+  return { ...plan, operations, summary: summarize(operations) };
+}
+
+const numberOf = (humanId: string) => Number(/-(\d+)$/.exec(humanId)?.[1] ?? Number.MAX_SAFE_INTEGER);
+const byAge = <T extends { createdAt: number; humanId: string; id: string }>(a: T, b: T) =>
+  a.createdAt - b.createdAt || numberOf(a.humanId) - numberOf(b.humanId) || (a.id < b.id ? -1 : 1);
+
+function group<T>(items: readonly T[], key: (item: T) => string | undefined): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const it of items) {
+    const k = key(it);
+    if (k !== undefined) out.set(k, [...(out.get(k) ?? []), it]);
+  }
+  return out;
+}
+
+const t = (s: string | undefined) => normalizeText(s ?? '');
+/** What a twin holds besides its title, in a form both sides can produce without resolving names. */
+function desiredCasePrint(c: DesiredCase): string {
+  const f = c.fields;
+  const steps = (f.steps ?? []).flatMap((s) => (s.kind === 'step' ? [[t(s.action), t(s.expected)]] : []));
+  return JSON.stringify([t(f.description), t(f.preconditions), f.template ?? '', t(f.stepsText), t(f.expectedResults), f.template === 'TCD' ? [] : steps]);
+}
+function remoteCasePrint(c: RemoteCase): string {
+  const tcd = c.templateType.toUpperCase() === 'TCD';
+  const steps = c.individualSteps.filter((s) => !s.stepGroupId).map((s) => [t(s.description), t(s.expected)]);
+  return JSON.stringify([t(c.description), t(c.preconditions), tcd ? 'TCD' : 'STEPS', tcd ? t(c.steps) : '', tcd ? t(c.expectedResults) : '', tcd ? [] : steps]);
+}
+function desiredGroupPrint(g: DesiredStepGroup): string {
+  return JSON.stringify([t(g.description), g.steps.map((s) => [t(s.action), t(s.expected)])]);
+}
+function remoteGroupPrint(g: RemoteStepGroup): string {
+  return JSON.stringify([t(g.description), g.steps.map((s) => [t(s.description), t(s.expected)])]);
+}
+
+/** Twins with the same content first, then the rest oldest with oldest. */
+function pair<L, R>(locals: readonly L[], remotes: readonly R[], lp: (l: L) => string, rp: (r: R) => string): [L, R][] {
+  const out: [L, R][] = [];
+  const free = [...remotes];
+  const rest: L[] = [];
+  for (const l of locals) {
+    const i = free.findIndex((r) => rp(r) === lp(l));
+    if (i >= 0) out.push([l, free.splice(i, 1)[0]]);
+    else rest.push(l);
+  }
+  rest.forEach((l, i) => {
+    if (free[i]) out.push([l, free[i]]);
+  });
+  return out;
+}
+
+/**
+ * Natural keys cannot tell twins apart (two cases with one title in one folder, two step groups
+ * with one title). Where either side has twins, they are paired oldest with oldest and the
+ * target's id is written into the desired item, so a re-run updates instead of refusing an
+ * ambiguous match; unpaired source twins are created.
+ */
+export function pairTwins(state: DesiredState, target: ActualState): DesiredState {
+  const folders = new Map(target.folders.map((f) => [f.id, f]));
+  const pathOf = (id: string): string | undefined => {
+    const names: string[] = [];
+    const seen = new Set<string>();
+    for (let f = folders.get(id); f; f = f.parentId ? folders.get(f.parentId) : undefined) {
+      if (seen.has(f.id)) return undefined;
+      seen.add(f.id);
+      names.unshift(f.name);
+    }
+    return names.length > 0 ? names.join('\u0000') : undefined;
+  };
+  const caseKey = (path: string | undefined, title: string) => (path === undefined ? undefined : `${path}\u0001${normalizeTitle(title)}`);
+  const remoteCases = group(target.cases, (c) => caseKey(pathOf(c.folderId), c.title));
+  const desiredCases = group(state.cases, (c) => caseKey(c.folderPath.join('\u0000'), c.title));
+  const caseIds = new Map<string, string>();
+  for (const [k, locals] of desiredCases) {
+    const remotes = [...(remoteCases.get(k) ?? [])].sort(byAge);
+    if (locals.length < 2 && remotes.length < 2) continue;
+    for (const [c, r] of pair(locals, remotes, desiredCasePrint, remoteCasePrint)) caseIds.set(c.file, r.humanId || r.id);
+  }
+  const remoteGroups = group(target.stepGroups, (g) => normalizeTitle(g.title));
+  const desiredGroups = group(state.stepGroups, (g) => normalizeTitle(g.title));
+  const groupIds = new Map<string, string>();
+  for (const [k, locals] of desiredGroups) {
+    const remotes = [...(remoteGroups.get(k) ?? [])].sort(byAge);
+    if (locals.length < 2 && remotes.length < 2) continue;
+    for (const [g, r] of pair(locals, remotes, desiredGroupPrint, remoteGroupPrint)) groupIds.set(g.file, r.humanId || r.id);
+  }
+  if (caseIds.size === 0 && groupIds.size === 0) return state;
+  return {
+    ...state,
+    cases: state.cases.map((c) => (caseIds.has(c.file) ? { ...c, id: caseIds.get(c.file)! } : c)),
+    stepGroups: state.stepGroups.map((g) => (groupIds.has(g.file) ? { ...g, id: groupIds.get(g.file)! } : g)),
+  };
 }
 
 /** The top-level folder a migration of `folder` reads and compares within. */

@@ -38,6 +38,13 @@ export async function runApply(options: ApplyOptions, io: CliIo): Promise<number
   const target = await loadTarget(options, { ...io, signal: undefined });
   try {
     return await applyWith(options, io, target, interrupt.signal);
+  } catch (err) {
+    // Ctrl-C while planning: reads were cancelled, nothing was changed
+    if (interrupt.signal.aborted) {
+      io.stderr('Interrupted before anything was applied.');
+      return EXIT_INTERRUPTED;
+    }
+    throw err;
   } finally {
     interrupt.dispose();
     await target.close();

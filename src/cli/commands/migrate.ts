@@ -1,5 +1,8 @@
 import { formatProblem, TmsyncError } from '../../errors.js';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import { executePlan } from '../../apply/executor.js';
+import { Journal, readJournal, rotateJournal, summarizeJournal } from '../../apply/journal.js';
 import { createProgressReporter } from '../../apply/progress.js';
 import { hasChanges, renderPlanText } from '../../plan/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
@@ -77,6 +80,20 @@ export async function runMigrate(options: MigrateOptions, io: CliIo): Promise<nu
         return 1;
       }
     }
+    // the apply journal, kept apart per source/target pair: a killed migration's half-done creates
+    // (a folder created but not yet moved) are finished, not made again
+    const pairHash = createHash('sha256')
+      .update([source.baseUrl, srcProject.id, target.baseUrl, dstProject.id].join('\u0000'))
+      .digest('hex')
+      .slice(0, 16);
+    const journalRoot = join(source.root, '.tmsync', `migrate-${pairHash}`);
+    const summary = summarizeJournal(await readJournal(journalRoot), dstProject.id);
+    const existing = new Set([...dstState.folders.map((f) => f.id), ...dstState.cases.map((c) => c.id), ...dstState.stepGroups.map((g) => g.id)]);
+    const resumeIds = new Map<string, { id: string; humanId?: string }>();
+    for (const [key, rec] of summary.ids) {
+      if (rec.id && rec.kind.startsWith('create_') && existing.has(rec.id)) resumeIds.set(key, { id: rec.id, ...(rec.humanId ? { humanId: rec.humanId } : {}) });
+    }
+    const journal = await Journal.open(journalRoot, dstProject.id);
     const progress = createProgressReporter({ tty: io.isTTY, write: io.isTTY ? (s) => void process.stderr.write(s) : (s) => io.stderr(s) });
     const timer = setInterval(() => progress.tick(), io.isTTY ? 250 : 1000);
     timer.unref();
@@ -86,14 +103,19 @@ export async function runMigrate(options: MigrateOptions, io: CliIo): Promise<nu
         client: target.client,
         // no files: the target's ids stay on the target; natural keys find them next time
         writeBack: async () => undefined,
-        existingIds: [...dstState.folders.map((f) => f.id), ...dstState.cases.map((c) => c.id), ...dstState.stepGroups.map((g) => g.id)],
+        existingIds: existing,
+        journal,
+        pendingCreates: summary.pendingCreates,
+        resumeIds,
         ...(io.signal ? { signal: io.signal } : {}),
         onProgress: (p) => progress.update(p),
       });
     } finally {
       clearInterval(timer);
       progress.finish();
+      await journal.close();
     }
+    if (!result.interrupted && result.failed.length === 0 && result.skipped.length === 0) await rotateJournal(journalRoot);
     for (const f of result.failed.filter((x) => x.stage === 'request')) io.stderr(`Error: ${f.kind.replace(/_/g, ' ')} (${f.key}) failed: ${f.message}`);
     const failed = result.failed.filter((x) => x.stage === 'request').length;
     const line = `${result.created} created, ${result.updated} updated, ${result.moved} moved, ${result.adopted} adopted`;
