@@ -70,12 +70,22 @@ export function simulatePlan(actual: ActualState, plan: Plan, idFactory: IdFacto
         if (op.order !== undefined) f.order = op.order;
         break;
       }
-      case 'move_folder':
-        folders.get(op.id)!.parentId = op.parent ? resolve(op.parent) : null;
+      case 'move_folder': {
+        const parentId = op.parent ? resolve(op.parent) : null;
+        // the service would refuse (or corrupt its tree): a plan must never ask for this
+        for (let p = parentId; p !== null; p = folders.get(p)?.parentId ?? null) {
+          if (p === op.id) throw new Error(`simulate: ${op.key} would put folder ${op.id} under its own descendant`);
+        }
+        folders.get(op.id)!.parentId = parentId;
         break;
-      case 'delete_folder':
+      }
+      case 'delete_folder': {
+        // what the service does with a non-empty folder is undocumented: a plan empties it first
+        const busy = [...folders.values()].some((f) => f.parentId === op.id) || [...cases.values()].some((c) => c.folderId === op.id);
+        if (busy) throw new Error(`simulate: ${op.key} deletes a folder that still holds folders or cases`);
         folders.delete(op.id);
         break;
+      }
       case 'create_step_group': {
         const id = idFactory('step_group');
         const humanId = `${prefix}-SG-${groupNo++}`;
@@ -102,9 +112,12 @@ export function simulatePlan(actual: ActualState, plan: Plan, idFactory: IdFacto
         g.updatedAt = ++clock;
         break;
       }
-      case 'delete_step_group':
+      case 'delete_step_group': {
+        const user = [...cases.values()].find((c) => c.individualSteps.some((st) => st.stepGroupId === op.id));
+        if (user) throw new Error(`simulate: ${op.key} deletes a step group that ${user.humanId} still uses`);
         groups.delete(op.id);
         break;
+      }
       case 'create_case': {
         const id = idFactory('case');
         const humanId = `${prefix}-${caseNo++}`;
