@@ -132,6 +132,25 @@ describe('plan renderers', () => {
     expect(() => parsePlanFile('{')).toThrow(/not JSON/);
   });
 
+  it('shows warnings and the unmanaged items --prune keeps, in text and markdown', () => {
+    const plan: Plan = {
+      ...scenarioPlan(),
+      unmanaged: [
+        { itemType: 'step_group', id: 'g', humanId: 'SHOP-SG-9', path: [], title: 'Shared', pruned: false },
+        { itemType: 'case', id: 'c', humanId: 'SHOP-9', path: ['Old'], title: 'Gone', pruned: true },
+      ],
+      warnings: [{ code: 'step_group_in_use', message: 'step group SHOP-SG-9 "Shared" is not in the repository but 1 remaining case uses it, so --prune keeps it' }],
+    };
+    const text = renderPlanText(plan, { color: false });
+    expect(text).toContain('Not managed by this repository, kept although --prune is set (still in use):\n  step group SHOP-SG-9 Shared\n');
+    expect(text).not.toContain('  case SHOP-9 Old › Gone');
+    expect(text).toContain('Warnings:\n  ! step group SHOP-SG-9 "Shared" is not in the repository');
+    const md = renderPlanMarkdown(plan);
+    expect(md).toContain('<details><summary>Not managed by this repository (1)</summary>');
+    expect(md).toContain('- step group `SHOP-SG-9` Shared');
+    expect(md).toContain('<details><summary>Warnings (1)</summary>');
+  });
+
   it('escapes markdown in titles so a title cannot break the comment', () => {
     const plan = scenarioPlan();
     const op = plan.operations.find((o) => o.kind === 'create_case')!;
