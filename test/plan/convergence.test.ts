@@ -29,7 +29,10 @@ const desiredWorld = fc.record({
   groups: fc.array(fc.tuple(fc.nat(4), fc.nat(4), fc.option(fc.nat(20))), { maxLength: 3 }),
 });
 
-function buildActual(w: fc.RecordValue<typeof remoteWorld>['prototype'] extends never ? never : any, labelsReadable: boolean): ActualState {
+type RemoteWorld = typeof remoteWorld extends fc.Arbitrary<infer T> ? T : never;
+type DesiredWorld = typeof desiredWorld extends fc.Arbitrary<infer T> ? T : never;
+
+function buildActual(w: RemoteWorld, labelsReadable: boolean): ActualState {
   const folders: RemoteFolder[] = [];
   for (const [name, parent, order] of w.folders as [number, number, number][]) {
     const parentId = parent < folders.length ? folders[parent].id : null;
@@ -91,7 +94,7 @@ function buildActual(w: fc.RecordValue<typeof remoteWorld>['prototype'] extends 
   return actualState({ folders, cases, stepGroups: groups, labelsReadable });
 }
 
-function buildDesired(w: any, actual: ActualState): DesiredState {
+function buildDesired(w: DesiredWorld, actual: ActualState): DesiredState {
   const claimedFolders = new Set<string>();
   const folders: DesiredFolder[] = [];
   for (const [name, parent, idPick, order] of w.folders as [number, number, number | null, number | null][]) {
