@@ -14,6 +14,8 @@ export interface PlanMigrationOptions {
 
 export interface PlanMigrationResult {
   plan: Plan;
+  /** target ids the desired state already accounts for (matched by id, pairing or natural key) */
+  claimedIds: Set<string>;
   /** non-empty: the migration cannot run (names the target lacks, ambiguous natural keys) */
   problems: Problem[];
   warnings: FieldWarning[];
@@ -31,8 +33,66 @@ export interface PlanMigrationResult {
  */
 export function planMigration(source: ActualState, target: ActualState, options: PlanMigrationOptions = {}): PlanMigrationResult {
   const { state, model } = actualToDesired(source, options.folder ? { folder: options.folder } : {});
-  const built = buildPlan(pairTwins(state, target), target, { prune: false });
-  return { plan: withoutAdopts(built.plan), problems: built.problems, warnings: model.warnings, ...(state.scope ? { scope: state.scope } : {}) };
+  const desired = pairTwins(state, target);
+  const built = buildPlan(desired, target, { prune: false });
+  const claimedIds = new Set<string>();
+  for (const op of built.plan.operations) if ('id' in op && typeof op.id === 'string') claimedIds.add(op.id);
+  const byRef = new Map<string, string>();
+  for (const x of [...target.cases, ...target.stepGroups]) {
+    byRef.set(x.id.toLowerCase(), x.id);
+    if (x.humanId) byRef.set(x.humanId.toUpperCase(), x.id);
+  }
+  for (const x of [...desired.cases, ...desired.stepGroups]) {
+    const id = x.id === undefined ? undefined : (byRef.get(x.id.toLowerCase()) ?? byRef.get(x.id.toUpperCase()));
+    if (id) claimedIds.add(id);
+  }
+  return {
+    plan: withoutAdopts(built.plan),
+    claimedIds,
+    problems: built.problems,
+    warnings: model.warnings,
+    ...(state.scope ? { scope: state.scope } : {}),
+  };
+}
+
+/**
+ * Creates a killed run may have sent without an answer, settled against the target as just read:
+ * a case or step group found by natural key among the target items nothing else claims was made
+ * by that run (its id is resumed, the create is not sent again); one not found was never made.
+ * Folders are left to the executor's own lookup (a new folder may still wait at the top level for
+ * its move). Pure.
+ */
+export function settlePendingCreates(
+  plan: Plan,
+  target: ActualState,
+  claimedIds: ReadonlySet<string>,
+  pending: ReadonlySet<string>,
+  resumeIds: Map<string, { id: string; humanId?: string }>,
+): Set<string> {
+  const taken = new Set([...claimedIds, ...[...resumeIds.values()].map((r) => r.id)]);
+  const stillPending = new Set<string>();
+  for (const op of plan.operations) {
+    if (!pending.has(op.key) || resumeIds.has(op.key)) continue;
+    let found: { id: string; humanId: string } | undefined;
+    if (op.kind === 'create_case') {
+      const folder = op.body.folder;
+      if (!('id' in folder)) {
+        stillPending.add(op.key);
+        continue;
+      }
+      found = target.cases.find((c) => c.folderId === folder.id && normalizeTitle(c.title) === normalizeTitle(op.body.title) && !taken.has(c.id));
+    } else if (op.kind === 'create_step_group') {
+      found = target.stepGroups.find((g) => normalizeTitle(g.title) === normalizeTitle(op.body.title) && !taken.has(g.id));
+    } else {
+      stillPending.add(op.key);
+      continue;
+    }
+    if (found) {
+      taken.add(found.id);
+      resumeIds.set(op.key, { id: found.id, ...(found.humanId ? { humanId: found.humanId } : {}) });
+    }
+  }
+  return stillPending;
 }
 
 /**

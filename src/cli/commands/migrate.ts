@@ -6,7 +6,7 @@ import { Journal, readJournal, rotateJournal, summarizeJournal } from '../../app
 import { createProgressReporter } from '../../apply/progress.js';
 import { hasChanges, renderPlanText } from '../../plan/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
-import { migrationScope, planMigration } from '../../transfer/migrate.js';
+import { migrationScope, planMigration, settlePendingCreates } from '../../transfer/migrate.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { loadTarget, type Target } from '../target.js';
 import { parseFolderPath } from './pull.js';
@@ -55,7 +55,7 @@ export async function runMigrate(options: MigrateOptions, io: CliIo): Promise<nu
       fetchState(source.client, srcProject.id, { ...(scope ? { scope } : {}), signal: io.signal }),
       fetchState(target.client, dstProject.id, { ...(scope ? { scope } : {}), signal: io.signal }),
     ]);
-    const { plan, problems, warnings } = planMigration(srcState, dstState, folder ? { folder } : {});
+    const { plan, problems, warnings, claimedIds } = planMigration(srcState, dstState, folder ? { folder } : {});
     for (const w of warnings) io.stderr(`Warning: ${w.message}`);
     if (problems.length > 0) {
       for (const p of problems) io.stderr(formatProblem(p));
@@ -93,6 +93,7 @@ export async function runMigrate(options: MigrateOptions, io: CliIo): Promise<nu
     for (const [key, rec] of summary.ids) {
       if (rec.id && rec.kind.startsWith('create_') && existing.has(rec.id)) resumeIds.set(key, { id: rec.id, ...(rec.humanId ? { humanId: rec.humanId } : {}) });
     }
+    const pendingCreates = settlePendingCreates(plan, dstState, claimedIds, summary.pendingCreates, resumeIds);
     const journal = await Journal.open(journalRoot, dstProject.id);
     const progress = createProgressReporter({ tty: io.isTTY, write: io.isTTY ? (s) => void process.stderr.write(s) : (s) => io.stderr(s) });
     const timer = setInterval(() => progress.tick(), io.isTTY ? 250 : 1000);
@@ -105,7 +106,7 @@ export async function runMigrate(options: MigrateOptions, io: CliIo): Promise<nu
         writeBack: async () => undefined,
         existingIds: existing,
         journal,
-        pendingCreates: summary.pendingCreates,
+        pendingCreates,
         resumeIds,
         ...(io.signal ? { signal: io.signal } : {}),
         onProgress: (p) => progress.update(p),
