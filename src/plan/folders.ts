@@ -102,7 +102,8 @@ function matchFolders(ctx: PlanContext, nodes: FolderNode[]): Set<string> {
     const candidates = ctx.remote
       .children(parentId)
       .filter((f) => normalizeTitle(f.name) === name && !(claimedBy.has(f.id) && claimedBy.get(f.id)!.desired.id !== undefined));
-    const file = folderFile(node.desired);
+    // a folder without _folder.yaml is named by its directory
+    const file = node.desired.file ?? node.desired.dir;
     if (candidates.length > 1) {
       problem(
         ctx,
@@ -110,7 +111,7 @@ function matchFolders(ctx: PlanContext, nodes: FolderNode[]): Set<string> {
         file,
         1,
         `folder "${showPath(node.displayPath)}" matches ${candidates.length} folders on the service (ids ${candidates.map((c) => c.id).join(', ')})`,
-        'add `id:` to the `_folder.yaml` to say which one it is',
+        `add \`id:\` to ${folderFile(node.desired)} to say which one it is`,
       );
       continue;
     }
@@ -123,7 +124,7 @@ function matchFolders(ctx: PlanContext, nodes: FolderNode[]): Set<string> {
         'duplicate_claim',
         file,
         1,
-        `folders ${folderFile(other.desired)} and ${file} both match the service folder "${showPath(node.displayPath)}" (${remote.id})`,
+        `folders ${other.desired.file ?? other.desired.dir} and ${file} both match the service folder "${showPath(node.displayPath)}" (${remote.id})`,
         'give the folders different names',
       );
       continue;

@@ -137,7 +137,7 @@ describe('buildPlan: folders', () => {
       actualState({ folders: [remoteFolder('f-1', 'Auth'), remoteFolder('f-2', 'Auth')] }),
     );
     expect(r.problems).toHaveLength(1);
-    expect(r.problems[0]).toMatchObject({ code: 'ambiguous_match', file: 'cases/Auth/_folder.yaml' });
+    expect(r.problems[0]).toMatchObject({ code: 'ambiguous_match', file: 'cases/Auth', hint: 'add `id:` to cases/Auth/_folder.yaml to say which one it is' });
     expect(r.problems[0].message).toContain('f-1');
     expect(r.problems[0].message).toContain('f-2');
   });
