@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import type { Backup } from '../../src/transfer/backup-format.js';
+import { buildRestoreMapping, type RestoreTargetDirectory } from '../../src/transfer/restore-mapping.js';
+
+const lookups = (prefix: string) => ({
+  types: [{ id: `${prefix}t1`, name: 'Functional', alias: 'functional' }],
+  statuses: [{ id: `${prefix}s1`, name: 'Draft' }],
+  priorities: [{ id: `${prefix}p1`, name: 'Medium' }],
+  automation_types: [{ id: `${prefix}a1`, name: 'Automated' }],
+  run_statuses: [
+    { id: `${prefix}r1`, name: 'Passed' },
+    { id: `${prefix}r2`, name: 'In Progress' },
+  ],
+});
+
+function backup(): Backup {
+  const l = lookups('old-');
+  return {
+    format_version: 1,
+    kind: 'tmsync-backup',
+    created_at: 'x',
+    tool: { name: 'tmsync', version: 't' },
+    source: { base_url: 'u', project: { id: 'p', name: 'P', human_id_prefix: 'P', description: '' } },
+    lookups: l,
+    users: [
+      { id: 'old-ana', email: 'Ana@Example.com' },
+      { id: 'old-gone', email: 'gone@example.com' },
+    ],
+    labels: [
+      { id: 'old-smoke', name: 'smoke' },
+      { id: 'old-rare', name: 'rare' },
+    ],
+    folders: [],
+    step_groups: [],
+    test_cases: [
+      {
+        id: 'c',
+        human_id: 'P-1',
+        folder_id: 'f',
+        title: 'T',
+        description: '',
+        preconditions: '',
+        template_type: 'STEPS',
+        steps: '',
+        expected_results: '',
+        type_id: 'old-t1',
+        status_id: 'old-s1',
+        priority_id: 'old-p1',
+        automation_type_id: 'old-a1',
+        owner_id: 'old-ana',
+        reviewer_id: 'old-gone',
+        label_ids: ['old-smoke', 'old-rare'],
+        individual_steps: [],
+        created_at: 1,
+        updated_at: 1,
+      },
+    ],
+    test_plans: [],
+    test_runs: [
+      {
+        id: 'r',
+        human_id: 'P-R-1',
+        title: 'R',
+        description: '',
+        status: 'ACTIVE',
+        selection_type: 'STATIC',
+        start_date: null,
+        end_date: null,
+        assignee_id: null,
+        test_plan_id: null,
+        label_names: [],
+        environment_ids: [],
+        created_at: 1,
+        updated_at: 1,
+        cases: [
+          { case_id: 'c', status: 'IN_PROGRESS', assignee_id: 'old-ana' },
+          { case_id: 'c', status: 'UNTESTED', status_id: null, assignee_id: null },
+        ],
+      },
+    ],
+    end: { counts: { folders: 0, step_groups: 0, test_cases: 1, test_plans: 0, test_runs: 1 } },
+  };
+}
+
+const target = (): RestoreTargetDirectory => {
+  const l = lookups('new-');
+  return {
+    lookups: { types: l.types, statuses: l.statuses, priorities: l.priorities, automationTypes: l.automation_types, runStatuses: l.run_statuses },
+    users: [
+      { id: 'new-ana', email: 'ana@example.com' },
+      { id: 'new-lead', email: 'lead@example.com' },
+    ],
+    labels: [{ id: 'new-smoke', name: 'Smoke' }],
+  };
+};
+
+describe('buildRestoreMapping', () => {
+  it('lists every name the target lacks in one error, with the flags that fix each kind', () => {
+    expect(() => buildRestoreMapping(backup(), target())).toThrow(
+      /2 names of the backup have no match[\s\S]*user "gone@example.com" \(used 1 time\)[\s\S]*label "rare"/,
+    );
+    try {
+      buildRestoreMapping(backup(), target());
+    } catch (err) {
+      expect((err as { hint: string }).hint).toContain('--map-user');
+      expect((err as { hint: string }).hint).toContain('--drop-missing-labels');
+    }
+  });
+
+  it('maps lookups by name, users by email case-insensitively, and run statuses from the run-case words', () => {
+    const m = buildRestoreMapping(backup(), target(), { mapUsers: { 'gone@example.com': 'lead@example.com' }, dropMissingLabels: true });
+    expect(m.lookup('types', 'old-t1')).toBe('new-t1');
+    expect(m.user('old-ana')).toBe('new-ana');
+    expect(m.user('old-gone')).toBe('new-lead');
+    expect(m.labels(['old-smoke', 'old-rare'])).toEqual(['new-smoke']);
+    expect(m.runStatus(undefined, 'IN_PROGRESS')).toBe('new-r2');
+    expect(m.runStatus(null, 'UNTESTED')).toBeUndefined();
+    expect(m.notes).toEqual(['labels the target lacks, left out: rare']);
+  });
+
+  it('lets --default-owner stand in for every user without a match, and refuses one the target does not have', () => {
+    const m = buildRestoreMapping(backup(), target(), { defaultOwner: 'lead@example.com', dropMissingLabels: true });
+    expect(m.user('old-gone')).toBe('new-lead');
+    expect(m.notes[0]).toContain('gone@example.com');
+    expect(() => buildRestoreMapping(backup(), target(), { defaultOwner: 'nobody@example.com' })).toThrow(/--default-owner nobody@example.com/);
+  });
+
+  it('refuses a backup whose lookup names the target lacks, naming the entry', () => {
+    const t = target();
+    t.lookups.statuses = [{ id: 'new-s9', name: 'Approved' }];
+    expect(() => buildRestoreMapping(backup(), t, { defaultOwner: 'lead@example.com', dropMissingLabels: true })).toThrow(/status "Draft"/);
+  });
+});
