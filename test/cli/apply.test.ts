@@ -210,4 +210,23 @@ describe('tmsync apply (in process, against the emulator)', () => {
     expect(text(out)).toContain('Apply complete: 12 created');
     expect(text(out)).toContain('1 operation failed');
   });
+
+  it('prints one JSON document with the plan and the result counts on stdout with --json', async () => {
+    const root = await fresh();
+    const out = io();
+    expect(await runApply(opts(root, { json: true }), out)).toBe(0);
+    expect(out.out).toHaveLength(1);
+    const doc = JSON.parse(out.out[0]);
+    expect(doc.plan.format_version).toBe(1);
+    expect(doc.result).toMatchObject({ created: 10, updated: 0, moved: 0, deleted: 0, failed: [], skipped: [], interrupted: false });
+  });
+
+  it('exits 130 without changing anything when interrupted before the apply starts', async () => {
+    const root = await fresh();
+    const controller = new AbortController();
+    controller.abort();
+    const out: CliIo = { ...io(), signal: controller.signal };
+    expect(await runApply(opts(root), out)).toBe(130);
+    expect(creates(emu)).toEqual([]);
+  });
 });
