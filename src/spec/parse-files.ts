@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFile } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,7 +7,6 @@ import { Worker } from 'node:worker_threads';
 import type { Problem } from '../errors.js';
 import { parseCaseFile, parseStepGroupFile } from './case-file.js';
 import { parseFolderFile } from './folder-file.js';
-import { mapLimit } from './walk.js';
 
 /** One file to read and parse (paths relative to the repository root). */
 export type ParseJob =
@@ -34,8 +33,6 @@ export interface ParseFilesOptions {
   workers?: number;
 }
 
-/** Files read at once: enough to hide disk latency, few enough to stay far from EMFILE. */
-const READ_CONCURRENCY = 64;
 /** Below this, starting a worker (loading yaml and zod again) costs more than it saves. */
 const WORKER_THRESHOLD = 2000;
 const WORKER_URL = new URL('./parse-worker.js', import.meta.url);
@@ -52,15 +49,14 @@ export function parseText(job: ParseJob, text: string): ParseResult {
 }
 
 /**
- * The callback `readFile`: for thousands of small files it costs half of what the FileHandle
- * based `fs/promises` version does (no handle object, fewer round trips to the thread pool).
+ * Reads and parses in this thread. Reads are synchronous on purpose: for thousands of small
+ * files a sync read costs ~20 µs, while each async read (open, fstat, read, close through the
+ * thread pool) costs several times that in main-thread overhead alone, and parsing is CPU-bound
+ * anyway (measured on 10,000 files: 0.2 s sync, 0.3 s callback readFile, 0.65 s fs/promises).
+ * The parallelism that pays is the worker threads of `parseFiles`.
  */
-export function readText(file: string): Promise<string> {
-  return new Promise((resolve, reject) => readFile(file, 'utf8', (err, text) => (err ? reject(err) : resolve(text))));
-}
-
-export function parseFilesInThread(root: string, jobs: readonly ParseJob[]): Promise<ParseResult[]> {
-  return mapLimit(jobs, READ_CONCURRENCY, async (job) => parseText(job, await readText(join(root, job.rel))));
+export function parseFilesInThread(root: string, jobs: readonly ParseJob[]): ParseResult[] {
+  return jobs.map((job) => parseText(job, readFileSync(join(root, job.rel), 'utf8')));
 }
 
 function workerCount(jobs: number, options: ParseFilesOptions): number {
@@ -79,7 +75,11 @@ function workerCount(jobs: number, options: ParseFilesOptions): number {
 
 function runWorker(root: string, jobs: ParseJob[]): Promise<ParseResult[]> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_URL, { workerData: { root, jobs } });
+    const worker = new Worker(WORKER_URL, {
+      workerData: { root, jobs },
+      // a larger young generation: parsing allocates many short-lived nodes
+      resourceLimits: { maxYoungGenerationSizeMb: 48 },
+    });
     let done = false;
     worker.once('message', (msg: { results?: ParseResult[]; error?: { message: string; code?: string } }) => {
       done = true;
@@ -103,11 +103,20 @@ function runWorker(root: string, jobs: ParseJob[]): Promise<ParseResult[]> {
 export async function parseFiles(root: string, jobs: readonly ParseJob[], options: ParseFilesOptions = {}): Promise<ParseResult[]> {
   const workers = workerCount(jobs.length, options);
   if (workers === 0) return parseFilesInThread(root, jobs);
-  // contiguous chunks, one per thread; this thread takes the first while the workers start
+  // contiguous chunks: the workers take the first ones (they need time to start), this thread the last
   const size = Math.ceil(jobs.length / (workers + 1));
   const chunks: ParseJob[][] = [];
   for (let i = 0; i < jobs.length; i += size) chunks.push(jobs.slice(i, i + size));
-  const [mine, ...theirs] = chunks;
-  const results = await Promise.all([parseFilesInThread(root, mine), ...theirs.map((c) => runWorker(root, c))]);
-  return results.flat();
+  const mine = chunks.pop()!;
+  const pending = chunks.map((c) => runWorker(root, c));
+  // parse our share while the workers run; their failures surface through Promise.all below
+  pending.forEach((p) => p.catch(() => undefined));
+  let own: ParseResult[];
+  try {
+    own = parseFilesInThread(root, mine);
+  } catch (err) {
+    await Promise.allSettled(pending);
+    throw err;
+  }
+  return [...(await Promise.all(pending)).flat(), ...own];
 }
