@@ -6,7 +6,8 @@ import { runApply, type ApplyOptions } from '../../src/cli/commands/apply.js';
 import { memoryIo, type CliIo } from '../../src/cli/io.js';
 import { renderPlanJson } from '../../src/plan/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { API_KEY, client, copyExamples, emulator, planFor, serviceSnapshot } from '../apply/helpers.js';
+import { main } from '../../src/cli/main.js';
+import { API_KEY, addGenerated, client, copyExamples, emulator, planFor, serviceSnapshot } from '../apply/helpers.js';
 
 const opts = (cwd: string, extra: Partial<ApplyOptions> = {}): ApplyOptions => ({
   cwd,
@@ -92,7 +93,38 @@ describe('tmsync apply (in process, against the emulator)', () => {
     const c = client(emu.baseUrl);
     expect((await planFor(root, c)).plan.operations).toEqual([]);
     await c.close();
+    // and the plan command agrees: no changes
+    expect(await main(['node', 'tmsync', 'plan', '--detailed-exitcode'], io(), root)).toBe(0);
   });
+
+  for (const [name, faults] of [
+    ['seeded 500s, dropped connections and a rate limit of 20/s', { failRate: 0.1, resetRate: 0.05, rateLimit: 20, faultSeed: 11 }],
+    ['faults that hit creates after the service stored them', { failRate: 0.1, resetRate: 0.1, faultSeed: 5, failAfterCommit: true }],
+  ] as const) {
+    it(`converges under ${name}: exit 0, the service holds exactly the repository, no duplicates`, async () => {
+      const root = await fresh();
+      const generated = await addGenerated(root, ['Gen', 'Gen/A', 'Gen/B'], 5);
+      const cfg = join(root, 'tmsync.yaml');
+      await writeFile(cfg, (await readFile(cfg, 'utf8')).replace(/^rate_limit:.*$/m, 'rate_limit: 18'));
+      emu.setFaults(faults);
+      let code: number;
+      const out = io();
+      try {
+        code = await runApply(opts(root), out);
+      } finally {
+        emu.setFaults({ failRate: 0, resetRate: 0, rateLimit: undefined, failAfterCommit: false });
+      }
+      expect(code, text(out)).toBe(0);
+      expect(emu.requestLog().some((e) => e.fault !== undefined && e.fault !== 'rate_limit')).toBe(true);
+      const c = client(emu.baseUrl);
+      expect((await planFor(root, c)).plan.operations).toEqual([]);
+      const snap = await serviceSnapshot(c);
+      expect(snap.duplicates).toEqual({ folders: [], cases: [], stepGroups: [] });
+      expect(snap.actual.cases).toHaveLength(6 + generated);
+      expect(snap.actual.folders).toHaveLength(6);
+      await c.close();
+    });
+  }
 
   it('refuses to apply without a terminal unless --auto-approve is given, naming the flag', async () => {
     const root = await fresh();
