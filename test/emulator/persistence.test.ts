@@ -49,3 +49,24 @@ describe('storage errors', () => {
     expect(err).toMatchObject({ code: 'emulator_db_unavailable' });
   });
 });
+
+describe('schema versions', () => {
+  it('upgrades a database written with an older schema version and refuses a newer one', async () => {
+    const { default: Database } = await import('better-sqlite3');
+    const { MIGRATIONS, SCHEMA_VERSION } = await import('../../src/emulator/db/schema.js');
+    const dir = mkdtempSync(join(tmpdir(), 'tmsync-schema-'));
+    const old = join(dir, 'old.sqlite');
+    const raw = new Database(old);
+    raw.exec(MIGRATIONS[0]);
+    raw.pragma('user_version = 1');
+    raw.close();
+    const emu = await startEmulator({ db: old, apiKeys: [KEY] });
+    await emu.close();
+    const check = new Database(old);
+    expect(check.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    check.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    check.close();
+    const err = await startEmulator({ db: old, apiKeys: [KEY] }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'emulator_db_too_new' });
+  });
+});

@@ -110,9 +110,9 @@ export function stepsOf(ctx: DbContext, caseIds: string[]): Map<string, StepRow[
 
 /** By id or human id, within the project. */
 export function findCase(ctx: DbContext, projectId: string, idOrHuman: string): CaseRow | undefined {
-  const r = ctx
-    .stmt(`SELECT ${COLS} FROM cases WHERE project_id = ? AND (id = ? OR human_id = ?) LIMIT 1`)
-    .get(projectId, idOrHuman, idOrHuman) as RawCase | undefined;
+  // two indexed lookups: an OR across both columns makes SQLite scan the project's cases
+  const r = (ctx.stmt(`SELECT ${COLS} FROM cases WHERE id = ? AND project_id = ?`).get(idOrHuman, projectId) ??
+    ctx.stmt(`SELECT ${COLS} FROM cases WHERE project_id = ? AND human_id = ?`).get(projectId, idOrHuman)) as RawCase | undefined;
   return r && toCase(r);
 }
 

@@ -106,8 +106,8 @@ export function moveFolder(ctx: DbContext, folder: FolderRow, parentId: string |
   });
 }
 
-export function folderContents(ctx: DbContext, folderId: string): { folders: number; cases: number } {
-  const folders = (ctx.stmt('SELECT count(*) AS n FROM folders WHERE parent_id = ?').get(folderId) as { n: number }).n;
+export function folderContents(ctx: DbContext, projectId: string, folderId: string): { folders: number; cases: number } {
+  const folders = (ctx.stmt('SELECT count(*) AS n FROM folders WHERE project_id = ? AND parent_id = ?').get(projectId, folderId) as { n: number }).n;
   const cases = (ctx.stmt('SELECT count(*) AS n FROM cases WHERE folder_id = ?').get(folderId) as { n: number }).n;
   return { folders, cases };
 }

@@ -45,9 +45,8 @@ export function listPlans(ctx: DbContext, projectId: string, f: PlanFilter, page
 }
 
 export function findPlan(ctx: DbContext, projectId: string, idOrHuman: string): PlanRow | undefined {
-  const r = ctx
-    .stmt(`SELECT ${COLS} FROM plans WHERE project_id = ? AND (id = ? OR human_id = ?) LIMIT 1`)
-    .get(projectId, idOrHuman, idOrHuman) as Raw | undefined;
+  const r = (ctx.stmt(`SELECT ${COLS} FROM plans WHERE id = ? AND project_id = ?`).get(idOrHuman, projectId) ??
+    ctx.stmt(`SELECT ${COLS} FROM plans WHERE human_id = ? AND project_id = ?`).get(idOrHuman, projectId)) as Raw | undefined;
   return r && toRow(r);
 }
 

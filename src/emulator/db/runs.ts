@@ -63,9 +63,8 @@ export function listRuns(ctx: DbContext, projectId: string, f: RunFilter, page: 
 }
 
 export function findRun(ctx: DbContext, projectId: string, idOrHuman: string): RunRow | undefined {
-  const r = ctx
-    .stmt(`SELECT ${COLS} FROM runs r WHERE r.project_id = ? AND (r.id = ? OR r.human_id = ?) LIMIT 1`)
-    .get(projectId, idOrHuman, idOrHuman) as Raw | undefined;
+  const r = (ctx.stmt(`SELECT ${COLS} FROM runs r WHERE r.id = ? AND r.project_id = ?`).get(idOrHuman, projectId) ??
+    ctx.stmt(`SELECT ${COLS} FROM runs r WHERE r.project_id = ? AND r.human_id = ?`).get(projectId, idOrHuman)) as Raw | undefined;
   return r && toRow(r);
 }
 
@@ -143,7 +142,13 @@ export function runCases(ctx: DbContext, runId: string): RunCaseRow[] {
 }
 
 export function findRunCase(ctx: DbContext, runId: string, caseId: string): RunCaseRow | undefined {
-  return runCases(ctx, runId).find((r) => r.case_id === caseId);
+  return ctx
+    .stmt(
+      `SELECT rc.case_id, c.human_id, c.title, rc.status_id, l.name AS status_name, rc.user_id, rc.description, rc.updated_at
+       FROM run_cases rc JOIN cases c ON c.id = rc.case_id LEFT JOIN lookups l ON l.id = rc.status_id
+       WHERE rc.run_id = ? AND rc.case_id = ?`,
+    )
+    .get(runId, caseId) as RunCaseRow | undefined;
 }
 
 export function setRunCaseStatus(

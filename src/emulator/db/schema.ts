@@ -196,6 +196,10 @@ export const MIGRATIONS: readonly string[] = [
     settled INTEGER NOT NULL DEFAULT 0
   );
   `,
+  /* 2: human-id lookups without scanning the project */ `
+  CREATE INDEX step_groups_human ON step_groups(project_id, human_id);
+  CREATE INDEX runs_human ON runs(project_id, human_id);
+  `,
 ];
 
 /** The schema version this emulator writes (the number of migrations). */

@@ -41,9 +41,8 @@ export function listStepGroups(ctx: DbContext, projectId: string, page: PageRequ
 
 /** By id or human id (`<PREFIX>-SG-<n>`). */
 export function findStepGroup(ctx: DbContext, projectId: string, idOrHuman: string): StepGroupRow | undefined {
-  const r = ctx
-    .stmt(`SELECT ${COLS} FROM step_groups WHERE project_id = ? AND (id = ? OR human_id = ?) LIMIT 1`)
-    .get(projectId, idOrHuman, idOrHuman) as Raw | undefined;
+  const r = (ctx.stmt(`SELECT ${COLS} FROM step_groups WHERE id = ? AND project_id = ?`).get(idOrHuman, projectId) ??
+    ctx.stmt(`SELECT ${COLS} FROM step_groups WHERE project_id = ? AND human_id = ?`).get(projectId, idOrHuman)) as Raw | undefined;
   return r && toRow(r);
 }
 

@@ -75,7 +75,7 @@ export const folderRoutes: HandlerTable = {
   },
   deleteFolder(c) {
     const f = folderOf(c);
-    const n = db.folderContents(c.db, f.id);
+    const n = db.folderContents(c.db, f.project_id, f.id);
     if (n.folders > 0 || n.cases > 0) {
       // Refused rather than cascading: a cascade would silently delete test cases.
       throw new ServiceError(
