@@ -149,7 +149,9 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
       // looked up again when the operation runs
     }
   }
+  // a queue with a moving head: shift() on a 10,000-entry array would copy it every time
   const ready: string[] = plan.operations.filter((op) => waitingOn.get(op.key) === 0).map((op) => op.key);
+  let head = 0;
   const finished = new Set<string>();
   let inFlight = 0;
   const total = plan.operations.length;
@@ -170,8 +172,8 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
   await new Promise<void>((done) => {
     const pump = () => {
       if (signal?.aborted) result.interrupted = true;
-      while (!result.interrupted && inFlight < window && ready.length) {
-        const key = ready.shift()!;
+      while (!result.interrupted && inFlight < window && head < ready.length) {
+        const key = ready[head++];
         if (finished.has(key)) continue;
         inFlight++;
         void runOne(ops.get(key)!).then((ok) => {
@@ -190,9 +192,12 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
           pump();
         });
       }
-      if (inFlight === 0 && (result.interrupted || ready.length === 0)) done();
+      if (inFlight === 0 && (result.interrupted || head >= ready.length)) {
+        signal?.removeEventListener('abort', pump);
+        done();
+      }
     };
-    signal?.addEventListener('abort', () => pump(), { once: true });
+    signal?.addEventListener('abort', pump, { once: true });
     progress();
     pump();
   });
