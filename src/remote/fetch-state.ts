@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { FolderWire, StepGroup, TestCase } from '../api/resources.js';
-import type { ActualState, RemoteCase, RemoteFolder } from '../model.js';
+import type { ActualState, RemoteCase, RemoteFolder, RemoteProject } from '../model.js';
 import type { CallRequest, TmsClient } from './client.js';
 import {
   toLabel,
@@ -66,14 +66,19 @@ export function scopedFolderIds(folders: readonly RemoteFolder[], scope: readonl
  * Everything tmsync compares, read with the fewest calls the interface allows: every list at the
  * client's page size (the largest by default), a per-item GET only for what a list leaves out
  * (step groups' steps; a case's human id when the list omits it), all independent reads at once
- * through the client's queue. The project's resolution overlaps the global lists.
+ * through the client's queue. The project's resolution overlaps the global lists; pass the
+ * `RemoteProject` from `resolveProject` instead of a reference to skip it.
  *
  * Labels of cases: the list carries `label_ids` (emulator); when it does not, `labelsReadable` is
  * false and `labelIds` undefined (a GET omits them too, so no per-case reads are spent on them).
  *
  * The result is deep-frozen.
  */
-export async function fetchState(client: TmsClient, projectRef: string, options: FetchStateOptions = {}): Promise<ActualState> {
+export async function fetchState(
+  client: TmsClient,
+  projectRef: string | RemoteProject,
+  options: FetchStateOptions = {},
+): Promise<ActualState> {
   // the first failure stops the other reads instead of letting them run on
   const stop = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
@@ -95,7 +100,8 @@ export async function fetchState(client: TmsClient, projectRef: string, options:
   // the project's chain (resolve, then lists, then per-item reads) is the longest: start it first
   const projectPart = guard(
     (async () => {
-      const project = await resolveProject(client, projectRef);
+      // a project already resolved by the caller saves the lookup
+      const project = typeof projectRef === 'string' ? await resolveProject(client, projectRef) : { ...projectRef };
       const params = { project_id: project.id };
 
       const foldersP = guard(collect(client.paginate('listFolders', req({ params }))));

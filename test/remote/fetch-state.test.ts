@@ -140,6 +140,15 @@ describe('fetchState', () => {
     expect(state.stepGroups).toHaveLength(3);
   });
 
+  it('skips the project lookup when given a resolved project', async () => {
+    const { server, client } = await setup(world());
+    const project = await resolveProject(client, 'SHOP');
+    const before = server.log.length;
+    const state = await fetchState(client, project);
+    expect(state.project).toEqual(project);
+    expect(server.log.slice(before).some((r) => r.path.endsWith('/projects') || r.path.endsWith(`/projects/${PID}`))).toBe(false);
+  });
+
   it('runs independent reads concurrently', async () => {
     const { client, svc } = await setup(world(), { delayMs: 15 });
     await fetchState(client, 'SHOP');

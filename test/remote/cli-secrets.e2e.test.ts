@@ -1,0 +1,67 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+
+/**
+ * The whole program against the emulator, as a user runs it: the client's errors and `--verbose`
+ * lines as printed. Needs dist/ (npm test builds it; alone: npx tsc -p tsconfig.build.json).
+ */
+const BIN = resolve(__dirname, '../../bin/tmsync.js');
+const KEY = 'tms-secret-key-5f3a9c1e7b2d';
+let emu: RunningEmulator | undefined;
+let dir: string | undefined;
+
+function tmsync(args: string[], env: Record<string, string>): Promise<{ code: number; out: string; err: string }> {
+  return new Promise((done) => {
+    execFile(process.execPath, [BIN, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 }, (error, out, err) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      done({ code, out, err });
+    });
+  });
+}
+
+beforeAll(async () => {
+  const { access } = await import('node:fs/promises');
+  await access(resolve(__dirname, '../../dist/cli/main.js'));
+});
+
+afterEach(async () => {
+  await emu?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+  emu = dir = undefined;
+});
+
+async function filesText(root: string): Promise<string> {
+  let text = '';
+  for (const entry of await readdir(root, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) text += await readFile(join(entry.parentPath, entry.name), 'utf8');
+  }
+  return text;
+}
+
+describe('tmsync with the service client', () => {
+  it('exits 1 on a refused key with the hint to check TMSYNC_API_KEY, and prints no key', async () => {
+    emu = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo' });
+    dir = await mkdtemp(join(tmpdir(), 'tmsync-401-'));
+    const wrong = 'tms-wrong-key-0a1b2c3d4e5f';
+    const r = await tmsync(['--base-url', emu.baseUrl, '--project', 'DEMO', '--verbose', 'pull'], { TMSYNC_API_KEY: wrong });
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('TMSYNC_API_KEY');
+    expect(r.err).toMatch(/401/);
+    expect(r.out + r.err).not.toContain(wrong);
+  });
+
+  it('shows each request with --verbose (method, path, status, duration) and no key anywhere it writes', async () => {
+    emu = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo' });
+    dir = await mkdtemp(join(tmpdir(), 'tmsync-verbose-'));
+    const r = await tmsync(['--base-url', emu.baseUrl, '--project', 'DEMO', '--verbose', 'pull'], { TMSYNC_API_KEY: KEY });
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/^GET \/projects\/[0-9a-f-]+\/test_cases\?page_size=100 200 \d+ms$/m);
+    expect(r.err.toLowerCase()).not.toContain('authorization');
+    const everything = r.out + r.err + (await filesText(dir));
+    expect(everything).not.toContain(KEY);
+  });
+});
