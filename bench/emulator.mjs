@@ -9,6 +9,8 @@
 // 3. From this process, with undici keep-alive connections (a bounded number, each carrying one
 //    request at a time), runs each scenario for a fixed time and prints requests/s and p99.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +26,10 @@ const SECONDS = opt('seconds', 3);
 const CONNECTIONS = opt('connections', 8);
 const KEY = 'bench';
 
-const child = spawn(process.execPath, [join(root, 'bin/tmsync.js'), 'serve', '--port', '0', '--memory', '--api-key', KEY, '--seed', 'demo'], {
+// the emulator's own request log gives the server-side latency of every request
+const logDir = mkdtempSync(join(tmpdir(), 'tmsync-bench-'));
+const logFile = join(logDir, 'requests.jsonl');
+const child = spawn(process.execPath, [join(root, 'bin/tmsync.js'), 'serve', '--port', '0', '--memory', '--api-key', KEY, '--seed', 'demo', '--log', logFile], {
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 const first = await new Promise((resolve, reject) => {
@@ -127,15 +132,28 @@ async function paced(makeRequest, rate) {
   return { rate: total / ((performance.now() - start) / 1000), p99: p99Of(latencies), lateP99: p99Of(late) };
 }
 
+let logLines = 0;
+/** p99 of `duration_ms` over the request-log lines written since the last call. */
+async function serverP99() {
+  await new Promise((r) => setTimeout(r, 300)); // let the log stream flush
+  const lines = readFileSync(logFile, 'utf8').split('\n').filter(Boolean);
+  const fresh = lines.slice(logLines).map((l) => JSON.parse(l).duration_ms);
+  logLines = lines.length;
+  return p99Of(fresh);
+}
+
 async function scenario(name, makeRequest, target) {
   for (let i = 0; i < 200; i++) await makeRequest(i); // warm-up
   const max = await saturate(makeRequest);
+  await serverP99();
   const atTarget = await paced(makeRequest, target);
+  const inServer = await serverP99();
   const ok = max.rate >= target && atTarget.p99 < 20;
   process.stdout.write(
     `emulator: ${name} ${fmt(max.rate)} req/s p99 ${atTarget.p99.toFixed(1)} ms at ${fmt(target)} req/s ` +
-      `(target ${fmt(target)} req/s, p99 < 20 ms; p99 at saturation ${max.p99.toFixed(1)} ms; ` +
-      `generator lateness p99 ${atTarget.lateP99.toFixed(1)} ms)${ok ? '' : '  BELOW TARGET'}\n`,
+      `(target ${fmt(target)} req/s, p99 < 20 ms)${ok ? '' : '  BELOW TARGET'}\n` +
+      `          p99 at ${fmt(target)} req/s inside the emulator (request log) ${inServer.toFixed(1)} ms; ` +
+      `client p99 at saturation (${CONNECTIONS} connections) ${max.p99.toFixed(1)} ms; generator lateness p99 ${atTarget.lateP99.toFixed(1)} ms\n`,
   );
 }
 
@@ -148,3 +166,5 @@ await scenario('create case (5 steps)', () => call('POST', '/projects/DEMO/test_
 await pool.close();
 child.kill('SIGTERM');
 await new Promise((resolve) => child.once('exit', resolve));
+rmSync(logDir, { recursive: true, force: true });
+process.stdout.write(`(load average while measuring: ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')} on ${(await import('node:os')).cpus().length} cores)\n`);
