@@ -13,7 +13,7 @@ describe('tmsync serve', () => {
     const ac = new AbortController();
     const io = { ...memoryIo(), signal: ac.signal };
     const done = runServe({ port: '0', memory: true, seed: 'demo' }, io);
-    for (let i = 0; i < 200 && io.out.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 3000 && io.out.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
     const m = LISTEN.exec(io.out[0]);
     expect(m, io.out[0]).not.toBeNull();
     const key = /^api key: (\S+)$/.exec(io.out[1])?.[1];
@@ -30,7 +30,7 @@ describe('tmsync serve', () => {
     const ac = new AbortController();
     const io = { ...memoryIo(), signal: ac.signal };
     const done = runServe({ port: '0', memory: true, apiKey: ['given'] }, io);
-    for (let i = 0; i < 200 && io.out.length < 1; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 3000 && io.out.length < 1; i++) await new Promise((r) => setTimeout(r, 10));
     ac.abort();
     expect(await done).toBe(0);
     expect(io.out).toHaveLength(1);
