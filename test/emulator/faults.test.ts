@@ -88,6 +88,15 @@ describe('random faults', () => {
     expect(log.find((e) => e.method === 'POST')).toMatchObject({ status: 0, fault: 'reset_after_commit' });
   });
 
+  it('delay every authenticated request by at least --latency', async () => {
+    const s = await start({ latencyMs: 40 });
+    emu = s.emu;
+    expect((await s.http.get('/projects')).status).toBe(200);
+    // a lower bound only: the sleep guarantees it, however loaded the machine is
+    expect(s.emu.requestLog().at(-1)!.duration_ms).toBeGreaterThanOrEqual(39);
+    s.emu.setFaults({ latencyMs: 0 });
+  });
+
   it('can be switched on and off at run time', async () => {
     const s = await start();
     emu = s.emu;
