@@ -17,7 +17,7 @@ function applyReport(ctx: DbContext, run: RunRow, prefix: string, xml: string) {
   const cases = parseJunit(xml);
   if (!cases) return { status: 'failed', summary: { error: 'the junit_xml part is not well-formed XML', matched: 0, unmatched: [] as string[] } };
   const statuses = new Map(db.allLookups(ctx, 'run_statuses').map((l) => [l.name, l.id]));
-  const humanRe = new RegExp(`\\b${prefix}-\\d+\\b`);
+  const humanRe = new RegExp(`\\b${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-\\d+\\b`);
   const unmatched: string[] = [];
   let matched = 0;
   ctx.tx(() => {
