@@ -261,4 +261,73 @@ describe('tmsync apply (in process, against the emulator)', () => {
     expect(await runApply(opts(root), out)).toBe(130);
     expect(creates(emu)).toEqual([]);
   });
+
+  it('finishes a nested folder that a killed run created at the top level (journal begin, no answer) instead of creating a second one', async () => {
+    const root = await fresh();
+    const c = client(emu.baseUrl);
+    const project = (await serviceSnapshot(c)).actual.project;
+    // what a kill between POST /folders and its move leaves: a top-level "Payments" and a journal begin
+    await c.call('createFolder', { params: { project_id: project.id }, body: { name: 'Payments' } });
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(join(root, '.tmsync'), { recursive: true });
+    await writeFile(
+      join(root, '.tmsync/journal.jsonl'),
+      [
+        { format_version: 1, type: 'header', project_id: project.id, started_at: '2026-01-01T00:00:00.000Z' },
+        { type: 'begin', key: 'create_folder:Checkout/Payments', kind: 'create_folder' },
+      ].map((e) => `${JSON.stringify(e)}\n`).join(''),
+    );
+    emu.clearRequestLog();
+    const out = io();
+    expect(await runApply(opts(root), out), text(out)).toBe(0);
+    const snap = await serviceSnapshot(c);
+    const payments = snap.actual.folders.filter((f) => f.name === 'Payments');
+    expect(payments).toHaveLength(1);
+    expect(payments[0].parentId).toBe(snap.actual.folders.find((f) => f.name === 'Checkout')!.id);
+    expect(creates(emu).filter((e) => e.path.endsWith('/folders'))).toHaveLength(2);
+    expect((await planFor(root, c)).plan.operations).toEqual([]);
+    await c.close();
+  });
+
+  it('refuses a journal of another format_version before changing anything', async () => {
+    const root = await fresh();
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(join(root, '.tmsync'), { recursive: true });
+    await writeFile(join(root, '.tmsync/journal.jsonl'), '{"format_version":9,"type":"header","project_id":"x","started_at":"y"}\n');
+    await expect(runApply(opts(root), io())).rejects.toMatchObject({ code: 'journal_version', message: expect.stringContaining('format_version 9') });
+    expect(creates(emu)).toEqual([]);
+  });
+
+  it('deletes an item removed from the repository only with --prune, and converges', async () => {
+    const root = await fresh();
+    expect(await runApply(opts(root), io())).toBe(0);
+    const { rm } = await import('node:fs/promises');
+    await rm(join(root, 'cases/Checkout/guest-checkout.yaml'));
+    const keep = io();
+    expect(await runApply(opts(root), keep)).toBe(0);
+    expect(text(keep)).toContain('No changes');
+    const c = client(emu.baseUrl);
+    expect((await serviceSnapshot(c)).actual.cases).toHaveLength(6);
+    const pruned = io();
+    expect(await runApply(opts(root, { prune: true }), pruned)).toBe(0);
+    expect(text(pruned)).toContain('Apply complete: 0 created, 0 updated, 0 moved, 1 deleted.');
+    expect((await serviceSnapshot(c)).actual.cases).toHaveLength(5);
+    expect((await planFor(root, c, { prune: true })).plan.operations).toEqual([]);
+    await c.close();
+  });
+
+  it('stays silent outside the io it is given (the library never prints)', async () => {
+    const root = await fresh();
+    const writes: string[] = [];
+    const orig = { out: process.stdout.write, err: process.stderr.write };
+    process.stdout.write = ((chunk: string) => (writes.push(String(chunk)), true)) as typeof process.stdout.write;
+    process.stderr.write = ((chunk: string) => (writes.push(String(chunk)), true)) as typeof process.stderr.write;
+    try {
+      expect(await runApply(opts(root), io())).toBe(0);
+    } finally {
+      process.stdout.write = orig.out;
+      process.stderr.write = orig.err;
+    }
+    expect(writes).toEqual([]);
+  });
 });
