@@ -10,7 +10,8 @@
 // 3. fetchState with the client at the service's rate: requests, wall time, ratio to requests ÷ rate.
 // 4. A naive reader (one request at a time, page_size 20, obeys Retry-After) as the baseline.
 import { spawn } from 'node:child_process';
-import { existsSync, rmSync, renameSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, renameSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -166,7 +167,9 @@ async function naiveFetch(baseUrl, projectRef) {
   return { requests, cases: cases.length };
 }
 
-const dbFile = join(tmpdir(), `tmsync-bench-${CASES}c-${FOLDERS}f-${GROUPS}g.db`);
+// the cached database is only reused by an emulator with the same schema
+const schemaHash = createHash('sha1').update(readFileSync(join(root, 'dist/emulator/db/schema.js'))).digest('hex').slice(0, 8);
+const dbFile = join(tmpdir(), `tmsync-bench-${CASES}c-${FOLDERS}f-${GROUPS}g-${schemaHash}.db`);
 if (!existsSync(dbFile)) {
   const secs = await seed(dbFile);
   console.log(`seeded ${CASES} cases, ${FOLDERS} folders, ${GROUPS} step groups through the API in ${secs.toFixed(1)} s (${dbFile})`);
