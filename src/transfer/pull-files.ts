@@ -26,7 +26,16 @@ export type PullFileKind = 'case' | 'step_group' | 'folder' | 'config';
 
 export interface BuildPullFilesOptions extends BuildModelOptions {
   /** write a `tmsync.yaml` with these settings (when the repository has none) */
-  config?: { project: string; baseUrl?: string; scope?: string[] };
+  config?: PulledConfig;
+}
+
+/** What a fresh pull writes into `tmsync.yaml`. */
+export interface PulledConfig {
+  project: string;
+  baseUrl?: string;
+  scope?: string[];
+  casesDir?: string;
+  stepGroupsDir?: string;
 }
 
 export interface PullFilesResult {
@@ -108,10 +117,12 @@ function fileFor(
 }
 
 /** The configuration a fresh pull writes: just enough for `plan` to find the project again. */
-export function renderPulledConfig(config: { project: string; baseUrl?: string; scope?: string[] }): string {
+export function renderPulledConfig(config: PulledConfig): string {
   const lines = ['# written by `tmsync pull`; the API key comes from TMSYNC_API_KEY, never from this file'];
   lines.push(`project: ${JSON.stringify(config.project)}`);
   if (config.baseUrl) lines.push(`base_url: ${JSON.stringify(config.baseUrl)}`);
+  if (config.casesDir) lines.push(`cases_dir: ${JSON.stringify(config.casesDir)}`);
+  if (config.stepGroupsDir) lines.push(`step_groups_dir: ${JSON.stringify(config.stepGroupsDir)}`);
   if (config.scope && config.scope.length > 0) lines.push(`scope: [${config.scope.map((s) => JSON.stringify(s)).join(', ')}]`);
   return `${lines.join('\n')}\n`;
 }

@@ -8,7 +8,7 @@ import type { TmsyncConfig } from '../spec/config.js';
 import { loadRepository } from '../spec/loader.js';
 import { setYamlFields, writeFileAtomic } from '../spec/writer.js';
 import { forEachLimit } from './streams.js';
-import { buildPullFiles, type PullFile } from './pull-files.js';
+import { buildPullFiles, type PullFile, type PulledConfig } from './pull-files.js';
 import type { FieldWarning } from './case-fields.js';
 import type { ExistingRepository, GoneItem } from './repository-model.js';
 
@@ -26,7 +26,7 @@ export interface PullOptions {
   /** only this folder subtree (names from the top) */
   folder?: string[];
   /** write tmsync.yaml with these settings (only when the repository has none) */
-  writeConfig?: { project: string; baseUrl?: string; scope?: string[] };
+  writeConfig?: PulledConfig;
   /** files written at once @default 32 */
   parallel?: number;
 }

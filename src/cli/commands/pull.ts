@@ -28,24 +28,37 @@ export function parseFolderPath(path: string | undefined): string[] | undefined 
  */
 export async function runPull(options: PullOptions, io: CliIo): Promise<number> {
   const root = resolve(options.cwd, options.dir ?? '.');
-  const target = await loadTarget({ ...options, cwd: root, config: options.config ? resolve(options.cwd, options.config) : undefined }, io);
-  try {
-    const { client, config } = target;
-    const folder = parseFolderPath(options.folder);
-    const project = await resolveProject(client, target.projectRef);
-    const actual = await fetchState(client, project.id, { scope: config.scope, signal: io.signal });
-    const hasConfig = await access(join(root, 'tmsync.yaml')).then(
+  const exists = (file: string) =>
+    access(file).then(
       () => true,
       () => false,
     );
-    const repoRoot = target.configFile ? target.root : root;
+  // the repository's own tmsync.yaml when it has one; else --config, else the one where we stand
+  const hasConfig = await exists(join(root, 'tmsync.yaml'));
+  const config = options.config ? resolve(options.cwd, options.config) : hasConfig ? join(root, 'tmsync.yaml') : undefined;
+  const target = await loadTarget({ ...options, ...(config ? { config } : {}) }, io);
+  try {
+    const { client } = target;
+    const folder = parseFolderPath(options.folder);
+    const project = await resolveProject(client, target.projectRef);
+    const actual = await fetchState(client, project.id, { scope: target.config.scope, signal: io.signal });
+    const repoRoot = root;
+    const dirs = target.config;
     const result = await pullIntoRepository(actual, {
       root: repoRoot,
-      config,
+      config: dirs,
       ...(folder ? { folder } : {}),
-      ...(hasConfig || target.configFile
+      ...(hasConfig
         ? {}
-        : { writeConfig: { project: project.humanIdPrefix, baseUrl: target.baseUrl, ...(folder ? { scope: [folder[0]] } : {}) } }),
+        : {
+            writeConfig: {
+              project: project.humanIdPrefix,
+              baseUrl: target.baseUrl,
+              ...(folder ? { scope: [folder[0]] } : target.config.scope ? { scope: target.config.scope } : {}),
+              ...(dirs.casesDir !== 'cases' ? { casesDir: dirs.casesDir } : {}),
+              ...(dirs.stepGroupsDir !== 'step_groups' ? { stepGroupsDir: dirs.stepGroupsDir } : {}),
+            },
+          }),
     });
 
     for (const w of result.warnings) io.stderr(`Warning: ${w.message}`);
