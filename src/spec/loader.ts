@@ -6,7 +6,7 @@ import type { TmsyncConfig } from './config.js';
 import { crossFileProblems } from './cross-checks.js';
 import { folderNameProblem, type ParsedFolderFile } from './folder-file.js';
 import { parseFiles, type ParseFilesOptions, type ParseJob } from './parse-files.js';
-import { byName, listStepGroupFiles, walkCasesDir } from './walk.js';
+import { byName, listStepGroupFiles, walkCasesDir, type WalkedDir } from './walk.js';
 import { sortProblems } from './yaml-source.js';
 
 export { sortProblems };
@@ -78,13 +78,15 @@ export async function loadRepository(
     withFolderFile.map((d) => ({ kind: 'folder', rel: d.folderFile! })),
     options,
   );
+  const folderProblems: { dir: WalkedDir; problems: Problem[] }[] = [];
   for (const [i, r] of folderResults.entries()) {
     hashes.set(r.rel, r.hash);
-    problems.push(...r.problems);
+    if (r.problems.length > 0) folderProblems.push({ dir: withFolderFile[i], problems: r.problems });
     if (r.parsed) folderFiles.set(withFolderFile[i].rel, r.parsed as ParsedFolderFile);
   }
 
   // 2. the folder tree, with names checked and scope applied
+  const topRelOf = (d: WalkedDir) => d.rel.split('/').slice(0, d.rel.split('/').length - d.segments.length + 1).join('/');
   const folders: DesiredFolder[] = [];
   const folderByRel = new Map<string, DesiredFolder>();
   const outOfScope = new Map<string, { name: string; files: string[] }>();
@@ -95,8 +97,7 @@ export async function loadRepository(
     const parent = top ? undefined : folderByRel.get(parentRel);
     if (!top && !parent) {
       // the parent is out of scope (or otherwise skipped): so is this subtree
-      const topRel = d.rel.split('/').slice(0, d.rel.split('/').length - d.segments.length + 1).join('/');
-      outOfScope.get(topRel)?.files.push(...d.caseFiles);
+      outOfScope.get(topRelOf(d))?.files.push(...d.caseFiles);
       continue;
     }
     const override = folderFiles.get(d.rel);
@@ -147,6 +148,11 @@ export async function loadRepository(
     namesInParent.set(key, folder);
     folderByRel.set(d.rel, folder);
     folders.push(folder);
+  }
+  // problems of _folder.yaml files below an unmanaged folder do not matter; a top-level one
+  // does, as it may be what put its folder out of scope (a `name:` that failed to parse)
+  for (const { dir, problems: ps } of folderProblems) {
+    if (dir.segments.length === 1 || !outOfScope.has(topRelOf(dir))) problems.push(...ps);
   }
   for (const [rel, { name, files }] of outOfScope) {
     if (files.length === 0) continue;

@@ -175,7 +175,7 @@ export async function setYamlFields(
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  const doc = text === undefined || text.trim() === '' ? new Document({}) : parseDocument(text);
+  const doc = text === undefined || text.trim() === '' ? new Document({}) : parseDocument(text, { logLevel: 'error' });
   if (doc.errors.length > 0) {
     throw new TmsyncError('invalid_yaml', `cannot update ${file}: ${doc.errors[0].message.split('\n')[0]}`, {
       hint: 'fix the YAML syntax (run `tmsync validate`) and retry',

@@ -66,7 +66,7 @@ export function parseYamlFile(
   const problems: Problem[] = [];
   let doc: Document.Parsed;
   try {
-    doc = parseDocument(text, { lineCounter: lc, prettyErrors: true, uniqueKeys: true });
+    doc = parseDocument(text, { lineCounter: lc, prettyErrors: true, uniqueKeys: true, logLevel: 'error' });
   } catch (err) {
     // the yaml library reports, it does not throw; guard anyway so the loader never does
     return { problems: [problemAt({ file }, { line: 1, col: 1 }, 'yaml_syntax', `cannot parse YAML: ${String(err)}`)] };

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Problem } from '../../src/errors.js';
 import {
   loadConfig,
@@ -64,6 +64,25 @@ describe('the parsers on random and truncated input', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it('stay silent: no warning or console output even for odd input like collections as keys', () => {
+    const emit = vi.spyOn(process, 'emitWarning');
+    const warn = vi.spyOn(console, 'warn');
+    const log = vi.spyOn(console, 'log');
+    try {
+      for (const text of ['? [a, b]\n: c\ntitle: T\n', '{ {x: 1}: 2, title: T }\n', '!unknown x\n', 'title: !!binary aGk=\n']) {
+        parseCaseFile('cases/A/x.yaml', text);
+        parseConfigText('tmsync.yaml', text);
+      }
+      expect(emit).not.toHaveBeenCalled();
+      expect(warn).not.toHaveBeenCalled();
+      expect(log).not.toHaveBeenCalled();
+    } finally {
+      emit.mockRestore();
+      warn.mockRestore();
+      log.mockRestore();
+    }
   });
 
   it('return problems, never throw, for every truncation of a valid case file', () => {

@@ -151,6 +151,20 @@ describe('loadRepository', () => {
     expect(problems.map((p) => [p.code, p.severity])).toEqual([['outside_scope', 'warning']]);
   });
 
+  it('ignores broken _folder.yaml files below a folder outside scope but not the top-level one that decides scope', async () => {
+    const { problems } = await load({
+      'tmsync.yaml': 'project: SHOP\nscope: [A]\n',
+      'cases/A/a.yaml': 'title: A\n',
+      'cases/Old/_folder.yaml': 'nme: A\n',
+      'cases/Old/Sub/_folder.yaml': 'order: first\n',
+      'cases/Old/Sub/x.yaml': 'title: X\n',
+    });
+    expect(problems.map((p) => `${p.file} ${p.code}`)).toEqual([
+      'cases/Old/Sub/x.yaml outside_scope',
+      'cases/Old/_folder.yaml unknown_key',
+    ]);
+  });
+
   it('keeps the valid cases of a repository when other files have problems', async () => {
     const { state, problems } = await load({
       'tmsync.yaml': 'project: SHOP\n',
