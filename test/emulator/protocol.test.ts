@@ -77,8 +77,15 @@ describe('errors', () => {
     expect(r.body.errors.details).toEqual([{ field: 'name', message: expect.any(String) }]);
     isError(await http.post('/projects'), 422);
   });
-  it('answers 413 for a body over 1 MiB', async () => {
+  it('answers 413 for a body over 1 MiB, as JSON and as a multipart part', async () => {
     isError(await http.post('/projects', { name: 'x'.repeat(1024 * 1024), human_id_prefix: 'BIG' }), 413);
+    const run = (await http.post('/projects/DEMO/test_runs', { title: 'Big' })).body.data.test_run;
+    const file = new FormData();
+    file.append('junit_xml', new Blob(['<a>' + 'x'.repeat(1024 * 1024 + 10) + '</a>']), 'big.xml');
+    isError(await http.call('POST', `/projects/DEMO/junit-import/test-run/${run.id}`, undefined, { raw: file }), 413);
+    const field = new FormData();
+    field.append('data', JSON.stringify({ test_run_cases: [{ test_case_id: 'x'.repeat(1024 * 1024 + 10), test_run_status_id: 'y' }] }));
+    isError(await http.call('PUT', `/projects/DEMO/test_runs/${run.id}/test_cases`, undefined, { raw: field }), 413);
   });
 });
 

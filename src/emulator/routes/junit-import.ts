@@ -52,6 +52,9 @@ export const junitRoutes: HandlerTable = {
     }
     let xml: string | undefined;
     for await (const part of c.request.parts()) {
+      if (part.type === 'field' && part.valueTruncated) {
+        throw new ServiceError(413, 'Request body too large: the limit is 1048576 bytes (1 MiB) per part');
+      }
       const text = part.type === 'file' ? (await part.toBuffer()).toString('utf8') : String(part.value);
       if (part.fieldname === 'junit_xml') xml = text;
     }
