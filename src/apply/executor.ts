@@ -60,10 +60,18 @@ export interface ExecuteOptions {
    */
   existingIds?: Iterable<string>;
   /**
+   * Top-level folders the service held before the run (all of them, not only those in scope): a
+   * new folder lands at the top level, so a lookup for one never claims these, in this run or,
+   * through the journal, in the next. @default none
+   */
+  existingTopFolders?: readonly { id: string; name: string }[];
+  /**
    * Keys of creates that an earlier, killed run may have sent (journal `begin` without an answer):
    * looked up by natural key before being sent again. @default none
    */
   pendingCreates?: ReadonlySet<string>;
+  /** per pending create, ids its lookup must not claim (journal `begin` `exclude`). @default none */
+  pendingExclude?: ReadonlyMap<string, readonly string[]>;
   /**
    * Ids an earlier run recorded for create operations (journal `created`/`done`) that still exist
    * on the service: the create is not sent again, the rest of the operation (a folder's move) is.
@@ -99,8 +107,17 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
   const knownIds = new Set<string>();
   for (const op of plan.operations) if ('id' in op && typeof op.id === 'string') knownIds.add(op.id);
   const existing = new Set<string>(options.existingIds ?? []);
-  // a lookup for a create of an earlier run may find an item the service held before this run
-  const resumeCtx: ReconcileContext = { client, projectId, knownIds };
+  const topFolders = new Map<string, string[]>();
+  for (const f of options.existingTopFolders ?? []) {
+    existing.add(f.id);
+    topFolders.set(f.name, [...(topFolders.get(f.name) ?? []), f.id]);
+  }
+  // a lookup for a create of an earlier run may find an item the service held before this run,
+  // except what that run recorded as existing before its create was sent
+  const resumeCtx = (key: string): ReconcileContext => {
+    const exclude = new Set(options.pendingExclude?.get(key) ?? []);
+    return { client, projectId, knownIds: { has: (id) => knownIds.has(id) || exclude.has(id) } };
+  };
   const runCtx: ReconcileContext = { client, projectId, knownIds: { has: (id) => knownIds.has(id) || existing.has(id) } };
 
   // dependency bookkeeping: a dependency outside the plan is taken as satisfied
@@ -142,7 +159,7 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
     if (!isCreate(op) || !options.pendingCreates?.has(op.key) || prefound.has(op.key)) continue;
     if (op.kind === 'create_case' && 'op' in op.body.folder) continue;
     try {
-      const found = await findCreated(op, resumeCtx, resolve);
+      const found = await findCreated(op, resumeCtx(op.key), resolve);
       if (found) claim(op.key, found);
       else lookedUp.add(op.key);
     } catch {
@@ -229,14 +246,16 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
       }
       if (isCreate(op) && options.pendingCreates?.has(op.key) && !prefound.has(op.key) && !lookedUp.has(op.key)) {
         // an earlier run was killed after sending this create: adopt what it made, if anything
-        const found = await findCreated(op, resumeCtx, resolve);
+        const found = await findCreated(op, resumeCtx(op.key), resolve);
         if (found) claim(op.key, found);
       }
       if (prefound.has(op.key)) {
         selfId = prefound.get(op.key)!.id;
         humanId = prefound.get(op.key)!.humanId;
       }
-      if (isCreate(op) && selfId === undefined) await journal?.begin(op.key, op.kind);
+      if (isCreate(op) && selfId === undefined) {
+        await journal?.begin(op.key, op.kind, op.kind === 'create_folder' ? topFolders.get(op.name) : undefined);
+      }
       const requests = requestsFor(op, resolve, projectId);
       for (let i = 0; i < requests.length; i++) {
         const req = requests[i];

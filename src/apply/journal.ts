@@ -31,6 +31,11 @@ export interface JournalBegin {
   type: 'begin';
   key: string;
   kind: OperationKind;
+  /**
+   * For a folder create: ids of the top-level folders with the same name that existed before the
+   * create was sent. A later lookup for the folder this create may have made never claims them.
+   */
+  exclude?: string[];
 }
 export interface JournalCreated {
   type: 'created' | 'done';
@@ -57,6 +62,8 @@ export type JournalEntry = JournalHeader | JournalBegin | JournalCreated | Journ
 export interface JournalSummary {
   /** keys of creates that may have reached the service without a recorded answer */
   pendingCreates: Set<string>;
+  /** per pending create: ids its natural-key lookup must not claim (they existed before it was sent) */
+  exclude: Map<string, string[]>;
   /** ids recorded by `created`/`done`, latest per key */
   ids: Map<string, { kind: OperationKind; id?: string; humanId?: string; file?: string; writeBack?: string }>;
   /** keys whose last entry is `done` */
@@ -122,7 +129,7 @@ export function parseJournal(text: string, file = JOURNAL_FILE): JournalEntry[] 
 
 /** Folds the runs of one project into what a new apply must know. */
 export function summarizeJournal(entries: readonly JournalEntry[], projectId: string): JournalSummary {
-  const summary: JournalSummary = { pendingCreates: new Set(), ids: new Map(), done: new Set(), runs: 0 };
+  const summary: JournalSummary = { pendingCreates: new Set(), exclude: new Map(), ids: new Map(), done: new Set(), runs: 0 };
   let ours = false;
   for (const e of entries) {
     if (e.type === 'header') {
@@ -134,6 +141,7 @@ export function summarizeJournal(entries: readonly JournalEntry[], projectId: st
     switch (e.type) {
       case 'begin':
         summary.pendingCreates.add(e.key);
+        if (e.exclude?.length) summary.exclude.set(e.key, [...(summary.exclude.get(e.key) ?? []), ...e.exclude]);
         summary.done.delete(e.key);
         break;
       case 'created':
@@ -231,8 +239,8 @@ export class Journal {
     this.flushing = undefined;
   }
 
-  begin(key: string, kind: OperationKind): Promise<void> {
-    return this.append({ type: 'begin', key, kind });
+  begin(key: string, kind: OperationKind, exclude?: string[]): Promise<void> {
+    return this.append({ type: 'begin', key, kind, ...(exclude?.length ? { exclude } : {}) });
   }
   created(entry: Omit<JournalCreated, 'type'>): Promise<void> {
     return this.append({ type: 'created', ...entry });

@@ -225,6 +225,30 @@ describe('executePlan', () => {
     expect(client.calls.map((c) => c.endpoint)).toEqual(['moveFolder']);
   });
 
+  it('records the same-named top-level folders that existed before a folder create in its journal begin', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'tmsync-exec-'));
+    const journal = await Journal.open(root, 'p1', { durable: false });
+    const client = fakeClient();
+    const op: Operation = { kind: 'create_folder', key: 'folder:A/B', dependsOn: [], path: ['A', 'B'], name: 'B', parent: { id: 'fa' }, writeBack: { file: 'f' } };
+    await executePlan(plan([op]), { client, writeBack: recorder().writeBack, journal, existingTopFolders: [{ id: 'old-b', name: 'B' }, { id: 'c', name: 'C' }] });
+    await journal.close();
+    expect((await readJournal(root)).find((e) => e.type === 'begin')).toEqual({ type: 'begin', key: 'folder:A/B', kind: 'create_folder', exclude: ['old-b'] });
+  });
+
+  it('never lets a resumed create claim a folder its journal begin recorded as existing before', async () => {
+    const client = fakeClient();
+    client.folders.push({ id: 'old-b', name: 'B', parent_folder_id: '', order: 0 });
+    const op: Operation = { kind: 'create_folder', key: 'folder:A/B', dependsOn: [], path: ['A', 'B'], name: 'B', parent: { id: 'fa' }, writeBack: { file: 'f' } };
+    await executePlan(plan([op]), {
+      client,
+      writeBack: recorder().writeBack,
+      pendingCreates: new Set([op.key]),
+      pendingExclude: new Map([[op.key, ['old-b']]]),
+    });
+    expect(client.calls.map((c) => c.endpoint)).toEqual(['createFolder', 'moveFolder']);
+    expect(client.folders.find((f) => f.id === 'old-b').parent_folder_id).toBe('');
+  });
+
   it('reports a write-back that fails without failing the operation or its dependents', async () => {
     const client = fakeClient();
     const writeBack = async (file: string) => {

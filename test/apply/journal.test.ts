@@ -34,7 +34,7 @@ describe('journal', () => {
     const entries = parseJournal(
       [
         { format_version: 1, type: 'header', project_id: 'p', started_at: 'x' },
-        { type: 'begin', key: 'folder:A', kind: 'create_folder' },
+        { type: 'begin', key: 'folder:A', kind: 'create_folder', exclude: ['old-a'] },
         { type: 'begin', key: 'folder:B', kind: 'create_folder' },
         { type: 'created', key: 'folder:B', kind: 'create_folder', id: 'fb', file: 'cases/B/_folder.yaml', write_back: 'fb' },
         { type: 'begin', key: 'case:c', kind: 'create_case' },
@@ -45,6 +45,7 @@ describe('journal', () => {
     );
     const s = summarizeJournal(entries, 'p');
     expect([...s.pendingCreates].sort()).toEqual(['case:c', 'folder:A']);
+    expect(s.exclude.get('folder:A')).toEqual(['old-a']);
     expect(s.ids.get('folder:B')).toMatchObject({ id: 'fb', file: 'cases/B/_folder.yaml', writeBack: 'fb' });
     expect(s.done.size).toBe(0);
   });

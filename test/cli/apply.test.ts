@@ -330,4 +330,35 @@ describe('tmsync apply (in process, against the emulator)', () => {
     }
     expect(writes).toEqual([]);
   });
+
+  it('with a scope, never takes an unrelated top-level folder of the same name outside the scope for a half-made create', async () => {
+    const root = await fresh();
+    const cfg = join(root, 'tmsync.yaml');
+    await writeFile(cfg, `${await readFile(cfg, 'utf8')}\nscope: [Authentication, Checkout]\n`);
+    const c = client(emu.baseUrl);
+    const project = (await serviceSnapshot(c)).actual.project;
+    // someone else's top-level "Payments", outside tmsync's scope
+    const theirs = (await c.call('createFolder', { params: { project_id: project.id }, body: { name: 'Payments' } })).data.folder;
+    // a first run is killed right after sending the create of Checkout/Payments (which never arrived)
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(join(root, '.tmsync'), { recursive: true });
+    await writeFile(
+      join(root, '.tmsync/journal.jsonl'),
+      [
+        { format_version: 1, type: 'header', project_id: project.id, started_at: '2026-01-01T00:00:00.000Z' },
+        { type: 'begin', key: 'create_folder:Checkout/Payments', kind: 'create_folder', exclude: [theirs.id] },
+      ].map((e) => `${JSON.stringify(e)}\n`).join(''),
+    );
+    const out = io();
+    expect(await runApply(opts(root), out), text(out)).toBe(0);
+    const all = (await serviceSnapshot(c)).actual.folders;
+    expect(all.find((f) => f.id === theirs.id)?.parentId).toBeNull();
+    const ours = all.filter((f) => f.name === 'Payments' && f.id !== theirs.id);
+    expect(ours).toHaveLength(1);
+    expect(ours[0].parentId).toBe(all.find((f) => f.name === 'Checkout')!.id);
+    // and the next run's begin entries would carry the out-of-scope folder too
+    const prev = await readFile(join(root, '.tmsync/journal.jsonl.prev'), 'utf8');
+    expect(prev).toContain(`"exclude":["${theirs.id}"]`);
+    await c.close();
+  });
 });

@@ -129,7 +129,7 @@ async function applyWith(
   }
   if (signal.aborted) return EXIT_INTERRUPTED;
 
-  const result = await execute(plan, actual, journal, { io, root, client, signal, writeBack });
+  const result = await execute(plan, actual, journal, { io, root, client, signal, writeBack, scoped: config.scope !== undefined });
   report(result, options, io, plan);
   if (result.interrupted) return EXIT_INTERRUPTED;
   if (result.failed.length === 0 && result.skipped.length === 0) await rotateJournal(root);
@@ -146,6 +146,8 @@ async function execute(
     client: Parameters<typeof executePlan>[1]['client'];
     signal: AbortSignal;
     writeBack: ReturnType<typeof fileWriteBack>;
+    /** the configuration limits the managed folders (`scope`) */
+    scoped: boolean;
   },
 ): Promise<ApplyResult> {
   const existingIds = [...actual.folders.map((f) => f.id), ...actual.cases.map((c) => c.id), ...actual.stepGroups.map((g) => g.id)];
@@ -155,6 +157,15 @@ async function execute(
   for (const [key, rec] of journalSummary.ids) {
     if (rec.id && rec.kind.startsWith('create_') && existing.has(rec.id)) {
       resumeIds.set(key, { id: rec.id, ...(rec.humanId ? { humanId: rec.humanId } : {}) });
+    }
+  }
+  // every top-level folder, in scope or not: new folders land there, and lookups for them must
+  // never claim one that was there before (fetchState only reads the folders in scope)
+  let topFolders = actual.folders.filter((f) => f.parentId === null).map((f) => ({ id: f.id, name: f.name }));
+  if (ctx.scoped && plan.operations.some((op) => op.kind === 'create_folder')) {
+    topFolders = [];
+    for await (const f of ctx.client.paginate('listFolders', { params: { project_id: plan.project.id } })) {
+      if (!f.parent_folder_id) topFolders.push({ id: f.id, name: f.name });
     }
   }
   const journal = await Journal.open(ctx.root, plan.project.id);
@@ -175,7 +186,9 @@ async function execute(
       signal: ctx.signal,
       writeBack: ctx.writeBack,
       existingIds,
+      existingTopFolders: topFolders,
       pendingCreates: journalSummary.pendingCreates,
+      pendingExclude: journalSummary.exclude,
       resumeIds,
       onProgress: (p) => progress.update(p),
     });
