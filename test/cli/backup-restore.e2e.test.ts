@@ -106,4 +106,16 @@ describe('backup and restore between two emulators', () => {
     expect(r.err).toContain('--map-user');
     expect(b.requestLog().filter((e) => e.method !== 'GET').length).toBe(before);
   });
+
+  it('restores a backup whose user the target lacks once --map-user maps it to a target user', async () => {
+    const text = gunzipSync(await readFile(join(dir, 'src.json.gz'))).toString('utf8');
+    const data = JSON.parse(text);
+    data.users = data.users.map((u: { email: string }) => (u.email === 'ana@example.com' ? { ...u, email: 'ana@elsewhere.example' } : u));
+    await writeFile(join(dir, 'mapped.json'), JSON.stringify(data));
+    emptyProject(b, 'MAPPED');
+    const r = await tmsync(dir, 'restore', 'mapped.json', '--base-url', b.baseUrl, '--project', 'MAPPED', '--map-user', 'ana@elsewhere.example=ana@example.com');
+    expect(r.err).toContain('66 test cases');
+    expect(r.code).toBe(0);
+    expect(await projectSnapshot(b.baseUrl, 'MAPPED')).toEqual(await projectSnapshot(a.baseUrl, 'SRC'));
+  });
 });
