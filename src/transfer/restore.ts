@@ -29,6 +29,11 @@ export interface RestoreOptions extends RestoreMappingOptions {
   parallel?: number;
   /** run-case rows per update request @default 200 */
   batchSize?: number;
+  /**
+   * send runs' `environment_ids` (they are ids of the source instance: only meaningful when the
+   * target is the same instance) @default false
+   */
+  keepEnvironments?: boolean;
   signal?: AbortSignal;
   onProgress?: (p: { phase: RestorePhase; done: number; total: number }) => void;
 }
@@ -300,7 +305,14 @@ class Restorer {
   private async completePlan(p: Backup['test_plans'][number]): Promise<void> {
     if (this.journal.isDone('plan', p.id)) return;
     const id = this.newId('plan', p.id);
-    await this.o.client.call('completeTestPlan', { params: { ...this.params, test_plan_id: id }, signal: this.o.signal });
+    const params = { ...this.params, test_plan_id: id };
+    try {
+      await this.o.client.call('completeTestPlan', { params, signal: this.o.signal });
+    } catch (err) {
+      // an earlier run may have completed it without recording so
+      const plan = await this.o.client.call('getTestPlan', { params, signal: this.o.signal }).catch(() => undefined);
+      if (plan?.data.test_plan.status !== 'COMPLETED') throw err;
+    }
     await this.journal.done('plan', p.id, id);
   }
 
@@ -320,7 +332,7 @@ class Restorer {
       end_date: r.end_date,
       assignee_id: r.assignee_id ? (this.map.user(r.assignee_id) ?? null) : null,
       label_names: r.label_names,
-      environment_ids: r.environment_ids,
+      ...(this.o.keepEnvironments ? { environment_ids: r.environment_ids } : {}),
       test_plan_id: r.test_plan_id === null ? null : this.newId('plan', r.test_plan_id),
     };
     const { id, fresh } = await this.create(
@@ -331,6 +343,10 @@ class Restorer {
         (await this.o.client.call('createTestRun', { params: this.params, body, reconcile, signal: this.o.signal })).data.test_run,
     );
     const runParams = { ...this.params, test_run_id: id };
+    if (!fresh && r.status === 'CLOSED') {
+      // an earlier run may have closed it already: results need it open
+      await this.o.client.call('updateTestRun', { params: runParams, body: { status: 'ACTIVE' }, signal: this.o.signal });
+    }
     // results and assignments are idempotent PUTs: a resumed run sends them again
     const rows: { test_case_id: string; test_run_status_id: string; user_id?: string }[] = [];
     const assignOnly: { test_case_id: string; user_id: string }[] = [];

@@ -61,6 +61,7 @@ describe('restore resumes after a crash', () => {
     ['createTestCase', 30],
     ['createFolder', 6],
     ['createTestRun', 2],
+    ['updateTestRun', 1],
   ] as const) {
     it(`finishes with no duplicates when the run died after sending ${endpoint} #${n} without its answer`, async () => {
       const prefix = `R${endpoint.length}${n}`.toUpperCase().slice(0, 8);
@@ -74,12 +75,24 @@ describe('restore resumes after a crash', () => {
       expect(journal).toContain('"t":"begin"');
 
       const result = await restoreBackup(backup, { ...options, client: real });
-      expect(result.adopted).toBe(1);
+      // a create without its answer is found and adopted; a PUT or complete is simply finished
+      expect(result.adopted).toBe(endpoint.startsWith('create') ? 1 : 0);
       expect(result.skipped).toBeGreaterThan(0);
       await real.close();
       expect(await projectSnapshot(b.baseUrl, prefix)).toEqual(await projectSnapshot(a.baseUrl, 'SRC'));
     });
   }
+
+  it('confirms a plan completion whose answer was lost by reading the plan, instead of failing', async () => {
+    emptyProject(b, 'RCOMP');
+    const real = client(b.baseUrl);
+    const target = await resolveProject(real, 'RCOMP');
+    const directory = await fetchRestoreDirectory(real);
+    const result = await restoreBackup(backup, { target, directory, root, client: crashingClient(real, 'completeTestPlan', 1) });
+    expect(result.created.test_plans).toBe(2);
+    await real.close();
+    expect(await projectSnapshot(b.baseUrl, 'RCOMP')).toEqual(await projectSnapshot(a.baseUrl, 'SRC'));
+  });
 });
 
 async function readdirJournal(root: string): Promise<string[]> {

@@ -60,6 +60,7 @@ export async function runRestore(options: RestoreCommandOptions, io: CliIo): Pro
   timer.unref();
   try {
     const project = await resolveProject(target.client, target.projectRef);
+    const sameInstance = backup.source.base_url.replace(/\/+$/, '') === target.baseUrl.replace(/\/+$/, '');
     const [directory, present] = await Promise.all([
       fetchRestoreDirectory(target.client, io.signal),
       countTargetItems(target.client, project.id, io.signal),
@@ -72,6 +73,8 @@ export async function runRestore(options: RestoreCommandOptions, io: CliIo): Pro
       mapUsers,
       ...(options.defaultOwner !== undefined ? { defaultOwner: options.defaultOwner } : {}),
       dropMissingLabels: options.dropMissingLabels ?? false,
+      // environments are ids of the instance the backup came from
+      keepEnvironments: sameInstance,
       parallel: Math.max(4, target.config.concurrency * 2),
       signal: io.signal,
       onProgress: (p) => {
@@ -82,6 +85,9 @@ export async function runRestore(options: RestoreCommandOptions, io: CliIo): Pro
       io.stderr(`Note: ${project.name} already held ${present.folders} folders and ${present.cases} test cases; the backup was restored beside them.`);
     }
     for (const n of result.notes) io.stderr(`Note: ${n}`);
+    if (!sameInstance && backup.test_runs.some((r) => r.environment_ids.length > 0)) {
+      io.stderr('Note: the environments of test runs were left out: their ids belong to the instance the backup came from.');
+    }
     const c = result.created;
     const resumed = result.skipped + result.adopted > 0 ? ` (${result.skipped} already restored by an earlier run, ${result.adopted} found and adopted)` : '';
     io.stderr(
