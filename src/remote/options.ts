@@ -19,8 +19,6 @@ export interface RequestEvent {
   /** 1 for the first try, 2 for the first retry, … */
   attempt: number;
   lane: Lane;
-  /** when the attempt will be retried: the wait before the next one */
-  retryInMs?: number;
 }
 
 export interface ClientOptions {
