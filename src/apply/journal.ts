@@ -77,8 +77,9 @@ export function journalPath(root: string): string {
 }
 
 /**
- * Reads a journal (absent file: no entries). Refuses a journal of another format_version. A last
- * line cut short by a kill is ignored; a broken line elsewhere is an error.
+ * Reads a journal (absent file: no entries). Refuses a journal of another format_version. A line
+ * cut short by a kill (the last one, or the last of a run followed by a new run's header) is
+ * ignored; a broken line elsewhere is an error.
  */
 export async function readJournal(root: string): Promise<JournalEntry[]> {
   const file = journalPath(root);
@@ -103,8 +104,10 @@ export function parseJournal(text: string, file = JOURNAL_FILE): JournalEntry[] 
     try {
       value = JSON.parse(line);
     } catch {
-      const isLast = lines.slice(i + 1).every((l) => !l.trim());
-      if (isLast) break; // a write cut short by a kill
+      const next = lines.slice(i + 1).find((l) => l.trim());
+      if (next === undefined) break; // a write cut short by a kill
+      if (/^\s*\{\s*"format_version"/.test(next) || /"type"\s*:\s*"header"/.test(next)) continue; // …and a later run
+
       throw new TmsyncError('journal_corrupt', `${file}:${i + 1} is not a JSON line`, {
         hint: `move ${file} aside and run \`tmsync apply\` again (the plan re-reads the service, so nothing is lost)`,
       });
@@ -193,7 +196,14 @@ export class Journal {
     // keep the journal out of commits without asking users to edit their .gitignore
     await writeFile(join(dir, '.gitignore'), '*\n', { flag: 'wx' }).catch(() => undefined);
     const file = journalPath(root);
-    const handle = await open(file, 'a');
+    const handle = await open(file, 'a+');
+    // a run killed in the middle of a write leaves a line without its newline: end it first
+    const { size } = await handle.stat();
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      await handle.read(last, 0, 1, size - 1);
+      if (last[0] !== 0x0a) await handle.appendFile('\n');
+    }
     const journal = new Journal(file, handle, options.durable ?? true);
     const header: JournalHeader = {
       format_version: JOURNAL_FORMAT_VERSION,

@@ -27,7 +27,7 @@ describe('journal', () => {
   it('ignores a last line cut short by a kill but rejects a broken line in the middle', () => {
     const good = '{"format_version":1,"type":"header","project_id":"p","started_at":"x"}\n{"type":"begin","key":"k","kind":"create_case"}\n';
     expect(parseJournal(`${good}{"type":"do`)).toHaveLength(2);
-    expect(() => parseJournal(`{"type":"do\n${good}`)).toThrow(/not a JSON line/);
+    expect(() => parseJournal(`${good}{"type":"do\n{"type":"begin","key":"k2","kind":"create_case"}\n`)).toThrow(/not a JSON line/);
   });
 
   it('reports a create begun without an answer as pending and a finished one as done with its id', () => {
@@ -73,6 +73,18 @@ describe('journal', () => {
     const entries = await readJournal(root);
     expect(entries).toHaveLength(201);
     expect(new Set(entries.slice(1).map((e) => (e as { key: string }).key)).size).toBe(200);
+  });
+
+  it('starts a new run on its own line after a run killed in the middle of a write, and reads both', async () => {
+    const root = await tmp();
+    await mkdir(join(root, '.tmsync'));
+    await writeFile(journalPath(root), '{"format_version":1,"type":"header","project_id":"p","started_at":"x"}\n{"type":"begin","key":"a","kind":"create_case"}\n{"type":"do');
+    const j = await Journal.open(root, 'p', { durable: false });
+    await j.begin('b', 'create_case');
+    await j.close();
+    const entries = await readJournal(root);
+    expect(entries.map((e) => e.type)).toEqual(['header', 'begin', 'header', 'begin']);
+    expect([...summarizeJournal(entries, 'p').pendingCreates]).toEqual(['a', 'b']);
   });
 
   it('rotates the journal to journal.jsonl.prev, and a missing journal is no error', async () => {
