@@ -1,3 +1,5 @@
+import { expect } from 'vitest';
+import { endpoint } from '../../src/api/endpoints.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 
 export const KEY = 'test-key';
@@ -74,9 +76,6 @@ export async function testCase(http: Api, r: Awaited<ReturnType<typeof refs>>, f
   if (res.status !== 201) throw new Error(`case create failed: ${res.text}`);
   return res.body.data.test_case;
 }
-
-import { expect } from 'vitest';
-import { endpoint } from '../../src/api/endpoints.js';
 
 /** Asserts a response body parses with the endpoint's zod response schema. */
 export function conforms(name: string, body: unknown): void {
