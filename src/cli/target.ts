@@ -117,6 +117,7 @@ export async function loadTarget(
     baseUrl,
     appUrl,
     apiKey,
+    apiKeyVar,
     appApiKey: env.TMSYNC_APP_API_KEY ?? apiKey,
     rateLimit: profile?.rateLimit ?? config.rateLimit,
     concurrency: profile?.concurrency ?? config.concurrency,
