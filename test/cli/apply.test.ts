@@ -187,6 +187,16 @@ describe('tmsync apply (in process, against the emulator)', () => {
     expect(creates(emu)).toEqual([]);
   });
 
+  it('refuses a saved plan made for another project', async () => {
+    const root = await fresh();
+    const c = client(emu.baseUrl);
+    const { plan } = await planFor(root, c);
+    await c.close();
+    await writeFile(join(root, 'plan.json'), renderPlanJson({ ...plan, project: { id: '00000000-0000-4000-8000-000000000000', name: 'Other', humanIdPrefix: 'OTH' } }));
+    await expect(runApply(opts(root, { args: ['plan.json'] }), io())).rejects.toMatchObject({ code: 'stale_plan', message: expect.stringContaining('for project Other (OTH), not Demo (DEMO)') });
+    expect(creates(emu)).toEqual([]);
+  });
+
   it('refuses a plan file of another format_version, saying which it reads', async () => {
     const root = await fresh();
     const c = client(emu.baseUrl);

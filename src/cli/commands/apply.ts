@@ -61,7 +61,14 @@ async function applyWith(
   const planFile = options.args?.[0];
   const saved = planFile ? await readPlanFile(resolve(options.cwd, planFile)) : undefined;
 
-  const project = await resolveProject(client, saved?.project.id ?? target.projectRef);
+  const project = await resolveProject(client, target.projectRef);
+  if (saved && saved.project.id !== project.id) {
+    throw new TmsyncError(
+      'stale_plan',
+      `the saved plan is for project ${saved.project.name} (${saved.project.humanIdPrefix}), not ${project.name} (${project.humanIdPrefix})`,
+      { hint: 'apply it with the configuration it was made with, or run `tmsync plan --out FILE` for this project', details: { changed: [{ key: 'project', message: 'another project' }] } },
+    );
+  }
   const journal = summarizeJournal(await readJournal(root), project.id);
   const writeBack = fileWriteBack(root);
 
