@@ -227,7 +227,9 @@ export async function setYamlFields(
   if (options.schemaComment && !(text ?? '').includes('yaml-language-server:')) {
     doc.commentBefore = doc.commentBefore ? ` ${options.schemaComment}\n${doc.commentBefore}` : ` ${options.schemaComment}`;
   }
-  await writeFileAtomic(file, doc.toString(TO_STRING));
+  const out = doc.toString(TO_STRING);
+  // keep Windows line endings where the author has them
+  await writeFileAtomic(file, text?.includes('\r\n') ? out.replace(/\r?\n/g, '\r\n') : out);
 }
 
 /**

@@ -63,6 +63,13 @@ labels: [smoke, payments] # two labels
     expect(Object.keys(parse(out) as object)).toEqual(['title', 'labels']);
   });
 
+  it('keeps CRLF line endings of a file written on Windows', async () => {
+    const dir = await makeRepo({ 'case.yaml': '# note\r\ntitle: T\r\n' });
+    const file = join(dir, 'case.yaml');
+    await setYamlFields(file, { id: 'SHOP-1' });
+    expect(await readFile(file, 'utf8')).toBe('# note\r\nid: SHOP-1\r\ntitle: T\r\n');
+  });
+
   it('creates a missing file, with the schema comment on its first line', async () => {
     const dir = await makeRepo({});
     const file = join(dir, 'cases', 'A', '_folder.yaml');
