@@ -13,7 +13,7 @@
 //    A restore sends about one request per item, so 10,000 cases at 10 req/s take ~17 minutes:
 //    the default measures 1,000 (pass --restore-cases 10000 for the full figure).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -271,3 +271,4 @@ const largest = Math.max(...SIZES);
 }
 
 for (const row of rows) process.stdout.write(`${row}\n`);
+rmSync(work, { recursive: true, force: true });

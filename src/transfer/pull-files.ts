@@ -1,5 +1,4 @@
-import { parse } from 'yaml';
-import type { ActualState } from '../model.js';
+import type { ActualState, DesiredStep } from '../model.js';
 import { renderCaseYaml, renderFolderYaml, renderStepGroupYaml } from '../spec/writer.js';
 import { schemaComment, type SchemaKind } from '../spec/schema-comment.js';
 import type { FieldWarning } from './case-fields.js';
@@ -16,6 +15,8 @@ export type PullFile =
       kind: PullFileKind;
       path: string;
       action: 'update';
+      /** the whole file as a fresh pull writes it: when the file reads exactly so, nothing changes */
+      content: string;
       /** every key the format manages for this kind; undefined = remove it */
       fields: Record<string, unknown>;
       /** the file's current path when it must move first (its folder changed) */
@@ -92,12 +93,41 @@ function folderDoc(f: ModelFolder, includeIds: boolean): { id?: string; name?: s
   };
 }
 
-/** The keys to set in place: the rendered document read back, with every other managed key removed. */
-function fieldsOf(kind: Exclude<PullFileKind, 'config'>, rendered: string): Record<string, unknown> {
-  const data = (parse(rendered) ?? {}) as Record<string, unknown>;
-  const fields: Record<string, unknown> = {};
-  for (const key of MANAGED_KEYS[kind]) fields[key] = data[key];
-  return fields;
+const steps = (list: readonly DesiredStep[]) =>
+  list.map((st) => (st.kind === 'use' ? { use: st.use } : st.expected === '' ? { action: st.action } : { action: st.action, expected: st.expected }));
+
+/**
+ * The YAML document of each kind as plain data, key for key what the spec writer renders (a
+ * unit test holds the two together), so updates need no render-and-parse round trip.
+ */
+export function caseDoc(c: ModelCase): Record<string, unknown> {
+  const f = c.fields;
+  const implied = f.steps !== undefined ? 'STEPS' : f.stepsText !== undefined || f.expectedResults !== undefined ? 'TCD' : undefined;
+  return {
+    id: c.id,
+    title: c.title,
+    description: f.description,
+    preconditions: f.preconditions,
+    template: f.template !== undefined && f.template !== implied ? f.template : undefined,
+    type: f.type,
+    status: f.status,
+    priority: f.priority,
+    automation_type: f.automationType,
+    owner: f.owner,
+    reviewer: f.reviewer,
+    labels: f.labels ? [...f.labels] : undefined,
+    steps: f.steps !== undefined ? steps(f.steps) : f.stepsText,
+    expected_results: f.expectedResults,
+  };
+}
+export function stepGroupDoc(g: ModelStepGroup): Record<string, unknown> {
+  return {
+    id: g.id,
+    title: g.title,
+    description: g.description,
+    labels: g.labels ? [...g.labels] : undefined,
+    steps: steps(g.steps.map((st) => ({ kind: 'step' as const, ...st }))),
+  };
 }
 
 function fileFor(
@@ -105,15 +135,13 @@ function fileFor(
   path: string,
   existingFile: string | undefined,
   render: (path: string) => string,
+  doc: Record<string, unknown>,
 ): PullFile {
-  if (existingFile === undefined) return { kind, path, action: 'create', content: render(path) };
-  return {
-    kind,
-    path,
-    action: 'update',
-    fields: fieldsOf(kind, render(path)),
-    ...(existingFile !== path ? { renameFrom: existingFile } : {}),
-  };
+  const content = render(path);
+  if (existingFile === undefined) return { kind, path, action: 'create', content };
+  const fields: Record<string, unknown> = {};
+  for (const key of MANAGED_KEYS[kind]) fields[key] = doc[key];
+  return { kind, path, action: 'update', content, fields, ...(existingFile !== path ? { renameFrom: existingFile } : {}) };
 }
 
 /** The configuration a fresh pull writes: just enough for `plan` to find the project again. */
@@ -134,10 +162,11 @@ export function buildPullFiles(actual: ActualState, options: BuildPullFilesOptio
   if (options.config) files.push({ kind: 'config', path: 'tmsync.yaml', action: 'create', content: renderPulledConfig(options.config) });
   for (const f of model.folders) {
     const existingFile = f.movedFrom ?? (options.existing?.folders.some((e) => e.file === f.file) ? f.file : undefined);
-    files.push(fileFor('folder', f.file, existingFile, (p) => renderModelFolder(f, includeIds, p)));
+    const doc = folderDoc(f, includeIds);
+    files.push(fileFor('folder', f.file, existingFile, (p) => renderModelFolder(f, includeIds, p), { id: doc.id, name: doc.name, order: doc.order }));
   }
-  for (const g of model.stepGroups) files.push(fileFor('step_group', g.file, g.existingFile, (p) => renderModelStepGroup(g, p)));
-  for (const c of model.cases) files.push(fileFor('case', c.file, c.existingFile, (p) => renderModelCase(c, p)));
+  for (const g of model.stepGroups) files.push(fileFor('step_group', g.file, g.existingFile, (p) => renderModelStepGroup(g, p), stepGroupDoc(g)));
+  for (const c of model.cases) files.push(fileFor('case', c.file, c.existingFile, (p) => renderModelCase(c, p), caseDoc(c)));
   return {
     files,
     gone: model.gone,

@@ -155,7 +155,8 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
       return;
     }
     const text = await readFile(abs, 'utf8');
-    const changed = changedFields(text, f.fields);
+    // a file as pull left it reads exactly as it would be written: no parse needed
+    const changed = text === f.content ? {} : changedFields(text, f.fields);
     if (Object.keys(changed).length === 0) {
       result.unchanged += 1;
       return;

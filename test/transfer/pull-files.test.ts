@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseCaseFile, parseStepGroupFile } from '../../src/spec/case-file.js';
 import { parseFolderFile } from '../../src/spec/folder-file.js';
-import { buildPullFiles, type PullFile } from '../../src/transfer/pull-files.js';
+import { buildPullFiles, caseDoc, renderModelCase, renderModelStepGroup, stepGroupDoc, type PullFile } from '../../src/transfer/pull-files.js';
 import { buildRepositoryModel } from '../../src/transfer/repository-model.js';
 import { isPortableDirName, safeDirName, slugify } from '../../src/transfer/naming.js';
 import { F, fixtureState } from './fixtures.js';
@@ -133,6 +133,13 @@ describe('buildPullFiles', () => {
       expect(problems).toEqual([]);
       expect(parsed!.name ?? f.dir.split('/').pop()).toBe(f.name);
     }
+  });
+
+  it('describes each file as data exactly as the spec writer renders it, so in-place updates set the same values', () => {
+    const model = buildRepositoryModel(fixtureState());
+    const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+    for (const c of model.cases) expect(parse(renderModelCase(c)), c.file).toEqual(defined(caseDoc(c)));
+    for (const g of model.stepGroups) expect(parse(renderModelStepGroup(g)), g.file).toEqual(defined(stepGroupDoc(g)));
   });
 
   it('keeps the file of an item that already has one, updates it in place, and lists local items the service no longer has', () => {
