@@ -165,7 +165,7 @@ function stop(child) {
 /** Runs the CLI in `cwd`; returns exit code, wall ms, stderr and the child's peak RSS (bytes). */
 function tmsync(cwd, argv) {
   // a wrapper file so the child reports its own peak RSS when it ends
-  const wrapper = join(mkdtempSync(join(tmpdir(), 'tmsync-bench-cli-')), 'cli.mjs');
+  const wrapper = join(mkdtempSync(join(work, 'cli-')), 'cli.mjs');
   writeFileSync(
     wrapper,
     `const { main } = await import(${JSON.stringify(join(root, 'dist', 'cli', 'main.js'))});
