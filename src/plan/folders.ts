@@ -165,9 +165,17 @@ export function planFolders(ctx: PlanContext): FolderPlan {
     const remote = node.remote;
     const currentParent = remote.parentId !== null && ctx.remote.folder(remote.parentId) ? remote.parentId : null;
     const wantedParent = node.parent ? (node.parent.remote?.id ?? undefined) : null;
-    let moved = false;
-    if (wantedParent === undefined || wantedParent !== currentParent) {
-      moved = true;
+    const moved = wantedParent === undefined || wantedParent !== currentParent;
+    const changes: FieldChange[] = [];
+    const name = normalizeTitle(node.desired.name);
+    if (normalizeTitle(remote.name) !== name) changes.push({ field: 'name', from: remote.name, to: name });
+    const order = node.desired.order;
+    // a move appends the folder to its new parent, so a wanted order is set again after it
+    if (order !== undefined && (moved || order !== remote.order)) {
+      changes.push({ field: 'order', from: String(remote.order), to: String(order) });
+    }
+    const writeBack = node.adopted ? { file, id: remote.id } : undefined;
+    if (moved) {
       node.placeKey = `move_folder:${key}`;
       const deps: string[] = [];
       for (let p = node.parent; p; p = p.parent) if (p.placeKey) deps.push(p.placeKey);
@@ -179,19 +187,15 @@ export function planFolders(ctx: PlanContext): FolderPlan {
         fromPath: ctx.remote.folderPath(remote.id),
         path: node.displayPath,
         parent: parentRef,
+        // an adopted folder that only moves gets its id written back by the move
+        ...(writeBack && changes.length === 0 ? { writeBack } : {}),
       });
     }
-    const changes: FieldChange[] = [];
-    const name = normalizeTitle(node.desired.name);
-    if (normalizeTitle(remote.name) !== name) changes.push({ field: 'name', from: remote.name, to: name });
-    const order = node.desired.order;
-    if (order !== undefined && order !== remote.order) changes.push({ field: 'order', from: String(remote.order), to: String(order) });
-    const writeBack = node.adopted ? { file, id: remote.id } : undefined;
     if (changes.length > 0) {
       ops.push({
         kind: 'update_folder',
         key: `update_folder:${key}`,
-        dependsOn: [],
+        dependsOn: moved ? [node.placeKey!] : [],
         id: remote.id,
         path: node.displayPath,
         ...(changes.some((c) => c.field === 'name') ? { name } : {}),

@@ -57,6 +57,18 @@ describe('buildPlan: folders', () => {
     expect(op.changes).toEqual([{ field: 'name', from: 'Auth', to: 'Login' }]);
   });
 
+  it('sets a wanted order again after moving a folder, because a move appends it to its new parent', () => {
+    const p = cleanPlan(
+      desiredState({ folders: [desiredFolder('Shop', { id: 'f-shop' }), desiredFolder('Shop/Pay', { id: 'f-pay', order: 0 })] }),
+      actualState({ folders: [remoteFolder('f-shop', 'Shop', null, 0), remoteFolder('f-pay', 'Pay', null, 0)] }),
+    );
+    const move = findOp(p, 'move_folder');
+    const update = findOp(p, 'update_folder');
+    expect(update.order).toBe(0);
+    expect(update.dependsOn).toEqual([move.key]);
+    expect(p.operations.indexOf(update)).toBeGreaterThan(p.operations.indexOf(move));
+  });
+
   it('reorders a folder only when _folder.yaml gives an order', () => {
     const actual = actualState({ folders: [remoteFolder('f-auth', 'Auth', null, 3)] });
     expect(cleanPlan(desiredState({ folders: [desiredFolder('Auth', { id: 'f-auth' })] }), actual).operations).toEqual([]);
