@@ -209,8 +209,8 @@ export function clientBackupSource(client: TmsClient, project: RemoteProject, op
     },
     testCases() {
       return orderedMap(client.paginate('listTestCases', { params, signal }), readAhead, async (c) => {
-        if (c.human_id && c.individual_steps) return backupCase(c);
-        // the list left something out: the GET has the human id (steps only come from lists and updates)
+        if (c.human_id) return backupCase(c);
+        // the list left the human id out: the GET has it (it has no steps: those only come from lists)
         const full = (await client.call('getTestCase', { params: { ...params, test_case_id: c.id }, signal })).data.test_case;
         return backupCase({ ...full, ...c, human_id: c.human_id ?? full.human_id });
       });

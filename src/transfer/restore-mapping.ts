@@ -32,6 +32,8 @@ export interface RestoreMapping {
   user(oldId: string): string | undefined;
   /** label ids that exist in the target (missing ones dropped when allowed) */
   labels(oldIds: readonly string[]): string[];
+  /** the `--default-owner` user's target id, if one was given */
+  fallbackUser?: string;
   /** things replaced or dropped, for the report */
   notes: string[];
 }
@@ -199,6 +201,7 @@ export function buildRestoreMapping(backup: Backup, target: RestoreTargetDirecto
     runStatus: (statusId, word) => (hasStatus(statusId, word) ? runStatus(statusId, word) : undefined),
     user: (oldId) => (oldId ? resolveUser(oldId) : undefined),
     labels: (ids) => ids.map((id) => labelMap.get(id)).filter((x): x is string => x !== undefined),
+    ...(fallback !== undefined ? { fallbackUser: fallback } : {}),
     notes,
   };
 }

@@ -1,3 +1,4 @@
+import { TmsyncError } from '../errors.js';
 import type { RemoteProject } from '../model.js';
 import type { TmsClient } from '../remote/client.js';
 import type { Backup, BackupFolder, BackupTestCase, BackupTestRun } from './backup-format.js';
@@ -56,6 +57,7 @@ const CASE_TEMPLATES = new Set(['STEPS', 'TCD']);
 /** Validates the mapping (throws before anything is written), then restores. */
 export async function restoreBackup(backup: Backup, options: RestoreOptions): Promise<RestoreResult> {
   const mapping = buildRestoreMapping(backup, options.directory, options);
+  checkRequiredFields(backup, mapping);
   const file = restoreJournalPath(options.root, backup.source.project.id, backup.created_at, options.target.id);
   const journal = await RestoreJournal.open(file, {
     source_project_id: backup.source.project.id,
@@ -69,6 +71,28 @@ export async function restoreBackup(backup: Backup, options: RestoreOptions): Pr
     return { created: r.created, skipped: r.skipped, adopted: r.adopted, notes: mapping.notes, journal: file };
   } finally {
     await journal.close();
+  }
+}
+
+/** The service refuses a case without these: find such cases before anything is written. */
+function checkRequiredFields(backup: Backup, m: RestoreMapping): void {
+  const missing: string[] = [];
+  for (const c of backup.test_cases) {
+    const lacks = [
+      m.lookup('types', c.type_id) === undefined && 'type',
+      m.lookup('statuses', c.status_id) === undefined && 'status',
+      m.lookup('priorities', c.priority_id) === undefined && 'priority',
+      m.lookup('automation_types', c.automation_type_id) === undefined && 'automation type',
+      (m.user(c.owner_id) ?? m.fallbackUser) === undefined && 'owner',
+    ].filter((x): x is string => typeof x === 'string');
+    if (lacks.length > 0) missing.push(`${c.human_id || c.id} "${c.title}" (no ${lacks.join(', ')})`);
+  }
+  if (missing.length > 0) {
+    throw new TmsyncError(
+      'restore_incomplete_case',
+      `${missing.length} test case${missing.length === 1 ? '' : 's'} of the backup lack a value the service requires; nothing was written: ${missing.slice(0, 10).join('; ')}${missing.length > 10 ? '; …' : ''}`,
+      { hint: 'a case without an owner takes --default-owner EMAIL; lookups must be set on the source service and backed up again' },
+    );
   }
 }
 
@@ -250,7 +274,7 @@ class Restorer {
       status_id: m.lookup('statuses', c.status_id),
       priority_id: m.lookup('priorities', c.priority_id),
       automation_type_id: m.lookup('automation_types', c.automation_type_id),
-      owner_id: m.user(c.owner_id),
+      owner_id: m.user(c.owner_id) ?? m.fallbackUser,
       reviewer_id: c.reviewer_id ? (m.user(c.reviewer_id) ?? '') : '',
       folder_id: this.newId('folder', c.folder_id),
       ...(c.label_ids ? { label_ids: m.labels(c.label_ids) } : {}),

@@ -1,4 +1,9 @@
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { TmsClient } from '../../src/remote/index.js';
+import { restoreBackup } from '../../src/transfer/restore.js';
 import type { Backup } from '../../src/transfer/backup-format.js';
 import { buildRestoreMapping, type RestoreTargetDirectory } from '../../src/transfer/restore-mapping.js';
 
@@ -129,5 +134,16 @@ describe('buildRestoreMapping', () => {
     const t = target();
     t.lookups.statuses = [{ id: 'new-s9', name: 'Approved' }];
     expect(() => buildRestoreMapping(backup(), t, { defaultOwner: 'lead@example.com', dropMissingLabels: true })).toThrow(/status "Draft"/);
+  });
+
+  it('refuses a case the service would refuse (no owner) before calling the service or writing a journal', async () => {
+    const b = backup();
+    b.test_cases[0].owner_id = '';
+    const root = mkdtempSync(join(tmpdir(), 'tmsync-restore-check-'));
+    const client = new Proxy({}, { get: () => () => { throw new Error('no request expected'); } }) as unknown as TmsClient;
+    await expect(
+      restoreBackup(b, { client, target: { id: 't', name: 'T', humanIdPrefix: 'T' }, directory: target(), root, mapUsers: { 'gone@example.com': 'lead@example.com' }, dropMissingLabels: true }),
+    ).rejects.toThrow(/P-1 "T" \(no owner\)/);
+    expect(existsSync(join(root, '.tmsync'))).toBe(false);
   });
 });
