@@ -93,22 +93,29 @@ const dir = process.env.BENCH_DIR ?? (await mkdtemp(join(tmpdir(), 'tmsync-bench
 try {
   const folderCount = await generate(dir);
   const self = fileURLToPath(import.meta.url);
-  const runs = [];
-  for (let r = 0; r < RUNS; r++) {
-    const child = spawnSync(process.execPath, [self, '--child', dir], { encoding: 'utf8' });
-    if (child.status !== 0) throw new Error(`bench child failed: ${child.stderr}`);
-    runs.push(JSON.parse(child.stdout));
-  }
-  const last = runs[runs.length - 1];
-  if (last.errors > 0) throw new Error(`the generated repository has ${last.errors} problems, first: ${JSON.stringify(last.firstError)}`);
-  if (last.cases !== CASES || last.folders !== folderCount) throw new Error(`loaded ${last.cases} cases in ${last.folders} folders`);
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const seconds = median(runs.map((x) => x.seconds));
-  const rss = Math.max(...runs.map((x) => x.maxRssMb));
-  const cpuSeconds = median(runs.map((x) => x.cpuSeconds));
-  process.stdout.write(
-    `spec-load: ${CASES} cases, ${folderCount} folders: ${seconds.toFixed(2)} s, peak RSS ${Math.round(rss)} MB (targets: < 2 s, < 300 MB; median of ${RUNS} runs, ${runs.map((x) => x.seconds.toFixed(2)).join('/')} s; CPU ${cpuSeconds.toFixed(2)} s; load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores)\n`,
-  );
+  // the default (worker threads on idle cores), then forced to one thread and to one worker
+  for (const [label, env] of [
+    ['spec-load', {}],
+    ['spec-load (one thread)', { TMSYNC_PARSE_WORKERS: '0' }],
+    ['spec-load (one worker thread)', { TMSYNC_PARSE_WORKERS: '1' }],
+  ]) {
+    const runs = [];
+    for (let r = 0; r < RUNS; r++) {
+      const child = spawnSync(process.execPath, [self, '--child', dir], { encoding: 'utf8', env: { ...process.env, ...env } });
+      if (child.status !== 0) throw new Error(`bench child failed: ${child.stderr}`);
+      runs.push(JSON.parse(child.stdout));
+    }
+    const last = runs[runs.length - 1];
+    if (last.errors > 0) throw new Error(`the generated repository has ${last.errors} problems, first: ${JSON.stringify(last.firstError)}`);
+    if (last.cases !== CASES || last.folders !== folderCount) throw new Error(`loaded ${last.cases} cases in ${last.folders} folders`);
+    const seconds = median(runs.map((x) => x.seconds));
+    const rss = Math.max(...runs.map((x) => x.maxRssMb));
+    const cpuSeconds = median(runs.map((x) => x.cpuSeconds));
+    process.stdout.write(
+      `${label}: ${CASES} cases, ${folderCount} folders: ${seconds.toFixed(2)} s, peak RSS ${Math.round(rss)} MB (targets: < 2 s, < 300 MB; median of ${RUNS} runs: ${runs.map((x) => x.seconds.toFixed(2)).join('/')} s; CPU ${cpuSeconds.toFixed(2)} s; load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores)\n`,
+    );
+  }
 } finally {
   if (!process.env.BENCH_DIR) await rm(dir, { recursive: true, force: true });
 }
