@@ -8,7 +8,7 @@ export {
   type TmsyncConfig,
   type TmsyncProfile,
 } from './config.js';
-export { loadRepository, type LoadRepositoryResult } from './loader.js';
+export { loadRepository, type LoadRepositoryOptions, type LoadRepositoryResult } from './loader.js';
 export { hasErrors, validateRepository, type ValidateRepositoryOptions, type ValidateRepositoryResult } from './validate.js';
 export {
   renderCaseYaml,
