@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { TmsyncError } from '../errors.js';
 import type { CliIo, GlobalOptions } from './io.js';
-import { loadConfig, type TmsyncConfig } from '../spec/index.js';
+import { CONFIG_DEFAULTS, loadConfig, type TmsyncConfig } from '../spec/index.js';
 import { createClient, formatRequestEvent, type ClientOptions, type TmsClient } from '../remote/index.js';
 
 /**
@@ -36,17 +36,7 @@ export interface LoadTargetOptions {
   clientOptions?: Pick<ClientOptions, 'multipartRunCases'>;
 }
 
-const DEFAULT_CONFIG: TmsyncConfig = {
-  casesDir: 'cases',
-  stepGroupsDir: 'step_groups',
-  defaults: {},
-  rateLimit: 8,
-  concurrency: 4,
-  pageSize: 100,
-  requestTimeoutMs: 30_000,
-  maxRetries: 6,
-  profiles: {},
-};
+const DEFAULT_CONFIG: TmsyncConfig = { ...CONFIG_DEFAULTS, defaults: {}, profiles: {} };
 
 /** Reads tmsync.yaml (when there is one); no network. */
 export async function loadTargetConfig(
