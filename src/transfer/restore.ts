@@ -119,12 +119,17 @@ class Restorer {
 
   async run(): Promise<void> {
     await this.folders();
-    await this.each('step_groups', this.backup.step_groups, (g) => this.stepGroup(g));
-    await this.each('test_cases', this.backup.test_cases, (c) => this.testCase(c));
-    await this.each('test_plans', this.backup.test_plans, (p) => this.plan(p));
-    await this.each('test_runs', this.backup.test_runs, (r) => this.testRun(r));
+    await this.each('step_groups', this.backup.step_groups, (g) => about(`step group ${g.human_id} "${g.title}"`, () => this.stepGroup(g)));
+    await this.each('test_cases', this.backup.test_cases, (c) => about(`test case ${c.human_id} "${c.title}"`, () => this.testCase(c)));
+    await this.each('test_plans', this.backup.test_plans, (p) => about(`test plan ${p.human_id} "${p.title}"`, () => this.plan(p)));
+    await this.each('test_runs', this.backup.test_runs, (r) => about(`test run ${r.human_id} "${r.title}"`, () => this.testRun(r)));
     // completing a plan last: a completed plan may refuse new runs
-    await forEachLimit(this.backup.test_plans.filter((p) => p.status === 'COMPLETED'), this.parallel, (p) => this.completePlan(p), this.o.signal);
+    await forEachLimit(
+      this.backup.test_plans.filter((p) => p.status === 'COMPLETED'),
+      this.parallel,
+      (p) => about(`completing test plan ${p.human_id} "${p.title}"`, () => this.completePlan(p)),
+      this.o.signal,
+    );
   }
 
   private async each<T>(phase: RestorePhase, items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
@@ -196,7 +201,7 @@ class Restorer {
         this.parallel,
         async (parent) => {
           for (const f of children.get(parent) ?? []) {
-            await this.folder(f);
+            await about(`folder "${f.name}"`, () => this.folder(f));
             next.push(f.id);
             done += 1;
             this.o.onProgress?.({ phase: 'folders', done, total });
@@ -394,6 +399,21 @@ class Restorer {
     }
     await this.journal.done('run', r.id, id);
     if (fresh) this.created.test_runs += 1;
+  }
+}
+
+/** Names the backup item a failure belongs to; a re-run resumes where it stopped. */
+async function about(what: string, fn: () => Promise<void>): Promise<void> {
+  try {
+    await fn();
+  } catch (err) {
+    if (err instanceof TmsyncError && err.code === 'aborted') throw err;
+    const e = err instanceof TmsyncError ? err : undefined;
+    throw new TmsyncError(e?.code ?? 'restore_failed', `restoring ${what}: ${err instanceof Error ? err.message : String(err)}`, {
+      hint: `${e?.hint ? `${e.hint}; then ` : ''}run the same restore again: it resumes where it stopped, without duplicates`,
+      ...(e?.details ? { details: e.details } : {}),
+      cause: err,
+    });
   }
 }
 
