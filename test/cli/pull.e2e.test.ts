@@ -117,4 +117,28 @@ describe('tmsync pull against the emulator', () => {
     const plan = await tmsync(root, 'plan', '--detailed-exitcode');
     expect(plan.err + plan.out).toContain('No changes');
   });
+
+  it('moves the file of a case that moved to another folder on the service, comments and all', async () => {
+    const root = await fresh();
+    await tmsync(root, 'pull', '--base-url', emu.baseUrl, '--project', 'PUL');
+    const from = 'cases/Checkout/Payments/it-s.yaml';
+    const text = await readFile(join(root, from), 'utf8');
+    await writeFile(join(root, from), `# keep me\n${text}`);
+    const id = /^id: (\S+)$/m.exec(text)![1];
+    const c = client(emu.baseUrl);
+    const project = await resolveProject(c, 'PUL');
+    const folders: { id: string; name: string }[] = [];
+    for await (const f of c.paginate('listFolders', { params: { project_id: project.id } })) folders.push(f);
+    const empty = folders.find((f) => f.name === 'Empty folder')!;
+    await c.call('updateTestCase', { params: { project_id: project.id, test_case_id: id }, body: { folder_id: empty.id } });
+    await c.close();
+
+    const r = await tmsync(root, 'pull');
+    expect(r.code).toBe(0);
+    expect(r.err).toContain(`Moved ${from} → cases/Empty folder/it-s.yaml`);
+    expect(await readFile(join(root, 'cases/Empty folder/it-s.yaml'), 'utf8')).toMatch(/^# keep me/);
+    expect((await walk(root)).includes(from)).toBe(false);
+    const plan = await tmsync(root, 'plan', '--detailed-exitcode');
+    expect(plan.err + plan.out).toContain('No changes');
+  });
 });
