@@ -34,3 +34,20 @@ export {
 export type * from './plan/operations.js';
 export { executePlan, type ApplyResult, type ExecuteOptions } from './apply/executor.js';
 export { fileWriteBack } from './apply/write-back.js';
+export {
+  buildPullFiles,
+  pullIntoRepository,
+  actualToDesired,
+  writeBackupFile,
+  clientBackupSource,
+  readBackupFile,
+  restoreBackup,
+  fetchRestoreDirectory,
+  planMigration,
+  BACKUP_FORMAT_VERSION,
+  type PullFile,
+  type PullResult,
+  type BackupSource,
+  type RestoreOptions,
+  type RestoreResult,
+} from './transfer/index.js';
