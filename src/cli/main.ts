@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { TmsyncError, toTmsyncError } from '../errors.js';
+import { TmsyncError, ValidationError, formatProblem, toTmsyncError } from '../errors.js';
 import { buildProgram } from './program.js';
 import { processIo, type CliIo } from './io.js';
 
@@ -29,6 +29,8 @@ export async function main(argv: string[], io: CliIo = processIo(), cwd: string 
 
 export function reportError(e: TmsyncError, io: CliIo, json: boolean): void {
   if (json) io.stdout(JSON.stringify({ error: e.toJSON() }));
+  // a problem in tmsync.yaml reaches here from any command: say where, not just how many
+  if (e instanceof ValidationError) for (const p of e.problems) io.stderr(formatProblem(p));
   io.stderr(`Error: ${e.message}${e.hint ? `\nHint: ${e.hint}` : ''}`);
   if (e.code === 'internal' && e.cause instanceof Error && e.cause.stack && process.env.TMSYNC_DEBUG) {
     io.stderr(e.cause.stack);

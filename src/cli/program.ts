@@ -9,6 +9,14 @@ import { VERSION } from '../version.js';
  *
  * Each command module exports `run<Name>(options, io): Promise<number>` returning the exit code.
  */
+/**
+ * A repeatable option. Variadic options (`<v...>`) would swallow the positional arguments that
+ * follow them (`restore --map-user a=b FILE`), so repeatable ones collect one value per flag.
+ */
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
 export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => void): Command {
   const program = new Command();
   program
@@ -106,7 +114,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .command('restore')
     .description('recreate a backup in another (empty or partial) project or instance; resumable')
     .argument('<file>', 'a backup written by `tmsync backup`')
-    .option('--map-user <old=new...>', 'map a user of the backup to a user of the target (email=email)')
+    .option('--map-user <old=new>', 'map a user of the backup to a user of the target (email=email); repeatable', collect)
     .option('--default-owner <user>', 'stand-in for every user of the backup without a match in the target (owners, reviewers, assignees)')
     .option('--drop-missing-labels', 'leave out labels the target lacks (the API cannot create labels) instead of refusing', false)
     .action(lazy(async () => (await import('./commands/restore.js')).runRestore));
@@ -150,7 +158,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option(
       '--status-map <outcome=status>',
       'map an outcome (passed, failed, error, skipped) to a run status name; repeatable, or comma-separated',
-      (value: string, previous: string[] = []) => [...previous, value],
+      collect,
     )
     .option('--batch-size <n>', 'rows per update request', '100')
     .option('--dry-run', 'show what would be sent, send nothing', false)
@@ -183,7 +191,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .description('run the embedded emulator of the service (SQLite)')
     .option('--port <port>', 'port (0 picks a free one)', '4010')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--db <file>', 'SQLite file (data survives restarts)')
+    .addOption(new Option('--db <file>', 'SQLite file (data survives restarts)').conflicts('memory'))
     .option('--memory', 'keep everything in memory', false)
     .option('--api-key <key...>', 'accepted API key (repeatable); without one a random key is printed')
     .addOption(new Option('--seed <name>', 'seed data').choices(['demo']))

@@ -60,3 +60,35 @@ describe('the CLI program', () => {
     expect(modules.filter((m) => /better-sqlite3|fastify|\/emulator\//.test(m))).toEqual([]);
   });
 });
+
+describe('errors in tmsync.yaml', () => {
+  it('are listed with file:line:col by every command that reads the configuration, not only validate', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'tmsync-badcfg-'));
+    writeFileSync(join(dir, 'tmsync.yaml'), 'project: DEMO\nbase_url: http://127.0.0.1:9/api/v1\nrate_limt: 5\n');
+    for (const cmd of [['plan'], ['apply', '--auto-approve']]) {
+      const io = memoryIo({ TMSYNC_API_KEY: 'k' });
+      const code = await main(['node', 'tmsync', ...cmd], io, dir);
+      expect(code).toBe(1);
+      expect(io.err.join('\n')).toMatch(/tmsync\.yaml:3:1 .*rate_limt.*rate_limit/);
+    }
+  });
+});
+
+describe('flag parsing', () => {
+  it('keeps the positional FILE of restore when --map-user comes before it', async () => {
+    const io = memoryIo({});
+    const code = await main(['node', 'tmsync', 'restore', '--map-user', 'a@x=b@y', '--map-user', 'c@x=d@y', 'missing-backup.json', '--project', 'P'], io, root);
+    expect(io.err.join('\n')).not.toMatch(/missing required argument/);
+    expect(io.err.join('\n')).toMatch(/missing-backup\.json/);
+    expect(code).toBe(1);
+  });
+
+  it('refuses serve --memory together with --db instead of ignoring one of them', async () => {
+    const io = memoryIo({});
+    const code = await main(['node', 'tmsync', 'serve', '--memory', '--db', 'x.sqlite'], io, root);
+    expect(code).toBe(1);
+    expect(io.err.join('\n')).toMatch(/cannot be used with/);
+  });
+});
