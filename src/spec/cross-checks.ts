@@ -11,6 +11,8 @@ export interface CrossCheckInput {
   folderFiles: ReadonlyMap<string, ParsedFolderFile>;
   cases: Parsed<DesiredCase>[];
   stepGroups: Parsed<DesiredStepGroup>[];
+  /** keys of step group files that did not load: their own problems are reported, not every `use:` of them */
+  brokenStepGroupKeys?: ReadonlySet<string>;
 }
 
 const at = (file: string, pos: Position | undefined) => ({ file, line: pos?.line ?? 1, col: pos?.col ?? 1 });
@@ -103,7 +105,7 @@ export function crossFileProblems(input: CrossCheckInput): Problem[] {
   for (const c of input.cases) {
     for (const step of c.item.fields.steps ?? []) {
       if (step.kind !== 'use') continue;
-      if (keys.has(step.use) || ids.has(idKey(step.use))) continue;
+      if (keys.has(step.use) || ids.has(idKey(step.use)) || input.brokenStepGroupKeys?.has(step.use)) continue;
       const src = at(c.item.file, step.source);
       if (STEP_GROUP_ID_PATTERN.test(step.use)) {
         // a remote group the repository does not hold: legal, but only the service can tell

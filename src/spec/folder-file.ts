@@ -14,8 +14,8 @@ export const MAX_FOLDER_NAME_LENGTH = 255;
 export function folderNameProblem(name: string): string | undefined {
   if (name.length === 0) return 'a folder name must not be empty';
   if (name.length > MAX_FOLDER_NAME_LENGTH) return `a folder name must be at most ${MAX_FOLDER_NAME_LENGTH} characters (this one has ${name.length})`;
-  // a `/` would be read back as a path separator by `--folder PATH` and by pull
-  if (name.includes('/')) return 'a folder name must not contain `/`';
+  // `/` is allowed: the service holds it, and `_folder.yaml` `name:` exists for names a directory
+  // cannot have (a directory name never contains one). Only `pull --folder PATH` cannot address it.
   if (name !== name.trim()) return 'a folder name must not start or end with spaces';
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(name)) return 'a folder name must not contain control characters';

@@ -193,10 +193,15 @@ export async function loadRepository(
 
   const parsedCases: Parsed<DesiredCase>[] = [];
   const parsedGroups: Parsed<DesiredStepGroup>[] = [];
+  const brokenStepGroupKeys = new Set<string>();
   for (const [i, r] of (await parseFiles(root, jobs, options)).entries()) {
     hashes.set(r.rel, r.hash);
     if (r.problems.length > 0) problems.push(...r.problems);
-    if (!r.parsed) continue;
+    if (!r.parsed) {
+      const job = jobs[i];
+      if (job.kind === 'step_group') brokenStepGroupKeys.add(job.key);
+      continue;
+    }
     if (jobs[i].kind === 'case') {
       const parsed = r.parsed as Parsed<DesiredCase>;
       parsed.item.folderPath = caseFolders.get(r.rel)!.path;
@@ -208,7 +213,7 @@ export async function loadRepository(
 
   parsedCases.sort((a, b) => byName(a.item.file, b.item.file));
   parsedGroups.sort((a, b) => byName(a.item.file, b.item.file));
-  problems.push(...crossFileProblems({ folders, folderFiles, cases: parsedCases, stepGroups: parsedGroups }));
+  problems.push(...crossFileProblems({ folders, folderFiles, cases: parsedCases, stepGroups: parsedGroups, brokenStepGroupKeys }));
 
   const state: DesiredState = {
     root,
