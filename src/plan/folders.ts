@@ -140,6 +140,7 @@ function matchFolders(ctx: PlanContext, nodes: FolderNode[]): Set<string> {
 export function planFolders(ctx: PlanContext): FolderPlan {
   const nodes = collectNodes(ctx);
   const claimed = matchFolders(ctx, nodes);
+  checkOrders(ctx, nodes, claimed);
   const ops: Operation[] = [];
   // nodes are sorted by depth in the final tree: moving in that order never puts a folder under
   // its own descendant, because every new parent already sits at its final place
@@ -217,4 +218,47 @@ export function planFolders(ctx: PlanContext): FolderPlan {
     }
   }
   return { nodes, byPath: new Map(nodes.map((n) => [pathKey(n.path), n])), ops, claimed };
+}
+
+/**
+ * The service keeps `order` as a folder's 0-based index among its siblings, without gaps. An order
+ * that no position can satisfy (past the last sibling, or two siblings wanting one place) would be
+ * planned again after every apply, so it is refused here with the range that works.
+ */
+function checkOrders(ctx: PlanContext, nodes: FolderNode[], claimed: ReadonlySet<string>): void {
+  const siblings = new Map<string, FolderNode[]>();
+  for (const node of nodes) {
+    const k = node.parent ? pathKey(node.parent.path) : '';
+    siblings.set(k, [...(siblings.get(k) ?? []), node]);
+  }
+  for (const group of siblings.values()) {
+    const parent = group[0].parent;
+    const parentId = parent ? parent.remote?.id : null;
+    // remote folders in that parent that no repository folder claims stay there (without --prune)
+    const others = parentId === undefined ? 0 : ctx.remote.children(parentId).filter((f) => !claimed.has(f.id)).length;
+    const count = group.length + (ctx.prune ? 0 : others);
+    const seen = new Map<number, FolderNode>();
+    for (const node of group) {
+      const order = node.desired.order;
+      if (order === undefined) continue;
+      const file = folderFile(node.desired);
+      if (order < 0 || order >= count) {
+        problem(
+          ctx,
+          'invalid_order',
+          file,
+          1,
+          `folder "${showPath(node.displayPath)}" has order ${order}, but its parent will hold ${count} folder${count === 1 ? '' : 's'}`,
+          `order is the 0-based position among sibling folders: use 0 to ${count - 1}, or remove it`,
+        );
+        continue;
+      }
+      const twin = seen.get(order);
+      if (twin) {
+        problem(ctx, 'duplicate_order', file, 1, `folders ${folderFile(twin.desired)} and ${file} both have order ${order}`, 'give sibling folders different orders');
+        continue;
+      }
+      seen.set(order, node);
+    }
+  }
 }

@@ -94,6 +94,20 @@ function buildActual(w: RemoteWorld, labelsReadable: boolean): ActualState {
   return actualState({ folders, cases, stepGroups: groups, labelsReadable });
 }
 
+/**
+ * The service keeps order as a 0-based index among siblings: a repository only writes positions
+ * that exist (the plan refuses others, see folders.test.ts).
+ */
+function keepPossibleOrders(folders: DesiredFolder[]): DesiredFolder[] {
+  for (const f of folders) {
+    if (f.order === undefined) continue;
+    const siblings = folders.filter((o) => o.path.slice(0, -1).join('/') === f.path.slice(0, -1).join('/'));
+    const taken = siblings.slice(0, siblings.indexOf(f)).some((o) => o.order === f.order);
+    if (f.order >= siblings.length || taken) delete f.order;
+  }
+  return folders;
+}
+
 function buildDesired(w: DesiredWorld, actual: ActualState): DesiredState {
   const claimedFolders = new Set<string>();
   const folders: DesiredFolder[] = [];
@@ -117,6 +131,7 @@ function buildDesired(w: DesiredWorld, actual: ActualState): DesiredState {
     }
     folders.push(f);
   }
+  keepPossibleOrders(folders);
   const claimedGroups = new Set<string>();
   const stepGroups: DesiredStepGroup[] = [];
   for (const [title, steps, idPick] of w.groups as [number, number, number | null][]) {
@@ -220,9 +235,11 @@ describe('buildPlan: convergence', () => {
           desired = {
             ...desired,
             scope: ['A'],
-            folders: desired.folders
-              .filter((f) => inA(f.path))
-              .map((f) => (f.id === undefined || inScopeA(actual, f.id) ? f : { ...f, id: undefined })),
+            folders: keepPossibleOrders(
+              desired.folders
+                .filter((f) => inA(f.path))
+                .map((f) => (f.id === undefined || inScopeA(actual, f.id) ? { ...f } : { ...f, id: undefined })),
+            ),
             cases: desired.cases
               .filter((c) => inA(c.folderPath))
               .map((c) => {

@@ -69,12 +69,26 @@ describe('buildPlan: folders', () => {
     expect(p.operations.indexOf(update)).toBeGreaterThan(p.operations.indexOf(move));
   });
 
+  it('refuses folder orders that no position can satisfy (gaps past the last sibling, or two siblings on one place)', () => {
+    const gaps = plan(
+      desiredState({ folders: [desiredFolder('A', { order: 10 }), desiredFolder('B', { order: 20 }), desiredFolder('C', { order: 1 })] }),
+      actualState(),
+    );
+    expect(gaps.problems.map((p) => [p.code, p.file])).toEqual([
+      ['invalid_order', 'cases/A/_folder.yaml'],
+      ['invalid_order', 'cases/B/_folder.yaml'],
+    ]);
+    expect(gaps.problems[0].hint).toMatch(/use 0 to 2/);
+    const twins = plan(desiredState({ folders: [desiredFolder('A', { order: 0 }), desiredFolder('B', { order: 0 })] }), actualState());
+    expect(twins.problems.map((p) => p.code)).toEqual(['duplicate_order']);
+  });
+
   it('reorders a folder only when _folder.yaml gives an order', () => {
     const actual = actualState({ folders: [remoteFolder('f-auth', 'Auth', null, 3)] });
     expect(cleanPlan(desiredState({ folders: [desiredFolder('Auth', { id: 'f-auth' })] }), actual).operations).toEqual([]);
-    const p = cleanPlan(desiredState({ folders: [desiredFolder('Auth', { id: 'f-auth', order: 1 })] }), actual);
-    expect(findOp(p, 'update_folder').changes).toEqual([{ field: 'order', from: '3', to: '1' }]);
-    expect(findOp(p, 'update_folder').order).toBe(1);
+    const p = cleanPlan(desiredState({ folders: [desiredFolder('Auth', { id: 'f-auth', order: 0 })] }), actual);
+    expect(findOp(p, 'update_folder').changes).toEqual([{ field: 'order', from: '3', to: '0' }]);
+    expect(findOp(p, 'update_folder').order).toBe(0);
   });
 
   it('plans a folder renamed and moved at once as a move plus a rename of the same id', () => {
