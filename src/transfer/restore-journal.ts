@@ -137,6 +137,11 @@ export class RestoreJournal {
     return new Set(this.state.ids.values());
   }
 
+  /** A begun item looked up and not found: it was never made (in memory only; the next begin says so). */
+  forget(type: RestoreItemType, old: string): void {
+    this.state.pending.delete(key(type, old));
+  }
+
   async begin(type: RestoreItemType, old: string): Promise<void> {
     this.state.pending.add(key(type, old));
     await this.append({ t: 'begin', type, old });

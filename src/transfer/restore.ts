@@ -119,9 +119,14 @@ class Restorer {
 
   async run(): Promise<void> {
     await this.folders();
+    const f = this.find;
+    await this.settle('step_group', this.backup.step_groups, (g) => findStepGroup(f, g.title));
+    await this.settle('case', this.backup.test_cases, (c) => findCase(f, c.title, this.newId('folder', c.folder_id)));
+    await this.settle('plan', this.backup.test_plans, (p) => findPlan(f, p.title));
     await this.each('step_groups', this.backup.step_groups, (g) => about(`step group ${g.human_id} "${g.title}"`, () => this.stepGroup(g)));
     await this.each('test_cases', this.backup.test_cases, (c) => about(`test case ${c.human_id} "${c.title}"`, () => this.testCase(c)));
     await this.each('test_plans', this.backup.test_plans, (p) => about(`test plan ${p.human_id} "${p.title}"`, () => this.plan(p)));
+    await this.settle('run', this.backup.test_runs, (r) => findRun(f, r.title));
     await this.each('test_runs', this.backup.test_runs, (r) => about(`test run ${r.human_id} "${r.title}"`, () => this.testRun(r)));
     // completing a plan last: a completed plan may refuse new runs
     await forEachLimit(
@@ -154,9 +159,23 @@ class Restorer {
   }
 
   /**
-   * One create, journaled: skipped when done, adopted when an earlier run began it and the item
-   * is found, sent otherwise (with the same lookup after an ambiguous failure).
+   * Items an earlier run began without an answer, looked up one after another BEFORE any create
+   * of the phase is sent: a create in flight could otherwise be mistaken for the lost one (twins,
+   * or a new folder waiting at the top level for its move).
    */
+  private async settle<T extends { id: string }>(type: RestoreItemType, items: readonly T[], find: (item: T) => Promise<{ id: string } | undefined>): Promise<void> {
+    for (const item of items) {
+      if (!this.journal.isPending(type, item.id) || this.journal.idOf(type, item.id) !== undefined) continue;
+      const found = await find(item);
+      if (found) {
+        this.claimed.add(found.id);
+        await this.journal.created(type, item.id, found.id);
+        this.adopted += 1;
+      } else this.journal.forget(type, item.id);
+    }
+  }
+
+  /** One create, journaled: the known id when an earlier run made it, else sent (with a lookup after an ambiguous failure). */
   private async create(
     type: RestoreItemType,
     old: string,
@@ -165,19 +184,12 @@ class Restorer {
   ): Promise<{ id: string; fresh: boolean }> {
     const known = this.journal.idOf(type, old);
     if (known !== undefined) return { id: known, fresh: false };
-    if (this.journal.isPending(type, old)) {
-      const found = await find();
-      if (found) {
-        this.claimed.add(found.id);
-        await this.journal.created(type, old, found.id);
-        this.adopted += 1;
-        return { id: found.id, fresh: false };
-      }
-    }
     await this.journal.begin(type, old);
     const item = await send(async () => {
       const found = await find();
-      return found ? { data: { [wireKey[type]]: found } } : undefined;
+      if (!found) return undefined;
+      this.claimed.add(found.id);
+      return { data: { [wireKey[type]]: found } };
     });
     this.claimed.add(item.id);
     await this.journal.created(type, old, item.id);
@@ -196,6 +208,8 @@ class Restorer {
     let level: (string | null)[] = [null];
     while (level.length > 0) {
       const next: string[] = [];
+      const here = level.flatMap((parent) => children.get(parent) ?? []);
+      await this.settle('folder', here, (f) => findFolder(this.find, f.name, f.parent_id === null ? null : this.newId('folder', f.parent_id)));
       await forEachLimit(
         level,
         this.parallel,
