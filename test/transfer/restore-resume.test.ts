@@ -59,6 +59,9 @@ describe('restore resumes after a crash', () => {
 
   for (const [endpoint, n] of [
     ['createTestCase', 30],
+    // about where the first twins ("Duplicate title" twice in one folder) are created
+    ['createTestCase', 10],
+    ['createTestCase', 11],
     ['createFolder', 6],
     ['createTestRun', 2],
     ['updateTestRun', 1],
