@@ -276,6 +276,8 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
         try {
           answer = await client.call(filled.endpoint, {
             params: filled.params,
+            // Ctrl-C: requests not yet sent never start; the ones in flight finish
+            ...(signal ? { startSignal: signal } : {}),
             ...(filled.body !== undefined ? { body: filled.body } : {}),
             ...(reconcile ? { reconcile } : {}),
           });
@@ -303,6 +305,14 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
       count(op);
       return true;
     } catch (err) {
+      if (signal?.aborted && (err as { code?: string }).code === 'aborted') {
+        // stopped before its request was sent: not a failure, the next apply does it
+        result.interrupted = true;
+        result.skipped.push({ key: op.key, reason: 'interrupted before it was sent' });
+        // its `begin` gets an answer: the request never left, so the next run need not look it up
+        await journal?.failed({ key: op.key, kind: op.kind, message: 'interrupted before it was sent' }).catch(() => undefined);
+        return false;
+      }
       const message = messageOf(err);
       result.failed.push({ key: op.key, kind: op.kind, file: fileOf(op), message, stage: 'request' });
       const ambiguous = isAmbiguousError(err) && isCreate(op) && selfId === undefined;

@@ -21,6 +21,7 @@ export interface ApplyClient {
       body?: unknown;
       reconcile?: () => Promise<unknown>;
       signal?: AbortSignal;
+      startSignal?: AbortSignal;
     },
   ): Promise<any>;
   paginate(

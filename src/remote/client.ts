@@ -7,7 +7,7 @@ import { TmsyncError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { ApiError, defaultHint, scrub, scrubValue, type ApiErrorCode } from './api-error.js';
 import { systemClock } from './clock.js';
-import { RequestGate, type Lane } from './gate.js';
+import { RequestGate, type GateSlot, type Lane } from './gate.js';
 import { CLIENT_DEFAULTS, type ClientOptions, type RequestEvent } from './options.js';
 import {
   IDEMPOTENT_POSTS,
@@ -37,6 +37,12 @@ export interface CallRequest {
    */
   reconcile?: () => Promise<unknown | undefined>;
   signal?: AbortSignal;
+  /**
+   * Stops the request from starting (still queued, waiting for a rate slot, or waiting to retry)
+   * but never cuts one already sent: what Ctrl-C during apply needs, since a create cut mid-flight
+   * is ambiguous. The call then fails with code `aborted`.
+   */
+  startSignal?: AbortSignal;
   /**
    * Goes before lower priorities waiting in the same lane. `paginate` raises it for its pages:
    * a list is a chain of dependent reads, and a page that waits delays every page after it. @default 0
@@ -232,7 +238,15 @@ export function createClient(options: ClientOptions): TmsClient {
   }
 
   /** One attempt: a queue slot in the endpoint's lane, a gate slot, the request, the answer. */
-  async function attempt(ep: Endpoint, req: CallRequest, query: CallRequest['query'], n: number, signal: AbortSignal | undefined, text: boolean): Promise<unknown> {
+  async function attempt(
+    ep: Endpoint,
+    req: CallRequest,
+    query: CallRequest['query'],
+    n: number,
+    signal: AbortSignal | undefined,
+    text: boolean,
+    stop: AbortSignal | undefined = signal,
+  ): Promise<unknown> {
     const lane: Lane = ep.method === 'GET' ? 'read' : 'write';
     const { url, logPath } = target(ep, req, query);
     const { body, contentType } = buildBody(ep, req.body);
@@ -244,7 +258,16 @@ export function createClient(options: ClientOptions): TmsClient {
     if (contentType) headers['content-type'] = contentType;
     return lanes[lane].add(
       async () => {
-        const { release, at: start } = await gate.acquire(lane, signal, req.priority ?? 0);
+        if (stop?.aborted) throw abortedError(ep, req);
+        let slot: GateSlot;
+        try {
+          slot = await gate.acquire(lane, stop, req.priority ?? 0);
+        } catch (err) {
+          // stopped while waiting for a slot: never sent
+          if (stop?.aborted && !signal?.aborted) throw abortedError(ep, req);
+          throw err;
+        }
+        const { release, at: start } = slot;
         counters.requests++;
         counters.byEndpoint[ep.name] = (counters.byEndpoint[ep.name] ?? 0) + 1;
         if (n > 1) counters.retries++;
@@ -315,6 +338,8 @@ export function createClient(options: ClientOptions): TmsClient {
           options.onEvent?.(event);
         }
       },
+      // the queue races its task against this signal even while it runs: only the full abort may
+      // cut a request in flight, `stop` is checked when the task starts and while it waits for a slot
       { signal, priority: req.priority ?? 0 },
     );
   }
@@ -337,6 +362,7 @@ export function createClient(options: ClientOptions): TmsClient {
     const ep = lookup(name);
     const kind: RetryKind = ep.method === 'POST' && !IDEMPOTENT_POSTS.has(ep.name) ? 'create' : 'idempotent';
     const signal = combine(options.signal, req.signal);
+    const stop = combine(signal, req.startSignal);
     let reconcileFirst = false;
     try {
       return await pRetry(
@@ -353,9 +379,11 @@ export function createClient(options: ClientOptions): TmsClient {
             if (found !== undefined) return found;
           }
           try {
-            return await attempt(ep, req, query, n, signal, text);
+            return await attempt(ep, req, query, n, signal, text, stop);
           } catch (err) {
             if (signal?.aborted) throw new AbortError(abortedError(ep, req));
+            // a request that was sent keeps its own error (an ambiguous create must stay ambiguous)
+            if (err instanceof ApiError && err.code === 'aborted') throw new AbortError(err);
             throw err;
           }
         },
@@ -364,6 +392,8 @@ export function createClient(options: ClientOptions): TmsClient {
           minTimeout: 0,
           maxTimeout: 0,
           shouldRetry: async ({ error, attemptNumber }) => {
+            // after a stop nothing new is sent: the last real error stands
+            if (stop?.aborted) return false;
             const decision = isRetryable(error, kind, policy);
             if (decision === 'fail') return false;
             if (decision === 'reconcile') {
@@ -371,7 +401,13 @@ export function createClient(options: ClientOptions): TmsClient {
               reconcileFirst = true;
             }
             const wait = retryDelay(error as ApiError, attemptNumber, policy, random);
-            await clock.sleep(wait, signal);
+            try {
+              await clock.sleep(wait, stop);
+            } catch (err) {
+              // a stop while waiting to retry: give up with the last real error
+              if (stop?.aborted && !signal?.aborted) return false;
+              throw err;
+            }
             return true;
           },
         },

@@ -467,3 +467,55 @@ describe('secrets', () => {
     expect(JSON.stringify(events) + err.message).not.toContain('hunter2-secret');
   });
 });
+
+describe('startSignal (Ctrl-C during apply)', () => {
+  it('lets the request already sent finish, and never sends the queued ones', async () => {
+    let arrived!: () => void;
+    const firstArrived = new Promise<void>((r) => (arrived = r));
+    const { server, client } = await setup(
+      (r) => {
+        if (r.n === 1) arrived();
+        return { json: planJson(`p${r.n}`), delayMs: 150 };
+      },
+      { concurrency: 1, rateLimit: 1000 },
+    );
+    const stop = new AbortController();
+    const calls = [1, 2, 3].map((i) =>
+      client.call('createTestPlan', { params: { project_id: 'P' }, body: { title: `plan ${i}` }, startSignal: stop.signal }).then(
+        (v) => ({ ok: true as const, v }),
+        (e: ApiError) => ({ ok: false as const, code: e.code }),
+      ),
+    );
+    await firstArrived;
+    stop.abort();
+    const results = await Promise.all(calls);
+    expect(results[0]).toMatchObject({ ok: true });
+    expect(results.slice(1)).toEqual([
+      { ok: false, code: 'aborted' },
+      { ok: false, code: 'aborted' },
+    ]);
+    expect(server.log.length).toBe(1);
+  });
+});
+
+describe('startSignal and ambiguous creates', () => {
+  it('keeps a sent create ambiguous when the stop comes while it is in flight, so it is looked up later', async () => {
+    let arrived!: () => void;
+    const firstArrived = new Promise<void>((r) => (arrived = r));
+    const { client } = await setup(
+      () => {
+        arrived();
+        return { reset: true, afterMs: 100 };
+      },
+      { concurrency: 1, rateLimit: 1000 },
+    );
+    const stop = new AbortController();
+    const call = client.call('createTestPlan', { params: { project_id: 'P' }, body: { title: 'x' }, startSignal: stop.signal }).catch((e: ApiError) => e);
+    await firstArrived;
+    stop.abort();
+    const err = (await call) as ApiError;
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.code).not.toBe('aborted');
+    expect(isAmbiguous(err)).toBe(true);
+  });
+});
