@@ -227,9 +227,11 @@ export async function setYamlFields(
   if (options.schemaComment && !(text ?? '').includes('yaml-language-server:')) {
     doc.commentBefore = doc.commentBefore ? ` ${options.schemaComment}\n${doc.commentBefore}` : ` ${options.schemaComment}`;
   }
-  const out = doc.toString(TO_STRING);
-  // keep Windows line endings where the author has them
-  await writeFileAtomic(file, text?.includes('\r\n') ? out.replace(/\r?\n/g, '\r\n') : out);
+  let out = doc.toString(TO_STRING);
+  // keep Windows line endings and a byte-order mark where the author has them
+  if (text?.includes('\r\n')) out = out.replace(/\r?\n/g, '\r\n');
+  if (text?.startsWith('\uFEFF') && !out.startsWith('\uFEFF')) out = `\uFEFF${out}`;
+  await writeFileAtomic(file, out);
 }
 
 /**
