@@ -86,6 +86,12 @@ export async function loadTarget(
     });
   }
   validateUrl(baseUrl, 'base URL');
+  if (!/\/api\/v1\/?$/.test(new URL(baseUrl).pathname)) {
+    // otherwise every call 404s and the first message blames the project
+    throw new TmsyncError('invalid_url', `the base URL "${baseUrl}" does not end in /api/v1`, {
+      hint: `the service's interface lives under /api/v1: use ${baseUrl.replace(/\/+$/, '')}/api/v1`,
+    });
+  }
   const projectRef = pick(options.project, profile?.project, env.TMSYNC_PROJECT, config.project) ?? '';
   if (!projectRef && extra.requireProject !== false) {
     throw new TmsyncError('missing_project', 'no project is configured', {

@@ -92,3 +92,13 @@ describe('flag parsing', () => {
     expect(io.err.join('\n')).toMatch(/cannot be used with/);
   });
 });
+
+describe('the base URL', () => {
+  it('must end in /api/v1, and the error says which URL to use instead', async () => {
+    const io = memoryIo({ TMSYNC_API_KEY: 'k' });
+    const code = await main(['node', 'tmsync', 'plan', '--base-url', 'http://127.0.0.1:9', '--project', 'DEMO'], io, root);
+    expect(code).toBe(1);
+    expect(io.err.join('\n')).toMatch(/does not end in \/api\/v1/);
+    expect(io.err.join('\n')).toContain('http://127.0.0.1:9/api/v1');
+  });
+});
