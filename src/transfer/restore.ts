@@ -2,6 +2,7 @@ import { TmsyncError } from '../errors.js';
 import type { RemoteProject } from '../model.js';
 import type { TmsClient } from '../remote/client.js';
 import type { Backup, BackupFolder, BackupTestCase, BackupTestRun } from './backup-format.js';
+import { caseBody, planBody, runBody, runResults, stepGroupBody, type NewId } from './restore-bodies.js';
 import { findCase, findFolder, findPlan, findRun, findStepGroup, type FindContext } from './restore-find.js';
 import { RestoreJournal, restoreJournalPath, type RestoreItemType } from './restore-journal.js';
 import { buildRestoreMapping, type RestoreMapping, type RestoreMappingOptions, type RestoreTargetDirectory } from './restore-mapping.js';
@@ -52,7 +53,6 @@ export interface RestoreResult {
 }
 
 const emptyCounts = (): Record<RestorePhase, number> => ({ folders: 0, step_groups: 0, test_cases: 0, test_plans: 0, test_runs: 0 });
-const CASE_TEMPLATES = new Set(['STEPS', 'TCD']);
 
 /** Validates the mapping (throws before anything is written), then restores. */
 export async function restoreBackup(backup: Backup, options: RestoreOptions): Promise<RestoreResult> {
@@ -151,6 +151,8 @@ class Restorer {
       this.o.signal,
     );
   }
+
+  private readonly idOf: NewId = (type, old) => this.newId(type, old);
 
   private newId(type: RestoreItemType, old: string): string {
     const id = this.journal.idOf(type, old);
@@ -260,14 +262,7 @@ class Restorer {
       this.skipped += 1;
       return;
     }
-    const body = {
-      title: g.title,
-      description: g.description,
-      ...(g.label_ids ? { label_ids: this.map.labels(g.label_ids) } : {}),
-      steps: [...g.steps]
-        .sort((a, b) => a.order - b.order)
-        .map((s, i) => ({ step_description: s.description, expected_result: s.expected, order: i + 1 })),
-    };
+    const body = stepGroupBody(g, this.map);
     const { id, fresh } = await this.create(
       'step_group',
       g.id,
@@ -279,42 +274,12 @@ class Restorer {
     if (fresh) this.created.step_groups += 1;
   }
 
-  private caseBody(c: BackupTestCase): Record<string, unknown> {
-    const m = this.map;
-    const template = c.template_type.toUpperCase();
-    return {
-      title: c.title,
-      description: c.description,
-      preconditions: c.preconditions,
-      ...(CASE_TEMPLATES.has(template) ? { template_type: template } : {}),
-      steps: c.steps,
-      expected_results: c.expected_results,
-      type_id: m.lookup('types', c.type_id),
-      status_id: m.lookup('statuses', c.status_id),
-      priority_id: m.lookup('priorities', c.priority_id),
-      automation_type_id: m.lookup('automation_types', c.automation_type_id),
-      owner_id: m.user(c.owner_id) ?? m.fallbackUser,
-      reviewer_id: c.reviewer_id ? (m.user(c.reviewer_id) ?? '') : '',
-      folder_id: this.newId('folder', c.folder_id),
-      ...(c.label_ids ? { label_ids: m.labels(c.label_ids) } : {}),
-      individual_steps: [...c.individual_steps]
-        .sort((a, b) => a.order - b.order)
-        .map((s, i) => ({
-          step_description: s.description,
-          expected_results: s.expected,
-          order: i + 1,
-          step_type: s.step_type ?? 'DEFAULT',
-          step_group_id: s.step_group_id === null ? null : this.newId('step_group', s.step_group_id),
-        })),
-    };
-  }
-
   private async testCase(c: BackupTestCase): Promise<void> {
     if (this.journal.isDone('case', c.id)) {
       this.skipped += 1;
       return;
     }
-    const body = this.caseBody(c);
+    const body = caseBody(c, this.map, this.idOf);
     const folderId = body.folder_id as string;
     const { id, fresh } = await this.create(
       'case',
@@ -334,7 +299,7 @@ class Restorer {
       this.skipped += 1;
       return;
     }
-    const body = { title: p.title, description: p.description, start_date: p.start_date, end_date: p.end_date };
+    const body = planBody(p);
     const { fresh } = await this.create(
       'plan',
       p.id,
@@ -364,20 +329,7 @@ class Restorer {
       this.skipped += 1;
       return;
     }
-    const caseIds = r.cases.map((rc) => this.newId('case', rc.case_id));
-    const body = {
-      title: r.title,
-      description: r.description,
-      status: 'ACTIVE',
-      selection_type: 'STATIC',
-      static_selection_filters: [{ field: 'id', operator: 'IN', values: caseIds }],
-      start_date: r.start_date,
-      end_date: r.end_date,
-      assignee_id: r.assignee_id ? (this.map.user(r.assignee_id) ?? null) : null,
-      label_names: r.label_names,
-      ...(this.o.keepEnvironments ? { environment_ids: r.environment_ids } : {}),
-      test_plan_id: r.test_plan_id === null ? null : this.newId('plan', r.test_plan_id),
-    };
+    const body = runBody(r, this.map, this.idOf, this.o.keepEnvironments ?? false);
     const { id, fresh } = await this.create(
       'run',
       r.id,
@@ -391,17 +343,7 @@ class Restorer {
       await this.o.client.call('updateTestRun', { params: runParams, body: { status: 'ACTIVE' }, signal: this.o.signal });
     }
     // results and assignments are idempotent PUTs: a resumed run sends them again
-    const rows: { test_case_id: string; test_run_status_id: string; user_id?: string }[] = [];
-    const assignOnly: { test_case_id: string; user_id: string }[] = [];
-    r.cases.forEach((rc, i) => {
-      const status = this.map.runStatus(rc.status_id, rc.status);
-      const user = rc.assignee_id ? this.map.user(rc.assignee_id) : undefined;
-      if (status !== undefined) rows.push({ test_case_id: caseIds[i], test_run_status_id: status, ...(user ? { user_id: user } : {}) });
-      else if (user !== undefined) assignOnly.push({ test_case_id: caseIds[i], user_id: user });
-    });
-    const size = this.o.batchSize ?? 200;
-    const batches: (typeof rows)[] = [];
-    for (let i = 0; i < rows.length; i += size) batches.push(rows.slice(i, i + size));
+    const { batches, assignOnly } = runResults(r, this.map, this.idOf, this.o.batchSize ?? 200);
     await forEachLimit(batches, 2, async (batch) => {
       await this.o.client.call('updateRunCases', { params: runParams, body: { test_run_cases: batch }, signal: this.o.signal });
     }, this.o.signal);

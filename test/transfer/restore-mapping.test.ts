@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TmsClient } from '../../src/remote/index.js';
 import { restoreBackup } from '../../src/transfer/restore.js';
+import { caseBody, runBody, runResults } from '../../src/transfer/restore-bodies.js';
 import type { Backup } from '../../src/transfer/backup-format.js';
 import { buildRestoreMapping, type RestoreTargetDirectory } from '../../src/transfer/restore-mapping.js';
 
@@ -145,5 +146,37 @@ describe('buildRestoreMapping', () => {
       restoreBackup(b, { client, target: { id: 't', name: 'T', humanIdPrefix: 'T' }, directory: target(), root, mapUsers: { 'gone@example.com': 'lead@example.com' }, dropMissingLabels: true }),
     ).rejects.toThrow(/P-1 "T" \(no owner\)/);
     expect(existsSync(join(root, '.tmsync'))).toBe(false);
+  });
+
+  it('builds bodies with every id remapped: folder, lookups, users, labels, step groups, cases and plan', () => {
+    const b = backup();
+    b.test_cases[0].individual_steps = [
+      { description: 'b', expected: '', order: 2, step_group_id: 'old-g' },
+      { description: 'a', expected: 'x', order: 1, step_group_id: null },
+    ];
+    const m = buildRestoreMapping(b, target(), { defaultOwner: 'lead@example.com', dropMissingLabels: true });
+    const newId = (type: string, old: string) => `new:${type}:${old}`;
+    expect(caseBody(b.test_cases[0], m, newId)).toMatchObject({
+      folder_id: 'new:folder:f',
+      type_id: 'new-t1',
+      owner_id: 'new-ana',
+      reviewer_id: 'new-lead',
+      label_ids: ['new-smoke'],
+      individual_steps: [
+        { step_description: 'a', expected_results: 'x', order: 1, step_type: 'DEFAULT', step_group_id: null },
+        { step_description: 'b', expected_results: '', order: 2, step_type: 'DEFAULT', step_group_id: 'new:step_group:old-g' },
+      ],
+    });
+    const run = { ...b.test_runs[0], test_plan_id: 'old-plan', environment_ids: [3] };
+    expect(runBody(run, m, newId, false)).toMatchObject({
+      selection_type: 'STATIC',
+      static_selection_filters: [{ field: 'id', operator: 'IN', values: ['new:case:c', 'new:case:c'] }],
+      test_plan_id: 'new:plan:old-plan',
+    });
+    expect(runBody(run, m, newId, false)).not.toHaveProperty('environment_ids');
+    expect(runResults(run, m, newId, 1)).toEqual({
+      batches: [[{ test_case_id: 'new:case:c', test_run_status_id: 'new-r2', user_id: 'new-ana' }]],
+      assignOnly: [],
+    });
   });
 });
