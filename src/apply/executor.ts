@@ -70,6 +70,11 @@ export interface ExecuteOptions {
    * looked up by natural key before being sent again. @default none
    */
   pendingCreates?: ReadonlySet<string>;
+  /**
+   * Ids that items of the repository claim with `id:` (unchanged ones have no operation): a lookup
+   * after an ambiguous or pending create never adopts one of these. @default none
+   */
+  claimedIds?: Iterable<string>;
   /** per pending create, ids its lookup must not claim (journal `begin` `exclude`). @default none */
   pendingExclude?: ReadonlyMap<string, readonly string[]>;
   /**
@@ -106,6 +111,7 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
   // ids that belong to other items: the plan's and those created in this run
   const knownIds = new Set<string>();
   for (const op of plan.operations) if ('id' in op && typeof op.id === 'string') knownIds.add(op.id);
+  for (const id of options.claimedIds ?? []) knownIds.add(id);
   const existing = new Set<string>(options.existingIds ?? []);
   const topFolders = new Map<string, string[]>();
   for (const f of options.existingTopFolders ?? []) {

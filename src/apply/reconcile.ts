@@ -1,3 +1,4 @@
+import type { ActualState, DesiredState } from '../model.js';
 import type { CreateCaseOp, CreateFolderOp, CreateStepGroupOp } from '../plan/operations.js';
 import type { RefResolver } from './requests.js';
 
@@ -87,4 +88,26 @@ export async function findCreated(
     case 'create_step_group':
       return findStepGroup(ctx, op.body.title);
   }
+}
+
+/**
+ * Remote ids that repository files claim with `id:` (human id or id). An unchanged item has no
+ * operation in the plan, so without this a lookup for a twin (same title, same folder) created by a
+ * killed run could adopt it.
+ */
+export function claimedRemoteIds(desired: DesiredState, actual: ActualState): string[] {
+  const byRef = new Map<string, string>();
+  const add = (id: string, humanId?: string) => {
+    byRef.set(id.toLowerCase(), id);
+    if (humanId) byRef.set(humanId.toLowerCase(), id);
+  };
+  for (const c of actual.cases) add(c.id, c.humanId);
+  for (const g of actual.stepGroups) add(g.id, g.humanId);
+  for (const f of actual.folders) add(f.id);
+  const claimed: string[] = [];
+  for (const item of [...desired.cases, ...desired.stepGroups, ...desired.folders]) {
+    const id = item.id === undefined ? undefined : byRef.get(item.id.trim().toLowerCase());
+    if (id !== undefined) claimed.push(id);
+  }
+  return claimed;
 }

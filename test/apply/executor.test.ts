@@ -161,6 +161,19 @@ describe('executePlan', () => {
     expect(written['cases/A/x.yaml']).toBe('DEMO-7');
   });
 
+  it('never adopts, for a pending create, a same-titled case that another file claims with its id', async () => {
+    const client = fakeClient();
+    client.folders.push({ id: 'fa', name: 'A', parent_folder_id: '', order: 0 });
+    // DEMO-7 belongs to an unchanged file with `id: DEMO-7`: it has no operation in the plan
+    client.cases.push({ id: 'c-claimed', human_id: 'DEMO-7', title: 'X', folder_id: 'fa' });
+    const { written, writeBack } = recorder();
+    const op: Operation = { kind: 'create_case', key: 'case:cases/A/twin.yaml', dependsOn: [], path: ['A'], body: { title: 'X', folder: { id: 'fa' } }, writeBack: { file: 'cases/A/twin.yaml' } };
+    const result = await executePlan(plan([op]), { client, writeBack, pendingCreates: new Set([op.key]), claimedIds: ['c-claimed'] });
+    expect(result.failed).toEqual([]);
+    expect(client.calls.filter((c) => c.endpoint === 'createTestCase')).toHaveLength(1);
+    expect(written['cases/A/twin.yaml']).not.toBe('DEMO-7');
+  });
+
   it('finishes the move of a nested folder that a killed run created at the top level', async () => {
     const client = fakeClient();
     client.folders.push({ id: 'fa', name: 'A', parent_folder_id: '', order: 0 }, { id: 'orphan', name: 'B', parent_folder_id: '', order: 1 });

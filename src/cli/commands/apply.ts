@@ -11,6 +11,7 @@ import { executePlan, type ApplyResult } from '../../apply/executor.js';
 import { Journal, readJournal, rotateJournal, summarizeJournal } from '../../apply/journal.js';
 import { createProgressReporter } from '../../apply/progress.js';
 import { staleItems } from '../../apply/stale.js';
+import { claimedRemoteIds } from '../../apply/reconcile.js';
 import { applyPendingWriteBacks, fileWriteBack, pendingWriteBacks } from '../../apply/write-back.js';
 
 export interface ApplyOptions extends GlobalOptions {
@@ -136,7 +137,15 @@ async function applyWith(
   }
   if (signal.aborted) return EXIT_INTERRUPTED;
 
-  const result = await execute(plan, actual, journal, { io, root, client, signal, writeBack, scoped: config.scope !== undefined });
+  const result = await execute(plan, actual, journal, {
+    io,
+    root,
+    client,
+    signal,
+    writeBack,
+    scoped: config.scope !== undefined,
+    claimedIds: claimedRemoteIds(loaded.state, actual),
+  });
   report(result, options, io, plan);
   if (result.interrupted) return EXIT_INTERRUPTED;
   if (result.failed.length === 0 && result.skipped.length === 0) await rotateJournal(root);
@@ -155,6 +164,8 @@ async function execute(
     writeBack: ReturnType<typeof fileWriteBack>;
     /** the configuration limits the managed folders (`scope`) */
     scoped: boolean;
+    /** remote ids the repository's files claim with `id:` */
+    claimedIds: string[];
   },
 ): Promise<ApplyResult> {
   const existingIds = [...actual.folders.map((f) => f.id), ...actual.cases.map((c) => c.id), ...actual.stepGroups.map((g) => g.id)];
@@ -193,6 +204,7 @@ async function execute(
       signal: ctx.signal,
       writeBack: ctx.writeBack,
       existingIds,
+      claimedIds: ctx.claimedIds,
       existingTopFolders: topFolders,
       pendingCreates: journalSummary.pendingCreates,
       pendingExclude: journalSummary.exclude,
