@@ -2,6 +2,7 @@ import type { ExecutionResult } from '../api/resources.js';
 import { TmsyncError } from '../errors.js';
 import { ApiError } from '../remote/api-error.js';
 import type { TmsClient } from '../remote/client.js';
+import { systemClock } from '../remote/clock.js';
 
 /**
  * The execution interface from CI: start a test plan, then follow its run to the end.
@@ -106,22 +107,8 @@ export const WAIT_DEFAULTS = Object.freeze({
   maxPollMs: 60_000,
 });
 
-const systemWaitClock: WaitClock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(signal?.reason);
-      };
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    }),
-};
+/** The client's wall clock serves the wait loop as it is. */
+const systemWaitClock: WaitClock = systemClock;
 
 /**
  * Polls a run until its status is `STATUS_COMPLETED` or the timeout passes. The interval starts at
