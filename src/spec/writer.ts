@@ -156,13 +156,20 @@ export function renderFolderYaml(f: { id?: string; name?: string; order?: number
 export interface SetYamlFieldsOptions {
   /** added as the first line when the file has no `yaml-language-server` comment yet */
   schemaComment?: string;
+  /**
+   * the canonical key order: a new key goes after the nearest existing key that comes before it
+   * in this list (or before the first that comes after it; keys not listed go last), so a
+   * pulled `labels:` lands where the renderer would put it instead of on top
+   * @default undefined (new keys go first, which is right for `id`)
+   */
+  order?: readonly string[];
 }
 
 /**
  * Sets top-level keys of a YAML file in place, keeping its comments, key order and formatting:
  * an existing key keeps its place (and a trailing comment on its value), a new key goes first
- * in the mapping (so `id` lands at the top), `undefined` removes a key. Creates the file when
- * it is missing. Written atomically.
+ * in the mapping (so `id` lands at the top) or at its place in `options.order`, `undefined`
+ * removes a key. Creates the file when it is missing. Written atomically.
  */
 export async function setYamlFields(
   file: string,
@@ -215,7 +222,9 @@ export async function setYamlFields(
       added.push(doc.createPair(key, node));
     }
   }
-  if (added.length > 0) {
+  if (added.length > 0 && options.order) {
+    insertInOrder(map, added, options.order);
+  } else if (added.length > 0) {
     const first = map.items[0];
     // a comment block at the top of the file belongs to the file, not to its first key
     if (first && isScalar(first.key) && first.key.commentBefore && isScalar(added[0].key)) {
@@ -232,6 +241,30 @@ export async function setYamlFields(
   if (text?.includes('\r\n')) out = out.replace(/\r?\n/g, '\r\n');
   if (text?.startsWith('\uFEFF') && !out.startsWith('\uFEFF')) out = `\uFEFF${out}`;
   await writeFileAtomic(file, out);
+}
+
+type Pair = YAMLMap['items'][number];
+
+/** Inserts new pairs at their place in `order` relative to the keys already in the map. */
+function insertInOrder(map: YAMLMap, added: Pair[], order: readonly string[]): void {
+  const rank = (p: Pair) => {
+    const i = isScalar(p.key) ? order.indexOf(String(p.key.value)) : -1;
+    return i === -1 ? order.length : i;
+  };
+  for (const pair of [...added].sort((a, b) => rank(a) - rank(b))) {
+    const r = rank(pair);
+    let at = -1;
+    for (let i = 0; i < map.items.length; i++) if (rank(map.items[i]) <= r) at = i;
+    if (at === -1) {
+      const first = map.items[0];
+      // a comment block at the top of the file belongs to the file, not to its first key
+      if (first && isScalar(first.key) && first.key.commentBefore && isScalar(pair.key)) {
+        pair.key.commentBefore = first.key.commentBefore;
+        first.key.commentBefore = undefined;
+      }
+      map.items.unshift(pair);
+    } else map.items.splice(at + 1, 0, pair);
+  }
 }
 
 /**

@@ -8,7 +8,7 @@ import type { TmsyncConfig } from '../spec/config.js';
 import { loadRepository } from '../spec/loader.js';
 import { setYamlFields, writeFileAtomic } from '../spec/writer.js';
 import { forEachLimit } from './streams.js';
-import { buildPullFiles, type PullFile, type PulledConfig } from './pull-files.js';
+import { buildPullFiles, MANAGED_KEYS, type PullFile, type PulledConfig } from './pull-files.js';
 import type { FieldWarning } from './case-fields.js';
 import type { ExistingRepository, GoneItem } from './repository-model.js';
 
@@ -161,7 +161,8 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
       result.unchanged += 1;
       return;
     }
-    await setYamlFields(abs, changed);
+    // new keys go where the renderer puts them, not on top
+    await setYamlFields(abs, changed, f.kind === 'config' ? {} : { order: MANAGED_KEYS[f.kind] });
     result.updated.push(f.path);
   });
 

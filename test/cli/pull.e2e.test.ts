@@ -7,6 +7,13 @@ import { main } from '../../src/cli/main.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { API_KEY, client, emulator, seedVariedProject } from '../transfer/helpers.js';
 import { resolveProject } from '../../src/remote/index.js';
+import { parse } from 'yaml';
+
+/** Line i is an indented continuation of the top-level key `key` (a block scalar or list). */
+function isBlockOf(lines: string[], i: number, key: string): boolean {
+  for (let j = i - 1; j >= 0; j--) if (!/^\s/.test(lines[j])) return lines[j].startsWith(`${key}:`);
+  return false;
+}
 
 async function tmsync(cwd: string, ...args: string[]) {
   const io = memoryIo({ TMSYNC_API_KEY: API_KEY });
@@ -116,6 +123,30 @@ describe('tmsync pull against the emulator', () => {
     await rm(join(root, 'cases/Authentication/null.yaml'));
     const plan = await tmsync(root, 'plan', '--detailed-exitcode');
     expect(plan.err + plan.out).toContain('No changes');
+  });
+
+  it('puts keys that are new to an existing case file where the renderer puts them, not above id and title', async () => {
+    const root = await fresh();
+    await tmsync(root, 'pull', '--base-url', emu.baseUrl, '--project', 'PUL');
+    const file = join(root, 'cases/Authentication/valid-login.yaml');
+    const original = await readFile(file, 'utf8');
+    const keys = Object.keys(parse(original) as object);
+    expect(keys).toEqual(expect.arrayContaining(['id', 'title', 'description', 'labels', 'owner']));
+    // drop three keys the service still has values for: pull must add them back in their places
+    const without = parse(original) as Record<string, unknown>;
+    const trimmed = original
+      .split('\n')
+      .filter((l, i, all) => !/^(description|owner|labels):/.test(l) && !(/^\s/.test(l) && isBlockOf(all, i, 'description')))
+      .join('\n');
+    expect(Object.keys(parse(trimmed) as object)).toEqual(keys.filter((k) => !['description', 'owner', 'labels'].includes(k)));
+    await writeFile(file, trimmed);
+
+    const r = await tmsync(root, 'pull');
+    expect(r.code).toBe(0);
+    const updated = await readFile(file, 'utf8');
+    expect(Object.keys(parse(updated) as object)).toEqual(keys);
+    expect(parse(updated)).toEqual(without);
+    expect(updated.split('\n').find((l) => l.trim() !== '' && !l.startsWith('#'))).toMatch(/^id: /);
   });
 
   it('moves the file of a case that moved to another folder on the service, comments and all', async () => {

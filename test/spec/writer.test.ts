@@ -63,6 +63,16 @@ labels: [smoke, payments] # two labels
     expect(Object.keys(parse(out) as object)).toEqual(['title', 'labels']);
   });
 
+  it('places new keys by the given canonical order next to the existing keys, keeping comments where they were', async () => {
+    const dir = await makeRepo({ 'case.yaml': '# top note\ntitle: T\n# about the steps\nsteps:\n  - action: A\n' });
+    const file = join(dir, 'case.yaml');
+    const order = ['id', 'title', 'description', 'priority', 'labels', 'steps', 'expected_results'];
+    await setYamlFields(file, { labels: ['smoke'], description: 'D', id: 'SHOP-3', expected_results: 'E', custom: 1 }, { order });
+    const out = await readFile(file, 'utf8');
+    expect(Object.keys(parse(out) as object)).toEqual(['id', 'title', 'description', 'labels', 'steps', 'expected_results', 'custom']);
+    expect(out).toBe('# top note\nid: SHOP-3\ntitle: T\ndescription: D\nlabels:\n  - smoke\n# about the steps\nsteps:\n  - action: A\nexpected_results: E\ncustom: 1\n');
+  });
+
   it('keeps CRLF line endings of a file written on Windows', async () => {
     const dir = await makeRepo({ 'case.yaml': '# note\r\ntitle: T\r\n' });
     const file = join(dir, 'case.yaml');
