@@ -11,4 +11,5 @@ export { readBackupFile, parseBackupText } from './backup-read.js';
 export { buildRestoreMapping, type RestoreMapping, type RestoreMappingOptions, type RestoreTargetDirectory } from './restore-mapping.js';
 export { restoreBackup, type RestoreOptions, type RestoreResult } from './restore.js';
 export { fetchRestoreDirectory } from './restore-target.js';
+export { planAdoption, keyTargetItems, readTargetItems, type AdoptionPlan, type Adoption, type TargetItems } from './restore-adopt.js';
 export { planMigration, pairTwins, settlePendingCreates, withoutAdopts, type PlanMigrationResult } from './migrate.js';

@@ -104,6 +104,16 @@ export class RestoreJournal {
     readonly state: RestoreJournalState,
   ) {}
 
+  /** What earlier runs left, without writing anything (an absent file is an empty journal). */
+  static async read(file: string): Promise<RestoreJournalState> {
+    try {
+      return parseRestoreJournal(await readFile(file, 'utf8'), file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return parseRestoreJournal('', file);
+      throw err;
+    }
+  }
+
   static async open(file: string, header: Omit<RestoreJournalHeader, 'format_version' | 'kind'>): Promise<RestoreJournal> {
     let text = '';
     try {

@@ -3,6 +3,7 @@ import type { RemoteProject } from '../model.js';
 import type { TmsClient } from '../remote/client.js';
 import type { Backup, BackupFolder, BackupTestCase, BackupTestRun } from './backup-format.js';
 import { caseBody, planBody, runBody, runResults, stepGroupBody, type NewId } from './restore-bodies.js';
+import { ambiguousError, heldCounts, planAdoption, readTargetItems, TYPE_WORDS, type AdoptionPlan } from './restore-adopt.js';
 import { findCase, findFolder, findPlan, findRun, findStepGroup, type FindContext } from './restore-find.js';
 import { RestoreJournal, restoreJournalPath, type RestoreItemType } from './restore-journal.js';
 import { buildRestoreMapping, type RestoreMapping, type RestoreMappingOptions, type RestoreTargetDirectory } from './restore-mapping.js';
@@ -16,6 +17,11 @@ import { forEachLimit } from './streams.js';
  * Resumable: every create is journaled before it is sent and after it answers. A second run skips
  * what is done, finishes what was half done (a folder's move, a run's results) and looks up by
  * natural key what may have been created without an answer, so nothing is created twice.
+ *
+ * Safe on a non-empty target: before anything is written the target is read, and every backup
+ * item the journal has no id for that already exists there (by natural key, see
+ * restore-adopt.ts) is adopted instead of created, so a run from another directory does not
+ * duplicate what an earlier run made.
  */
 
 export type RestorePhase = 'folders' | 'step_groups' | 'test_cases' | 'test_plans' | 'test_runs';
@@ -37,6 +43,12 @@ export interface RestoreOptions extends RestoreMappingOptions {
    */
   keepEnvironments?: boolean;
   signal?: AbortSignal;
+  /**
+   * the target's base URL: with it, a backup restored into its own source project on the same
+   * instance is refused unless that project is empty (the project id alone also tells)
+   * @default undefined (only the project id is compared)
+   */
+  targetBaseUrl?: string;
   onProgress?: (p: { phase: RestorePhase; done: number; total: number }) => void;
 }
 
@@ -45,8 +57,10 @@ export interface RestoreResult {
   created: Record<RestorePhase, number>;
   /** items an earlier run had finished */
   skipped: number;
-  /** items an earlier run had begun that were found in the target and adopted */
+  /** items found in the target by natural key and adopted instead of created (left as they are) */
   adopted: number;
+  /** what the target held before this run, by kind */
+  held: Record<RestoreItemType, number>;
   /** replaced users, dropped labels */
   notes: string[];
   journal: string;
@@ -59,6 +73,24 @@ export async function restoreBackup(backup: Backup, options: RestoreOptions): Pr
   const mapping = buildRestoreMapping(backup, options.directory, options);
   checkRequiredFields(backup, mapping);
   const file = restoreJournalPath(options.root, backup.source.project.id, backup.created_at, options.target.id);
+  // everything below is read before anything (the journal included) is written
+  const earlier = await RestoreJournal.read(file);
+  const resuming = earlier.ids.size > 0 || earlier.pending.size > 0;
+  const items = await readTargetItems(options.client, options.target.id, options.signal);
+  const held = heldCounts(items);
+  if (!resuming && isSourceProject(backup, options.target, options.targetBaseUrl) && Object.values(held).some((n) => n > 0)) {
+    throw new TmsyncError(
+      'restore_into_source',
+      `${options.target.name} (${options.target.humanIdPrefix}) is the project this backup was taken from, and it is not empty (${describeHeld(held)}); nothing was written`,
+      { hint: 'pass --project with the project to restore into (another project, or another instance with --base-url); restoring into the source project is only allowed when it is empty' },
+    );
+  }
+  const adoption = planAdoption(backup, items, {
+    idOf: (type, old) => earlier.ids.get(`${type}:${old}`),
+    isPending: (type, old) => earlier.pending.has(`${type}:${old}`),
+    claimed: new Set(earlier.ids.values()),
+  });
+  if (adoption.conflicts.length > 0) throw ambiguousError(adoption.conflicts, `${options.target.name} (${options.target.humanIdPrefix})`);
   const journal = await RestoreJournal.open(file, {
     source_project_id: backup.source.project.id,
     backup_created_at: backup.created_at,
@@ -67,11 +99,36 @@ export async function restoreBackup(backup: Backup, options: RestoreOptions): Pr
   });
   try {
     const r = new Restorer(backup, options, mapping, journal);
+    await r.adopt(adoption);
     await r.run();
-    return { created: r.created, skipped: r.skipped, adopted: r.adopted, notes: mapping.notes, journal: file };
+    return { created: r.created, skipped: r.skipped, adopted: r.adopted, held, notes: mapping.notes, journal: file };
   } finally {
     await journal.close();
   }
+}
+
+/** Same project id, or the same instance (base URL) and the same project prefix. */
+export function isSourceProject(backup: Backup, target: RemoteProject, targetBaseUrl: string | undefined): boolean {
+  if (backup.source.project.id === target.id) return true;
+  return targetBaseUrl !== undefined && sameBaseUrl(backup.source.base_url, targetBaseUrl) && backup.source.project.human_id_prefix.toUpperCase() === target.humanIdPrefix.toUpperCase();
+}
+
+function sameBaseUrl(a: string, b: string): boolean {
+  const norm = (u: string) => {
+    try {
+      const x = new URL(u);
+      return `${x.protocol}//${x.host}${x.pathname.replace(/\/+$/, '')}`.toLowerCase();
+    } catch {
+      return u.replace(/\/+$/, '').toLowerCase();
+    }
+  };
+  return norm(a) === norm(b);
+}
+
+/** "3 folders, 30 test cases" */
+export function describeHeld(held: Record<RestoreItemType, number>): string {
+  const parts = (Object.keys(held) as RestoreItemType[]).filter((t) => held[t] > 0).map((t) => `${held[t]} ${TYPE_WORDS[t]}${held[t] === 1 ? '' : 's'}`);
+  return parts.length > 0 ? parts.join(', ') : 'nothing';
 }
 
 /** The service refuses a case without these: find such cases before anything is written. */
@@ -104,6 +161,8 @@ class Restorer {
   private readonly claimed: Set<string>;
   private readonly find: FindContext;
   private readonly parallel: number;
+  /** `type:old` of items adopted by this run as they are: not counted as an earlier run's */
+  private readonly adoptedNow = new Set<string>();
 
   constructor(
     private readonly backup: Backup,
@@ -119,14 +178,9 @@ class Restorer {
 
   async run(): Promise<void> {
     await this.folders();
-    const f = this.find;
-    await this.settle('step_group', this.backup.step_groups, (g) => findStepGroup(f, g.title));
-    await this.settle('case', this.backup.test_cases, (c) => findCase(f, c.title, this.newId('folder', c.folder_id)));
-    await this.settle('plan', this.backup.test_plans, (p) => findPlan(f, p.title));
     await this.each('step_groups', this.backup.step_groups, (g) => about(`step group ${g.human_id} "${g.title}"`, () => this.stepGroup(g)));
     await this.each('test_cases', this.backup.test_cases, (c) => about(`test case ${c.human_id} "${c.title}"`, () => this.testCase(c)));
     await this.each('test_plans', this.backup.test_plans, (p) => about(`test plan ${p.human_id} "${p.title}"`, () => this.plan(p)));
-    await this.settle('run', this.backup.test_runs, (r) => findRun(f, r.title));
     await this.each('test_runs', this.backup.test_runs, (r) => about(`test run ${r.human_id} "${r.title}"`, () => this.testRun(r)));
     // completing a plan last: a completed plan may refuse new runs
     await forEachLimit(
@@ -161,20 +215,30 @@ class Restorer {
   }
 
   /**
-   * Items an earlier run began without an answer, looked up one after another BEFORE any create
-   * of the phase is sent: a create in flight could otherwise be mistaken for the lost one (twins,
-   * or a new folder waiting at the top level for its move).
+   * Records what was found in the target, read before any create of this run was sent (so an
+   * item being created cannot be mistaken for an existing one). An item an earlier run began
+   * without an answer is `created` (its follow-ups, such as a folder's move or a run's results,
+   * still run); any other is `done`: taken as it is.
    */
-  private async settle<T extends { id: string }>(type: RestoreItemType, items: readonly T[], find: (item: T) => Promise<{ id: string } | undefined>): Promise<void> {
-    for (const item of items) {
-      if (!this.journal.isPending(type, item.id) || this.journal.idOf(type, item.id) !== undefined) continue;
-      const found = await find(item);
-      if (found) {
-        this.claimed.add(found.id);
-        await this.journal.created(type, item.id, found.id);
-        this.adopted += 1;
-      } else this.journal.forget(type, item.id);
+  async adopt(plan: AdoptionPlan): Promise<void> {
+    for (const a of plan.adopt) {
+      this.claimed.add(a.id);
+      if (a.pending) await this.journal.created(a.type, a.old, a.id);
+      else await this.journal.done(a.type, a.old, a.id);
+      this.adoptedNow.add(`${a.type}:${a.old}`);
+      this.adopted += 1;
     }
+    // begun items not found were never made: their next begin says so
+    for (const type of ['folder', 'step_group', 'case', 'plan', 'run'] as const) {
+      for (const item of itemsOf(this.backup, type)) if (this.journal.isPending(type, item.id)) this.journal.forget(type, item.id);
+    }
+  }
+
+  /** Done by an earlier run (counted as skipped) or adopted as it is by this one. */
+  private finished(type: RestoreItemType, old: string): boolean {
+    if (!this.journal.isDone(type, old)) return false;
+    if (!this.adoptedNow.has(`${type}:${old}`)) this.skipped += 1;
+    return true;
   }
 
   /** One create, journaled: the known id when an earlier run made it, else sent (with a lookup after an ambiguous failure). */
@@ -210,8 +274,6 @@ class Restorer {
     let level: (string | null)[] = [null];
     while (level.length > 0) {
       const next: string[] = [];
-      const here = level.flatMap((parent) => children.get(parent) ?? []);
-      await this.settle('folder', here, (f) => findFolder(this.find, f.name, f.parent_id === null ? null : this.newId('folder', f.parent_id)));
       await forEachLimit(
         level,
         this.parallel,
@@ -230,10 +292,7 @@ class Restorer {
   }
 
   private async folder(f: BackupFolder): Promise<void> {
-    if (this.journal.isDone('folder', f.id)) {
-      this.skipped += 1;
-      return;
-    }
+    if (this.finished('folder', f.id)) return;
     const parentId = f.parent_id === null ? null : this.newId('folder', f.parent_id);
     const { id, fresh } = await this.create(
       'folder',
@@ -258,10 +317,7 @@ class Restorer {
   // -- step groups and cases
 
   private async stepGroup(g: Backup['step_groups'][number]): Promise<void> {
-    if (this.journal.isDone('step_group', g.id)) {
-      this.skipped += 1;
-      return;
-    }
+    if (this.finished('step_group', g.id)) return;
     const body = stepGroupBody(g, this.map);
     const { id, fresh } = await this.create(
       'step_group',
@@ -275,10 +331,7 @@ class Restorer {
   }
 
   private async testCase(c: BackupTestCase): Promise<void> {
-    if (this.journal.isDone('case', c.id)) {
-      this.skipped += 1;
-      return;
-    }
+    if (this.finished('case', c.id)) return;
     const body = caseBody(c, this.map, this.idOf);
     const folderId = body.folder_id as string;
     const { id, fresh } = await this.create(
@@ -296,7 +349,7 @@ class Restorer {
 
   private async plan(p: Backup['test_plans'][number]): Promise<void> {
     if (this.journal.idOf('plan', p.id) !== undefined) {
-      this.skipped += 1;
+      if (!this.adoptedNow.has(`plan:${p.id}`)) this.skipped += 1;
       return;
     }
     const body = planBody(p);
@@ -325,10 +378,7 @@ class Restorer {
   }
 
   private async testRun(r: BackupTestRun): Promise<void> {
-    if (this.journal.isDone('run', r.id)) {
-      this.skipped += 1;
-      return;
-    }
+    if (this.finished('run', r.id)) return;
     const body = runBody(r, this.map, this.idOf, this.o.keepEnvironments ?? false);
     const { id, fresh } = await this.create(
       'run',
@@ -356,6 +406,10 @@ class Restorer {
     await this.journal.done('run', r.id, id);
     if (fresh) this.created.test_runs += 1;
   }
+}
+
+function itemsOf(backup: Backup, type: RestoreItemType): readonly { id: string }[] {
+  return { folder: backup.folders, step_group: backup.step_groups, case: backup.test_cases, plan: backup.test_plans, run: backup.test_runs }[type];
 }
 
 /** Names the backup item a failure belongs to; a re-run resumes where it stopped. */

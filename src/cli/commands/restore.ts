@@ -2,8 +2,8 @@ import { relative, resolve } from 'node:path';
 import { TmsyncError } from '../../errors.js';
 import { resolveProject } from '../../remote/index.js';
 import { readBackupFile } from '../../transfer/backup-read.js';
-import { restoreBackup, type RestorePhase } from '../../transfer/restore.js';
-import { countTargetItems, fetchRestoreDirectory } from '../../transfer/restore-target.js';
+import { describeHeld, restoreBackup, type RestorePhase } from '../../transfer/restore.js';
+import { fetchRestoreDirectory } from '../../transfer/restore-target.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { loadTarget } from '../target.js';
 
@@ -44,11 +44,17 @@ export function parseUserMap(pairs: readonly string[] | undefined): Record<strin
 /**
  * `tmsync restore FILE --project P`: recreates a backup in the target project, every id
  * remapped. The file and every name it uses are checked before anything is written. Resumable:
- * run it again after an interruption and it finishes without duplicates.
+ * run it again after an interruption and it finishes without duplicates. The target must be
+ * named on the command line: falling back to tmsync.yaml could restore a project onto itself.
  */
 export async function runRestore(options: RestoreCommandOptions, io: CliIo): Promise<number> {
   const fileArg = options.args[0];
   if (!fileArg) throw new TmsyncError('invalid_option', 'restore needs the backup file', { hint: 'tmsync restore FILE --project P' });
+  if (!options.project) {
+    throw new TmsyncError('missing_project', 'restore needs the target project on the command line; nothing was written', {
+      hint: `tmsync restore ${fileArg} --project P (the project named in tmsync.yaml or TMSYNC_PROJECT is not used: it is often the backup's own source)`,
+    });
+  }
   const mapUsers = parseUserMap(options.mapUser);
   // the file is read and checked before any connection is made
   const backup = await readBackupFile(resolve(options.cwd, fileArg));
@@ -61,10 +67,7 @@ export async function runRestore(options: RestoreCommandOptions, io: CliIo): Pro
   try {
     const project = await resolveProject(target.client, target.projectRef);
     const sameInstance = backup.source.base_url.replace(/\/+$/, '') === target.baseUrl.replace(/\/+$/, '');
-    const [directory, present] = await Promise.all([
-      fetchRestoreDirectory(target.client, io.signal),
-      countTargetItems(target.client, project.id, io.signal),
-    ]);
+    const directory = await fetchRestoreDirectory(target.client, io.signal);
     const result = await restoreBackup(backup, {
       client: target.client,
       target: project,
@@ -75,21 +78,24 @@ export async function runRestore(options: RestoreCommandOptions, io: CliIo): Pro
       dropMissingLabels: options.dropMissingLabels ?? false,
       // environments are ids of the instance the backup came from
       keepEnvironments: sameInstance,
+      targetBaseUrl: target.baseUrl,
       parallel: Math.max(4, target.config.concurrency * 2),
       signal: io.signal,
       onProgress: (p) => {
         phase = p;
       },
     });
-    if (result.skipped === 0 && result.adopted === 0 && (present.folders > 0 || present.cases > 0)) {
-      io.stderr(`Note: ${project.name} already held ${present.folders} folders and ${present.cases} test cases; the backup was restored beside them.`);
+    if (result.skipped === 0 && Object.values(result.held).some((n) => n > 0)) {
+      io.stderr(
+        `Note: ${project.name} already held ${describeHeld(result.held)}; ${result.adopted} of them matched backup items by name and were adopted as they are, the others were left untouched.`,
+      );
     }
     for (const n of result.notes) io.stderr(`Note: ${n}`);
     if (!sameInstance && backup.test_runs.some((r) => r.environment_ids.length > 0)) {
       io.stderr('Note: the environments of test runs were left out: their ids belong to the instance the backup came from.');
     }
     const c = result.created;
-    const resumed = result.skipped + result.adopted > 0 ? ` (${result.skipped} already restored by an earlier run, ${result.adopted} found and adopted)` : '';
+    const resumed = result.skipped + result.adopted > 0 ? ` (${result.skipped} already restored by an earlier run, ${result.adopted} found in the target and adopted)` : '';
     io.stderr(
       `Restored ${backup.source.project.name} (${backup.source.project.human_id_prefix}) into ${project.name} (${project.humanIdPrefix}): ` +
         `${c.folders} folders, ${c.step_groups} step groups, ${c.test_cases} test cases, ${c.test_plans} test plans, ${c.test_runs} test runs created${resumed}.`,
