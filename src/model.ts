@@ -108,7 +108,7 @@ export interface DesiredState {
   root: string;
   casesDir: string;
   stepGroupsDir: string;
-  /** only these top-level folders are managed; undefined = everything */
+  /** only these folder subtrees are managed (paths of names joined by `/`); undefined = everything */
   scope?: string[];
   defaults: CaseDefaults;
   /** every folder, parents before children */

@@ -1,4 +1,5 @@
 import type { DesiredFolder, RemoteFolder } from '../model.js';
+import { scopeMatcher } from '../scope.js';
 import { problem, type PlanContext } from './context.js';
 import { normalizeTitle, pathKey, showPath } from './normalize.js';
 import type { FieldChange, Operation, Ref } from './operations.js';
@@ -141,6 +142,7 @@ export function planFolders(ctx: PlanContext): FolderPlan {
   const nodes = collectNodes(ctx);
   const claimed = matchFolders(ctx, nodes);
   checkOrders(ctx, nodes, claimed);
+  const relation = scopeMatcher(ctx.desired.scope);
   const ops: Operation[] = [];
   // nodes are sorted by depth in the final tree: moving in that order never puts a folder under
   // its own descendant, because every new parent already sits at its final place
@@ -169,7 +171,10 @@ export function planFolders(ctx: PlanContext): FolderPlan {
     const moved = wantedParent === undefined || wantedParent !== currentParent;
     const changes: FieldChange[] = [];
     const name = normalizeTitle(node.desired.name);
-    if (normalizeTitle(remote.name) !== name) changes.push({ field: 'name', from: remote.name, to: name });
+    // a path scope's ancestor is a container named by the scope itself: it is never renamed
+    // (its order is still set when its _folder.yaml gives one)
+    const container = relation(node.path) === 'ancestor';
+    if (!container && normalizeTitle(remote.name) !== name) changes.push({ field: 'name', from: remote.name, to: name });
     const order = node.desired.order;
     // a move appends the folder to its new parent, so a wanted order is set again after it
     if (order !== undefined && (moved || order !== remote.order)) {
@@ -234,9 +239,16 @@ function checkOrders(ctx: PlanContext, nodes: FolderNode[], claimed: ReadonlySet
   for (const group of siblings.values()) {
     const parent = group[0].parent;
     const parentId = parent ? parent.remote?.id : null;
-    // remote folders in that parent that no repository folder claims stay there (without --prune)
-    const others = parentId === undefined ? 0 : ctx.remote.children(parentId).filter((f) => !claimed.has(f.id)).length;
-    const count = group.length + (ctx.prune ? 0 : others);
+    // remote folders in that parent that no repository folder claims stay there, unless --prune
+    // deletes them (never those outside the scope, such as a path scope's siblings)
+    const known = parentId === undefined ? [] : ctx.remote.children(parentId);
+    const others = known.filter((f) => !claimed.has(f.id) && !(ctx.prune && ctx.remote.inScope(f.id))).length;
+    // siblings outside the scope were not read (fetchState leaves them out), but they hold
+    // places: the highest order read proves the parent holds at least that many folders
+    let highest = -1;
+    for (const f of known) highest = Math.max(highest, f.order);
+    const unread = Math.max(0, highest + 1 - known.length);
+    const count = group.length + others + unread;
     const seen = new Map<number, FolderNode>();
     for (const node of group) {
       const order = node.desired.order;

@@ -1,21 +1,25 @@
 import type { ActualState, RemoteCase, RemoteFolder, RemoteStepGroup } from '../model.js';
+import { scopeMatcher } from '../scope.js';
 
 /**
  * The service's flat lists indexed for the diff: folder paths rebuilt from `parentId`, lookups by
- * id and human id, and which folders lie inside `scope` (remote items outside it are ignored).
+ * id and human id, and which folders lie inside `scope` (remote items outside it are ignored; the
+ * folders above a path scope are containers, neither managed nor ignored).
  */
 export interface RemoteIndex {
   folder(id: string): RemoteFolder | undefined;
   /** names from the top; a dangling parent ends the path */
   folderPath(id: string): string[];
   children(parentId: string | null): RemoteFolder[];
-  /** inside `scope` (every folder when there is no scope) */
+  /** inside `scope` (every folder when there is no scope); a path scope's ancestors are not */
   inScope(folderId: string): boolean;
+  /** above a path scope: a container the plan may place the subtree in, never manages */
+  isScopeAncestor(folderId: string): boolean;
   /** a case by uuid or human id (case-insensitive) */
   caseByRef(ref: string): RemoteCase | undefined;
   casesIn(folderId: string): RemoteCase[];
   stepGroupByRef(ref: string): RemoteStepGroup | undefined;
-  /** folders in scope, parents before children */
+  /** folders inside scope, parents before children (a path scope's ancestors are not) */
   scopedFolders: RemoteFolder[];
   scopedCases: RemoteCase[];
 }
@@ -45,18 +49,17 @@ export function indexRemote(actual: ActualState, scope: readonly string[] | unde
     paths.set(id, chain);
     return chain;
   };
-  const scopeSet = scope ? new Set(scope) : undefined;
-  const inScope = (folderId: string): boolean => {
-    if (!folders.has(folderId)) return false;
-    if (!scopeSet) return true;
-    return scopeSet.has(folderPath(folderId)[0]);
-  };
+  const relation = scopeMatcher(scope);
+  const inScope = (folderId: string): boolean => folders.has(folderId) && relation(folderPath(folderId)) === 'inside';
+  const isScopeAncestor = (folderId: string): boolean => folders.has(folderId) && relation(folderPath(folderId)) === 'ancestor';
 
   const scopedFolders: RemoteFolder[] = [];
   const walk = (parent: string | null): void => {
     for (const f of children.get(parent) ?? []) {
-      if (parent === null && scopeSet && !scopeSet.has(f.name)) continue;
-      scopedFolders.push(f);
+      const r = relation(folderPath(f.id));
+      // outside: neither it nor anything below it is managed
+      if (r === 'outside') continue;
+      if (r === 'inside') scopedFolders.push(f);
       walk(f.id);
     }
   };
@@ -84,6 +87,7 @@ export function indexRemote(actual: ActualState, scope: readonly string[] | unde
     folderPath,
     children: (parentId) => children.get(parentId) ?? [],
     inScope,
+    isScopeAncestor,
     caseByRef: (ref) => casesById.get(ref.trim()) ?? casesByHumanId.get(ref.trim().toUpperCase()),
     casesIn: (folderId) => casesByFolder.get(folderId) ?? [],
     stepGroupByRef: (ref) => groupsById.get(ref.trim()) ?? groupsByHumanId.get(ref.trim().toUpperCase()),

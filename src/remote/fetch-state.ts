@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { FolderWire, StepGroup, TestCase } from '../api/resources.js';
 import type { ActualState, RemoteCase, RemoteFolder, RemoteProject } from '../model.js';
+import { scopeMatcher } from '../scope.js';
 import type { CallRequest, TmsClient } from './client.js';
 import {
   toLabel,
@@ -14,7 +15,10 @@ import {
 import { resolveProject } from './project.js';
 
 export interface FetchStateOptions {
-  /** only these top-level folders (by name) and everything under them; undefined = the whole project */
+  /**
+   * only these folder subtrees (paths of names joined by `/`; a top-level name is a path of one),
+   * plus the folders above them (without their cases); undefined = the whole project
+   */
   scope?: string[];
   /** keep only the cases this returns true for (applied after the scope) */
   caseFilter?: (c: RemoteCase) => boolean;
@@ -50,16 +54,32 @@ function flattenFolders(list: FolderWire[]): FolderWire[] {
   return [...byId.values()];
 }
 
-/** Ids of the folders whose top-level ancestor is named in `scope`. */
-export function scopedFolderIds(folders: readonly RemoteFolder[], scope: readonly string[]): Set<string> {
+/**
+ * Which folders `scope` lets through: `inside` the ids of the scoped subtrees, `ancestors` the ids
+ * of the folders above a path scope (kept so the plan can place the subtree, never managed).
+ * A folder whose parent is missing from the list counts as top-level.
+ */
+export function scopedFolderIds(folders: readonly RemoteFolder[], scope: readonly string[]): { inside: Set<string>; ancestors: Set<string> } {
   const byId = new Map(folders.map((f) => [f.id, f]));
-  const wanted = new Set(scope);
-  const top = (f: RemoteFolder): RemoteFolder => {
-    let cur = f;
-    for (let guard = 0; cur.parentId && byId.has(cur.parentId) && guard < 10_000; guard++) cur = byId.get(cur.parentId)!;
-    return cur;
+  const relation = scopeMatcher(scope);
+  const pathOf = (f: RemoteFolder): string[] => {
+    const names: string[] = [];
+    const seen = new Set<string>();
+    // a corrupt tree with a cycle must not hang the read
+    for (let cur: RemoteFolder | undefined = f; cur && !seen.has(cur.id); cur = cur.parentId ? byId.get(cur.parentId) : undefined) {
+      seen.add(cur.id);
+      names.unshift(cur.name);
+    }
+    return names;
   };
-  return new Set(folders.filter((f) => wanted.has(top(f).name)).map((f) => f.id));
+  const inside = new Set<string>();
+  const ancestors = new Set<string>();
+  for (const f of folders) {
+    const r = relation(pathOf(f));
+    if (r === 'inside') inside.add(f.id);
+    else if (r === 'ancestor') ancestors.add(f.id);
+  }
+  return { inside, ancestors };
 }
 
 /**
@@ -172,9 +192,10 @@ export async function fetchState(
   let cases = part.cases.map(toRemoteCase);
   const labelsReadable = part.cases.every((c) => Array.isArray(c.label_ids));
   if (options.scope) {
-    const keep = scopedFolderIds(folders, options.scope);
-    folders = folders.filter((f) => keep.has(f.id));
-    cases = cases.filter((c) => keep.has(c.folderId));
+    const { inside, ancestors } = scopedFolderIds(folders, options.scope);
+    folders = folders.filter((f) => inside.has(f.id) || ancestors.has(f.id));
+    // a path scope's ancestors are containers: their own cases are outside the scope
+    cases = cases.filter((c) => inside.has(c.folderId));
   }
   if (options.caseFilter) cases = cases.filter(options.caseFilter);
 

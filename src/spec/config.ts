@@ -29,7 +29,7 @@ export interface TmsyncConfig {
   casesDir: string;
   /** @default 'step_groups' */
   stepGroupsDir: string;
-  /** only these top-level folders are managed; undefined = all */
+  /** only these folder subtrees are managed (paths of names joined by `/`); undefined = all */
   scope?: string[];
   defaults: CaseDefaults;
   /** requests per second. @default 8 */

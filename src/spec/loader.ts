@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Problem } from '../errors.js';
 import type { DesiredCase, DesiredFolder, DesiredState, DesiredStepGroup } from '../model.js';
+import { scopeMatcher } from '../scope.js';
 import type { Parsed } from './case-file.js';
 import type { TmsyncConfig } from './config.js';
 import { crossFileProblems } from './cross-checks.js';
@@ -86,10 +87,13 @@ export async function loadRepository(
   }
 
   // 2. the folder tree, with names checked and scope applied
-  const topRelOf = (d: WalkedDir) => d.rel.split('/').slice(0, d.rel.split('/').length - d.segments.length + 1).join('/');
+  const relation = scopeMatcher(config.scope);
   const folders: DesiredFolder[] = [];
   const folderByRel = new Map<string, DesiredFolder>();
-  const outOfScope = new Map<string, { name: string; files: string[] }>();
+  /** per directory outside scope (or holding case files outside it): its path and case files */
+  const outOfScope = new Map<string, { path: string[]; files: string[]; ancestor: boolean }>();
+  /** directory → the topmost directory outside scope above it (or itself) */
+  const outsideRootOf = new Map<string, string>();
   const namesInParent = new Map<string, DesiredFolder>();
   for (const d of dirs) {
     const parentRel = d.rel.slice(0, d.rel.lastIndexOf('/'));
@@ -97,17 +101,27 @@ export async function loadRepository(
     const parent = top ? undefined : folderByRel.get(parentRel);
     if (!top && !parent) {
       // the parent is out of scope (or otherwise skipped): so is this subtree
-      outOfScope.get(topRelOf(d))?.files.push(...d.caseFiles);
+      const root = outsideRootOf.get(parentRel);
+      if (root !== undefined) {
+        outsideRootOf.set(d.rel, root);
+        outOfScope.get(root)!.files.push(...d.caseFiles);
+      }
       continue;
     }
     const override = folderFiles.get(d.rel);
     const dirName = d.segments[d.segments.length - 1];
     const name = override?.name ?? dirName;
-    if (top && config.scope !== undefined && !config.scope.includes(name)) {
+    const where = relation([...(parent?.path ?? []), name]);
+    if (where === 'outside') {
       // a warning, not an error: keeping unmanaged folders next to managed ones is legitimate,
       // but the user should know these files are not applied
-      outOfScope.set(d.rel, { name, files: [...d.caseFiles] });
+      outOfScope.set(d.rel, { path: [...(parent?.path ?? []), name], files: [...d.caseFiles], ancestor: false });
+      outsideRootOf.set(d.rel, d.rel);
       continue;
+    }
+    if (where === 'ancestor' && d.caseFiles.length > 0) {
+      // the folder above a path scope only places it: its own cases are not managed
+      outOfScope.set(d.rel, { path: [...(parent?.path ?? []), name], files: [...d.caseFiles], ancestor: true });
     }
     if (override?.name === undefined) {
       const why = folderNameProblem(dirName);
@@ -149,20 +163,28 @@ export async function loadRepository(
     folderByRel.set(d.rel, folder);
     folders.push(folder);
   }
-  // problems of _folder.yaml files below an unmanaged folder do not matter; a top-level one
-  // does, as it may be what put its folder out of scope (a `name:` that failed to parse)
+  // problems of _folder.yaml files below an unmanaged folder do not matter; the one of the
+  // topmost unmanaged folder does, as it may be what put its folder out of scope (a `name:` that
+  // failed to parse)
   for (const { dir, problems: ps } of folderProblems) {
-    if (dir.segments.length === 1 || !outOfScope.has(topRelOf(dir))) problems.push(...ps);
+    const root = outsideRootOf.get(dir.rel);
+    if (root === undefined || root === dir.rel) problems.push(...ps);
   }
-  for (const [rel, { name, files }] of outOfScope) {
+  for (const [rel, { path, files, ancestor }] of outOfScope) {
     if (files.length === 0) continue;
+    const shown = path.join('/');
+    const count = `${files.length} test case file${files.length === 1 ? ' is' : 's are'}`;
     problems.push({
       file: files[0],
       line: 1,
       col: 1,
       code: 'outside_scope',
-      message: `folder \`${name}\` (${rel}) is outside \`scope\` (${config.scope!.join(', ')}): its ${files.length} test case file${files.length === 1 ? ' is' : 's are'} not managed`,
-      hint: `add \`${name}\` to \`scope\` in tmsync.yaml to manage it`,
+      message: ancestor
+        ? `folder \`${shown}\` (${rel}) only holds folders of \`scope\` (${config.scope!.join(', ')}): its own ${count} not managed`
+        : `folder \`${shown}\` (${rel}) is outside \`scope\` (${config.scope!.join(', ')}): its ${count} not managed`,
+      hint: ancestor
+        ? `move them into a folder in scope, or add \`${shown}\` to \`scope\` in tmsync.yaml to manage it`
+        : `add \`${shown}\` to \`scope\` in tmsync.yaml to manage it`,
       severity: 'warning',
     });
   }
@@ -172,7 +194,8 @@ export async function loadRepository(
   const jobs: ParseJob[] = [];
   for (const d of dirs) {
     const folder = folderByRel.get(d.rel);
-    if (!folder) continue;
+    // a path scope's ancestor: its own case files were reported as outside scope
+    if (!folder || outOfScope.has(d.rel)) continue;
     for (const rel of d.caseFiles) {
       caseFolders.set(rel, folder);
       jobs.push({ kind: 'case', rel });

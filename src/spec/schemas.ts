@@ -131,7 +131,7 @@ export const configSchema = z
     step_groups_dir: text('step groups, one per file, relative to this file (default: step_groups)').optional(),
     scope: z
       .array(z.string())
-      .meta({ description: 'only these top-level folders are managed (default: all)' })
+      .meta({ description: 'only these folder subtrees are managed: top-level names or paths such as Checkout/Payments (default: all)' })
       .optional(),
     defaults: z
       .strictObject({

@@ -31,7 +31,7 @@ base_url: http://127.0.0.1:4010/api/v1
 cases_dir: cases              # one directory per folder, one file per test case
 step_groups_dir: step_groups  # one file per step group; the file stem is its key
 
-# scope: [Example]            # only these top-level folders are managed
+# scope: [Example]            # only these folders (or paths like Example/Sub) are managed
 
 defaults:                     # used when a new case leaves a field out
   type: Functional

@@ -19,7 +19,7 @@ export interface PlanMigrationResult {
   /** non-empty: the migration cannot run (names the target lacks, ambiguous natural keys) */
   problems: Problem[];
   warnings: FieldWarning[];
-  /** the top-level folders the target side is read and compared within */
+  /** the folder subtree the target side is read and compared within */
   scope?: string[];
 }
 
@@ -199,7 +199,7 @@ export function pairTwins(state: DesiredState, target: ActualState): DesiredStat
   };
 }
 
-/** The top-level folder a migration of `folder` reads and compares within. */
+/** The scope a migration of `folder` reads and compares within: that subtree (and its ancestors, as containers). */
 export function migrationScope(folder: string[] | undefined): string[] | undefined {
-  return folder && folder.length > 0 ? [folder[0]] : undefined;
+  return folder && folder.length > 0 ? [folder.join('/')] : undefined;
 }

@@ -29,7 +29,8 @@ export function actualToDesired(actual: ActualState, options: ActualToDesiredOpt
     root: options.root ?? '.',
     casesDir: 'cases',
     stepGroupsDir: 'step_groups',
-    ...(options.folder && options.folder.length > 0 ? { scope: [options.folder[0]] } : {}),
+    // the subtree itself, not its top-level folder: the siblings it was not taken with stay out
+    ...(options.folder && options.folder.length > 0 ? { scope: [options.folder.join('/')] } : {}),
     defaults: {},
     folders: model.folders.map((f) => ({
       path: f.path,

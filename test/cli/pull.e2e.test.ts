@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { API_KEY, client, emulator, seedVariedProject } from '../transfer/helpers.js';
+import { API_KEY, client, emulator, projectSnapshot, seedVariedProject } from '../transfer/helpers.js';
 import { resolveProject } from '../../src/remote/index.js';
 import { parse } from 'yaml';
 
@@ -86,10 +86,54 @@ describe('tmsync pull against the emulator', () => {
     expect(files.some((f) => f.startsWith('cases/Checkout'))).toBe(false);
     expect(files).toContain('cases/Authentication/_folder.yaml');
     expect(files.filter((f) => f.startsWith('cases/Authentication/') && !f.includes('/Deep/')).length).toBe(1);
-    expect(await readFile(join(root, 'tmsync.yaml'), 'utf8')).toContain('scope: ["Authentication"]');
+    expect(await readFile(join(root, 'tmsync.yaml'), 'utf8')).toContain('scope: ["Authentication/Deep"]');
     const plan = await tmsync(root, 'plan', '--detailed-exitcode');
     expect(plan.err + plan.out).toContain('No changes');
     expect(plan.code).toBe(0);
+  });
+
+  it('pulls a nested folder with its path as scope, so plan --prune changes nothing and apply --prune leaves its parent and siblings alone', async () => {
+    await seedVariedProject(emu, 'PSC', { casesPerFolder: 2 });
+    // next to Checkout/Payments: a sibling subtree with cases, and a case in Checkout itself
+    const c = client(emu.baseUrl);
+    try {
+      const project = await resolveProject(c, 'PSC');
+      const params = { project_id: project.id };
+      const folders = (await c.call('listFolders', { params, query: { page_size: 100 } })).data.folders as { id: string; name: string; parent_folder_id: string | null }[];
+      const checkout = folders.find((f) => f.name === 'Checkout' && !f.parent_folder_id)!;
+      const other = (await c.call('createFolder', { params, body: { name: 'Other' } })).data.folder;
+      await c.call('moveFolder', { params: { ...params, folder_id: other.id }, body: { parent_folder_id: checkout.id } });
+      const sample = (await c.call('listTestCases', { params, query: { page_size: 1 } })).data.test_cases[0];
+      const fields = { type_id: sample.type_id, status_id: sample.status_id, priority_id: sample.priority_id, automation_type_id: sample.automation_type_id, owner_id: sample.owner_id };
+      for (const [title, folderId] of [['Other one', other.id], ['Other two', other.id], ['Checkout itself', checkout.id]]) {
+        await c.call('createTestCase', { params, body: { title, folder_id: folderId, ...fields } });
+      }
+    } finally {
+      await c.close();
+    }
+    const before = await projectSnapshot(emu.baseUrl, 'PSC');
+
+    const root = await fresh();
+    const pulled = await tmsync(root, 'pull', '--base-url', emu.baseUrl, '--project', 'PSC', '--folder', 'Checkout/Payments');
+    expect(pulled.code).toBe(0);
+    expect(await readFile(join(root, 'tmsync.yaml'), 'utf8')).toContain('scope: ["Checkout/Payments"]');
+    const files = (await walk(root)).filter((f) => f.startsWith('cases/'));
+    expect(files.filter((f) => f !== 'cases/Checkout/_folder.yaml' && !f.startsWith('cases/Checkout/Payments/'))).toEqual([]);
+    expect(files.filter((f) => f.startsWith('cases/Checkout/Payments/') && !f.endsWith('_folder.yaml'))).toHaveLength(2);
+
+    const plan = await tmsync(root, 'plan', '--prune', '--detailed-exitcode', '--json');
+    expect(plan.err).not.toMatch(/error/i);
+    expect(plan.code).toBe(0);
+    const json = JSON.parse(plan.out) as { operations: { kind: string }[]; unmanaged: unknown[] };
+    expect(json.operations).toEqual([]);
+    expect(json.unmanaged).toEqual([]);
+
+    const applied = await tmsync(root, 'apply', '--prune', '--auto-approve');
+    expect(applied.code).toBe(0);
+    // nothing on the service changed: the sibling folders, their cases and Checkout's own case are all there
+    const after = await projectSnapshot(emu.baseUrl, 'PSC');
+    expect(after).toEqual(before);
+    expect(JSON.stringify(after)).toContain('Checkout/Other');
   });
 
   it('updates existing files in place keeping comments and names, and lists files of items that are gone without deleting them', async () => {

@@ -111,3 +111,97 @@ describe('buildPlan: unmanaged items and --prune', () => {
     expect(findOp(p, 'delete_step_group').dependsOn).toEqual(['update_case:cases/Auth/kept.yaml', 'delete_case:SHOP-2']);
   });
 });
+
+describe('buildPlan: a path scope', () => {
+  // the service: Checkout (with a case of its own) holds Payments (managed) and Other (not)
+  const remote = actualState({
+    folders: [
+      remoteFolder('f-co', 'Checkout', null, 0),
+      remoteFolder('f-pay', 'Payments', 'f-co', 0),
+      remoteFolder('f-pay-old', 'Old cards', 'f-pay', 0),
+      remoteFolder('f-other', 'Other', 'f-co', 1),
+      remoteFolder('f-other-sub', 'Deep', 'f-other', 0),
+      remoteFolder('f-auth', 'Auth', null, 1),
+    ],
+    cases: [
+      remoteCase('SHOP-1', 'Pay by card', 'f-pay'),
+      remoteCase('SHOP-2', 'Stale payment', 'f-pay'),
+      remoteCase('SHOP-3', 'Old card', 'f-pay-old'),
+      remoteCase('SHOP-4', 'Other thing', 'f-other'),
+      remoteCase('SHOP-5', 'Deep other thing', 'f-other-sub'),
+      remoteCase('SHOP-6', 'Checkout itself', 'f-co'),
+      remoteCase('SHOP-7', 'Sign in', 'f-auth'),
+    ],
+  });
+  const repository = desiredState({
+    scope: ['Checkout/Payments'],
+    folders: [desiredFolder('Checkout', { id: 'f-co' }), desiredFolder('Checkout/Payments', { id: 'f-pay', order: 0 })],
+    cases: [desiredCase('Checkout/Payments', 'Pay by card', {}, { id: 'SHOP-1' })],
+  });
+
+  it('reports only the items inside the subtree as unmanaged, not the parent folder, its sibling subtree or their cases', () => {
+    const p = cleanPlan(repository, remote);
+    expect(p.operations).toEqual([]);
+    expect(p.unmanaged.map((u) => `${u.itemType} ${u.humanId ?? u.path.join('/')}`)).toEqual([
+      'case SHOP-2',
+      'case SHOP-3',
+      'folder Checkout/Payments/Old cards',
+    ]);
+  });
+
+  it('with prune, deletes the subtree’s unmanaged items and never the parent folder, its sibling subtree or their cases', () => {
+    const p = cleanPlan(repository, remote, { prune: true });
+    expect(opList(p)).toEqual([
+      'delete_case delete_case:SHOP-2',
+      'delete_case delete_case:SHOP-3',
+      'delete_folder delete_folder:f-pay-old',
+    ]);
+    const touched = JSON.stringify(p.operations);
+    for (const id of ['f-co', 'f-other', 'f-other-sub', 'f-auth', 'case-SHOP-4', 'case-SHOP-5', 'case-SHOP-6', 'case-SHOP-7']) expect(touched).not.toContain(`"${id}"`);
+  });
+
+  it('never renames the parent folder the scope names, even when the repository gives it another display name', () => {
+    const p = cleanPlan(
+      { ...repository, folders: [desiredFolder('Checkout', { id: 'f-co', name: 'checkout' }), ...repository.folders.slice(1)] },
+      remote,
+    );
+    expect(p.operations).toEqual([]);
+  });
+
+  it('creates the missing parent folder and the subtree under it when the service has neither', () => {
+    const p = cleanPlan(
+      desiredState({ scope: ['Checkout/Payments'], folders: [], cases: [desiredCase('Checkout/Payments', 'Pay by card')] }),
+      actualState({ folders: [remoteFolder('f-auth', 'Auth')] }),
+      { prune: true },
+    );
+    expect(opList(p)).toEqual([
+      'create_folder create_folder:Checkout',
+      'create_folder create_folder:Checkout/Payments',
+      'create_case create_case:cases/Checkout/Payments/pay-by-card.yaml',
+    ]);
+  });
+
+  it('accepts the orders a pull wrote when the service read left the siblings outside the scope out', () => {
+    // what fetchState returns for the scope: Checkout is the third top-level folder and Payments
+    // the second in it, but their siblings were not read
+    const read = actualState({
+      folders: [remoteFolder('f-co', 'Checkout', null, 2), remoteFolder('f-pay', 'Payments', 'f-co', 1)],
+      cases: [remoteCase('SHOP-1', 'Pay by card', 'f-pay')],
+    });
+    const pulled = desiredState({
+      scope: ['Checkout/Payments'],
+      folders: [desiredFolder('Checkout', { id: 'f-co', order: 2 }), desiredFolder('Checkout/Payments', { id: 'f-pay', order: 1 })],
+      cases: [desiredCase('Checkout/Payments', 'Pay by card', {}, { id: 'SHOP-1' })],
+    });
+    const p = cleanPlan(pulled, read, { prune: true });
+    expect(p.operations).toEqual([]);
+    expect(p.unmanaged).toEqual([]);
+  });
+
+  it('accepts an order that counts the sibling folders outside the scope, which prune keeps', () => {
+    // Checkout will still hold Other, so Payments may take position 1 even with prune
+    const moved = { ...repository, folders: [repository.folders[0], desiredFolder('Checkout/Payments', { id: 'f-pay', order: 1 })] };
+    const p = cleanPlan(moved, remote, { prune: true });
+    expect(findOp(p, 'update_folder').changes).toEqual([{ field: 'order', from: '0', to: '1' }]);
+  });
+});

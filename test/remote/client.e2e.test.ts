@@ -186,4 +186,45 @@ describe('fetchState against the emulator', () => {
     const scoped = await fetchState(client, 'DEMO', { scope: ['Checkout'] });
     expect(new Set(scoped.cases.map((c) => c.folderId))).toEqual(new Set([top.id, sub.id]));
   });
+
+  it('with a path scope, returns that subtree and the folders above it, without the sibling subtrees or any case outside the subtree', async () => {
+    const { client, params } = await setup({}, { rateLimit: 5000, concurrency: 8 });
+    const list = async (name: string, key: string) => (await client.call(name, { query: { page_size: 100 } })).data[key] as { id: string }[];
+    const [types, statuses, prios, autos] = await Promise.all([
+      list('listCaseTypes', 'types'),
+      list('listCaseStatuses', 'statuses'),
+      list('listPriorities', 'priorities'),
+      list('listAutomationTypes', 'automation_types'),
+    ]);
+    const owner = (await client.call('listUsers')).data[0].id;
+    const folder = async (name: string, parent?: string) => {
+      const f = (await client.call('createFolder', { params, body: { name } })).data.folder;
+      if (parent) await client.call('moveFolder', { params: { ...params, folder_id: f.id }, body: { parent_folder_id: parent } });
+      return f.id;
+    };
+    const kase = async (title: string, folderId: string) =>
+      (
+        await client.call('createTestCase', {
+          params,
+          body: { title, type_id: types[0].id, status_id: statuses[0].id, priority_id: prios[0].id, automation_type_id: autos[0].id, owner_id: owner, folder_id: folderId },
+        })
+      ).data.test_case.id as string;
+    const checkout = await folder('Checkout');
+    const payments = await folder('Payments', checkout);
+    const cards = await folder('Cards', payments);
+    const other = await folder('Other', checkout);
+    const otherDeep = await folder('Deep', other);
+    const auth = await folder('Auth');
+    const inside = [await kase('Pay', payments), await kase('Card', cards)];
+    for (const [t, f] of [['Cart', checkout], ['Other', other], ['Deeper', otherDeep], ['Login', auth]] as const) await kase(t, f);
+
+    const state = await fetchState(client, params.project_id, { scope: ['Checkout/Payments'] });
+    expect(state.folders.map((f) => f.id).sort()).toEqual([checkout, payments, cards].sort());
+    expect(state.cases.map((c) => c.id).sort()).toEqual([...inside].sort());
+
+    // a path and a top-level name together
+    const both = await fetchState(client, params.project_id, { scope: ['Checkout/Payments', 'Auth'] });
+    expect(both.folders.map((f) => f.id).sort()).toEqual([checkout, payments, cards, auth].sort());
+    expect(both.cases.map((c) => c.title).sort()).toEqual(['Card', 'Login', 'Pay']);
+  });
 });

@@ -165,6 +165,38 @@ describe('loadRepository', () => {
     ]);
   });
 
+  it('with a path scope, loads the files under that subtree and its parent folders, and warns for files elsewhere, siblings under the same parent included', async () => {
+    const { state, problems } = await load({
+      'tmsync.yaml': 'project: SHOP\nscope: [Checkout/Payments]\n',
+      'cases/Checkout/_folder.yaml': 'id: 6f1c2a0e-8b1d-4c3e-9f00-0000000000c0\norder: 1\n',
+      'cases/Checkout/cart.yaml': 'title: Cart\n',
+      'cases/Checkout/Payments/card.yaml': 'title: Card\n',
+      'cases/Checkout/Payments/Old/cheque.yaml': 'title: Cheque\n',
+      'cases/Checkout/Other/_folder.yaml': 'order: many\n',
+      'cases/Checkout/Other/x.yaml': 'title: X\n',
+      'cases/Checkout/Other/Deep/y.yaml': 'title: Y\n',
+      'cases/Auth/login.yaml': 'title: Login\n',
+    });
+    expect(state.scope).toEqual(['Checkout/Payments']);
+    expect(state.folders.map((f) => f.path.join('/'))).toEqual(['Checkout', 'Checkout/Payments', 'Checkout/Payments/Old']);
+    expect(state.folders[0]).toMatchObject({ id: '6f1c2a0e-8b1d-4c3e-9f00-0000000000c0', order: 1 });
+    expect(state.cases.map((c) => c.title).sort()).toEqual(['Card', 'Cheque']);
+    // the sibling's broken _folder.yaml decides nothing (its name is the directory's), but it is the
+    // topmost folder outside scope, so its problem is still shown, as for a top-level one
+    expect(problems.map((p) => `${p.file} ${p.code} ${p.severity ?? 'error'}`)).toEqual([
+      'cases/Auth/login.yaml outside_scope warning',
+      'cases/Checkout/Other/_folder.yaml wrong_type error',
+      'cases/Checkout/Other/x.yaml outside_scope warning',
+      'cases/Checkout/cart.yaml outside_scope warning',
+    ]);
+    const other = problems.find((p) => p.file === 'cases/Checkout/Other/x.yaml')!;
+    expect(other.message).toBe('folder `Checkout/Other` (cases/Checkout/Other) is outside `scope` (Checkout/Payments): its 2 test case files are not managed');
+    expect(other.hint).toBe('add `Checkout/Other` to `scope` in tmsync.yaml to manage it');
+    expect(problems.find((p) => p.file === 'cases/Checkout/cart.yaml')!.message).toBe(
+      'folder `Checkout` (cases/Checkout) only holds folders of `scope` (Checkout/Payments): its own 1 test case file is not managed',
+    );
+  });
+
   it('keeps the valid cases of a repository when other files have problems', async () => {
     const { state, problems } = await load({
       'tmsync.yaml': 'project: SHOP\n',

@@ -54,7 +54,8 @@ export async function runPull(options: PullOptions, io: CliIo): Promise<number> 
             writeConfig: {
               project: project.humanIdPrefix,
               baseUrl: target.baseUrl,
-              ...(folder ? { scope: [folder[0]] } : target.config.scope ? { scope: target.config.scope } : {}),
+              // the pulled subtree exactly: a top-level scope would let --prune delete its siblings
+              ...(folder ? { scope: [folder.join('/')] } : target.config.scope ? { scope: target.config.scope } : {}),
               ...(dirs.casesDir !== 'cases' ? { casesDir: dirs.casesDir } : {}),
               ...(dirs.stepGroupsDir !== 'step_groups' ? { stepGroupsDir: dirs.stepGroupsDir } : {}),
             },
