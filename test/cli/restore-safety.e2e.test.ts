@@ -109,6 +109,7 @@ describe('restore never duplicates and never restores a project onto itself', ()
     expect(second.code).toBe(0);
     // 10 folders + 2 step groups + 54 cases + 2 plans + 3 runs, all found
     expect(second.err).toContain('0 folders, 0 step groups, 0 test cases, 0 test plans, 0 test runs created (0 already restored by an earlier run, 71 found in the target and adopted)');
+    expect(second.err).toContain('already held 10 folders, 2 step groups, 54 test cases, 2 test plans, 3 test runs; 71 of them matched backup items by name and were adopted as they are.');
     expect(writes(b, before)).toEqual([]);
 
     const got = await names(b.baseUrl, 'TWICE');

@@ -85,9 +85,12 @@ export async function runRestore(options: RestoreCommandOptions, io: CliIo): Pro
         phase = p;
       },
     });
-    if (result.skipped === 0 && Object.values(result.held).some((n) => n > 0)) {
+    const held = Object.values(result.held).reduce((x, y) => x + y, 0);
+    if (result.skipped === 0 && held > 0) {
+      const others = held - result.adopted;
       io.stderr(
-        `Note: ${project.name} already held ${describeHeld(result.held)}; ${result.adopted} of them matched backup items by name and were adopted as they are, the others were left untouched.`,
+        `Note: ${project.name} already held ${describeHeld(result.held)}; ${result.adopted} of them matched backup items by name and were adopted as they are` +
+          `${others > 0 ? `, the other ${others} were left untouched` : ''}.`,
       );
     }
     for (const n of result.notes) io.stderr(`Note: ${n}`);
