@@ -134,6 +134,12 @@ describe('tmsync pull against the emulator', () => {
     const after = await projectSnapshot(emu.baseUrl, 'PSC');
     expect(after).toEqual(before);
     expect(JSON.stringify(after)).toContain('Checkout/Other');
+
+    // pulling again under that scope (no --folder) writes nothing new: the parent stays a container
+    const again = await tmsync(root, 'pull');
+    expect(again.code).toBe(0);
+    expect(again.err).toContain('0 files created, 0 updated');
+    expect((await walk(root)).filter((f) => f.startsWith('cases/'))).toEqual(files);
   });
 
   it('updates existing files in place keeping comments and names, and lists files of items that are gone without deleting them', async () => {
