@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,6 +96,31 @@ describe('restore never duplicates and never restores a project onto itself', ()
     expect(r.err).toContain('66 test cases');
     expect(writes(a, before)).toEqual([]);
     expect((await names(a.baseUrl, 'SRC')).cases).toHaveLength(66);
+  });
+
+  it('restores into the source project (known by its id) only while it is empty, or to resume from the first directory', async () => {
+    emptyProject(a, 'BLANK');
+    const c = client(a.baseUrl);
+    const blank = await resolveProject(c, 'BLANK');
+    await c.close();
+    // the same project id on another base URL still names the source project
+    const data = JSON.parse(await readFile(plain, 'utf8'));
+    data.source.project.id = blank.id;
+    data.source.base_url = 'https://elsewhere.example/api/v1';
+    const first = await fresh();
+    const file = join(first, 'self.json');
+    await writeFile(file, JSON.stringify(data));
+    expect((await tmsync(first, {}, 'restore', file, '--base-url', a.baseUrl, '--project', 'BLANK')).code).toBe(0);
+
+    const before = a.requestLog().length;
+    const elsewhere = await tmsync(await fresh(), {}, 'restore', file, '--base-url', a.baseUrl, '--project', 'BLANK');
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.err).toContain('is the project this backup was taken from, and it is not empty (10 folders, 2 step groups, 54 test cases');
+    expect(writes(a, before)).toEqual([]);
+    const again = await tmsync(first, {}, 'restore', file, '--base-url', a.baseUrl, '--project', 'BLANK');
+    expect(again.code).toBe(0);
+    expect(again.err).toContain('0 folders, 0 step groups, 0 test cases, 0 test plans, 0 test runs created (71 already restored by an earlier run');
+    expect(await projectSnapshot(a.baseUrl, 'BLANK')).toEqual(await projectSnapshot(a.baseUrl, 'ONE'));
   });
 
   it('ends with exactly one copy of every folder, case, step group, plan and run when the restore runs twice from two directories', async () => {
