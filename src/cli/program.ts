@@ -112,7 +112,10 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
 
   program
     .command('restore')
-    .description('recreate a backup in another (empty or partial) project or instance; resumable')
+    .description(
+      'recreate a backup in another (empty or partial) project or instance, named with --project P (required); ' +
+        'items already there are adopted by name, never duplicated; resumable',
+    )
     .argument('<file>', 'a backup written by `tmsync backup`')
     .option('--map-user <old=new>', 'map a user of the backup to a user of the target (email=email); repeatable', collect)
     .option('--default-owner <user>', 'stand-in for every user of the backup without a match in the target (owners, reviewers, assignees)')

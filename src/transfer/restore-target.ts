@@ -22,12 +22,3 @@ export async function fetchRestoreDirectory(client: TmsClient, signal?: AbortSig
   ]);
   return { lookups: { types, statuses, priorities, automationTypes, runStatuses }, users, labels };
 }
-
-/** How many folders and cases the target already holds (one small read each). */
-export async function countTargetItems(client: TmsClient, projectId: string, signal?: AbortSignal): Promise<{ folders: number; cases: number }> {
-  const [f, c] = await Promise.all([
-    client.call('listFolders', { params: { project_id: projectId }, query: { page_size: 1 }, signal }),
-    client.call('listTestCases', { params: { project_id: projectId }, query: { page_size: 1 }, signal }),
-  ]);
-  return { folders: f.page_info.total_count, cases: c.page_info.total_count };
-}
