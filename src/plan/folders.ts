@@ -243,10 +243,10 @@ function checkOrders(ctx: PlanContext, nodes: FolderNode[], claimed: ReadonlySet
     // deletes them (never those outside the scope, such as a path scope's siblings)
     const known = parentId === undefined ? [] : ctx.remote.children(parentId);
     const others = known.filter((f) => !claimed.has(f.id) && !(ctx.prune && ctx.remote.inScope(f.id))).length;
-    // siblings outside the scope were not read (fetchState leaves them out), but they hold
-    // places: the highest order read proves the parent holds at least that many folders
+    // with a scope, siblings outside it were not read (fetchState leaves them out), but they
+    // hold places: the highest order read proves the parent holds at least that many folders
     let highest = -1;
-    for (const f of known) highest = Math.max(highest, f.order);
+    if (ctx.desired.scope !== undefined) for (const f of known) highest = Math.max(highest, f.order);
     const unread = Math.max(0, highest + 1 - known.length);
     const count = group.length + others + unread;
     const seen = new Map<number, FolderNode>();
