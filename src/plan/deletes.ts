@@ -55,7 +55,13 @@ export function planDeletes(ctx: PlanContext, folders: FolderPlan, groups: StepG
   // step groups: which cases use each candidate, computed only when there is a candidate
   const byRepository = new Set<string>();
   for (const m of cases.matches) for (const id of m.stepGroupIds ?? []) byRepository.add(id);
-  const candidates = new Set(ctx.actual.stepGroups.filter((g) => !groups.claimed.has(g.id) && !byRepository.has(g.id)).map((g) => g.id));
+  // Step groups are project-wide, not inside any folder: with a `scope`, the ones the repository
+  // does not describe are outside it (neither unmanaged nor pruned). The cases read under a scope
+  // are only the scoped ones, so "no case uses it" could not be told anyway.
+  const scoped = ctx.desired.scope !== undefined;
+  const candidates = new Set(
+    scoped ? [] : ctx.actual.stepGroups.filter((g) => !groups.claimed.has(g.id) && !byRepository.has(g.id)).map((g) => g.id),
+  );
   const stillUsed = new Map<string, number>();
   const users = new Map<string, string[]>();
   if (candidates.size > 0 && ctx.prune) {

@@ -74,20 +74,32 @@ describe('buildPlan: unmanaged items and --prune', () => {
 
   it('keeps a step group that a remaining case still uses, with a warning', () => {
     const p = cleanPlan(
-      desiredState({ scope: ['Auth'], folders: [desiredFolder('Auth', { id: 'f-auth' })], cases: [desiredCase('Auth', 'Kept', {}, { id: 'SHOP-1' })] }),
+      desiredState({ folders: [desiredFolder('Auth', { id: 'f-auth' })], cases: [desiredCase('Auth', 'Kept', {}, { id: 'SHOP-1' })] }),
       actualState({
-        folders: [remoteFolder('f-auth', 'Auth'), remoteFolder('f-out', 'Outside')],
-        cases: [
-          remoteCase('SHOP-1', 'Kept', 'f-auth', { individualSteps: remoteSteps([['a', 'b', 'group-SHOP-SG-1']]) }),
-          remoteCase('SHOP-5', 'Other team', 'f-out', { individualSteps: remoteSteps([['a', 'b', 'group-SHOP-SG-2']]) }),
-        ],
-        stepGroups: [remoteGroup('SHOP-SG-1', 'Used by a kept case'), remoteGroup('SHOP-SG-2', 'Used outside scope')],
+        folders: [remoteFolder('f-auth', 'Auth')],
+        cases: [remoteCase('SHOP-1', 'Kept', 'f-auth', { individualSteps: remoteSteps([['a', 'b', 'group-SHOP-SG-1']]) })],
+        stepGroups: [remoteGroup('SHOP-SG-1', 'Used by a kept case')],
       }),
       { prune: true },
     );
     expect(p.operations.filter((o) => o.kind === 'delete_step_group')).toEqual([]);
-    expect(p.warnings.map((w) => w.code)).toEqual(['step_group_in_use', 'step_group_in_use']);
-    expect(p.unmanaged.filter((u) => u.itemType === 'step_group').map((u) => u.pruned)).toEqual([false, false]);
+    expect(p.warnings.map((w) => w.code)).toEqual(['step_group_in_use']);
+    expect(p.unmanaged.filter((u) => u.itemType === 'step_group').map((u) => u.pruned)).toEqual([false]);
+  });
+
+  it('leaves step groups the repository does not describe alone under a scope, used or not, even with --prune', () => {
+    // fetchState reads only the scoped cases, so cases of other folders that use a group are unseen
+    const p = cleanPlan(
+      desiredState({ scope: ['Auth'], folders: [desiredFolder('Auth', { id: 'f-auth' })], cases: [desiredCase('Auth', 'Kept', {}, { id: 'SHOP-1' })] }),
+      actualState({
+        folders: [remoteFolder('f-auth', 'Auth')],
+        cases: [remoteCase('SHOP-1', 'Kept', 'f-auth')],
+        stepGroups: [remoteGroup('SHOP-SG-2', 'Used by another team outside the scope')],
+      }),
+      { prune: true },
+    );
+    expect(p.operations.filter((o) => o.kind === 'delete_step_group')).toEqual([]);
+    expect(p.unmanaged.filter((u) => u.itemType === 'step_group')).toEqual([]);
   });
 
   it('deletes a step group once the cases that used it are deleted or no longer use it', () => {
