@@ -2,9 +2,9 @@ import { isDeepStrictEqual } from 'node:util';
 import { mkdir, readdir, readFile, rename, rmdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
-import { TmsyncError, type Problem } from '../errors.js';
+import { TmsyncError, formatProblem, type Problem } from '../errors.js';
 import type { ActualState } from '../model.js';
-import type { TmsyncConfig } from '../spec/config.js';
+import { CONFIG_DEFAULTS, type TmsyncConfig } from '../spec/config.js';
 import { loadRepository } from '../spec/loader.js';
 import { setYamlFields, writeFileAtomic } from '../spec/writer.js';
 import { forEachLimit } from './streams.js';
@@ -70,17 +70,7 @@ export async function loadExistingRepository(root: string, config: PullOptions['
     () => false,
   );
   if (!exists && !groupsExist) return { cases: [], stepGroups: [], folders: [], paths: [] };
-  const full: TmsyncConfig = {
-    casesDir: config.casesDir,
-    stepGroupsDir: config.stepGroupsDir,
-    defaults: {},
-    rateLimit: 8,
-    concurrency: 4,
-    pageSize: 100,
-    requestTimeoutMs: 30_000,
-    maxRetries: 6,
-    profiles: {},
-  };
+  const full: TmsyncConfig = { ...CONFIG_DEFAULTS, casesDir: config.casesDir, stepGroupsDir: config.stepGroupsDir, defaults: {}, profiles: {} };
   const { state, problems } = await loadRepository(root, full);
   const errors = problems.filter((p: Problem) => p.severity !== 'warning' && !HARMLESS.has(p.code));
   if (errors.length > 0) {
@@ -88,7 +78,7 @@ export async function loadExistingRepository(root: string, config: PullOptions['
       'repository_has_errors',
       `the repository has ${errors.length} problem${errors.length === 1 ? '' : 's'}; pull would not know which files hold which items: ${errors
         .slice(0, 5)
-        .map((p) => `${p.file}:${p.line}:${p.col} ${p.message}`)
+        .map((p) => formatProblem(p))
         .join('; ')}`,
       { hint: 'fix them first (`tmsync validate` lists them all), or pull into an empty directory with --dir', details: { problems: errors } },
     );
