@@ -1,7 +1,7 @@
 import type * as W from '../api/resources.js';
 import type { RemoteProject } from '../model.js';
 import type { TmsClient } from '../remote/client.js';
-import { normalizeTimestamp, toLabel, toLookup, toRemoteCase, toRemoteFolder, toRemoteStepGroup, toUser } from '../remote/normalize.js';
+import { normalizeTimestamp, toRemoteCase, toRemoteFolder, toRemoteStepGroup } from '../remote/normalize.js';
 import type {
   BackupFolder,
   BackupHeader,
@@ -13,6 +13,7 @@ import type {
 } from './backup-format.js';
 import { BACKUP_FORMAT_VERSION, BACKUP_KIND } from './backup-format.js';
 import { orderedMap } from './streams.js';
+import { fetchRestoreDirectory } from './restore-target.js';
 
 /**
  * Where a backup's items come from, one section at a time, as they are read. The writer never
@@ -144,12 +145,6 @@ export function backupRun(w: W.TestRun, cases: BackupRunCase[]): BackupTestRun {
   };
 }
 
-async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const x of it) out.push(x);
-  return out;
-}
-
 /** Reads a project through the client: lists page by page, per-item GETs only where a list leaves data out. */
 export function clientBackupSource(client: TmsClient, project: RemoteProject, options: ClientBackupSourceOptions): BackupSource {
   const params = { project_id: project.id };
@@ -157,16 +152,11 @@ export function clientBackupSource(client: TmsClient, project: RemoteProject, op
   const signal = options.signal;
   return {
     async header() {
-      const list = (name: string) => collect(client.paginate(name, { signal })).then((xs) => xs.map(toLookup));
-      const [types, statuses, priorities, automationTypes, runStatuses, users, labels] = await Promise.all([
-        list('listCaseTypes'),
-        list('listCaseStatuses'),
-        list('listPriorities'),
-        list('listAutomationTypes'),
-        list('listRunStatuses'),
-        client.call('listUsers', { signal }).then((r) => r.data.map(toUser)),
-        client.call('listLabels', { signal }).then((r) => r.data.labels.map(toLabel)),
-      ]);
+      const {
+        lookups: { types, statuses, priorities, automationTypes, runStatuses },
+        users,
+        labels,
+      } = await fetchRestoreDirectory(client, signal);
       const entry = (e: { id: string; name: string; alias?: string; order?: number }) => compact({ ...e });
       return {
         format_version: BACKUP_FORMAT_VERSION,

@@ -8,7 +8,10 @@ async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
-/** The target's lookups, users and labels: everything names are matched against. */
+/**
+ * A project's directory: lookups, users and labels. What a backup records to remap ids elsewhere,
+ * and what a restore matches those names against.
+ */
 export async function fetchRestoreDirectory(client: TmsClient, signal?: AbortSignal): Promise<RestoreTargetDirectory> {
   const list = (name: string) => collect(client.paginate(name, { signal })).then((xs) => xs.map(toLookup));
   const [types, statuses, priorities, automationTypes, runStatuses, users, labels] = await Promise.all([
