@@ -9,14 +9,11 @@
 //    Ratio = wall time ÷ (accepted requests ÷ R), the bound a perfect client reaches.
 // 2. The same apply again: the request log must show reads only.
 // 3. A BIG-case apply without a rate limit, the CLI's peak RSS read from process.resourceUsage().
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { readRequestLog, root, runCli, serve, stop } from './lib/cli.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const cli = join(root, 'bin', 'tmsync.js');
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
   const i = args.indexOf(`--${name}`);
@@ -31,29 +28,6 @@ const KEY = 'bench-apply';
 if (!existsSync(join(root, 'dist', 'cli', 'main.js'))) {
   console.error('dist/ is missing: run `npx tsc -p tsconfig.build.json` first');
   process.exit(1);
-}
-
-/** Starts `tmsync serve` and resolves its base URL. */
-function serve(extra) {
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--memory', '--seed', 'demo', '--api-key', KEY, ...extra], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    child.stdout.on('data', (d) => {
-      buf += d;
-      const m = /listening on (\S+)/.exec(buf);
-      if (m) resolve({ child, baseUrl: m[1] });
-    });
-    child.on('exit', (code) => reject(new Error(`the emulator exited with ${code}`)));
-  });
-}
-
-function stop(child) {
-  return new Promise((resolve) => {
-    child.once('exit', resolve);
-    child.kill('SIGTERM');
-  });
 }
 
 /** A repository of `cases` cases spread over `folders` folders (a fifth of them nested). */
@@ -91,47 +65,16 @@ function repository(baseUrl, cases, folders, rate, concurrency) {
 
 /** Runs the CLI in `cwd`; returns exit code, wall ms, stderr and the child's peak RSS (bytes). */
 function tmsync(cwd, argv) {
-  // a tiny wrapper so the child reports its own peak RSS when it ends
-  // (a file, not `-e`: worker threads inherit the exec arguments and refuse `--input-type`)
-  const wrapper = join(mkdtempSync(join(tmpdir(), 'tmsync-bench-cli-')), 'cli.mjs');
-  writeFileSync(
-    wrapper,
-    `const { main } = await import(${JSON.stringify(join(root, 'dist', 'cli', 'main.js'))});
-const code = await main(['node', 'tmsync', ...${JSON.stringify(argv)}]);
-process.stderr.write('\\nBENCH_MAXRSS ' + process.resourceUsage().maxRSS + '\\n');
-process.exitCode = code;
-`,
-  );
-  const t0 = performance.now();
-  const child = spawn(process.execPath, [wrapper], {
-    cwd,
-    env: { ...process.env, TMSYNC_API_KEY: KEY, NO_COLOR: '1' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
-  return new Promise((resolve) => {
-    child.on('close', (code) => {
-      const m = /BENCH_MAXRSS (\d+)/.exec(stderr);
-      resolve({ code, ms: performance.now() - t0, stderr, maxRss: m ? Number(m[1]) * 1024 : undefined });
-    });
-  });
+  return runCli(cwd, argv, { TMSYNC_API_KEY: KEY });
 }
 
-function readLog(file) {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l));
-}
 
 const fmt = (n) => n.toLocaleString('en-US');
 const summary = (stderr) => stderr.split('\n').find((l) => l.startsWith('Apply complete') || l.startsWith('No changes')) ?? '(no summary)';
 
 // --- 1 and 2: rate-limited creates, then a second apply
 const logFile = join(mkdtempSync(join(tmpdir(), 'tmsync-bench-log-')), 'requests.jsonl');
-const limited = await serve(['--rate-limit', String(RATE), '--log', logFile]);
+const limited = await serve(['--memory', '--seed', 'demo', '--api-key', KEY, '--rate-limit', String(RATE), '--log', logFile]);
 let line1 = '';
 let line2 = '';
 try {
@@ -139,7 +82,7 @@ try {
   const first = await tmsync(dir, ['apply', '--auto-approve']);
   if (first.code !== 0) throw new Error(`apply failed (${first.code}):\n${first.stderr.slice(-3000)}`);
   await new Promise((r) => setTimeout(r, 200)); // let the log stream flush
-  const log1 = readLog(logFile);
+  const log1 = readRequestLog(logFile);
   const refused = log1.filter((e) => e.fault === 'rate_limit').length;
   const accepted = log1.length - refused;
   const bound = (accepted / RATE) * 1000;
@@ -153,7 +96,7 @@ try {
 
   const second = await tmsync(dir, ['apply', '--auto-approve']);
   await new Promise((r) => setTimeout(r, 200));
-  const log2 = readLog(logFile).slice(log1.length);
+  const log2 = readRequestLog(logFile).slice(log1.length);
   const writes = log2.filter((e) => e.method !== 'GET').length;
   line2 = `second apply: ${writes} writes, ${log2.length} reads-only requests, ${(second.ms / 1000).toFixed(1)} s (exit ${second.code})`;
   console.log(line2);
@@ -164,7 +107,7 @@ try {
 
 // --- 3: peak memory of a big apply (no rate limit)
 if (!args.includes('--skip-big')) {
-  const free = await serve([]);
+  const free = await serve(['--memory', '--seed', 'demo', '--api-key', KEY]);
   try {
     const dir = repository(free.baseUrl, BIG, 100, 2000, 8);
     const big = await tmsync(dir, ['apply', '--auto-approve']);

@@ -9,16 +9,13 @@
 // 2. Starts `tmsync serve --db FILE --latency L --rate-limit R` as a child process.
 // 3. fetchState with the client at the service's rate: requests, wall time, ratio to requests ÷ rate.
 // 4. A naive reader (one request at a time, page_size 20, obeys Retry-After) as the baseline.
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, renameSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+import { root, serve as serveChild } from './lib/cli.mjs';
 import { request } from 'undici';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (p) => import(join(root, 'dist', p));
 
 const args = process.argv.slice(2);
@@ -109,20 +106,7 @@ async function seed(file) {
 }
 
 function serve(file) {
-  const child = spawn(
-    process.execPath,
-    [join(root, 'bin/tmsync.js'), 'serve', '--port', '0', '--db', file, '--api-key', KEY, '--latency', String(LATENCY), '--rate-limit', String(RATE)],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  return new Promise((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout });
-    rl.once('line', (line) => {
-      const m = line.match(/(https?:\/\/\S+)/);
-      if (!m) reject(new Error(`unexpected first line from tmsync serve: ${line}`));
-      else resolve({ baseUrl: m[1], stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) });
-    });
-    child.once('exit', (code) => reject(new Error(`tmsync serve exited with ${code}`)));
-  });
+  return serveChild(['--db', file, '--api-key', KEY, '--latency', String(LATENCY), '--rate-limit', String(RATE)]);
 }
 
 /** One request at a time, the service's default-ish page size, Retry-After obeyed: the baseline. */

@@ -11,14 +11,13 @@
 // 3. `tmsync serve --db FILE --rate-limit RATE --log LOG` as a child process; `tmsync plan` (a
 //    child process too, the CLI as users run it) with `rate_limit: RATE`: requests counted from the
 //    emulator's log, wall time, and its ratio to the bound requests ÷ rate.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync, mkdirSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { root, serve as serveChild } from './lib/cli.mjs';
 import { fileURLToPath } from 'node:url';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (p) => import(join(root, 'dist', p));
 const bin = join(root, 'bin/tmsync.js');
 const KEY = 'bench-plan';
@@ -84,15 +83,7 @@ async function seed(file, cases) {
 }
 
 function serve(db, extra) {
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--db', db, '--api-key', KEY, ...extra], { stdio: ['ignore', 'pipe', 'ignore'] });
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout }).once('line', (line) => {
-      const m = line.match(/(https?:\/\/\S+)/);
-      if (!m) reject(new Error(`unexpected first line from tmsync serve: ${line}`));
-      else resolve({ baseUrl: m[1], stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) });
-    });
-    child.once('error', reject);
-  });
+  return serveChild(['--db', db, '--api-key', KEY, ...extra], { stderr: 'ignore' });
 }
 
 function tmsync(cwd, args) {

@@ -12,14 +12,11 @@
 // 3. Restore of RESTORE_CASES cases into an empty project with `--rate-limit R`: the same ratio.
 //    A restore sends about one request per item, so 10,000 cases at 10 req/s take ~17 minutes:
 //    the default measures 1,000 (pass --restore-cases 10000 for the full figure).
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { readRequestLog, root, runCli, serve as serveChild, stop } from './lib/cli.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const cli = join(root, 'bin', 'tmsync.js');
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
   const i = args.indexOf(`--${name}`);
@@ -143,52 +140,15 @@ async function seed(file, cases) {
 }
 
 /** Starts `tmsync serve` on a database file and resolves its base URL. */
-function serve(extra) {
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--api-key', KEY, ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    child.stdout.on('data', (d) => {
-      buf += d;
-      const m = /listening on (\S+)/.exec(buf);
-      if (m) resolve({ child, baseUrl: m[1] });
-    });
-    child.on('exit', (code) => reject(new Error(`the emulator exited with ${code}`)));
-  });
-}
-function stop(child) {
-  return new Promise((resolve) => {
-    child.once('exit', resolve);
-    child.kill('SIGTERM');
-  });
-}
+const serve = (extra) => serveChild(['--api-key', KEY, ...extra]);
 
 /** Runs the CLI in `cwd`; returns exit code, wall ms, stderr and the child's peak RSS (bytes). */
 function tmsync(cwd, argv) {
-  // a wrapper file so the child reports its own peak RSS when it ends
-  const wrapper = join(mkdtempSync(join(work, 'cli-')), 'cli.mjs');
-  writeFileSync(
-    wrapper,
-    `const { main } = await import(${JSON.stringify(join(root, 'dist', 'cli', 'main.js'))});
-const code = await main(['node', 'tmsync', ...${JSON.stringify(argv)}]);
-process.stderr.write('\\nBENCH_MAXRSS ' + process.resourceUsage().maxRSS + '\\n');
-process.exitCode = code;
-`,
-  );
-  const t0 = performance.now();
-  const child = spawn(process.execPath, [wrapper], { cwd, env: { ...process.env, TMSYNC_API_KEY: KEY, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
-  return new Promise((resolve) => {
-    child.on('close', (code) => {
-      const m = /BENCH_MAXRSS (\d+)/.exec(stderr);
-      resolve({ code, ms: performance.now() - t0, stderr, maxRss: m ? Number(m[1]) * 1024 : undefined });
-    });
-  });
+  return runCli(cwd, argv, { TMSYNC_API_KEY: KEY }, { scratch: work });
 }
 
 function accepted(logFile) {
-  if (!existsSync(logFile)) return { ok: 0, refused: 0 };
-  const lines = readFileSync(logFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const lines = readRequestLog(logFile);
   const refused = lines.filter((l) => l.fault === 'rate_limit' || l.status === 429).length;
   return { ok: lines.length - refused, refused };
 }

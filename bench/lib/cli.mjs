@@ -1,0 +1,73 @@
+// Shared by the benchmarks (not a benchmark itself: scripts/bench.mjs runs only bench/*.mjs).
+// The emulator and the CLI run as child processes, as a user runs them.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const cli = join(root, 'bin', 'tmsync.js');
+
+/**
+ * `tmsync serve --port 0 …args` as a child; resolves once it prints its listening line.
+ * @returns {Promise<{ child: import('node:child_process').ChildProcess, baseUrl: string, stop: () => Promise<void> }>}
+ */
+export function serve(args, { stderr = 'inherit' } = {}) {
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', stderr] });
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout }).once('line', (line) => {
+      const m = /listening on (\S+)/.exec(line);
+      if (!m) reject(new Error(`unexpected first line from tmsync serve: ${line}`));
+      else resolve({ child, baseUrl: m[1], stop: () => stop(child) });
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`tmsync serve exited with ${code}`)));
+  });
+}
+
+/** SIGTERM, and wait until the process is gone. */
+export function stop(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+/**
+ * Runs the CLI in `cwd` through a small wrapper that reports the child's own peak RSS.
+ * (A file, not `-e`: worker threads inherit the exec arguments and refuse `--input-type`.)
+ * @returns {Promise<{ code: number, ms: number, stderr: string, maxRss?: number }>}
+ */
+export function runCli(cwd, argv, env, { scratch = tmpdir() } = {}) {
+  const wrapper = join(mkdtempSync(join(scratch, 'tmsync-bench-cli-')), 'cli.mjs');
+  writeFileSync(
+    wrapper,
+    `const { main } = await import(${JSON.stringify(join(root, 'dist', 'cli', 'main.js'))});
+const code = await main(['node', 'tmsync', ...${JSON.stringify(argv)}]);
+process.stderr.write('\\nBENCH_MAXRSS ' + process.resourceUsage().maxRSS + '\\n');
+process.exitCode = code;
+`,
+  );
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [wrapper], { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  return new Promise((resolve) => {
+    child.on('close', (code) => {
+      const m = /BENCH_MAXRSS (\d+)/.exec(stderr);
+      resolve({ code, ms: performance.now() - t0, stderr, maxRss: m ? Number(m[1]) * 1024 : undefined });
+    });
+  });
+}
+
+/** The emulator's `--log` file, one object per request. */
+export function readRequestLog(file) {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+}
