@@ -1,6 +1,6 @@
 import type { DesiredCase, RemoteCase } from '../model.js';
 import { caseChanges, createChanges, desiredBody } from './case-body.js';
-import { problem, type PlanContext } from './context.js';
+import { claimById, problem, type PlanContext } from './context.js';
 import { folderRef, type FolderNode, type FolderPlan } from './folders.js';
 import { normalizeTitle, pathKey, showPath } from './normalize.js';
 import type { Operation } from './operations.js';
@@ -44,26 +44,19 @@ function matchCases(ctx: PlanContext, folders: FolderPlan): CaseMatch[] {
   for (const m of matches) {
     const id = m.desired.id;
     if (id === undefined) continue;
-    const remote = ctx.remote.caseByRef(id);
+    const remote = claimById(ctx, claimedBy, (o) => o.desired.file, {
+      claimant: m,
+      id,
+      remote: ctx.remote.caseByRef(id),
+      label: `test case "${m.desired.title}"`,
+      noun: 'test case',
+      file: m.desired.file,
+      line: m.desired.lines.id,
+    });
     if (!remote) {
-      problem(
-        ctx,
-        'unknown_id',
-        m.desired.file,
-        m.desired.lines.id,
-        `test case "${m.desired.title}" has id ${id}, which the service does not have`,
-        'remove the `id:` line to create it anew, or restore the item on the service',
-      );
       m.failed = true;
       continue;
     }
-    const other = claimedBy.get(remote.id);
-    if (other) {
-      problem(ctx, 'duplicate_claim', m.desired.file, m.desired.lines.id, `test case ${id} is claimed by both ${other.desired.file} and ${m.desired.file}`, 'keep the id in one of them');
-      m.failed = true;
-      continue;
-    }
-    claimedBy.set(remote.id, m);
     m.remote = remote;
   }
   // natural key: folder + title, among the cases no id claims

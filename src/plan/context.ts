@@ -36,3 +36,49 @@ export function problem(
 ): void {
   ctx.problems.push({ file, line: line ?? 1, col: 1, code, message, ...(hint ? { hint } : {}), severity: 'error' });
 }
+
+/** One `id:` written in a file, for {@link claimById}. */
+export interface IdClaim<T, R> {
+  claimant: T;
+  /** the id as written */
+  id: string;
+  /** the remote item it names, when the service has one */
+  remote: R | undefined;
+  /** the item for people: `test case "Login"` */
+  label: string;
+  /** how a double claim names the id: `test case`, `folder id` */
+  noun: string;
+  file: string;
+  line?: number;
+}
+
+/**
+ * The first identity rule, shared by folders, step groups and cases: an item with `id:` is that
+ * remote item. An id the service lacks, or one another file claimed first, is a problem (and
+ * undefined is returned); otherwise the claim is recorded and the remote item returned.
+ */
+export function claimById<T, R extends { id: string }>(
+  ctx: PlanContext,
+  claimedBy: Map<string, T>,
+  fileOf: (claimant: T) => string,
+  c: IdClaim<T, R>,
+): R | undefined {
+  if (!c.remote) {
+    problem(
+      ctx,
+      'unknown_id',
+      c.file,
+      c.line,
+      `${c.label} has id ${c.id}, which the service does not have`,
+      'remove the `id:` line to create it anew, or restore the item on the service',
+    );
+    return undefined;
+  }
+  const other = claimedBy.get(c.remote.id);
+  if (other !== undefined) {
+    problem(ctx, 'duplicate_claim', c.file, c.line, `${c.noun} ${c.id} is claimed by both ${fileOf(other)} and ${c.file}`, 'keep the id in one of them');
+    return undefined;
+  }
+  claimedBy.set(c.remote.id, c.claimant);
+  return c.remote;
+}

@@ -1,6 +1,6 @@
 import type { DesiredFolder, RemoteFolder } from '../model.js';
 import { scopeMatcher } from '../scope.js';
-import { problem, type PlanContext } from './context.js';
+import { claimById, problem, type PlanContext } from './context.js';
 import { normalizeTitle, pathKey, showPath } from './normalize.js';
 import type { FieldChange, Operation, Ref } from './operations.js';
 
@@ -73,25 +73,16 @@ function matchFolders(ctx: PlanContext, nodes: FolderNode[]): Set<string> {
   for (const node of nodes) {
     const id = node.desired.id;
     if (id === undefined) continue;
-    const file = folderFile(node.desired);
-    const remote = ctx.remote.folder(id.trim());
-    if (!remote) {
-      problem(
-        ctx,
-        'unknown_id',
-        file,
-        1,
-        `folder "${showPath(node.displayPath)}" has id ${id}, which the service does not have`,
-        'remove the `id:` line to create it anew, or restore the item on the service',
-      );
-      continue;
-    }
-    const other = claimedBy.get(remote.id);
-    if (other) {
-      problem(ctx, 'duplicate_claim', file, 1, `folder id ${id} is claimed by both ${folderFile(other.desired)} and ${file}`, 'keep the id in one of them');
-      continue;
-    }
-    claimedBy.set(remote.id, node);
+    const remote = claimById(ctx, claimedBy, (o) => folderFile(o.desired), {
+      claimant: node,
+      id,
+      remote: ctx.remote.folder(id.trim()),
+      label: `folder "${showPath(node.displayPath)}"`,
+      noun: 'folder id',
+      file: folderFile(node.desired),
+      line: 1,
+    });
+    if (!remote) continue;
     node.remote = remote;
   }
   // natural keys, top-down: a child can only match under its parent's remote folder

@@ -1,5 +1,5 @@
 import type { DesiredStepGroup, RemoteStepGroup } from '../model.js';
-import { problem, type PlanContext } from './context.js';
+import { claimById, problem, type PlanContext } from './context.js';
 import { normalizeText, normalizeTitle, sameList, sortedUnique } from './normalize.js';
 import type { FieldChange, Operation, Ref, StepGroupBody } from './operations.js';
 import { showSteps } from './show.js';
@@ -40,26 +40,19 @@ function matchGroups(ctx: PlanContext): GroupMatch[] {
   for (const m of matches) {
     const id = m.desired.id;
     if (id === undefined) continue;
-    const remote = ctx.remote.stepGroupByRef(id);
+    const remote = claimById(ctx, claimedBy, (o) => o.desired.file, {
+      claimant: m,
+      id,
+      remote: ctx.remote.stepGroupByRef(id),
+      label: `step group "${m.desired.title}"`,
+      noun: 'step group',
+      file: m.desired.file,
+      line: m.desired.lines.id,
+    });
     if (!remote) {
-      problem(
-        ctx,
-        'unknown_id',
-        m.desired.file,
-        m.desired.lines.id,
-        `step group "${m.desired.title}" has id ${id}, which the service does not have`,
-        'remove the `id:` line to create it anew, or restore the item on the service',
-      );
       m.failed = true;
       continue;
     }
-    const other = claimedBy.get(remote.id);
-    if (other) {
-      problem(ctx, 'duplicate_claim', m.desired.file, m.desired.lines.id, `step group ${id} is claimed by both ${other.desired.file} and ${m.desired.file}`, 'keep the id in one of them');
-      m.failed = true;
-      continue;
-    }
-    claimedBy.set(remote.id, m);
     m.remote = remote;
   }
   const byTitle = new Map<string, RemoteStepGroup[]>();
