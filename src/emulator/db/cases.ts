@@ -1,27 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { nextNumber, parseJsonArray, type DbContext, type Page, type PageRequest } from './common.js';
 
-export interface CaseRow {
-  id: string;
-  human_id: string;
-  title: string;
-  description: string;
-  template_type: string;
-  preconditions: string;
-  steps: string;
-  expected_results: string;
-  type_id: string;
-  status_id: string;
-  automation_type_id: string;
-  priority_id: string;
-  owner_id: string;
-  reviewer_id: string;
-  folder_id: string;
-  project_id: string;
-  label_ids: string[];
-  created_at: number;
-  updated_at: number;
-}
 
 export interface StepRow {
   id: string;
@@ -55,6 +34,15 @@ export interface CaseFields {
   reviewer_id: string;
   folder_id: string;
   label_ids: string[];
+}
+
+/** A stored case: its writable fields plus what the service assigns. */
+export interface CaseRow extends CaseFields {
+  id: string;
+  human_id: string;
+  project_id: string;
+  created_at: number;
+  updated_at: number;
 }
 
 const COLS = `id, human_id, title, description, template_type, preconditions, steps, expected_results, type_id,

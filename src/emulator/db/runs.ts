@@ -1,25 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { nextNumber, parseJsonArray, type DbContext, type Page, type PageRequest } from './common.js';
 
-export interface RunRow {
-  id: string;
-  human_id: string;
-  title: string;
-  description: string;
-  status: string;
-  selection_type: string;
-  filters: unknown;
-  start_date: number | null;
-  end_date: number | null;
-  assignee_id: string | null;
-  project_id: string;
-  labels: string[];
-  environment_ids: (string | number)[];
-  test_plan_id: string | null;
-  test_cases_count: number;
-  created_at: number;
-  updated_at: number;
-}
 
 export interface RunFields {
   title: string;
@@ -33,6 +14,16 @@ export interface RunFields {
   labels: string[];
   environment_ids: (string | number)[];
   test_plan_id: string | null;
+}
+
+/** A stored run: its writable fields plus what the service assigns and counts. */
+export interface RunRow extends RunFields {
+  id: string;
+  human_id: string;
+  project_id: string;
+  test_cases_count: number;
+  created_at: number;
+  updated_at: number;
 }
 
 const COLS = `r.id, r.human_id, r.title, r.description, r.status, r.selection_type, r.filters, r.start_date, r.end_date,
