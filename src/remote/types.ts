@@ -48,7 +48,7 @@ export interface ResponseTypes {
   createTestRun: Env<'test_run', R.TestRun>;
   updateTestRun: Env<'test_run', R.TestRun>;
   deleteTestRun: Msg;
-  listRunCases: Env<'test_cases', R.RunCaseListItem>;
+  listRunCases: Env<'test_cases', R.RunCaseListItem[]>;
   updateRunCases: Env<'test_run_cases', z.infer<typeof R.RunCaseUpdateResult>[]>;
   assignRunCaseUser: Env<'test_run_case', z.infer<typeof R.AssignUserResult>>;
   importJunit: Env<'import', z.infer<typeof R.JunitImport>>;

@@ -53,8 +53,12 @@ describe('apply after edits to an applied repository', () => {
       'update_folder',
       'update_step_group',
     ]);
-    expect(changed('Log in with valid credentials and 2FA')?.kind === 'update_case' && changed('Log in with valid credentials and 2FA')!.changes.map((ch) => ch.field)).toEqual(['title']);
-    expect(changed('A locked account cannot sign in')?.kind === 'update_case' && changed('A locked account cannot sign in')!.changes.map((ch) => ch.field)).toEqual(['steps']);
+    const changedFields = (title: string) => {
+      const op = changed(title);
+      return op?.kind === 'update_case' && op.changes.map((ch) => ch.field);
+    };
+    expect(changedFields('Log in with valid credentials and 2FA')).toEqual(['title']);
+    expect(changedFields('A locked account cannot sign in')).toEqual(['steps']);
     expect(ops).toContain('move_case Checkout/Payments Guest checkout without an account');
     expect(ops).toContain('update_folder Auth');
 

@@ -77,7 +77,7 @@ describe('restore never duplicates and never restores a project onto itself', ()
   it('refuses a restore without --project, even when tmsync.yaml and TMSYNC_PROJECT name a project, and sends no request', async () => {
     const d = await fresh(`base_url: ${a.baseUrl}\nproject: SRC\nrate_limit: 1000\n`);
     const before = a.requestLog().length;
-    for (const env of [{}, { TMSYNC_PROJECT: 'SRC' }]) {
+    for (const env of [{}, { TMSYNC_PROJECT: 'SRC' }] as Record<string, string>[]) {
       const r = await tmsync(d, env, 'restore', twins);
       expect(r.code).toBe(1);
       expect(r.err).toContain('restore needs the target project on the command line');

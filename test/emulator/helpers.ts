@@ -11,11 +11,13 @@ export interface Answer {
   text: string;
 }
 
+type RawBody = NonNullable<RequestInit['body']>;
+
 /** A tiny client over global fetch for conformance tests: JSON in, JSON (or text) out. */
 export function api(emu: RunningEmulator, key: string | null = KEY) {
-  const call = async (method: string, path: string, body?: unknown, init: { headers?: Record<string, string>; raw?: BodyInit; root?: 'app' } = {}): Promise<Answer> => {
+  const call = async (method: string, path: string, body?: unknown, init: { headers?: Record<string, string>; raw?: RawBody; root?: 'app' } = {}): Promise<Answer> => {
     const headers: Record<string, string> = { ...(key === null ? {} : { authorization: `Bearer ${key}` }), ...init.headers };
-    let payload: BodyInit | undefined = init.raw;
+    let payload: RawBody | undefined = init.raw;
     if (body !== undefined) {
       payload = JSON.stringify(body);
       headers['content-type'] ??= 'application/json';
