@@ -9,10 +9,11 @@
 //    Ratio = wall time ÷ (accepted requests ÷ R), the bound a perfect client reaches.
 // 2. The same apply again: the request log must show reads only.
 // 3. A BIG-case apply without a rate limit, the CLI's peak RSS read from process.resourceUsage().
+// 4. The same apply at `rate_limit: 2000` under `--cpu-prof`: the rate gate's share of the CPU.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readRequestLog, root, runCli, serve, stop } from './lib/cli.mjs';
+import { cpuShare, readRequestLog, root, runCli, serve, stop } from './lib/cli.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -64,8 +65,8 @@ function repository(baseUrl, cases, folders, rate, concurrency) {
 }
 
 /** Runs the CLI in `cwd`; returns exit code, wall ms, stderr and the child's peak RSS (bytes). */
-function tmsync(cwd, argv) {
-  return runCli(cwd, argv, { TMSYNC_API_KEY: KEY });
+function tmsync(cwd, argv, nodeArgs = []) {
+  return runCli(cwd, argv, { TMSYNC_API_KEY: KEY }, { nodeArgs });
 }
 
 
@@ -118,5 +119,25 @@ if (!args.includes('--skip-big')) {
     rmSync(dir, { recursive: true, force: true });
   } finally {
     await stop(free.child);
+  }
+}
+
+// --- 4: the rate gate's share of the CPU of the same big apply, from a V8 CPU profile
+if (!args.includes('--skip-big')) {
+  const free = await serve(['--memory', '--seed', 'demo', '--api-key', KEY]);
+  const profiles = mkdtempSync(join(tmpdir(), 'tmsync-bench-prof-'));
+  try {
+    const dir = repository(free.baseUrl, BIG, 100, 2000, 8);
+    const run = await tmsync(dir, ['apply', '--auto-approve'], ['--cpu-prof', `--cpu-prof-dir=${profiles}`]);
+    if (run.code !== 0) throw new Error(`profiled apply failed (${run.code}):\n${run.stderr.slice(-3000)}`);
+    const gate = cpuShare(profiles, ['/remote/gate.js', '/remote/start-marks.js']);
+    console.log(
+      `${fmt(BIG)}-case apply at rate_limit 2000, profiled: rate gate ${(gate.share * 100).toFixed(2)}% of busy CPU samples ` +
+        `(${fmt(gate.samples)} of ${fmt(gate.busy)}; target < 2%)`,
+    );
+    rmSync(dir, { recursive: true, force: true });
+  } finally {
+    await stop(free.child);
+    rmSync(profiles, { recursive: true, force: true });
   }
 }

@@ -1,7 +1,7 @@
 // Shared by the benchmarks (not a benchmark itself: scripts/bench.mjs runs only bench/*.mjs).
 // The emulator and the CLI run as child processes, as a user runs them.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -39,9 +39,10 @@ export function stop(child) {
 /**
  * Runs the CLI in `cwd` through a small wrapper that reports the child's own peak RSS.
  * (A file, not `-e`: worker threads inherit the exec arguments and refuse `--input-type`.)
+ * `nodeArgs` go to node itself (`--cpu-prof`, which NODE_OPTIONS refuses).
  * @returns {Promise<{ code: number, ms: number, stderr: string, maxRss?: number }>}
  */
-export function runCli(cwd, argv, env, { scratch = tmpdir() } = {}) {
+export function runCli(cwd, argv, env, { scratch = tmpdir(), nodeArgs = [] } = {}) {
   const wrapper = join(mkdtempSync(join(scratch, 'tmsync-bench-cli-')), 'cli.mjs');
   writeFileSync(
     wrapper,
@@ -52,7 +53,7 @@ process.exitCode = code;
 `,
   );
   const t0 = performance.now();
-  const child = spawn(process.execPath, [wrapper], { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, wrapper], { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   return new Promise((resolve) => {
@@ -70,4 +71,27 @@ export function readRequestLog(file) {
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l));
+}
+
+/**
+ * Self time of the functions defined in files whose URL ends with one of `suffixes`, as a share of
+ * the busy (non-idle) samples of the V8 CPU profiles (`--cpu-prof`) in `dir` whose main thread
+ * loaded such a file.
+ * @returns {{ share: number, samples: number, busy: number }}
+ */
+export function cpuShare(dir, suffixes) {
+  let samples = 0;
+  let busy = 0;
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.cpuprofile'))) {
+    const prof = JSON.parse(readFileSync(join(dir, f), 'utf8'));
+    const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+    if (!prof.nodes.some((n) => suffixes.some((s) => n.callFrame.url.endsWith(s)))) continue;
+    for (const id of prof.samples) {
+      const n = byId.get(id);
+      if (!n || n.callFrame.functionName === '(idle)') continue;
+      busy++;
+      if (suffixes.some((s) => n.callFrame.url.endsWith(s))) samples++;
+    }
+  }
+  return { share: busy ? samples / busy : 0, samples, busy };
 }

@@ -1,4 +1,5 @@
 import type { Clock } from './clock.js';
+import { StartMarks } from './start-marks.js';
 
 export type Lane = 'read' | 'write';
 
@@ -55,8 +56,8 @@ export class RequestGate {
   private readonly slackMs: number;
   private readonly concurrency: number;
   private readonly clock: Clock;
-  /** the time each of the last `cap` requests counts from, in grant order */
-  private readonly marks: { t: number }[] = [];
+  /** the time each of the last `cap` requests counts from */
+  private readonly marks = new StartMarks();
   private readonly waiting: Record<Lane, Waiter[]> = { read: [], write: [] };
   private lastLane: Lane = 'write';
   private inFlight = 0;
@@ -127,7 +128,7 @@ export class RequestGate {
     if (b.limit !== undefined && b.limit >= 1 && b.limit < this.cap) this.cap = Math.floor(b.limit);
     if (b.remaining > b.threshold) return;
     const now = this.clock.now();
-    const ours = this.marks.filter((m) => m.t > now - this.windowMs - this.marginMs).length;
+    const ours = this.marks.countAfter(now - this.windowMs - this.marginMs);
     if (b.remaining >= this.cap - ours) return;
     const reset = b.resetMs ?? this.windowMs;
     this.pauseUntil(now + reset / (Math.max(0, b.remaining) + 1));
@@ -146,13 +147,9 @@ export class RequestGate {
   }
 
   private earliestStart(): number {
-    let t = this.pausedUntil;
-    if (this.marks.length >= this.cap) {
-      // the cap-th most recent mark must have left the window
-      const times = this.marks.map((m) => m.t).sort((a, b) => b - a);
-      t = Math.max(t, times[this.cap - 1] + this.windowMs + this.marginMs);
-    }
-    return t;
+    // the cap-th most recent mark must have left the window
+    const nth = this.marks.nthLatest(this.cap);
+    return nth === undefined ? this.pausedUntil : Math.max(this.pausedUntil, nth + this.windowMs + this.marginMs);
   }
 
   private pump(): void {
@@ -170,9 +167,7 @@ export class RequestGate {
       if (w.onAbort) w.signal?.removeEventListener('abort', w.onAbort);
       this.lastLane = lane;
       this.inFlight++;
-      const mark = { t: now };
-      this.marks.push(mark);
-      if (this.marks.length > this.cap) this.marks.splice(0, this.marks.length - this.cap);
+      const mark = this.marks.add(now, this.cap);
       if (this.marginMs > this.baseMarginMs) {
         this.marginMs = Math.max(this.baseMarginMs, this.marginMs - this.windowMs * 0.001);
       }
@@ -182,7 +177,7 @@ export class RequestGate {
         release: () => {
           if (released) return;
           released = true;
-          mark.t = Math.min(this.clock.now(), mark.t + this.slackMs);
+          this.marks.move(mark, Math.min(this.clock.now(), mark.t + this.slackMs));
           this.inFlight--;
           this.pump();
         },
