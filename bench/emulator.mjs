@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 // Throughput of the emulator (issue 2 figures), measured from a second process on loopback.
 //
-//   node bench/emulator.mjs [--seconds 3] [--connections 8]
+//   node bench/emulator.mjs [--seconds 3] [--connections 8] [--walk-cases 20000] [--store 200000]
 //
 // Builds nothing itself: run `npx tsc -p tsconfig.build.json` first (npm run bench does).
 // 1. Starts `tmsync serve --port 0 --memory --api-key bench` as a child process.
-// 2. Seeds 100 test cases with 5 steps each through the API.
+// 2. Seeds WALK_CASES test cases with 5 steps each through the API.
 // 3. From this process, with undici keep-alive connections (a bounded number, each carrying one
 //    request at a time), runs each scenario for a fixed time and prints requests/s and p99.
+//    The list scenario walks the pages of the project as fetchState does, every page a different
+//    URL, with an update interleaved every 10 requests: no answer can come from a cache.
+// 4. POST rate with about 1,000 cases stored, then again after filling the store to STORE cases.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +27,8 @@ const opt = (name, dflt) => {
 };
 const SECONDS = opt('seconds', 3);
 const CONNECTIONS = opt('connections', 8);
+const WALK_CASES = opt('walk-cases', 20_000);
+const STORE = opt('store', 200_000);
 const KEY = 'bench';
 
 // the emulator's own request log gives the server-side latency of every request
@@ -75,7 +80,19 @@ const caseBody = (i) => ({
   individual_steps: steps,
 });
 const seeded = [];
-for (let i = 0; i < 100; i++) seeded.push((await call('POST', '/projects/DEMO/test_cases', caseBody(i))).data.test_case);
+let created = 0;
+/** Creates `n` cases with CONNECTIONS requests in flight; keeps the answers of the first 100. */
+async function fill(n) {
+  let left = n;
+  const worker = async () => {
+    while (left-- > 0) {
+      const c = (await call('POST', '/projects/DEMO/test_cases', caseBody(created++))).data.test_case;
+      if (seeded.length < 100) seeded.push(c);
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+}
+await fill(1000);
 
 // --- load
 const fmt = (x) => Math.round(x).toLocaleString('en-US');
@@ -158,10 +175,32 @@ async function scenario(name, makeRequest, target) {
 }
 
 process.stdout.write(`emulator bench: ${SECONDS} s per phase, ${CONNECTIONS} keep-alive connections, loopback, load from a second process\n`);
-let created = 0;
-await scenario('list page of 100 cases with steps', () => call('GET', '/projects/DEMO/test_cases?page_size=100', undefined, false), 1000);
+const post = () => call('POST', '/projects/DEMO/test_cases', caseBody(created++), false);
+for (let i = 0; i < 200; i++) await post(); // warm-up
+const small = await saturate(post);
+process.stdout.write(`emulator: create case (5 steps) from 1,200 stored: ${fmt(small.rate)} req/s\n`);
+const seedStart = performance.now();
+if (WALK_CASES > created) await fill(WALK_CASES - created);
+process.stdout.write(`filled the store to ${created.toLocaleString('en-US')} cases in ${((performance.now() - seedStart) / 1000).toFixed(1)} s\n`);
+const pages = Math.ceil(created / 100);
+// a walk over every page in turn, each page a new URL; every 10th request an update (a write
+// invalidates whatever the emulator keeps between requests)
+const walk = (i) =>
+  i % 10 === 9
+    ? call('PUT', `/projects/DEMO/test_cases/${seeded[i % seeded.length].id}`, { description: `edited ${i}` }, false)
+    : call('GET', `/projects/DEMO/test_cases?page_size=100&page=${(i % pages) + 1}`, undefined, false);
+await scenario(`walk of 100-case pages with steps (${pages} pages, 1 update in 10)`, walk, 1000);
 await scenario('GET case', (i) => call('GET', `/projects/DEMO/test_cases/${seeded[i % seeded.length].id}`, undefined, false), 5000);
-await scenario('create case (5 steps)', () => call('POST', '/projects/DEMO/test_cases', caseBody(1000 + created++), false), 1000);
+if (STORE > created) {
+  const t0 = performance.now();
+  await fill(STORE - created);
+  process.stdout.write(`filled the store to ${created.toLocaleString('en-US')} cases in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+  const big = await saturate(post);
+  process.stdout.write(
+    `emulator: create case (5 steps) with ${created.toLocaleString('en-US')} stored: ${fmt(big.rate)} req/s, ` +
+      `${((big.rate / small.rate) * 100).toFixed(0)}% of the rate from 1,200 stored (target ≥ 80%)\n`,
+  );
+}
 
 await pool.close();
 child.kill('SIGTERM');
