@@ -78,7 +78,7 @@ export function parseJunit(xml: string, report: string): JunitTestcase[] {
 export async function loadJunitFiles(files: readonly string[], cwd: string): Promise<JunitTestcase[]> {
   const out: JunitTestcase[] = [];
   for (const file of files) {
-    let bytes: Buffer;
+    let bytes: Buffer | undefined;
     try {
       bytes = await readFile(resolve(cwd, file));
     } catch (err) {
@@ -88,8 +88,10 @@ export async function loadJunitFiles(files: readonly string[], cwd: string): Pro
         details: { file },
       });
     }
+    const text = decodeJunit(bytes, file);
+    bytes = undefined; // the bytes can go while the text is read
     // one at a time: spreading a million testcases into push() overflows the call stack
-    for (const tc of parseJunit(decodeJunit(bytes, file), file)) out.push(tc);
+    for (const tc of parseJunit(text, file)) out.push(tc);
   }
   return out;
 }
@@ -396,6 +398,9 @@ type Frame =
   | { kind: 'property'; owner: CaseFrame; key: string | undefined; value: string | undefined; text: string }
   | { kind: 'other' };
 
+/** Shared by the testcases without properties (most of them): a million empty objects add up. */
+const NO_PROPERTIES: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 const DETAIL: Record<string, Detail['outcome']> = { failure: 'failed', error: 'error', skipped: 'skipped' };
 
 class JunitBuilder implements XmlHandler {
@@ -466,7 +471,11 @@ class JunitBuilder implements XmlHandler {
     else if (frame.kind === 'property') {
       // some reporters write the value as text instead of an attribute
       const value = frame.value ?? frame.text.trim();
-      if (frame.key !== undefined && (frame.value !== undefined || frame.text !== '')) frame.owner.tc.properties[frame.key] = value;
+      if (frame.key !== undefined && (frame.value !== undefined || frame.text !== '')) {
+        const { tc } = frame.owner;
+        if (tc.properties === NO_PROPERTIES) tc.properties = {};
+        tc.properties[frame.key] = value;
+      }
     } else if (frame.kind === 'suite' && frame.failures.length > 0) this.finishSuite(frame);
   }
 
@@ -480,7 +489,7 @@ class JunitBuilder implements XmlHandler {
     const name = attrs.name ?? '';
     const classname = attrs.classname ?? attrs.class ?? '';
     const file = attrs.file ?? suite?.file ?? (looksLikePath(classname) ? classname : undefined);
-    const tc: JunitTestcase = { name, classname, outcome: 'passed', properties: {}, suites: suite?.path ?? [], report: this.report };
+    const tc: JunitTestcase = { name, classname, outcome: 'passed', properties: NO_PROPERTIES, suites: suite?.path ?? [], report: this.report };
     if (file !== undefined && file !== '') tc.file = file;
     const durationMs = parseSeconds(attrs.time);
     if (durationMs !== undefined) tc.durationMs = durationMs;
