@@ -121,7 +121,7 @@ function report(result: PushResultsResult, testcaseCount: number, io: CliIo, jso
   const unmatched = result.unmatched.filter((t) => !t.suiteLevel);
   if (unmatched.length > 0) {
     io.stderr(`${unmatched.length} testcase${unmatched.length === 1 ? '' : 's'} named no test case (add a human id to the name, a test_case property, or a --mapping entry):`);
-    for (const t of unmatched.slice(0, 50)) io.stderr(`  ${t.report}: ${t.classname && !t.name.startsWith(t.classname) ? `${t.classname} › ` : ''}${t.name}`);
+    for (const t of unmatched.slice(0, 50)) io.stderr(`  ${t.report}: ${t.classname && !t.name.startsWith(t.classname) ? `${t.classname} › ` : ''}${t.name || '(unnamed testcase)'}`);
     if (unmatched.length > 50) io.stderr(`  … and ${unmatched.length - 50} more (--json lists all)`);
   }
   if (result.unknownCases.length > 0) {
