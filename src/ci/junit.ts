@@ -153,7 +153,8 @@ export function decodeJunit(bytes: Uint8Array, report: string): string {
           details: { file: report, encoding: declared },
         });
       }
-      label = known;
+      // a declaration read in single bytes cannot be UTF-16: a tool re-encoded the file and kept it
+      label = known.startsWith('utf-16') ? 'utf-8' : known;
     }
   }
   const body = bytes.subarray(start);

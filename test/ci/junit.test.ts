@@ -230,6 +230,16 @@ describe('loadJunitFiles: encodings', () => {
     });
   });
 
+  it('reads a file declaring UTF-16 but written in single bytes (re-encoded by a tool) as UTF-8', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tmsync-junit-'));
+    try {
+      await writeFile(join(dir, 'relabelled.xml'), '<?xml version="1.0" encoding="UTF-16"?>\n<testsuite name="s"><testcase name="DEMO-1 café"/></testsuite>');
+      expect((await loadJunitFiles(['relabelled.xml'], dir)).map((t) => t.name)).toEqual(['DEMO-1 café']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses an encoding it cannot read, naming it', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tmsync-junit-'));
     try {
