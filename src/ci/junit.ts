@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { TmsyncError } from '../errors.js';
 
 /** What a JUnit testcase ended as. `error` is an unexpected exception, `failed` an assertion. */
@@ -25,68 +24,63 @@ export interface JunitTestcase {
   suites: string[];
   /** the report file this testcase came from (as given to the loader) */
   report: string;
+  /**
+   * Set on the entry that stands for a `<failure>` or `<error>` of a `<testsuite>` itself (a class
+   * whose set-up failed): `name` is the suite's name, `suites` its path, `outcome` failed or error.
+   * It is not a testcase: it fails every case its suite maps to (see map-results).
+   */
+  suiteLevel?: {
+    /** the testcases inside the suite (nested suites included), in report order */
+    members: JunitTestcase[];
+  };
 }
 
-/** Tags that may repeat; forced to arrays so one and many look the same. */
-const ARRAY_TAGS = new Set(['testsuites', 'testsuite', 'testcase', 'properties', 'property', 'failure', 'error', 'skipped']);
+/** The testcases of a list, without the suite-level entries. */
+export function countTestcases(entries: readonly JunitTestcase[]): number {
+  let n = 0;
+  for (const e of entries) if (!e.suiteLevel) n++;
+  return n;
+}
 
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@_',
-  parseAttributeValue: false,
-  parseTagValue: false,
-  htmlEntities: true,
-  trimValues: true,
-  isArray: (name) => ARRAY_TAGS.has(name),
-});
-
-type XmlNode = Record<string, unknown>;
+/**
+ * `status`/`result` values of a `<testcase>` that mean it did not run (googletest `status="notrun"`
+ * `result="suppressed"`, xunit-style `status="disabled"`): such a testcase is skipped, not passed.
+ */
+const NOT_RUN = new Set(['disabled', 'notrun', 'not_run', 'not-run', 'suppressed', 'skipped', 'skip', 'ignored', 'pending']);
 
 /**
  * Parses one JUnit XML document. Handles a `<testsuites>` root and a bare `<testsuite>` root,
  * suites nested in suites, and the attributes of the common dialects (surefire, pytest, jest-junit,
- * playwright). Never throws anything but a TmsyncError `invalid_junit` naming `report` and, for
- * malformed XML, the line and column.
+ * playwright, googletest). A `<failure>`/`<error>` of a suite itself becomes a suite-level entry
+ * (see {@link JunitTestcase.suiteLevel}). Never throws anything but a TmsyncError `invalid_junit`
+ * naming `report` and, for malformed XML, the line and column.
+ *
+ * The reader is a single pass over the text that keeps only what it returns (no document tree), so
+ * a report of a million testcases costs about the memory of its results.
  */
 export function parseJunit(xml: string, report: string): JunitTestcase[] {
-  const text = xml.replace(/^\uFEFF/, '');
-  const valid = XMLValidator.validate(text);
-  if (valid !== true) {
-    const { line, col, msg } = valid.err;
-    throw new TmsyncError('invalid_junit', `${report}:${line}:${col} is not well-formed XML: ${msg}`, {
-      hint: 'check that the test runner finished writing the report (a crashed run leaves it truncated)',
-      details: { file: report, line, col },
-    });
+  const text = xml.charCodeAt(0) === 0xfeff ? xml.slice(1) : xml;
+  const builder = new JunitBuilder(report);
+  scanXml(text, report, builder);
+  if (builder.root === undefined) {
+    throw malformed(report, text, text.length, text.trim() === '' ? 'the file is empty' : 'the file holds no XML element');
   }
-  let doc: XmlNode;
-  try {
-    doc = parser.parse(text) as XmlNode;
-  } catch (err) {
-    throw new TmsyncError('invalid_junit', `${report} could not be read as XML: ${(err as Error).message}`, {
-      details: { file: report },
-    });
-  }
-  const roots = [...asArray(doc.testsuites), ...asArray(doc.testsuite)];
-  if (roots.length === 0) {
-    const root = Object.keys(doc).find((k) => !k.startsWith('?')) ?? '(none)';
-    throw new TmsyncError('invalid_junit', `${report} is not a JUnit report: the root element is <${root}>, not <testsuites> or <testsuite>`, {
+  if (builder.root !== 'testsuites' && builder.root !== 'testsuite') {
+    throw new TmsyncError('invalid_junit', `${report} is not a JUnit report: the root element is <${builder.root}>, not <testsuites> or <testsuite>`, {
       hint: 'pass the JUnit XML file your test runner wrote (e.g. target/surefire-reports/TEST-*.xml, pytest --junitxml, jest-junit, playwright --reporter=junit)',
-      details: { file: report, root },
+      details: { file: report, root: builder.root },
     });
   }
-  const out: JunitTestcase[] = [];
-  for (const root of asArray(doc.testsuites)) walkSuite(root, [], undefined, report, out, true);
-  for (const root of asArray(doc.testsuite)) walkSuite(root, [], undefined, report, out, false);
-  return out;
+  return builder.out;
 }
 
 /** Reads and parses JUnit files (paths relative to `cwd`), in the order given. */
 export async function loadJunitFiles(files: readonly string[], cwd: string): Promise<JunitTestcase[]> {
   const out: JunitTestcase[] = [];
   for (const file of files) {
-    let xml: string;
+    let bytes: Buffer | undefined;
     try {
-      xml = await readFile(resolve(cwd, file), 'utf8');
+      bytes = await readFile(resolve(cwd, file));
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       throw new TmsyncError('junit_not_found', `cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : (err as Error).message}`, {
@@ -94,80 +88,463 @@ export async function loadJunitFiles(files: readonly string[], cwd: string): Pro
         details: { file },
       });
     }
-    out.push(...parseJunit(xml, file));
+    const text = decodeJunit(bytes, file);
+    bytes = undefined; // the bytes can go while the text is read
+    // one at a time: spreading a million testcases into push() overflows the call stack
+    for (const tc of parseJunit(text, file)) out.push(tc);
   }
   return out;
 }
 
-/** A `<testsuites>` or `<testsuite>` element: its testcases, then nested suites. */
-function walkSuite(
-  node: unknown,
-  suites: string[],
-  file: string | undefined,
-  report: string,
-  out: JunitTestcase[],
-  collection: boolean,
-): void {
-  if (!isNode(node)) return;
-  const name = attr(node, 'name');
-  // `<testsuites>` carries a generic name ("jest tests", "pytest", ""): it is not part of a suite path
-  const path = !collection && name !== undefined && name !== '' ? [...suites, name] : suites;
-  const suiteFile = attr(node, 'file') ?? file;
-  for (const tc of asArray(node.testcase)) {
-    if (isNode(tc)) out.push(readTestcase(tc, path, suiteFile, report));
+// ---------------------------------------------------------------------------------------------
+// Encodings
+
+/** The encodings a report may declare, by lower-cased label, as TextDecoder labels. */
+const ENCODINGS: Record<string, string> = {
+  'utf-8': 'utf-8',
+  utf8: 'utf-8',
+  'us-ascii': 'utf-8',
+  ascii: 'utf-8',
+  'iso-8859-1': 'windows-1252',
+  'iso8859-1': 'windows-1252',
+  'iso_8859-1': 'windows-1252',
+  latin1: 'windows-1252',
+  'latin-1': 'windows-1252',
+  l1: 'windows-1252',
+  'windows-1252': 'windows-1252',
+  cp1252: 'windows-1252',
+  'iso-8859-15': 'iso-8859-15',
+  latin9: 'iso-8859-15',
+  'utf-16': 'utf-16le',
+  'utf-16le': 'utf-16le',
+  'utf-16be': 'utf-16be',
+};
+
+/**
+ * The text of a report's bytes: a byte order mark wins (UTF-8, UTF-16 LE/BE), then the
+ * `encoding` of the XML declaration, else UTF-8. Invalid UTF-8 and an unknown declared encoding
+ * are `invalid_junit` errors (the first naming its line and column), never U+FFFD in a mapping key.
+ */
+export function decodeJunit(bytes: Uint8Array, report: string): string {
+  let label: string;
+  let start = 0;
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+    label = 'utf-8';
+    start = 3;
+  } else if (bytes[0] === 0xff && bytes[1] === 0xfe) {
+    label = 'utf-16le';
+    start = 2;
+  } else if (bytes[0] === 0xfe && bytes[1] === 0xff) {
+    label = 'utf-16be';
+    start = 2;
+  } else if (bytes[0] === 0x3c && bytes[1] === 0x00) {
+    label = 'utf-16le'; // `<` in UTF-16 without a mark
+  } else if (bytes[0] === 0x00 && bytes[1] === 0x3c) {
+    label = 'utf-16be';
+  } else {
+    const head = Buffer.from(bytes.subarray(0, 200)).toString('latin1');
+    const declared = /^\s*<\?xml[^>]*?\sencoding\s*=\s*["']([^"']+)["']/.exec(head)?.[1];
+    if (declared === undefined) label = 'utf-8';
+    else {
+      const known = ENCODINGS[declared.toLowerCase()];
+      if (known === undefined) {
+        throw new TmsyncError('invalid_junit', `${report} declares encoding "${declared}", which tmsync cannot read`, {
+          hint: 'write the report as UTF-8 (most runners have an option), or as UTF-16, ISO-8859-1 or Windows-1252',
+          details: { file: report, encoding: declared },
+        });
+      }
+      // a declaration read in single bytes cannot be UTF-16: a tool re-encoded the file and kept it
+      label = known.startsWith('utf-16') ? 'utf-8' : known;
+    }
   }
-  for (const child of asArray(node.testsuite)) walkSuite(child, path, suiteFile, report, out, false);
-  for (const child of asArray(node.testsuites)) walkSuite(child, path, suiteFile, report, out, true);
+  const body = bytes.subarray(start);
+  if (label === 'windows-1252') return decodeWindows1252(body);
+  try {
+    return new TextDecoder(label, { fatal: true }).decode(body);
+  } catch {
+    const lenient = new TextDecoder(label).decode(body);
+    const at = Math.max(0, lenient.indexOf('\uFFFD'));
+    const { line, col } = lineCol(lenient, at);
+    throw new TmsyncError('invalid_junit', `${report}:${line}:${col} is not valid ${label === 'utf-8' ? 'UTF-8' : label.toUpperCase()}`, {
+      hint: 'declare the encoding the file is written in (<?xml version="1.0" encoding="ISO-8859-1"?>), or write the report as UTF-8',
+      details: { file: report, line, col, encoding: label },
+    });
+  }
 }
 
-function readTestcase(tc: XmlNode, suites: string[], suiteFile: string | undefined, report: string): JunitTestcase {
-  const name = attr(tc, 'name') ?? '';
-  const classname = attr(tc, 'classname') ?? attr(tc, 'class') ?? '';
-  const file = attr(tc, 'file') ?? suiteFile ?? (looksLikePath(classname) ? classname : undefined);
+/** Windows-1252's characters for the bytes 0x80–0x9F (undefined bytes keep their C1 code). */
+const CP1252_HIGH =
+  '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f' +
+  '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
 
-  let outcome: JunitOutcome = 'passed';
-  let detail: unknown;
-  if (tc.failure !== undefined) {
-    outcome = 'failed';
-    detail = asArray(tc.failure)[0];
-  } else if (tc.error !== undefined) {
-    outcome = 'error';
-    detail = asArray(tc.error)[0];
-  } else if (tc.skipped !== undefined) {
-    outcome = 'skipped';
-    detail = asArray(tc.skipped)[0];
+/**
+ * ISO-8859-1 and Windows-1252, decoded as Windows-1252 the way browsers do (the WHATWG Encoding
+ * standard treats both labels so): every byte is a character, 0x80–0x9F the printable ones of
+ * Windows-1252. By hand, because Node 20's TextDecoder reads `windows-1252` as plain Latin-1.
+ */
+function decodeWindows1252(bytes: Uint8Array): string {
+  const latin1 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  return latin1.replace(/[\u0080-\u009f]/g, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reader: a well-formedness-checking XML scanner with callbacks
+
+interface XmlHandler {
+  open(name: string, attrs: Record<string, string>): void;
+  close(name: string): void;
+  /** only called while {@link wantsText} is true */
+  text(value: string): void;
+  wantsText(): boolean;
+}
+
+const NAME = /[^\s/>=<"'!?]+/y;
+const SPACE = /\s*/y;
+
+/** Scans `text`, calling `h`; throws `invalid_junit` with the line and column of the first defect. */
+function scanXml(text: string, report: string, h: XmlHandler): void {
+  const n = text.length;
+  const stack: { name: string; at: number }[] = [];
+  let rootDone = false;
+  let i = 0;
+  const fail = (at: number, what: string): never => {
+    throw malformed(report, text, at, what);
+  };
+  const skipSpace = (from: number): number => {
+    SPACE.lastIndex = from;
+    SPACE.exec(text);
+    return SPACE.lastIndex;
+  };
+  const unclosed = (): never => {
+    const open = stack[stack.length - 1];
+    const { line, col } = lineCol(text, open.at);
+    return fail(n, `the file ends before <${open.name}> (opened at ${line}:${col}) is closed: it looks truncated`);
+  };
+
+  while (i < n) {
+    const lt = text.indexOf('<', i);
+    const end = lt < 0 ? n : lt;
+    if (end > i) {
+      if (stack.length === 0) {
+        const nonSpace = text.slice(i, end).search(/\S/);
+        if (nonSpace >= 0) fail(i + nonSpace, rootDone ? 'text after the root element' : 'text before the root element');
+      } else if (h.wantsText()) h.text(decodeEntities(text.slice(i, end)));
+    }
+    if (lt < 0) break;
+    i = lt;
+    const next = text.charCodeAt(i + 1);
+    if (next === 0x3f /* ? */) {
+      const close = text.indexOf('?>', i + 2);
+      if (close < 0) fail(n, 'the file ends inside a processing instruction (<?…?>)');
+      i = close + 2;
+      continue;
+    }
+    if (next === 0x21 /* ! */) {
+      if (text.startsWith('<!--', i)) {
+        const close = text.indexOf('-->', i + 4);
+        if (close < 0) fail(n, 'the file ends inside a comment (<!-- … -->)');
+        i = close + 3;
+      } else if (text.startsWith('<![CDATA[', i)) {
+        if (stack.length === 0) fail(i, 'CDATA outside the root element');
+        const close = text.indexOf(']]>', i + 9);
+        if (close < 0) fail(n, 'the file ends inside a CDATA section');
+        if (h.wantsText()) h.text(text.slice(i + 9, close));
+        i = close + 3;
+      } else if (text.startsWith('<!DOCTYPE', i)) {
+        const gt = text.indexOf('>', i);
+        const bracket = text.indexOf('[', i);
+        let close = gt;
+        if (bracket >= 0 && (gt < 0 || bracket < gt)) {
+          const endSubset = text.indexOf(']', bracket);
+          close = endSubset < 0 ? -1 : text.indexOf('>', endSubset);
+        }
+        if (close < 0) fail(n, 'the file ends inside the <!DOCTYPE>');
+        i = close + 1;
+      } else fail(i, 'unexpected "<!" (not a comment, CDATA section or DOCTYPE)');
+      continue;
+    }
+    if (next === 0x2f /* / */) {
+      NAME.lastIndex = i + 2;
+      const m = NAME.exec(text);
+      if (!m) fail(i + 2, i + 2 >= n ? 'the file ends inside a closing tag' : 'a closing tag without a name');
+      const name = m![0];
+      const gt = skipSpace(NAME.lastIndex);
+      if (gt >= n) fail(n, `the file ends inside </${name}>`);
+      if (text.charCodeAt(gt) !== 0x3e) fail(gt, `unexpected "${text[gt]}" in </${name}>`);
+      const open = stack.pop();
+      if (!open) fail(i, `</${name}> closes nothing`);
+      if (open!.name !== name) {
+        const { line, col } = lineCol(text, open!.at);
+        fail(i, `</${name}> where </${open!.name}> was expected (opened at ${line}:${col})`);
+      }
+      h.close(name);
+      if (stack.length === 0) rootDone = true;
+      i = gt + 1;
+      continue;
+    }
+    // a start tag
+    NAME.lastIndex = i + 1;
+    const m = NAME.exec(text);
+    if (!m) fail(i + 1 >= n ? n : i + 1, i + 1 >= n ? 'the file ends inside a tag' : `"<" not followed by a tag name (write &lt; in text)`);
+    const name = m![0];
+    if (stack.length === 0 && rootDone) fail(i, `a second root element <${name}>`);
+    const attrs: Record<string, string> = {};
+    let j = NAME.lastIndex;
+    let selfClosing = false;
+    for (;;) {
+      const k = skipSpace(j);
+      if (k >= n) fail(n, `the file ends inside <${name}>`);
+      const c = text.charCodeAt(k);
+      if (c === 0x3e /* > */) {
+        j = k + 1;
+        break;
+      }
+      if (c === 0x2f /* / */) {
+        if (text.charCodeAt(k + 1) !== 0x3e) fail(k + 1 >= n ? n : k, k + 1 >= n ? `the file ends inside <${name}>` : `unexpected "/" in <${name}>`);
+        selfClosing = true;
+        j = k + 2;
+        break;
+      }
+      if (k === j) fail(k, `attributes of <${name}> need a space between them`);
+      NAME.lastIndex = k;
+      const a = NAME.exec(text);
+      if (!a) fail(k, `unexpected "${text[k]}" in <${name}>`);
+      const eq = skipSpace(NAME.lastIndex);
+      if (eq >= n) fail(n, `the file ends inside <${name}>`);
+      if (text.charCodeAt(eq) !== 0x3d /* = */) fail(eq, `the attribute ${a![0]} of <${name}> has no value (="…")`);
+      const q = skipSpace(eq + 1);
+      if (q >= n) fail(n, `the file ends inside <${name}>`);
+      const quote = text[q];
+      if (quote !== '"' && quote !== "'") fail(q, `the value of ${a![0]} in <${name}> is not quoted`);
+      const close = text.indexOf(quote, q + 1);
+      if (close < 0) fail(n, `the file ends inside the value of ${a![0]} in <${name}> (opened at the quote)`);
+      const raw = text.slice(q + 1, close);
+      const lessThan = raw.indexOf('<');
+      if (lessThan >= 0) fail(q + 1 + lessThan, `"<" inside the value of ${a![0]} in <${name}> (a quote is missing, or write &lt;)`);
+      attrs[a![0]] = decodeEntities(raw);
+      j = close + 1;
+    }
+    h.open(name, attrs);
+    if (selfClosing) {
+      h.close(name);
+      if (stack.length === 0) rootDone = true;
+    } else stack.push({ name, at: i });
+    i = j;
+  }
+  if (stack.length > 0) unclosed();
+}
+
+const ENTITY = /&(#[xX][0-9a-fA-F]+|#[0-9]+|[A-Za-z][A-Za-z0-9]*);/g;
+const NAMED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'", nbsp: '\u00a0', copy: '\u00a9', reg: '\u00ae', hellip: '\u2026', mdash: '\u2014', ndash: '\u2013' };
+
+function decodeEntities(s: string): string {
+  if (!s.includes('&')) return s;
+  return s.replace(ENTITY, (whole, body: string) => {
+    if (body[0] === '#') {
+      const code = body[1] === 'x' || body[1] === 'X' ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
+      return code >= 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    }
+    return NAMED[body] ?? whole;
+  });
+}
+
+function lineCol(text: string, at: number): { line: number; col: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let k = text.indexOf('\n'); k >= 0 && k < at; k = text.indexOf('\n', k + 1)) {
+    line++;
+    lineStart = k + 1;
+  }
+  return { line, col: at - lineStart + 1 };
+}
+
+function malformed(report: string, text: string, at: number, what: string): TmsyncError {
+  const { line, col } = lineCol(text, at);
+  return new TmsyncError('invalid_junit', `${report}:${line}:${col} is not well-formed XML: ${what}`, {
+    hint: 'check that the test runner finished writing the report (a crashed run leaves it truncated)',
+    details: { file: report, line, col },
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// JUnit elements → testcases
+
+type Detail = { outcome: Exclude<JunitOutcome, 'passed'>; message?: string; text: string };
+
+interface SuiteFrame {
+  kind: 'suite';
+  /** a `<testsuites>` element: its name is not part of the suite path */
+  collection: boolean;
+  name: string | undefined;
+  path: string[];
+  file: string | undefined;
+  /** index in `out` where the suite's testcases start */
+  first: number;
+  failures: Detail[];
+}
+
+interface CaseFrame {
+  kind: 'case';
+  tc: JunitTestcase;
+  status: string | undefined;
+  failure?: Detail;
+  error?: Detail;
+  skipped?: Detail;
+}
+
+type Frame =
+  | SuiteFrame
+  | CaseFrame
+  | { kind: 'detail'; detail: Detail; collect: boolean }
+  | { kind: 'property'; owner: CaseFrame; key: string | undefined; value: string | undefined; text: string }
+  | { kind: 'other' };
+
+/** Shared by the testcases without properties (most of them): a million empty objects add up. */
+const NO_PROPERTIES: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
+const DETAIL: Record<string, Detail['outcome']> = { failure: 'failed', error: 'error', skipped: 'skipped' };
+
+class JunitBuilder implements XmlHandler {
+  readonly out: JunitTestcase[] = [];
+  root: string | undefined;
+  private readonly frames: Frame[] = [];
+  constructor(private readonly report: string) {}
+
+  wantsText(): boolean {
+    const top = this.frames[this.frames.length - 1];
+    return top !== undefined && ((top.kind === 'detail' && top.collect) || (top.kind === 'property' && top.value === undefined));
   }
 
-  const properties: Record<string, string> = {};
-  // `<property>` normally sits in `<properties>`; a few reporters put it straight in `<testcase>`
-  const props = [...asArray(tc.property), ...asArray(tc.properties).flatMap((g) => (isNode(g) ? asArray(g.property) : []))];
-  for (const p of props) {
-    if (!isNode(p)) continue;
-    const key = attr(p, 'name');
-    // some reporters write the value as text instead of an attribute
-    const value = attr(p, 'value') ?? (typeof p['#text'] === 'string' ? p['#text'] : undefined);
-    if (key !== undefined && value !== undefined) properties[key] = value;
+  text(value: string): void {
+    const top = this.frames[this.frames.length - 1];
+    if (top?.kind === 'detail') top.detail.text += value;
+    else if (top?.kind === 'property') top.text += value;
   }
 
-  const result: JunitTestcase = { name, classname, outcome, properties, suites, report };
-  if (file !== undefined && file !== '') result.file = file;
-  const message = detailMessage(detail);
-  if (message !== undefined) result.message = message;
-  const durationMs = parseSeconds(attr(tc, 'time'));
-  if (durationMs !== undefined) result.durationMs = durationMs;
-  return result;
+  open(name: string, attrs: Record<string, string>): void {
+    const parent = this.frames[this.frames.length - 1];
+    if (parent === undefined) this.root = name;
+    if (this.root !== 'testsuites' && this.root !== 'testsuite') {
+      this.frames.push({ kind: 'other' });
+      return;
+    }
+    const inSuite = parent === undefined || parent.kind === 'suite';
+    if ((name === 'testsuite' || name === 'testsuites') && inSuite) {
+      const collection = name === 'testsuites';
+      const suiteName = attrs.name;
+      const base = parent?.kind === 'suite' ? parent : undefined;
+      // `<testsuites>` carries a generic name ("jest tests", "pytest", ""): it is not part of a suite path
+      const path = !collection && suiteName !== undefined && suiteName !== '' ? [...(base?.path ?? []), suiteName] : (base?.path ?? []);
+      this.frames.push({ kind: 'suite', collection, name: suiteName, path, file: attrs.file ?? base?.file, first: this.out.length, failures: [] });
+      return;
+    }
+    if (name === 'testcase' && inSuite) {
+      const suite = parent?.kind === 'suite' ? parent : undefined;
+      this.frames.push(this.startCase(attrs, suite));
+      return;
+    }
+    if (name in DETAIL && parent !== undefined && (parent.kind === 'case' || (parent.kind === 'suite' && name !== 'skipped'))) {
+      const detail: Detail = { outcome: DETAIL[name], message: attrs.message, text: '' };
+      let collect = attrs.message === undefined;
+      if (parent.kind === 'case') {
+        const slot = name as 'failure' | 'error' | 'skipped';
+        if (parent[slot] === undefined) parent[slot] = detail;
+        else collect = false; // only the first of each kind is read
+      } else parent.failures.push(detail);
+      this.frames.push({ kind: 'detail', detail, collect });
+      return;
+    }
+    if (name === 'property') {
+      // `<property>` normally sits in `<properties>`; a few reporters put it straight in `<testcase>`
+      const owner = parent?.kind === 'case' ? parent : parent?.kind === 'other' ? this.caseAbove() : undefined;
+      if (owner) {
+        this.frames.push({ kind: 'property', owner, key: attrs.name, value: attrs.value, text: '' });
+        return;
+      }
+    }
+    this.frames.push({ kind: 'other' });
+  }
+
+  close(): void {
+    const frame = this.frames.pop();
+    if (frame === undefined) return;
+    if (frame.kind === 'case') this.finishCase(frame);
+    else if (frame.kind === 'property') {
+      // some reporters write the value as text instead of an attribute
+      const value = frame.value ?? frame.text.trim();
+      if (frame.key !== undefined && (frame.value !== undefined || frame.text !== '')) {
+        const { tc } = frame.owner;
+        if (tc.properties === NO_PROPERTIES) tc.properties = {};
+        tc.properties[frame.key] = value;
+      }
+    } else if (frame.kind === 'suite' && frame.failures.length > 0) this.finishSuite(frame);
+  }
+
+  /** The testcase a `<properties>` element belongs to (the frame under the `other` on top). */
+  private caseAbove(): CaseFrame | undefined {
+    const below = this.frames[this.frames.length - 2];
+    return below?.kind === 'case' ? below : undefined;
+  }
+
+  private startCase(attrs: Record<string, string>, suite: SuiteFrame | undefined): CaseFrame {
+    const name = attrs.name ?? '';
+    const classname = attrs.classname ?? attrs.class ?? '';
+    const file = attrs.file ?? suite?.file ?? (looksLikePath(classname) ? classname : undefined);
+    const tc: JunitTestcase = { name, classname, outcome: 'passed', properties: NO_PROPERTIES, suites: suite?.path ?? [], report: this.report };
+    if (file !== undefined && file !== '') tc.file = file;
+    const durationMs = parseSeconds(attrs.time);
+    if (durationMs !== undefined) tc.durationMs = durationMs;
+    const status = [attrs.status, attrs.result].map((s) => s?.trim().toLowerCase()).find((s) => s !== undefined && NOT_RUN.has(s));
+    return { kind: 'case', tc, status };
+  }
+
+  private finishCase(frame: CaseFrame): void {
+    const { tc } = frame;
+    const detail = frame.failure ?? frame.error ?? frame.skipped;
+    if (detail) {
+      tc.outcome = detail.outcome;
+      const message = detailMessage(detail);
+      if (message !== undefined) tc.message = message;
+    } else if (frame.status !== undefined) {
+      // googletest's status="notrun", result="suppressed"; status="disabled": the test did not run
+      tc.outcome = 'skipped';
+      tc.message = `not run (${frame.status})`;
+    }
+    this.out.push(tc);
+  }
+
+  /** A suite's own `<failure>`/`<error>`: one suite-level entry standing for all of them. */
+  private finishSuite(frame: SuiteFrame): void {
+    const members: JunitTestcase[] = [];
+    for (let k = frame.first; k < this.out.length; k++) if (!this.out[k].suiteLevel) members.push(this.out[k]);
+    const worst = frame.failures.find((f) => f.outcome === 'failed') ?? frame.failures[0];
+    const entry: JunitTestcase = {
+      name: frame.name ?? '',
+      classname: '',
+      outcome: worst.outcome,
+      properties: {},
+      suites: frame.path,
+      report: this.report,
+      suiteLevel: { members },
+    };
+    if (frame.file !== undefined && frame.file !== '') entry.file = frame.file;
+    const message = detailMessage(worst);
+    entry.message = `${frame.failures.length > 1 ? `${frame.failures.length} suite-level failures, the first: ` : 'suite-level failure: '}${message ?? worst.outcome}`;
+    this.out.push(entry);
+  }
 }
 
 /** The `message` attribute, else the first non-empty line of the element's text (jest-junit). */
-function detailMessage(detail: unknown): string | undefined {
-  let text: string | undefined;
-  if (typeof detail === 'string') text = detail;
-  else if (isNode(detail)) text = attr(detail, 'message') ?? (typeof detail['#text'] === 'string' ? detail['#text'] : undefined);
-  if (text === undefined) return undefined;
-  const line = text
-    .split(/\r?\n/)
-    .map((l) => l.trim())
-    .find((l) => l !== '');
+function detailMessage(detail: Detail): string | undefined {
+  const text = detail.message ?? detail.text;
+  let line: string | undefined;
+  for (const l of text.split(/\r?\n/, 200)) {
+    const t = l.trim();
+    if (t !== '') {
+      line = t;
+      break;
+    }
+  }
   if (line === undefined) return undefined;
   return line.length > 500 ? `${line.slice(0, 497)}...` : line;
 }
@@ -182,18 +559,4 @@ function parseSeconds(value: string | undefined): number | undefined {
 /** playwright writes the spec file as classname: `checkout.spec.ts`, `tests/auth/login.spec.js` */
 function looksLikePath(s: string): boolean {
   return /\.(?:[cm]?[jt]sx?|py|rb|feature)$/i.test(s) && !/\s/.test(s);
-}
-
-function attr(node: XmlNode, name: string): string | undefined {
-  const v = node[`@_${name}`];
-  return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
-}
-
-function asArray(v: unknown): unknown[] {
-  if (v === undefined || v === null) return [];
-  return Array.isArray(v) ? v : [v];
-}
-
-function isNode(v: unknown): v is XmlNode {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -51,11 +51,23 @@ export const OUTCOME_SEVERITY: Readonly<Record<JunitOutcome, number>> = { failed
 
 const GENERIC_ID = /(?<![A-Za-z0-9_-])[A-Z][A-Z0-9]*-\d+(?![0-9A-Za-z])/g;
 
+const prefixPatterns = new Map<string, RegExp>();
+
+/** The pattern of one prefix's ids, compiled once (a million testcases ask for it). */
+function prefixPattern(prefix: string): RegExp {
+  let re = prefixPatterns.get(prefix);
+  if (!re) {
+    re = new RegExp(`(?<![A-Za-z0-9])${escapeRegExp(prefix)}[-_](\\d+)(?![0-9])`, 'g');
+    prefixPatterns.set(prefix, re);
+  }
+  return re;
+}
+
 /** Human ids in a piece of text, in order, without duplicates. */
 export function findHumanIds(text: string, prefix?: string): string[] {
   const found: string[] = [];
   if (prefix) {
-    const re = new RegExp(`(?<![A-Za-z0-9])${escapeRegExp(prefix)}[-_](\\d+)(?![0-9])`, 'g');
+    const re = prefixPattern(prefix);
     for (const m of text.matchAll(re)) found.push(`${prefix}-${Number(m[1])}`);
   } else {
     for (const m of text.matchAll(GENERIC_ID)) found.push(m[0]);
@@ -78,16 +90,20 @@ export function refsOf(tc: JunitTestcase, options: MapResultsOptions = {}): stri
   return findHumanIds(tc.classname, prefix);
 }
 
-/** Groups testcases by the case they report to; the worst outcome of each group wins. */
+/**
+ * Groups testcases by the case they report to; the worst outcome of each group wins.
+ *
+ * A suite-level entry (a `<failure>`/`<error>` of a `<testsuite>` itself, see
+ * {@link JunitTestcase.suiteLevel}) reports to every case its suite maps to: the mapping file's
+ * entry for the suite name and its `<suite>.<name>` entries, human ids in the suite name, the
+ * cases of the testcases inside the suite, and those of testcases anywhere whose classname is the
+ * suite name (surefire names a suite after its class). When nothing maps it is unmatched, like a
+ * testcase, so it is listed and never dropped.
+ */
 export function mapResults(testcases: readonly JunitTestcase[], options: MapResultsOptions = {}): MappedResults {
   const byRef = new Map<string, CaseResult>();
   const unmatched: JunitTestcase[] = [];
-  for (const tc of testcases) {
-    const refs = refsOf(tc, options);
-    if (refs.length === 0) {
-      unmatched.push(tc);
-      continue;
-    }
+  const add = (tc: JunitTestcase, refs: readonly string[]) => {
     for (const ref of refs) {
       const key = ref.toUpperCase();
       const existing = byRef.get(key);
@@ -98,8 +114,69 @@ export function mapResults(testcases: readonly JunitTestcase[], options: MapResu
         if (OUTCOME_SEVERITY[tc.outcome] > OUTCOME_SEVERITY[existing.outcome]) existing.outcome = tc.outcome;
       }
     }
+  };
+  const suiteEntries: JunitTestcase[] = [];
+  // the refs of each testcase, kept only when a suite-level entry will ask for them again
+  const anySuiteLevel = testcases.some((t) => t.suiteLevel !== undefined);
+  const refsCache = new Map<JunitTestcase, string[]>();
+  for (const tc of testcases) {
+    if (tc.suiteLevel) {
+      suiteEntries.push(tc);
+      continue;
+    }
+    const refs = refsOf(tc, options);
+    if (anySuiteLevel) refsCache.set(tc, refs);
+    if (refs.length === 0) {
+      unmatched.push(tc);
+      continue;
+    }
+    add(tc, refs);
+  }
+  if (suiteEntries.length === 0) return { cases: [...byRef.values()], unmatched };
+
+  // classname → testcases, built only when a suite failed
+  const byClassname = new Map<string, JunitTestcase[]>();
+  for (const tc of testcases) {
+    if (tc.suiteLevel || tc.classname === '') continue;
+    const list = byClassname.get(tc.classname);
+    if (list) list.push(tc);
+    else byClassname.set(tc.classname, [tc]);
+  }
+  for (const entry of suiteEntries) {
+    const refs = suiteRefs(entry, options, byClassname, (tc) => refsCache.get(tc) ?? refsOf(tc, options));
+    if (refs.length === 0) unmatched.push(entry);
+    else add(entry, refs);
   }
   return { cases: [...byRef.values()], unmatched };
+}
+
+/** The case refs a suite-level failure reports to (see {@link mapResults}). */
+function suiteRefs(
+  entry: JunitTestcase,
+  options: MapResultsOptions,
+  byClassname: ReadonlyMap<string, readonly JunitTestcase[]>,
+  refsOfTestcase: (tc: JunitTestcase) => string[],
+): string[] {
+  const suite = entry.name;
+  const refs: string[] = [];
+  const { mapping, prefix } = options;
+  if (mapping && suite !== '') {
+    const direct = mapping[suite];
+    if (direct !== undefined) refs.push(...normalizeRefs(Array.isArray(direct) ? direct : [direct]));
+    for (const [key, value] of Object.entries(mapping)) {
+      if (key.startsWith(`${suite}.`)) refs.push(...normalizeRefs(Array.isArray(value) ? value : [value]));
+    }
+  }
+  refs.push(...findHumanIds(suite, prefix));
+  for (const tc of entry.suiteLevel?.members ?? []) refs.push(...refsOfTestcase(tc));
+  if (suite !== '') for (const tc of byClassname.get(suite) ?? []) refs.push(...refsOfTestcase(tc));
+  const seen = new Set<string>();
+  return refs.filter((r) => {
+    const key = r.toUpperCase();
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** Default run status names per outcome (looked up by name or alias, case-insensitive). */
@@ -164,7 +241,7 @@ export function resolveRunStatuses(
 /** Execution notes for a case: one line per testcase that reported to it, capped. */
 export function describeCaseResult(result: CaseResult, maxLength = 2000): string {
   const lines = result.testcases.map((tc) => {
-    const where = tc.classname && !tc.name.startsWith(tc.classname) ? `${tc.classname} › ${tc.name}` : tc.name;
+    const where = tc.suiteLevel ? `suite ${tc.name || '(unnamed)'}` : tc.classname && !tc.name.startsWith(tc.classname) ? `${tc.classname} › ${tc.name}` : tc.name;
     return `${tc.outcome}: ${where}${tc.message ? ` — ${tc.message}` : ''}`;
   });
   const text = lines.join('\n');

@@ -69,8 +69,11 @@ export interface PushResultsResult {
   /** case ids the service confirmed as updated */
   sentCaseIds: string[];
   failedBatches: FailedBatch[];
-  /** testcases that named no case */
-  unmatched: { name: string; classname: string; report: string; outcome: JunitOutcome }[];
+  /**
+   * testcases that named no case; `suiteLevel` marks a suite's own failure or error whose suite
+   * maps to no case (`name` is then the suite's name and `message` what failed)
+   */
+  unmatched: { name: string; classname: string; report: string; outcome: JunitOutcome; suiteLevel?: true; message?: string }[];
   /** refs the service does not know (no case with that id or human id) */
   unknownCases: { ref: string; testcases: number }[];
   /** known cases that are not in the run (--test-run) */
@@ -200,7 +203,11 @@ export async function pushResults(options: PushResultsOptions): Promise<PushResu
     rows,
     sentCaseIds: [],
     failedBatches: [],
-    unmatched: mapped.unmatched.map((t) => ({ name: t.name, classname: t.classname, report: t.report, outcome: t.outcome })),
+    unmatched: mapped.unmatched.map((t) =>
+      t.suiteLevel
+        ? { name: t.name, classname: t.classname, report: t.report, outcome: t.outcome, suiteLevel: true as const, ...(t.message ? { message: t.message } : {}) }
+        : { name: t.name, classname: t.classname, report: t.report, outcome: t.outcome },
+    ),
     unknownCases,
     notInRun,
     counts,

@@ -194,7 +194,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .description('run the embedded emulator of the service (SQLite)')
     .option('--port <port>', 'port (0 picks a free one)', '4010')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .addOption(new Option('--db <file>', 'SQLite file (data survives restarts)').conflicts('memory'))
+    .addOption(new Option('--db <file>', 'SQLite file (data survives restarts; one emulator per file)').conflicts('memory'))
     .option('--memory', 'keep everything in memory', false)
     .option('--api-key <key...>', 'accepted API key (repeatable); without one a random key is printed')
     .addOption(new Option('--seed <name>', 'seed data').choices(['demo']))

@@ -6,7 +6,7 @@ import { endpoints, type Endpoint } from '../api/endpoints.js';
 import type { KeyRing } from './auth.js';
 import type { DbContext } from './db/index.js';
 import type { Faults } from './faults.js';
-import { invalid, zodProblems, type HandlerTable, type RouteContext, type Urls } from './http.js';
+import { invalid, multipartBoundary, multipartParts, zodProblems, type HandlerTable, type RouteContext, type Urls } from './http.js';
 import { loggablePath, type RequestLog, type RequestLogEntry } from './request-log.js';
 import { iconSvg } from './routes/lookups.js';
 import { ServiceError } from './service-error.js';
@@ -126,6 +126,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return sendError(reply, new ServiceError(roll.status, roll.status === 503 ? 'Service unavailable (injected fault)' : 'Internal server error (injected fault)'));
   });
 
+  // a multipart body without a boundary cannot be split into parts: the client's mistake, a 400
+  app.addHook('preValidation', async (req) => {
+    if (req.isMultipart() && multipartBoundary(req.headers['content-type']) === undefined) {
+      throw new ServiceError(400, 'Bad request: a multipart/form-data body needs a boundary in its Content-Type (multipart/form-data; boundary=…)');
+    }
+  });
+
   app.addHook('onResponse', async (req, reply) => {
     deps.log.add({
       time: new Date(deps.now()).toISOString(),
@@ -213,7 +220,7 @@ async function parseBody(e: Endpoint, req: FastifyRequest): Promise<unknown> {
 /** The JSON held in the `data` part of a multipart body (the live run-case update needs this). */
 async function multipartData(req: FastifyRequest): Promise<unknown> {
   let text: string | undefined;
-  for await (const part of req.parts()) {
+  for await (const part of multipartParts(req)) {
     if (part.fieldname !== 'data') {
       if (part.type === 'file') await part.toBuffer();
       continue;

@@ -99,3 +99,25 @@ export function projectOf(c: RouteContext): ProjectRow {
   if (!p) throw notFound('Project');
   return p;
 }
+
+/** The boundary parameter of a multipart Content-Type, or undefined when it has none (or an empty one). */
+export function multipartBoundary(contentType: string | undefined): string | undefined {
+  const m = /;\s*boundary\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(contentType ?? '');
+  const value = m?.[1] ?? m?.[2];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/**
+ * The parts of a multipart body. The parser's own errors (a malformed part header, a body cut
+ * short) are the client's fault: they become a 400, never a 500.
+ */
+export async function* multipartParts(req: FastifyRequest): AsyncGenerator<Awaited<ReturnType<FastifyRequest['parts']>> extends AsyncIterable<infer P> ? P : never> {
+  try {
+    for await (const part of req.parts()) yield part;
+  } catch (err) {
+    const status = (err as { statusCode?: number }).statusCode;
+    // ours, and the plugin's own 4xx (413 for a part over the limit): the error handler answers them
+    if (err instanceof ServiceError || (status !== undefined && status >= 400 && status < 500)) throw err;
+    throw new ServiceError(400, `Bad request: the multipart/form-data body could not be read (${err instanceof Error ? err.message : String(err)})`);
+  }
+}

@@ -9,7 +9,7 @@ export interface EmulatorOptions {
   port?: number;
   /** @default '127.0.0.1' */
   host?: string;
-  /** SQLite file; data survives restarts. Ignored with `memory`. */
+  /** SQLite file; data survives restarts. One emulator process per file (a second fails with `emulator_db_in_use`). Ignored with `memory`. */
   db?: string;
   /** keep everything in memory (the default when no `db` is given) @default false */
   memory?: boolean;

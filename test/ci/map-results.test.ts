@@ -103,6 +103,55 @@ describe('mapResults', () => {
   });
 });
 
+describe('mapResults: suite-level failures', () => {
+  async function suiteErrors(): Promise<JunitTestcase[]> {
+    return parseJunit(await readFile(`${FIXTURES}suite-errors.xml`, 'utf8'), 'suite-errors.xml');
+  }
+
+  it('fails every case of a suite whose set-up failed: by the mapping file, a human id in the suite name, and its own testcases', async () => {
+    const mapped = mapResults(await suiteErrors(), {
+      prefix: 'DEMO',
+      // a <classname>.<name> entry of the suite's class maps the whole class
+      mapping: { 'com.example.shop.PaymentIT.paysByCard': 'DEMO-23', 'com.example.shop.PaymentIT.refundsByCard': ['DEMO-24'] },
+    });
+    const outcomes = Object.fromEntries(mapped.cases.map((c) => [c.ref, c.outcome]));
+    expect(outcomes).toEqual({
+      'DEMO-21': 'error', // passed, but its suite's tearDownClass failed
+      'DEMO-22': 'error',
+      'DEMO-23': 'error', // the mapping file, by the suite's class
+      'DEMO-24': 'error',
+      'DEMO-20': 'failed', // the human id in the suite name
+    });
+    expect(describeCaseResult(mapped.cases.find((c) => c.ref === 'DEMO-23')!)).toBe(
+      'error: suite com.example.shop.PaymentIT — suite-level failure: Connection refused: db:5432',
+    );
+  });
+
+  it('fails the cases of testcases elsewhere whose classname is the failed suite, and a mapping entry for the suite name itself', () => {
+    const setupFailed = tc({ name: 'com.shop.LoginIT', outcome: 'error', suites: ['com.shop.LoginIT'], suiteLevel: { members: [] } });
+    const earlier = tc({ name: 'DEMO-5 logs in', classname: 'com.shop.LoginIT', report: 'first-attempt.xml' });
+    const other = tc({ name: 'DEMO-6 logs out', classname: 'com.shop.LogoutIT' });
+    const mapped = mapResults([earlier, other, setupFailed], { prefix: 'DEMO' });
+    expect(mapped.cases.map((c) => [c.ref, c.outcome])).toEqual([
+      ['DEMO-5', 'error'],
+      ['DEMO-6', 'passed'],
+    ]);
+    const byName = mapResults([setupFailed], { prefix: 'DEMO', mapping: { 'com.shop.LoginIT': ['DEMO-7', 'DEMO-8'] } });
+    expect(byName.cases.map((c) => [c.ref, c.outcome])).toEqual([
+      ['DEMO-7', 'error'],
+      ['DEMO-8', 'error'],
+    ]);
+  });
+
+  it('lists a suite-level failure that maps to no case as unmatched instead of dropping it', async () => {
+    const mapped = mapResults(await suiteErrors(), { prefix: 'DEMO' });
+    expect(mapped.unmatched.map((t) => [t.name, t.outcome, t.suiteLevel !== undefined])).toEqual([
+      ['com.example.shop.PaymentIT', 'error', true],
+      ['com.example.shop.ReportingIT', 'error', true],
+    ]);
+  });
+});
+
 describe('run statuses', () => {
   it('resolves the default outcome names, case-insensitively by name', () => {
     expect(resolveRunStatuses(STATUSES)).toEqual({

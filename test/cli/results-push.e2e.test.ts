@@ -157,6 +157,43 @@ describe('tmsync results push', () => {
     expect(r.err).toContain('nothing was sent');
   });
 
+  it('fails the cases of a suite whose set-up failed, pushes not-run tests as Skipped, counts a bare testcase and lists a suite-level failure that maps to no case', async () => {
+    const run = await createRun('Suite-level failures', caseIds.slice(0, 3));
+    const report = `<?xml version="1.0" encoding="ISO-8859-1"?>
+<testsuites name="failsafe">
+  <testsuite name="com.shop.CartIT" tests="0" errors="1"><error message="setUpClass: database unreachable"/></testsuite>
+  <testsuite name="com.shop.OrphanIT" tests="0" errors="1"><error message="no fixture"/></testsuite>
+  <testsuite name="com.shop.Caf\u00e9">
+    <testcase classname="com.shop.Caf\u00e9" name="DEMO-3 cr\u00e8me" status="notrun"/>
+    <testcase/>
+  </testsuite>
+</testsuites>
+`;
+    await writeFile(join(cwd, 'suite-level.xml'), Buffer.from(report, 'latin1'));
+    await writeFile(join(cwd, 'suite-mapping.json'), JSON.stringify({ 'com.shop.CartIT.addsItem': 'DEMO-1', 'com.shop.CartIT.removesItem': 'DEMO-2' }));
+    const r = await tmsync(['results', 'push', '--test-run', run.human_id, '--mapping', 'suite-mapping.json', 'suite-level.xml']);
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/Pushed 3 of 3 results from 2 testcases into .*: (1 Skipped, 2 Failed|2 Failed, 1 Skipped)\./);
+    expect(r.err).toContain('1 suite-level failure named no test case');
+    expect(r.err).toContain('  suite-level.xml: suite com.shop.OrphanIT error — suite-level failure: no fixture');
+    expect(r.err).toContain('1 testcase named no test case');
+    expect(r.err).toContain('  suite-level.xml: (unnamed testcase)');
+    expect(await runStatuses(setup, projectId, run.id)).toEqual({ 'DEMO-1': 'FAILED', 'DEMO-2': 'FAILED', 'DEMO-3': 'SKIPPED' });
+    const json = await tmsync(['results', 'push', '--test-run', run.human_id, '--mapping', 'suite-mapping.json', 'suite-level.xml', '--dry-run', '--json']);
+    const out = JSON.parse(json.out);
+    expect(out.testcases).toBe(2);
+    expect(out.unmatched).toContainEqual({
+      name: 'com.shop.OrphanIT',
+      classname: '',
+      report: 'suite-level.xml',
+      outcome: 'error',
+      suiteLevel: true,
+      message: 'suite-level failure: no fixture',
+    });
+    // the Latin-1 name was read as what it says, not as U+FFFD
+    expect(out.rows.find((row: { humanId?: string }) => row.humanId === 'DEMO-3').description).toBe('skipped: com.shop.Caf\u00e9 › DEMO-3 cr\u00e8me — not run (notrun)');
+  });
+
   it('exits 1 with invalid_junit for a broken report and with a usage error without --test-run/--new-run', async () => {
     await writeFile(join(cwd, 'broken.xml'), '<testsuite name="x">\n<testcase name="a">\n</testsuite>\n');
     const a = await tmsync(['results', 'push', '--test-run', 'DEMO-R-1', 'broken.xml', '--json']);

@@ -89,6 +89,31 @@ describe('errors', () => {
   });
 });
 
+describe('multipart bodies', () => {
+  it('answers 400, never 500, to multipart/form-data without a boundary or with a malformed part, on the JUnit import and the run-case update', async () => {
+    const run = (await http.post('/projects/DEMO/test_runs', { title: 'Multipart' })).body.data.test_run;
+    const routes = [
+      ['POST', `/projects/DEMO/junit-import/test-run/${run.id}`],
+      ['PUT', `/projects/DEMO/test_runs/${run.id}/test_cases`],
+    ] as const;
+    const part = '--abc\r\nContent-Disposition: form-data; name="data"\r\n\r\n{}\r\n--abc--\r\n';
+    for (const [method, path] of routes) {
+      for (const type of ['multipart/form-data', 'multipart/form-data; boundary=', 'multipart/form-data; charset=utf-8']) {
+        const r = await http.call(method, path, undefined, { headers: { 'content-type': type }, raw: part });
+        expect(r.status, `${method} ${type}`).toBe(400);
+        isError(r, 400);
+        expect(r.body.message).toContain('boundary');
+      }
+      const garbled = await http.call(method, path, undefined, {
+        headers: { 'content-type': 'multipart/form-data; boundary=abc' },
+        raw: '--abc\r\nContent-Disposition: form-data; name="data"\r\n' + 'x'.repeat(100_000),
+      });
+      expect(garbled.status, `${method} garbled`).toBeGreaterThanOrEqual(400);
+      expect(garbled.status, `${method} garbled`).toBeLessThan(500);
+    }
+  });
+});
+
 describe('lookups, users and labels', () => {
   it('serves every lookup list with id, name, order, alias and an icon_url under the assets url that answers an image', async () => {
     const lists: [string, string, string][] = [

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { loadJunitFiles } from '../../ci/junit.js';
+import { countTestcases, loadJunitFiles } from '../../ci/junit.js';
 import { parseStatusMap, type ResultMapping } from '../../ci/map-results.js';
 import { pushResults, type PushResultsResult } from '../../ci/push-results.js';
 import { TmsyncError } from '../../errors.js';
@@ -67,8 +67,9 @@ export async function runResultsPush(options: ResultsPushOptions, io: CliIo): Pr
 
   const failedRows = result.failedBatches.reduce((n, b) => n + b.caseIds.length, 0);
   const nothing = !result.dryRun && result.rows.length === 0;
-  if (options.json) io.stdout(JSON.stringify({ ...result, testcases: testcases.length, ok: failedRows === 0 && !nothing }));
-  report(result, testcases.length, io, Boolean(options.json));
+  const testcaseCount = countTestcases(testcases);
+  if (options.json) io.stdout(JSON.stringify({ ...result, testcases: testcaseCount, ok: failedRows === 0 && !nothing }));
+  report(result, testcaseCount, io, Boolean(options.json));
   if (nothing) {
     io.stderr('Error: nothing was sent: no testcase matched a case of the run.');
     io.stderr('Hint: put a human id (DEMO-12) in the test names, a test_case property in the report, or pass --mapping FILE');
@@ -109,10 +110,19 @@ function report(result: PushResultsResult, testcaseCount: number, io: CliIo, jso
       io.stderr(`  not sent: ${rows.map((r) => r.humanId ?? r.caseId).join(', ')}`);
     }
   }
-  if (result.unmatched.length > 0) {
-    io.stderr(`${result.unmatched.length} testcase${result.unmatched.length === 1 ? '' : 's'} named no test case (add a human id to the name, a test_case property, or a --mapping entry):`);
-    for (const t of result.unmatched.slice(0, 50)) io.stderr(`  ${t.report}: ${t.classname && !t.name.startsWith(t.classname) ? `${t.classname} › ` : ''}${t.name}`);
-    if (result.unmatched.length > 50) io.stderr(`  … and ${result.unmatched.length - 50} more (--json lists all)`);
+  const suiteFailures = result.unmatched.filter((t) => t.suiteLevel);
+  if (suiteFailures.length > 0) {
+    // a suite that failed as a whole (its set-up, say) and maps to no case: never silent
+    const n = suiteFailures.length;
+    io.stderr(`${n} suite-level failure${n === 1 ? '' : 's'} named no test case, so no case was marked failed for ${n === 1 ? 'it' : 'them'} (add a --mapping entry for the suite name, or a human id to it):`);
+    for (const t of suiteFailures.slice(0, 50)) io.stderr(`  ${t.report}: suite ${t.name || '(unnamed)'} ${t.outcome}${t.message ? ` — ${t.message}` : ''}`);
+    if (n > 50) io.stderr(`  … and ${n - 50} more (--json lists all)`);
+  }
+  const unmatched = result.unmatched.filter((t) => !t.suiteLevel);
+  if (unmatched.length > 0) {
+    io.stderr(`${unmatched.length} testcase${unmatched.length === 1 ? '' : 's'} named no test case (add a human id to the name, a test_case property, or a --mapping entry):`);
+    for (const t of unmatched.slice(0, 50)) io.stderr(`  ${t.report}: ${t.classname && !t.name.startsWith(t.classname) ? `${t.classname} › ` : ''}${t.name || '(unnamed testcase)'}`);
+    if (unmatched.length > 50) io.stderr(`  … and ${unmatched.length - 50} more (--json lists all)`);
   }
   if (result.unknownCases.length > 0) {
     const n = result.unknownCases.length;

@@ -7,25 +7,56 @@ export type { SqliteDatabase };
 
 /**
  * Opens (or creates) the emulator's database and brings its schema up to date.
- * A file database uses WAL so reads never wait for a write; `synchronous = NORMAL` is durable
- * across process crashes in WAL mode, which is what an emulator needs.
+ * A file database uses WAL; `synchronous = NORMAL` is durable across process crashes in WAL mode,
+ * which is what an emulator needs.
+ *
+ * One process per file: a file database is opened in SQLite's exclusive locking mode and locked at
+ * once, so a second emulator on the same `--db` fails to start with `emulator_db_in_use` instead of
+ * serving alongside (each process keeps state in memory — list caches, rate limits, fault rolls —
+ * that the other would not see, and concurrent writers answered 500s). The operating system
+ * releases the lock when the process ends, however it ends, so a killed emulator leaves nothing
+ * to clean up.
  */
 export function openDatabase(file: string | undefined): SqliteDatabase {
   let db: SqliteDatabase;
   try {
-    db = new Database(file ?? ':memory:');
-    if (file) db.pragma('journal_mode = WAL');
+    // a short wait for the lock: a previous emulator on the file may be closing right now
+    db = new Database(file ?? ':memory:', { timeout: LOCK_WAIT_MS });
   } catch (err) {
-    throw new TmsyncError('emulator_db_unavailable', `cannot open the database ${file}: ${err instanceof Error ? err.message : String(err)}`, {
-      hint: 'check that the directory exists and is writable, or use --memory',
-      cause: err,
-    });
+    throw unavailable(file, err);
+  }
+  if (file) {
+    try {
+      db.pragma('locking_mode = EXCLUSIVE');
+      db.pragma('journal_mode = WAL');
+      // take the write lock now; in exclusive mode it is held until the connection closes
+      db.exec('BEGIN EXCLUSIVE; COMMIT');
+    } catch (err) {
+      db.close();
+      if ((err as { code?: string }).code === 'SQLITE_BUSY') {
+        throw new TmsyncError('emulator_db_in_use', `the database ${file} is in use by another emulator process`, {
+          hint: 'one emulator per --db file: stop the other one (lsof or fuser on the file names it), or give this one another --db file or --memory',
+          details: { file },
+        });
+      }
+      throw unavailable(file, err);
+    }
   }
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   migrate(db, file ?? ':memory:');
   return db;
+}
+
+/** How long opening a file waits for another connection's lock before giving up. */
+const LOCK_WAIT_MS = 1000;
+
+function unavailable(file: string | undefined, err: unknown): TmsyncError {
+  return new TmsyncError('emulator_db_unavailable', `cannot open the database ${file}: ${err instanceof Error ? err.message : String(err)}`, {
+    hint: 'check that the directory exists and is writable, or use --memory',
+    cause: err,
+  });
 }
 
 function migrate(db: SqliteDatabase, file: string): void {

@@ -1,6 +1,6 @@
 import * as db from '../db/index.js';
 import type { DbContext, RunRow } from '../db/index.js';
-import { ok, projectOf, type HandlerTable } from '../http.js';
+import { multipartParts, ok, projectOf, type HandlerTable } from '../http.js';
 import { parseJunit, type JunitOutcome } from '../junit.js';
 import { ServiceError, notFound } from '../service-error.js';
 import { runOf } from './test-runs.js';
@@ -51,7 +51,7 @@ export const junitRoutes: HandlerTable = {
       ]);
     }
     let xml: string | undefined;
-    for await (const part of c.request.parts()) {
+    for await (const part of multipartParts(c.request)) {
       if (part.type === 'field' && part.valueTruncated) {
         throw new ServiceError(413, 'Request body too large: the limit is 1048576 bytes (1 MiB) per part');
       }
