@@ -26,7 +26,7 @@ export interface UiSeed {
 
 /**
  * A small project for the UI tests, written through the emulator's db module: folders
- * Authentication › Login, a step group, three cases (one with a hostile title and steps from the
+ * Authentication › Login and a hostile-named empty one, a step group, three cases (one with a hostile title and steps from the
  * group), a plan and a run with one Passed, one Failed and one case without a result.
  */
 export function seedUiProject(ctx: DbContext): UiSeed {
@@ -34,7 +34,8 @@ export function seedUiProject(ctx: DbContext): UiSeed {
   const prefix = project.human_id_prefix;
   const first = (kind: db.LookupKind) => db.allLookups(ctx, kind)[0].id;
   const authFolder = db.insertFolder(ctx, project.id, 'Authentication', undefined);
-  const loginFolder = db.moveFolder(ctx, db.insertFolder(ctx, project.id, 'Login <b>bold</b>', undefined), authFolder.id);
+  const loginFolder = db.moveFolder(ctx, db.insertFolder(ctx, project.id, 'Login', undefined), authFolder.id);
+  db.insertFolder(ctx, project.id, 'Legacy <b>bold</b>', undefined);
   const group = db.insertStepGroup(ctx, project.id, prefix, { title: 'Open the sign-in page', description: 'shared steps', label_ids: [] }, [
     { step_description: 'Open /login', expected_results: 'The form shows' },
     { step_description: 'Focus the e-mail field', expected_results: 'The caret blinks' },
@@ -61,6 +62,8 @@ export function seedUiProject(ctx: DbContext): UiSeed {
     { step_description: 'Type <b>not bold</b> and submit', expected_results: 'Signed in' },
   ]);
   const plainCase = db.insertCase(ctx, project.id, prefix, fields('Valid login', loginFolder.id), [
+    { step_description: 'Open /login', expected_results: 'The form shows', step_type: 'STEP_GROUP', step_group_id: group.id },
+    { step_description: 'Focus the e-mail field', expected_results: 'The caret blinks', step_type: 'STEP_GROUP', step_group_id: group.id },
     { step_description: 'Sign in with a valid password', expected_results: 'The dashboard shows' },
   ]);
   const failingCase = db.insertCase(ctx, project.id, prefix, fields('Logout', authFolder.id), []);

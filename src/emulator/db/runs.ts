@@ -200,7 +200,7 @@ export function runStatusCounts(ctx: DbContext, runId: string): { status_name: s
   return ctx
     .stmt(
       `SELECT l.name AS status_name, count(*) AS n FROM run_cases rc LEFT JOIN lookups l ON l.id = rc.status_id
-       WHERE rc.run_id = ? GROUP BY rc.status_id ORDER BY min(l.ord), l.name`,
+       WHERE rc.run_id = ? GROUP BY rc.status_id ORDER BY rc.status_id IS NULL, min(l.ord), l.name`,
     )
     .all(runId) as { status_name: string | null; n: number }[];
 }

@@ -108,7 +108,16 @@ export function folderPage(env: PageEnv, ref: string, folderId: string, page: nu
   const list = db.listCases(env.ctx, p.id, { folderId: folder.id }, pageRequest(page));
   const chain = folderChain(env.ctx, p, folder);
   const base = `${projectPath(p)}/folders/${seg(folder.id)}`;
-  const body = html`<table class="wide"><thead><tr><th>Id</th><th>Title</th><th>Steps</th><th>Updated</th></tr></thead><tbody>
+  const find = (nodes: TreeNode[]): TreeNode | undefined => {
+    for (const n of nodes) {
+      const hit = n.folder.id === folder.id ? n : find(n.children);
+      if (hit) return hit;
+    }
+    return undefined;
+  };
+  const sub = find(folderTree(env.ctx, p.id))?.children ?? [];
+  const body = html`${sub.length ? html`<h2>Subfolders</h2><div class="card">${renderTree(p, sub, true)}</div><h2>Cases <span class="count">${list.total}</span></h2>` : ''}
+<table class="wide"><thead><tr><th>Id</th><th>Title</th><th>Steps</th><th>Updated</th></tr></thead><tbody>
 ${list.items.map(
   (c) => html`<tr><td><a href="${projectPath(p)}/cases/${seg(c.human_id)}">${c.human_id}</a></td><td><a href="${projectPath(p)}/cases/${seg(c.human_id)}">${c.title}</a></td><td>${c.individual_steps.length}</td><td>${when(c.updated_at)}</td></tr>`,
 )}
