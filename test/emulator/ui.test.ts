@@ -229,3 +229,21 @@ describe('the web UI on a large project', () => {
     expect(last.body).not.toContain('rel="next"');
   });
 });
+
+describe('tmsync serve and the web UI', () => {
+  it('prints the web UI address, which answers with the key form', async () => {
+    const { runServe } = await import('../../src/cli/commands/serve.js');
+    const { memoryIo } = await import('../../src/cli/io.js');
+    const ac = new AbortController();
+    const io = { ...memoryIo(), signal: ac.signal };
+    const done = runServe({ port: '0', memory: true, apiKey: [UI_KEY] }, io);
+    for (let i = 0; i < 3000 && io.err.length < 1; i++) await new Promise((r) => setTimeout(r, 10));
+    const ui = /web UI at (http:\/\/127\.0\.0\.1:\d+\/);/.exec(io.err.join('\n'))?.[1];
+    expect(ui, io.err.join('\n')).toBeDefined();
+    const r = await fetch(ui!);
+    expect(r.status).toBe(401);
+    expect(await r.text()).toContain('type="password"');
+    ac.abort();
+    expect(await done).toBe(0);
+  });
+});
