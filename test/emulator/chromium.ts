@@ -37,7 +37,7 @@ export function ensureChromium(): { ok: true } | { ok: false; reason: string } {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const opts = { env, encoding: 'utf8' as const, timeout: 15 * 60_000 };
   const update = spawnSync('apt-get', ['update'], opts);
-  const install = update.status === 0 ? spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], opts) : update;
+  const install = update.status === 0 ? spawnSync('apt-get', ['install', '-y', 'chromium'], opts) : update;
   if (install.status !== 0 || !existsSync(CHROMIUM)) {
     const why = (install.stderr || install.error?.message || '').trim().split('\n').slice(-3).join(' ');
     return (outcome = { ok: false, reason: `Chromium could not be installed with apt-get (${why || `exit ${install.status}`})` });
