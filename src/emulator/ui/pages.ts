@@ -105,7 +105,7 @@ export function folderPage(env: PageEnv, ref: string, folderId: string, page: nu
   const p = projectOf(env.ctx, ref);
   const folder = db.findFolder(env.ctx, p.id, folderId);
   if (!folder) throw new PageNotFound(`No folder ${folderId} in ${p.human_id_prefix}`);
-  const list = db.listCases(env.ctx, p.id, { folderId: folder.id }, pageRequest(page));
+  const list = db.listFolderCases(env.ctx, folder.id, pageRequest(page));
   const chain = folderChain(env.ctx, p, folder);
   const base = `${projectPath(p)}/folders/${seg(folder.id)}`;
   const find = (nodes: TreeNode[]): TreeNode | undefined => {
@@ -119,7 +119,7 @@ export function folderPage(env: PageEnv, ref: string, folderId: string, page: nu
   const body = html`${sub.length ? html`<h2>Subfolders</h2><div class="card">${renderTree(p, sub, true)}</div><h2>Cases <span class="count">${list.total}</span></h2>` : ''}
 <table class="wide"><thead><tr><th>Id</th><th>Title</th><th>Steps</th><th>Updated</th></tr></thead><tbody>
 ${list.items.map(
-  (c) => html`<tr><td><a href="${projectPath(p)}/cases/${seg(c.human_id)}">${c.human_id}</a></td><td><a href="${projectPath(p)}/cases/${seg(c.human_id)}">${c.title}</a></td><td>${c.individual_steps.length}</td><td>${when(c.updated_at)}</td></tr>`,
+  (c) => html`<tr><td><a href="${projectPath(p)}/cases/${seg(c.human_id)}">${c.human_id}</a></td><td><a href="${projectPath(p)}/cases/${seg(c.human_id)}">${c.title}</a></td><td>${c.step_count}</td><td>${when(c.updated_at)}</td></tr>`,
 )}
 </tbody></table>
 ${list.total === 0 ? html`<p class="muted">No cases directly in this folder.</p>` : ''}
