@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyRing } from '../auth.js';
 import type { DbContext } from '../db/index.js';
 import { html, layout, pageOf } from './html.js';
+import { ServiceError } from '../service-error.js';
 import * as pages from './pages.js';
 import { STYLESHEET } from './style.js';
 
@@ -106,7 +107,7 @@ export async function registerUi(app: FastifyInstance, deps: UiDeps): Promise<vo
       try {
         return sendHtml(reply, 200, render(req));
       } catch (err) {
-        if (err instanceof pages.PageNotFound) return sendHtml(reply, 404, pages.notFoundPage(err.message, true));
+        if (err instanceof ServiceError && err.status === 404) return sendHtml(reply, 404, pages.notFoundPage(err.message, true));
         throw err;
       }
     };

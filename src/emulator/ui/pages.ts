@@ -1,6 +1,7 @@
 import * as db from '../db/index.js';
 import type { DbContext, ExecutionRow, FolderRow, ProjectRow } from '../db/index.js';
 import { executionPhase, settleExecution } from '../routes/execution.js';
+import { ServiceError } from '../service-error.js';
 import { html, layout, pageRequest, pager, seg, statusClass, when, type Crumb, type Html } from './html.js';
 
 /**
@@ -8,7 +9,8 @@ import { html, layout, pageRequest, pager, seg, statusClass, when, type Crumb, t
  * list that can grow with the project (a folder's cases, runs, a run's results) is paged.
  */
 
-export class PageNotFound extends Error {}
+/** A page about something that does not exist: the UI answers it with its 404 page. */
+const missing = (message: string) => new ServiceError(404, message);
 
 export interface PageEnv {
   ctx: DbContext;
@@ -22,7 +24,7 @@ export const projectPath = (p: ProjectRow) => `/ui/projects/${seg(p.human_id_pre
 
 function projectOf(ctx: DbContext, ref: string): ProjectRow {
   const p = db.findProject(ctx, ref);
-  if (!p) throw new PageNotFound(`No project ${ref}`);
+  if (!p) throw missing(`No project ${ref}`);
   return p;
 }
 
@@ -104,7 +106,7 @@ function folderChain(ctx: DbContext, p: ProjectRow, folder: FolderRow): Crumb[] 
 export function folderPage(env: PageEnv, ref: string, folderId: string, page: number): string {
   const p = projectOf(env.ctx, ref);
   const folder = db.findFolder(env.ctx, p.id, folderId);
-  if (!folder) throw new PageNotFound(`No folder ${folderId} in ${p.human_id_prefix}`);
+  if (!folder) throw missing(`No folder ${folderId} in ${p.human_id_prefix}`);
   const list = db.listFolderCases(env.ctx, folder.id, pageRequest(page));
   const chain = folderChain(env.ctx, p, folder);
   const base = `${projectPath(p)}/folders/${seg(folder.id)}`;
@@ -141,7 +143,7 @@ export function casePage(env: PageEnv, ref: string, caseRef: string): string {
   const { ctx } = env;
   const p = projectOf(ctx, ref);
   const c = db.findCase(ctx, p.id, caseRef);
-  if (!c) throw new PageNotFound(`No case ${caseRef} in ${p.human_id_prefix}`);
+  if (!c) throw missing(`No case ${caseRef} in ${p.human_id_prefix}`);
   const steps = db.caseSteps(ctx, c.id);
   const folder = db.findFolder(ctx, p.id, c.folder_id);
   const users = new Map(db.listUsers(ctx).map((u) => [u.id, u]));
@@ -200,7 +202,7 @@ ${pager(`${projectPath(p)}/step-groups`, page, list.total)}`;
 export function stepGroupPage(env: PageEnv, ref: string, groupRef: string): string {
   const p = projectOf(env.ctx, ref);
   const g = db.findStepGroup(env.ctx, p.id, groupRef);
-  if (!g) throw new PageNotFound(`No step group ${groupRef} in ${p.human_id_prefix}`);
+  if (!g) throw missing(`No step group ${groupRef} in ${p.human_id_prefix}`);
   const steps = db.groupSteps(env.ctx, g.id);
   const body = html`${g.description ? html`<p class="pre">${g.description}</p>` : ''}
 <ol class="steps">${steps.map((s) => html`<li><div class="pre">${s.step_description}</div>${s.expected_results ? html`<div class="muted pre">Expected: ${s.expected_results}</div>` : ''}</li>`)}</ol>`;
@@ -231,7 +233,7 @@ ${runs.map(
 export function planPage(env: PageEnv, ref: string, planRef: string, page: number): string {
   const p = projectOf(env.ctx, ref);
   const t = db.findPlan(env.ctx, p.id, planRef);
-  if (!t) throw new PageNotFound(`No test plan ${planRef} in ${p.human_id_prefix}`);
+  if (!t) throw missing(`No test plan ${planRef} in ${p.human_id_prefix}`);
   const runs = db.listRuns(env.ctx, p.id, { planId: t.id }, pageRequest(page));
   const body = html`<div class="card"><dl class="fields">
 <dt>Status</dt><dd>${t.status}</dd>
@@ -259,7 +261,7 @@ export function runPage(env: PageEnv, ref: string, runRef: string, page: number)
   const { ctx } = env;
   const p = projectOf(ctx, ref);
   const r = db.findRun(ctx, p.id, runRef);
-  if (!r) throw new PageNotFound(`No test run ${runRef} in ${p.human_id_prefix}`);
+  if (!r) throw missing(`No test run ${runRef} in ${p.human_id_prefix}`);
   const counts = db.runStatusCounts(ctx, r.id);
   const rows = db.runCasesPage(ctx, r.id, pageRequest(page));
   const plan = r.test_plan_id ? db.findPlan(ctx, p.id, r.test_plan_id) : undefined;
@@ -326,7 +328,7 @@ ${pager('/ui/runs', page, list.total)}`;
 export function executionPage(env: PageEnv, idText: string): string {
   const id = /^\d{1,15}$/.test(idText) ? Number(idText) : NaN;
   const e = Number.isSafeInteger(id) && id > 0 ? db.findExecution(env.ctx, id) : undefined;
-  if (!e) throw new PageNotFound(`No execution run ${idText}`);
+  if (!e) throw missing(`No execution run ${idText}`);
   const v = viewOf(env, e);
   const p = db.findProject(env.ctx, e.project_id);
   const plan = db.findPlanAnywhere(env.ctx, e.plan_id);
