@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The demo: start the embedded emulator on a free port with the demo project, copy examples/ to a
 // scratch directory, then run `tmsync plan`, `tmsync apply --auto-approve` and `tmsync plan` again
-// through the real CLI. Nothing in the checkout is modified.
+// through the real CLI. Nothing in the checkout is modified. It ends by printing the address of the
+// emulator's web UI; in a terminal the emulator then stays up until Ctrl-C so it can be looked at.
 import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -71,7 +72,17 @@ try {
   console.error(`\nDemo failed: ${err.message}`);
   exitCode = 1;
 } finally {
-  server.kill('SIGTERM');
   rmSync(work, { recursive: true, force: true });
 }
+const uiUrl = `${new URL(baseUrl).origin}/`;
+console.log(`\nThe emulator's web UI: ${uiUrl}  (sign in with the demo's throwaway key ${key})`);
+if (exitCode === 0 && process.stdin.isTTY && process.stdout.isTTY) {
+  console.log('The emulator keeps running so you can look; stop it with Ctrl-C.');
+  await new Promise((resolvePromise) => {
+    process.once('SIGINT', resolvePromise);
+    process.once('SIGTERM', resolvePromise);
+    server.once('exit', resolvePromise);
+  });
+}
+server.kill('SIGTERM');
 process.exitCode = exitCode;

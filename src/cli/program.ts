@@ -191,7 +191,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
 
   program
     .command('serve')
-    .description('run the embedded emulator of the service (SQLite)')
+    .description('run the embedded emulator of the service (SQLite), with a read-only web UI at /')
     .option('--port <port>', 'port (0 picks a free one)', '4010')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .addOption(new Option('--db <file>', 'SQLite file (data survives restarts; one emulator per file)').conflicts('memory'))

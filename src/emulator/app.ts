@@ -10,6 +10,7 @@ import { invalid, multipartBoundary, multipartParts, zodProblems, type HandlerTa
 import { loggablePath, type RequestLog, type RequestLogEntry } from './request-log.js';
 import { iconSvg } from './routes/lookups.js';
 import { ServiceError } from './service-error.js';
+import { isUiPath, registerUi } from './ui/index.js';
 
 /** Largest accepted body: 1 MiB. */
 export const BODY_LIMIT = 1024 * 1024;
@@ -94,6 +95,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addHook('onRequest', async (req, reply) => {
     req.tmsStart = performance.now();
+    // the web UI checks its own cookie, and is no part of the API: no faults, no request log
+    if (isUiPath(req.url)) return;
     if (WRITE.has(req.method)) deps.db.generation++;
     if (req.url.startsWith('/assets/')) return;
     const key = deps.keys.check(req.headers.authorization);
@@ -134,6 +137,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   app.addHook('onResponse', async (req, reply) => {
+    if (isUiPath(req.url)) return;
     deps.log.add({
       time: new Date(deps.now()).toISOString(),
       method: req.method,
@@ -167,6 +171,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (!/^[a-z0-9_-]+\.svg$/.test(file)) return sendError(reply, new ServiceError(404, 'Icon not found'));
     return reply.type('image/svg+xml').send(iconSvg(file));
   });
+
+  await registerUi(app, { db: deps.db, keys: deps.keys, now: deps.now, runDurationMs: deps.runDurationMs });
 
   for (const e of endpoints) {
     const handler = deps.handlers[e.name];

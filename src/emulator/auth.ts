@@ -22,7 +22,13 @@ export class KeyRing {
     if (!authorization) return undefined;
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!m) return undefined;
-    const h = hashKey(m[1]);
+    return this.accepts(m[1]);
+  }
+
+  /** The key's hash when it is an accepted key (the web UI's cookie carries the bare key), else undefined. */
+  accepts(key: string): string | undefined {
+    if (key.length === 0) return undefined;
+    const h = hashKey(key);
     return this.hashes.has(h) ? h : undefined;
   }
 }

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -35,9 +35,9 @@ describe('the CLI program', () => {
     expect(io.err.join('')).toMatch(/unknown command/);
   });
 
-  it('starts and runs --help without loading the emulator dependencies', () => {
-    // the built CLI, in a fresh process, with a loader hook that records every module resolved
-    const probe = `
+  /** Runs the built CLI's main in a fresh process with a loader hook; answers its exit code and every module resolved. */
+  async function probe(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number; modules: string[]; stderr: string }> {
+    const source = `
       import { register } from 'node:module';
       const seen = [];
       const { port1, port2 } = new MessageChannel();
@@ -48,16 +48,51 @@ describe('the CLI program', () => {
         export async function resolve(s, c, next) { const r = await next(s, c); port.postMessage(r.url); return r; }
       \`), { data: { port: port2 }, transferList: [port2] });
       const { main } = await import(${JSON.stringify(join(root, 'dist', 'cli', 'main.js'))});
-      const io = { stdout() {}, stderr() {}, isTTY: false, env: {} };
-      await main(['node', 'tmsync', 'plan', '--help'], io, process.cwd());
+      const err = [];
+      const io = { stdout() {}, stderr(s) { err.push(s); }, isTTY: false, env: ${JSON.stringify(env)} };
+      const code = await main(${JSON.stringify(['node', 'tmsync', ...args])}, io, process.cwd());
       await new Promise((r) => setTimeout(r, 50));
-      process.stdout.write(JSON.stringify(seen));
+      process.stdout.write(JSON.stringify({ code, seen, stderr: err.join('\\n') }));
     `;
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', probe], { encoding: 'utf8' });
+    // asynchronous: the service the CLI talks to may run in this very process
+    const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', source], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      child.on('close', (status) => resolve({ status, stdout, stderr }));
+    });
     expect(r.status, r.stderr).toBe(0);
-    const modules: string[] = JSON.parse(r.stdout);
+    const out = JSON.parse(r.stdout) as { code: number; seen: string[]; stderr: string };
+    return { code: out.code, modules: out.seen, stderr: out.stderr };
+  }
+  const EMULATOR_MODULES = /better-sqlite3|fastify|playwright|\/emulator\//;
+
+  it('starts and runs --help without loading the emulator dependencies', async () => {
+    const { modules } = await probe(['plan', '--help'], root, {});
     expect(modules.some((m) => m.includes('commander'))).toBe(true);
-    expect(modules.filter((m) => /better-sqlite3|fastify|\/emulator\//.test(m))).toEqual([]);
+    expect(modules.filter((m) => EMULATOR_MODULES.test(m))).toEqual([]);
+  });
+
+  it('plans against a running service without loading the emulator, its web UI or their dependencies', async () => {
+    const { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { startEmulator } = await import('../../src/emulator/index.js');
+    const emu = await startEmulator({ memory: true, seed: 'demo', apiKeys: ['startup-key'] });
+    const dir = mkdtempSync(join(tmpdir(), 'tmsync-startup-'));
+    try {
+      cpSync(join(root, 'examples'), dir, { recursive: true, filter: (src) => !src.includes(join('examples', 'ci')) });
+      const cfg = join(dir, 'tmsync.yaml');
+      writeFileSync(cfg, readFileSync(cfg, 'utf8').replace(/^base_url:.*$/m, `base_url: ${emu.baseUrl}`));
+      const { code, modules, stderr } = await probe(['plan', '--detailed-exitcode'], dir, { TMSYNC_API_KEY: 'startup-key' });
+      expect(code, stderr).toBe(2);
+      expect(modules.some((m) => m.includes('/dist/plan/'))).toBe(true);
+      expect(modules.filter((m) => EMULATOR_MODULES.test(m))).toEqual([]);
+    } finally {
+      await emu.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

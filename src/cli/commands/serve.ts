@@ -99,7 +99,7 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
   io.stdout(`tmsync emulator listening on ${emu.baseUrl}`);
   if (emu.generatedKey) io.stdout(`api key: ${emu.generatedKey}`);
   io.stderr(
-    `execution interface at ${emu.appUrl}/api/v1/execution_results; storage: ${emulatorOptions.db ?? 'memory'}` +
+    `execution interface at ${emu.appUrl}/api/v1/execution_results; web UI at ${emu.appUrl}/; storage: ${emulatorOptions.db ?? 'memory'}` +
       (options.seed === 'demo' ? '; demo project DEMO seeded' : '') +
       '. Stop with Ctrl-C.',
   );

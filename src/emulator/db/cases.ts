@@ -186,3 +186,18 @@ export function caseIdsOfProject(ctx: DbContext, projectId: string): string[] {
 export function allCases(ctx: DbContext, projectId: string): CaseRow[] {
   return (ctx.stmt(`SELECT ${COLS} FROM cases WHERE project_id = ? ORDER BY seq`).all(projectId) as RawCase[]).map(toCase);
 }
+
+/**
+ * One page of the cases directly in a folder, with their step counts (the web UI). Through the
+ * folder index: `listCases`' optional filters make SQLite walk the whole project instead.
+ */
+export function listFolderCases(ctx: DbContext, folderId: string, page: PageRequest): Page<CaseRow & { step_count: number }> {
+  const total = (ctx.stmt('SELECT count(*) AS n FROM cases WHERE folder_id = ?').get(folderId) as { n: number }).n;
+  const rows = ctx
+    .stmt(
+      `SELECT ${COLS}, (SELECT count(*) FROM case_steps s WHERE s.case_id = cases.id) AS step_count
+       FROM cases WHERE folder_id = ? ORDER BY seq LIMIT ? OFFSET ?`,
+    )
+    .all(folderId, page.limit, page.offset) as (RawCase & { step_count: number })[];
+  return { items: rows.map((r) => ({ ...toCase(r), step_count: r.step_count })), total };
+}

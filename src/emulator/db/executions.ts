@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DbContext } from './common.js';
+import type { DbContext, Page, PageRequest } from './common.js';
 
 /** Runs started through the execution interface, and JUnit imports into test runs. */
 
@@ -63,4 +63,11 @@ export function insertImport(ctx: DbContext, projectId: string, runId: string, s
 
 export function findImport(ctx: DbContext, projectId: string, id: string): ImportRow | undefined {
   return ctx.stmt('SELECT * FROM junit_imports WHERE project_id = ? AND id = ?').get(projectId, id) as ImportRow | undefined;
+}
+
+/** Runs started through the execution interface, newest first (the web UI). */
+export function listExecutions(ctx: DbContext, page: PageRequest): Page<ExecutionRow> {
+  const total = (ctx.stmt('SELECT count(*) AS n FROM executions').get() as { n: number }).n;
+  const items = ctx.stmt('SELECT * FROM executions ORDER BY id DESC LIMIT ? OFFSET ?').all(page.limit, page.offset) as ExecutionRow[];
+  return { items, total };
 }

@@ -118,3 +118,11 @@ export function deleteFolder(ctx: DbContext, folder: FolderRow): void {
     renumber(ctx, siblings(ctx, folder.project_id, folder.parent_id, folder.id));
   });
 }
+
+/** The number of cases directly in each folder of a project, in one grouped query (the web UI's tree). */
+export function caseCountsByFolder(ctx: DbContext, projectId: string): Map<string, number> {
+  const rows = ctx
+    .stmt('SELECT folder_id, count(*) AS n FROM cases WHERE project_id = ? GROUP BY folder_id')
+    .all(projectId) as { folder_id: string; n: number }[];
+  return new Map(rows.map((r) => [r.folder_id, r.n]));
+}

@@ -181,3 +181,26 @@ export function caseIdsOfPlanRuns(ctx: DbContext, planId: string): string[] {
       .all(planId) as { case_id: string }[]
   ).map((r) => r.case_id);
 }
+
+/** One page of a run's cases with their results, in run order (the web UI). */
+export function runCasesPage(ctx: DbContext, runId: string, page: PageRequest): Page<RunCaseRow> {
+  const total = (ctx.stmt('SELECT count(*) AS n FROM run_cases WHERE run_id = ?').get(runId) as { n: number }).n;
+  const items = ctx
+    .stmt(
+      `SELECT rc.case_id, c.human_id, c.title, rc.status_id, l.name AS status_name, rc.user_id, rc.description, rc.updated_at
+       FROM run_cases rc JOIN cases c ON c.id = rc.case_id LEFT JOIN lookups l ON l.id = rc.status_id
+       WHERE rc.run_id = ? ORDER BY rc.seq LIMIT ? OFFSET ?`,
+    )
+    .all(runId, page.limit, page.offset) as RunCaseRow[];
+  return { items, total };
+}
+
+/** How many of a run's cases have each result; `status_name` null counts the cases without one. */
+export function runStatusCounts(ctx: DbContext, runId: string): { status_name: string | null; n: number }[] {
+  return ctx
+    .stmt(
+      `SELECT l.name AS status_name, count(*) AS n FROM run_cases rc LEFT JOIN lookups l ON l.id = rc.status_id
+       WHERE rc.run_id = ? GROUP BY rc.status_id ORDER BY rc.status_id IS NULL, min(l.ord), l.name`,
+    )
+    .all(runId) as { status_name: string | null; n: number }[];
+}

@@ -16,11 +16,16 @@ import { invalidField, notFound, ServiceError } from '../service-error.js';
  *   the others pass.
  * When a completed run is first read, its cases' statuses are written into the test run.
  */
-function phase(c: RouteContext, e: ExecutionRow): 'STATUS_CREATED' | 'STATUS_IN_PROGRESS' | 'STATUS_COMPLETED' {
-  const elapsed = c.now() - e.started_ms;
-  if (elapsed >= c.runDurationMs) return 'STATUS_COMPLETED';
-  return elapsed < c.runDurationMs / 3 ? 'STATUS_CREATED' : 'STATUS_IN_PROGRESS';
+export type ExecutionPhase = 'STATUS_CREATED' | 'STATUS_IN_PROGRESS' | 'STATUS_COMPLETED';
+
+/** Where a run stands at `nowMs` (the web UI shows it too). */
+export function executionPhase(e: ExecutionRow, nowMs: number, runDurationMs: number): ExecutionPhase {
+  const elapsed = nowMs - e.started_ms;
+  if (elapsed >= runDurationMs) return 'STATUS_COMPLETED';
+  return elapsed < runDurationMs / 3 ? 'STATUS_CREATED' : 'STATUS_IN_PROGRESS';
 }
+
+const phase = (c: RouteContext, e: ExecutionRow): ExecutionPhase => executionPhase(e, c.now(), c.runDurationMs);
 
 function failingCases(cases: { id: string; title: string }[], failing: boolean): Set<string> {
   if (!failing || cases.length === 0) return new Set();
@@ -35,22 +40,24 @@ function executionOf(c: RouteContext): ExecutionRow {
   return e;
 }
 
-/** Writes the final case statuses into the test run, once. */
-function settle(c: RouteContext, e: ExecutionRow): void {
+/** Writes the final case statuses of a completed run into its test run, once (the web UI reads through it too). */
+export function settleExecution(ctx: db.DbContext, e: ExecutionRow): void {
   if (e.settled || !e.run_id) return;
-  c.db.tx(() => {
-    if (!db.markSettled(c.db, e.id)) return;
-    const run = db.findRun(c.db, e.project_id, e.run_id!);
+  ctx.tx(() => {
+    if (!db.markSettled(ctx, e.id)) return;
+    const run = db.findRun(ctx, e.project_id, e.run_id!);
     if (!run) return;
-    const statuses = new Map(db.allLookups(c.db, 'run_statuses').map((l) => [l.name, l.id]));
-    const cases = db.runCases(c.db, run.id).map((r) => ({ id: r.case_id, title: r.title }));
+    const statuses = new Map(db.allLookups(ctx, 'run_statuses').map((l) => [l.name, l.id]));
+    const cases = db.runCases(ctx, run.id).map((r) => ({ id: r.case_id, title: r.title }));
     const fails = failingCases(cases, e.result === 'FAILURE');
     for (const x of cases) {
       const s = statuses.get(fails.has(x.id) ? 'Failed' : 'Passed');
-      if (s) db.setRunCaseStatus(c.db, run.id, x.id, s, undefined, undefined);
+      if (s) db.setRunCaseStatus(ctx, run.id, x.id, s, undefined, undefined);
     }
   });
 }
+
+const settle = (c: RouteContext, e: ExecutionRow): void => settleExecution(c.db, e);
 
 export const executionRoutes: HandlerTable = {
   triggerExecution(c) {

@@ -1,0 +1,357 @@
+import * as db from '../db/index.js';
+import type { DbContext, ExecutionRow, FolderRow, ProjectRow } from '../db/index.js';
+import { executionPhase, settleExecution } from '../routes/execution.js';
+import { ServiceError } from '../service-error.js';
+import { html, layout, pageRequest, pager, seg, statusClass, when, type Crumb, type Html } from './html.js';
+
+/**
+ * The web UI's pages: each reads through the db module and returns a whole HTML document. Every
+ * list that can grow with the project (a folder's cases, runs, a run's results) is paged.
+ */
+
+/** A page about something that does not exist: the UI answers it with its 404 page. */
+const missing = (message: string) => new ServiceError(404, message);
+
+export interface PageEnv {
+  ctx: DbContext;
+  now: () => number;
+  runDurationMs: number;
+}
+
+const frame = (title: string, body: Html, crumbs: Crumb[] = []) => layout(title, body, { crumbs, signedIn: true });
+
+export const projectPath = (p: ProjectRow) => `/ui/projects/${seg(p.human_id_prefix)}`;
+
+function projectOf(ctx: DbContext, ref: string): ProjectRow {
+  const p = db.findProject(ctx, ref);
+  if (!p) throw missing(`No project ${ref}`);
+  return p;
+}
+
+const home: Crumb = { label: 'Projects', href: '/ui/' };
+const projectCrumb = (p: ProjectRow): Crumb => ({ label: p.name, href: projectPath(p) });
+
+export function projectsPage(env: PageEnv, page: number): string {
+  const list = db.listProjects(env.ctx, {}, pageRequest(page));
+  const body = html`<table class="wide"><thead><tr><th>Prefix</th><th>Name</th><th>Description</th></tr></thead><tbody>
+${list.items.map((p) => html`<tr><td><a href="${projectPath(p)}">${p.human_id_prefix}</a></td><td><a href="${projectPath(p)}">${p.name}</a></td><td class="pre">${p.description}</td></tr>`)}
+</tbody></table>
+${list.total === 0 ? html`<p class="muted">No projects yet.</p>` : ''}
+${pager('/ui/', page, list.total)}`;
+  return frame('Projects', body);
+}
+
+interface TreeNode {
+  folder: FolderRow;
+  children: TreeNode[];
+  direct: number;
+  total: number;
+}
+
+function folderTree(ctx: DbContext, projectId: string): TreeNode[] {
+  const counts = db.caseCountsByFolder(ctx, projectId);
+  const nodes = new Map<string, TreeNode>();
+  const folders = db.allFolders(ctx, projectId);
+  for (const f of folders) nodes.set(f.id, { folder: f, children: [], direct: counts.get(f.id) ?? 0, total: 0 });
+  const roots: TreeNode[] = [];
+  for (const f of folders) {
+    const node = nodes.get(f.id)!;
+    const parent = f.parent_id ? nodes.get(f.parent_id) : undefined;
+    (parent ? parent.children : roots).push(node);
+  }
+  const sum = (n: TreeNode): number => (n.total = n.direct + n.children.reduce((a, c) => a + sum(c), 0));
+  roots.forEach(sum);
+  return roots;
+}
+
+function renderTree(p: ProjectRow, nodes: TreeNode[], root = false): Html {
+  if (nodes.length === 0) return html``;
+  return html`<ul${root ? html` class="tree"` : ''}>${nodes.map(
+    (n) => html`<li><a href="${projectPath(p)}/folders/${seg(n.folder.id)}">${n.folder.name}</a> <span class="count" title="cases in this folder">${n.direct}</span>${
+      n.total !== n.direct ? html` <span class="muted">(${n.total} with subfolders)</span>` : ''
+    }${renderTree(p, n.children)}</li>`,
+  )}</ul>`;
+}
+
+export function projectPage(env: PageEnv, ref: string): string {
+  const p = projectOf(env.ctx, ref);
+  const tree = folderTree(env.ctx, p.id);
+  const one = { limit: 1, offset: 0 };
+  const groups = db.listStepGroups(env.ctx, p.id, one).total;
+  const plans = db.listPlans(env.ctx, p.id, {}, one).total;
+  const runs = db.listRuns(env.ctx, p.id, {}, one).total;
+  const cases = tree.reduce((a, n) => a + n.total, 0);
+  const base = projectPath(p);
+  const body = html`${p.description ? html`<p class="pre">${p.description}</p>` : ''}
+<ul class="totals">
+<li><a href="${base}/step-groups">Step groups</a> <span class="count">${groups}</span></li>
+<li><a href="${base}/plans">Test plans</a> <span class="count">${plans}</span></li>
+<li><a href="${base}/runs">Test runs</a> <span class="count">${runs}</span></li>
+</ul>
+<h2>Folders <span class="count" title="cases in the project">${cases}</span></h2>
+${tree.length ? html`<div class="card">${renderTree(p, tree, true)}</div>` : html`<p class="muted">No folders yet.</p>`}`;
+  return frame(`${p.name} (${p.human_id_prefix})`, body, [home]);
+}
+
+function folderChain(ctx: DbContext, p: ProjectRow, folder: FolderRow): Crumb[] {
+  const chain: Crumb[] = [];
+  let f: FolderRow | undefined = folder;
+  for (let guard = 0; f && guard < 1000; guard++) {
+    chain.unshift({ label: f.name, href: `${projectPath(p)}/folders/${seg(f.id)}` });
+    f = f.parent_id ? db.findFolder(ctx, p.id, f.parent_id) : undefined;
+  }
+  return chain;
+}
+
+export function folderPage(env: PageEnv, ref: string, folderId: string, page: number): string {
+  const p = projectOf(env.ctx, ref);
+  const folder = db.findFolder(env.ctx, p.id, folderId);
+  if (!folder) throw missing(`No folder ${folderId} in ${p.human_id_prefix}`);
+  const list = db.listFolderCases(env.ctx, folder.id, pageRequest(page));
+  const chain = folderChain(env.ctx, p, folder);
+  const base = `${projectPath(p)}/folders/${seg(folder.id)}`;
+  const find = (nodes: TreeNode[]): TreeNode | undefined => {
+    for (const n of nodes) {
+      const hit = n.folder.id === folder.id ? n : find(n.children);
+      if (hit) return hit;
+    }
+    return undefined;
+  };
+  const sub = find(folderTree(env.ctx, p.id))?.children ?? [];
+  const body = html`${sub.length ? html`<h2>Subfolders</h2><div class="card">${renderTree(p, sub, true)}</div><h2>Cases <span class="count">${list.total}</span></h2>` : ''}
+<table class="wide"><thead><tr><th>Id</th><th>Title</th><th>Steps</th><th>Updated</th></tr></thead><tbody>
+${list.items.map(
+  (c) => html`<tr><td><a href="${projectPath(p)}/cases/${seg(c.human_id)}">${c.human_id}</a></td><td><a href="${projectPath(p)}/cases/${seg(c.human_id)}">${c.title}</a></td><td>${c.step_count}</td><td>${when(c.updated_at)}</td></tr>`,
+)}
+</tbody></table>
+${list.total === 0 ? html`<p class="muted">No cases directly in this folder.</p>` : ''}
+${pager(base, page, list.total)}`;
+  return frame(folder.name, body, [home, projectCrumb(p), ...chain.slice(0, -1)]);
+}
+
+function lookupName(ctx: DbContext, kind: db.LookupKind, id: string): string {
+  return db.findLookup(ctx, kind, id)?.name ?? id;
+}
+
+function userName(users: Map<string, db.UserRow>, id: string | null): string {
+  if (!id) return '—';
+  const u = users.get(id);
+  return u ? `${`${u.first_name} ${u.last_name}`.trim() || u.email} <${u.email}>` : id;
+}
+
+export function casePage(env: PageEnv, ref: string, caseRef: string): string {
+  const { ctx } = env;
+  const p = projectOf(ctx, ref);
+  const c = db.findCase(ctx, p.id, caseRef);
+  if (!c) throw missing(`No case ${caseRef} in ${p.human_id_prefix}`);
+  const steps = db.caseSteps(ctx, c.id);
+  const folder = db.findFolder(ctx, p.id, c.folder_id);
+  const users = new Map(db.listUsers(ctx).map((u) => [u.id, u]));
+  const labels = new Map(db.listLabels(ctx).map((l) => [l.id, l.name]));
+  const groups = new Map<string, db.StepGroupRow | undefined>();
+  const groupOf = (id: string) => {
+    if (!groups.has(id)) groups.set(id, db.findStepGroup(ctx, p.id, id));
+    return groups.get(id);
+  };
+  const field = (label: string, value: Html | string) => html`<dt>${label}</dt><dd>${value}</dd>`;
+  const body = html`<div class="card"><dl class="fields">
+${field('Id', c.human_id)}
+${field('Folder', folder ? html`<a href="${projectPath(p)}/folders/${seg(folder.id)}">${folder.name}</a>` : c.folder_id)}
+${field('Type', lookupName(ctx, 'types', c.type_id))}
+${field('Status', lookupName(ctx, 'statuses', c.status_id))}
+${field('Priority', lookupName(ctx, 'priorities', c.priority_id))}
+${field('Automation', lookupName(ctx, 'automation_types', c.automation_type_id))}
+${field('Owner', userName(users, c.owner_id))}
+${field('Reviewer', userName(users, c.reviewer_id))}
+${field('Labels', c.label_ids.map((id) => labels.get(id) ?? id).join(', ') || '—')}
+${field('Template', c.template_type)}
+${field('Description', c.description || '—')}
+${field('Preconditions', c.preconditions || '—')}
+${c.steps ? field('Steps (text)', c.steps) : ''}
+${c.expected_results ? field('Expected results', c.expected_results) : ''}
+${field('Created', when(c.created_at))}
+${field('Updated', when(c.updated_at))}
+</dl></div>
+<h2>Steps <span class="count">${steps.length}</span></h2>
+${steps.length === 0 ? html`<p class="muted">No individual steps.</p>` : ''}
+<ol class="steps">${steps.map((s) => {
+    const g = s.step_group_id ? groupOf(s.step_group_id) : undefined;
+    return html`<li${s.step_group_id ? html` class="from-group"` : ''}>${
+      s.step_group_id
+        ? html`<span class="step-group-mark">From step group ${
+            g ? html`<a href="${projectPath(p)}/step-groups/${seg(g.human_id)}">${g.human_id}: ${g.title}</a>` : s.step_group_id
+          }</span><br>`
+        : ''
+    }<div class="pre">${s.step_description}</div>${s.expected_results ? html`<div class="muted pre">Expected: ${s.expected_results}</div>` : ''}</li>`;
+  })}</ol>`;
+  const crumbs = [home, projectCrumb(p), ...(folder ? folderChain(ctx, p, folder) : [])];
+  return frame(`${c.human_id}: ${c.title}`, body, crumbs);
+}
+
+export function stepGroupsPage(env: PageEnv, ref: string, page: number): string {
+  const p = projectOf(env.ctx, ref);
+  const list = db.listStepGroups(env.ctx, p.id, pageRequest(page));
+  const body = html`<table class="wide"><thead><tr><th>Id</th><th>Title</th><th>Description</th></tr></thead><tbody>
+${list.items.map((g) => html`<tr><td><a href="${projectPath(p)}/step-groups/${seg(g.human_id)}">${g.human_id}</a></td><td>${g.title}</td><td class="pre">${g.description}</td></tr>`)}
+</tbody></table>
+${list.total === 0 ? html`<p class="muted">No step groups yet.</p>` : ''}
+${pager(`${projectPath(p)}/step-groups`, page, list.total)}`;
+  return frame('Step groups', body, [home, projectCrumb(p)]);
+}
+
+export function stepGroupPage(env: PageEnv, ref: string, groupRef: string): string {
+  const p = projectOf(env.ctx, ref);
+  const g = db.findStepGroup(env.ctx, p.id, groupRef);
+  if (!g) throw missing(`No step group ${groupRef} in ${p.human_id_prefix}`);
+  const steps = db.groupSteps(env.ctx, g.id);
+  const body = html`${g.description ? html`<p class="pre">${g.description}</p>` : ''}
+<ol class="steps">${steps.map((s) => html`<li><div class="pre">${s.step_description}</div>${s.expected_results ? html`<div class="muted pre">Expected: ${s.expected_results}</div>` : ''}</li>`)}</ol>`;
+  return frame(`${g.human_id}: ${g.title}`, body, [home, projectCrumb(p), { label: 'Step groups', href: `${projectPath(p)}/step-groups` }]);
+}
+
+export function plansPage(env: PageEnv, ref: string, page: number): string {
+  const p = projectOf(env.ctx, ref);
+  const list = db.listPlans(env.ctx, p.id, {}, pageRequest(page));
+  const body = html`<table class="wide"><thead><tr><th>Id</th><th>Title</th><th>Status</th><th>Start</th><th>End</th></tr></thead><tbody>
+${list.items.map(
+  (t) => html`<tr><td><a href="${projectPath(p)}/plans/${seg(t.human_id)}">${t.human_id}</a></td><td>${t.title}</td><td>${t.status}</td><td>${when(t.start_date)}</td><td>${when(t.end_date)}</td></tr>`,
+)}
+</tbody></table>
+${list.total === 0 ? html`<p class="muted">No test plans yet.</p>` : ''}
+${pager(`${projectPath(p)}/plans`, page, list.total)}`;
+  return frame('Test plans', body, [home, projectCrumb(p)]);
+}
+
+function runsTable(p: ProjectRow, runs: db.RunRow[]): Html {
+  return html`<table class="wide"><thead><tr><th>Id</th><th>Title</th><th>Status</th><th>Cases</th><th>Created</th></tr></thead><tbody>
+${runs.map(
+  (r) => html`<tr><td><a href="${projectPath(p)}/runs/${seg(r.human_id)}">${r.human_id}</a></td><td><a href="${projectPath(p)}/runs/${seg(r.human_id)}">${r.title}</a></td><td>${r.status}</td><td>${r.test_cases_count}</td><td>${when(r.created_at)}</td></tr>`,
+)}
+</tbody></table>`;
+}
+
+export function planPage(env: PageEnv, ref: string, planRef: string, page: number): string {
+  const p = projectOf(env.ctx, ref);
+  const t = db.findPlan(env.ctx, p.id, planRef);
+  if (!t) throw missing(`No test plan ${planRef} in ${p.human_id_prefix}`);
+  const runs = db.listRuns(env.ctx, p.id, { planId: t.id }, pageRequest(page));
+  const body = html`<div class="card"><dl class="fields">
+<dt>Status</dt><dd>${t.status}</dd>
+<dt>Start</dt><dd>${when(t.start_date)}</dd>
+<dt>End</dt><dd>${when(t.end_date)}</dd>
+<dt>Completed</dt><dd>${when(t.completed_at)}</dd>
+<dt>Description</dt><dd>${t.description || '—'}</dd>
+</dl></div>
+<h2>Test runs <span class="count">${runs.total}</span></h2>
+${runsTable(p, runs.items)}
+${pager(`${projectPath(p)}/plans/${seg(t.human_id)}`, page, runs.total)}`;
+  return frame(`${t.human_id}: ${t.title}`, body, [home, projectCrumb(p), { label: 'Test plans', href: `${projectPath(p)}/plans` }]);
+}
+
+export function runsPage(env: PageEnv, ref: string, page: number): string {
+  const p = projectOf(env.ctx, ref);
+  const list = db.listRuns(env.ctx, p.id, {}, pageRequest(page));
+  const body = html`${runsTable(p, list.items)}
+${list.total === 0 ? html`<p class="muted">No test runs yet.</p>` : ''}
+${pager(`${projectPath(p)}/runs`, page, list.total)}`;
+  return frame('Test runs', body, [home, projectCrumb(p)]);
+}
+
+export function runPage(env: PageEnv, ref: string, runRef: string, page: number): string {
+  const { ctx } = env;
+  const p = projectOf(ctx, ref);
+  const r = db.findRun(ctx, p.id, runRef);
+  if (!r) throw missing(`No test run ${runRef} in ${p.human_id_prefix}`);
+  const counts = db.runStatusCounts(ctx, r.id);
+  const rows = db.runCasesPage(ctx, r.id, pageRequest(page));
+  const plan = r.test_plan_id ? db.findPlan(ctx, p.id, r.test_plan_id) : undefined;
+  const users = new Map(db.listUsers(ctx).map((u) => [u.id, u]));
+  const body = html`<div class="card"><dl class="fields">
+<dt>Status</dt><dd>${r.status}</dd>
+<dt>Test plan</dt><dd>${plan ? html`<a href="${projectPath(p)}/plans/${seg(plan.human_id)}">${plan.human_id}: ${plan.title}</a>` : '—'}</dd>
+<dt>Created</dt><dd>${when(r.created_at)}</dd>
+${r.description ? html`<dt>Description</dt><dd>${r.description}</dd>` : ''}
+</dl></div>
+<h2>Results <span class="count">${r.test_cases_count}</span></h2>
+<ul class="totals" aria-label="results per status">${counts.map(
+    (c) => html`<li><span class="badge ${statusClass(c.status_name)}">${c.status_name ?? 'No result'}: ${c.n}</span></li>`,
+  )}</ul>
+<table class="wide"><thead><tr><th>Case</th><th>Title</th><th>Result</th><th>Assignee</th><th>Comment</th></tr></thead><tbody>
+${rows.items.map(
+  (x) => html`<tr><td><a href="${projectPath(p)}/cases/${seg(x.human_id)}">${x.human_id}</a></td><td>${x.title}</td><td><span class="badge ${statusClass(x.status_name)}">${x.status_name ?? 'No result'}</span></td><td>${userName(users, x.user_id)}</td><td class="pre">${x.description}</td></tr>`,
+)}
+</tbody></table>
+${pager(`${projectPath(p)}/runs/${seg(r.human_id)}`, page, rows.total)}`;
+  return frame(`${r.human_id}: ${r.title}`, body, [home, projectCrumb(p), { label: 'Test runs', href: `${projectPath(p)}/runs` }]);
+}
+
+interface ExecutionView {
+  e: ExecutionRow;
+  status: string;
+  result: string;
+  passed: number;
+  failed: number;
+  queued: number;
+}
+
+/** What `GET /api/v1/execution_results/:id` answers, for the UI; a completed run is settled as the API does. */
+function viewOf(env: PageEnv, e: ExecutionRow): ExecutionView {
+  const status = executionPhase(e, env.now(), env.runDurationMs);
+  const done = status === 'STATUS_COMPLETED';
+  if (done) settleExecution(env.ctx, e);
+  return {
+    e,
+    status,
+    result: done ? e.result : 'QUEUED',
+    passed: done ? e.total - e.failed : 0,
+    failed: done ? e.failed : 0,
+    queued: done ? 0 : e.total,
+  };
+}
+
+const badge = (s: string) => html`<span class="badge ${statusClass(s)}">${s}</span>`;
+
+export function executionsPage(env: PageEnv, page: number): string {
+  const list = db.listExecutions(env.ctx, pageRequest(page));
+  const body = html`<p class="muted">Runs started through the execution interface (<code>tmsync run trigger</code>).</p>
+<table class="wide"><thead><tr><th>Run</th><th>Build</th><th>Status</th><th>Result</th><th>Total</th><th>Passed</th><th>Failed</th></tr></thead><tbody>
+${list.items.map((e) => {
+  const v = viewOf(env, e);
+  return html`<tr><td><a href="/ui/runs/${e.id}">#${e.id}</a></td><td>${e.build_no || '—'}</td><td>${badge(v.status)}</td><td>${badge(v.result)}</td><td>${e.total}</td><td>${v.passed}</td><td>${v.failed}</td></tr>`;
+})}
+</tbody></table>
+${list.total === 0 ? html`<p class="muted">No runs yet.</p>` : ''}
+${pager('/ui/runs', page, list.total)}`;
+  return frame('Execution runs', body, [home]);
+}
+
+export function executionPage(env: PageEnv, idText: string): string {
+  const id = /^\d{1,15}$/.test(idText) ? Number(idText) : NaN;
+  const e = Number.isSafeInteger(id) && id > 0 ? db.findExecution(env.ctx, id) : undefined;
+  if (!e) throw missing(`No execution run ${idText}`);
+  const v = viewOf(env, e);
+  const p = db.findProject(env.ctx, e.project_id);
+  const plan = db.findPlanAnywhere(env.ctx, e.plan_id);
+  const run = p && e.run_id ? db.findRun(env.ctx, p.id, e.run_id) : undefined;
+  const body = html`<div class="card"><dl class="fields">
+<dt>Status</dt><dd>${badge(v.status)}</dd>
+<dt>Result</dt><dd>${badge(v.result)}</dd>
+<dt>Project</dt><dd>${p ? html`<a href="${projectPath(p)}">${p.name}</a>` : e.project_id}</dd>
+<dt>Test plan</dt><dd>${p && plan ? html`<a href="${projectPath(p)}/plans/${seg(plan.human_id)}">${plan.human_id}: ${plan.title}</a>` : e.plan_id}</dd>
+<dt>Test run</dt><dd>${p && run ? html`<a href="${projectPath(p)}/runs/${seg(run.human_id)}">${run.human_id}: ${run.title}</a>` : '—'}</dd>
+<dt>Build</dt><dd>${e.build_no || '—'}</dd>
+<dt>Environment</dt><dd>${e.environment_id ?? '—'}</dd>
+<dt>Started</dt><dd>${when(Math.floor(e.started_ms / 1000))}</dd>
+</dl></div>
+<ul class="totals" aria-label="counts">
+<li><span class="badge">Total: ${e.total}</span></li>
+<li><span class="badge st-passed">Passed: ${v.passed}</span></li>
+<li><span class="badge st-failed">Failed: ${v.failed}</span></li>
+<li><span class="badge st-queued">Queued: ${v.queued}</span></li>
+</ul>`;
+  return frame(`Execution run #${e.id}`, body, [home, { label: 'Execution runs', href: '/ui/runs' }]);
+}
+
+export function notFoundPage(message: string, signedIn: boolean): string {
+  return layout('Not found', html`<p>${message}.</p><p><a href="/ui/">Back to the projects</a></p>`, { signedIn, crumbs: [home] });
+}

@@ -1,0 +1,144 @@
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { CHROMIUM, CHROMIUM_ARGS, ensureChromium } from './chromium.js';
+import { HOSTILE, UI_KEY, seedUiProject, type UiSeed } from './ui-fixture.js';
+
+/**
+ * The web UI in a real browser (Debian's Chromium, headless, through playwright-core). Skips with
+ * the reason when Chromium is missing and cannot be installed; the HTML tests in ui.test.ts run
+ * regardless. The case page's screenshot lands in tmp/artifacts/ui-case.png.
+ */
+export const ARTIFACTS = join(import.meta.dirname, '..', '..', 'tmp', 'artifacts');
+
+let emu: RunningEmulator;
+let seed: UiSeed;
+let browser: BrowserContext | undefined;
+let profile: string;
+let skipReason: string | undefined;
+
+beforeAll(async () => {
+  const have = ensureChromium();
+  if (!have.ok) {
+    skipReason = have.reason;
+    console.warn(`browser tests skipped: ${have.reason}`);
+    return;
+  }
+  emu = await startEmulator({ memory: true, apiKeys: [UI_KEY] });
+  seed = seedUiProject(emu.db);
+  profile = mkdtempSync(join(tmpdir(), 'tmsync-chromium-'));
+  browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}, 20 * 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await emu?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+async function signedInPage(): Promise<Page> {
+  const page = await browser!.newPage();
+  await page.goto(`${emu.appUrl}/ui/`);
+  if (await page.locator('input[type=password]').count()) {
+    await page.fill('input[type=password]', UI_KEY);
+    await page.click('button[type=submit]');
+  }
+  return page;
+}
+
+describe('the web UI in Chromium', () => {
+  it('asks for the key in a password field, refuses a wrong one, and shows the projects after the right one', async (ctx) => {
+    if (!browser) return ctx.skip(skipReason);
+    const page = await browser.newPage();
+    const first = await page.goto(`${emu.appUrl}/`);
+    expect(first?.status()).toBe(401);
+    expect(page.url()).toBe(`${emu.appUrl}/ui/`);
+    await expect(page.locator('input[name=key]').getAttribute('type')).resolves.toBe('password');
+    expect(await page.locator('main').innerText()).not.toContain('Demo');
+
+    await page.fill('input[name=key]', 'not-the-key');
+    await page.click('button[type=submit]');
+    expect(await page.locator('[role=alert]').innerText()).toContain('not accepted');
+    expect((await browser.cookies()).find((c) => c.name === 'tmsync_ui_key')).toBeUndefined();
+
+    await page.fill('input[name=key]', UI_KEY);
+    await page.click('button[type=submit]');
+    await page.waitForURL(`${emu.appUrl}/ui/`);
+    expect(await page.locator('h1').innerText()).toBe('Projects');
+    expect(await page.locator('main table').innerText()).toContain('Demo');
+    const cookie = (await browser.cookies()).find((c) => c.name === 'tmsync_ui_key');
+    expect(cookie?.httpOnly).toBe(true);
+    expect(cookie?.sameSite).toBe('Strict');
+    // HttpOnly: the page's scripts cannot read the key
+    expect(await page.evaluate<string>('document.cookie')).not.toContain(UI_KEY);
+    await page.close();
+  });
+
+  it('follows project → folder → case and shows the steps, the group ones marked, and writes a screenshot', async (ctx) => {
+    if (!browser) return ctx.skip(skipReason);
+    const page = await signedInPage();
+    await page.click('text=Demo');
+    await page.waitForURL(/\/ui\/projects\/DEMO$/);
+    expect(await page.locator('ul.tree').innerText()).toMatch(/Authentication\s*1\s*\(3 with subfolders\)/);
+    await page.click('ul.tree >> text=Authentication');
+    expect(await page.locator('h1').innerText()).toBe('Authentication');
+    await page.getByRole('link', { name: 'Login', exact: true }).click();
+    expect(await page.locator('h1').innerText()).toBe('Login');
+    await page.click('text=Valid login');
+    await page.waitForURL(new RegExp(`/cases/${seed.plainCase.human_id}$`));
+    expect(await page.locator('h1').innerText()).toBe(`${seed.plainCase.human_id}: Valid login`);
+    const steps = page.locator('ol.steps > li');
+    expect(await steps.count()).toBe(3);
+    expect(await steps.nth(0).locator('.step-group-mark').innerText()).toContain(`From step group ${seed.group.human_id}: Open the sign-in page`);
+    expect(await steps.nth(2).locator('.step-group-mark').count()).toBe(0);
+    expect(await steps.nth(2).innerText()).toContain('Sign in with a valid password');
+
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const shot = join(ARTIFACTS, 'ui-case.png');
+    await page.setViewportSize({ width: 900, height: 900 });
+    await page.screenshot({ path: shot, fullPage: true });
+    expect(statSync(shot).size).toBeGreaterThan(10_000);
+
+    await steps.nth(0).locator('.step-group-mark a').click();
+    expect(await page.locator('h1').innerText()).toBe(`${seed.group.human_id}: Open the sign-in page`);
+    expect(await page.locator('ol.steps > li').count()).toBe(2);
+    await page.close();
+  });
+
+  it('shows a hostile title as text and runs none of it', async (ctx) => {
+    if (!browser) return ctx.skip(skipReason);
+    const page = await signedInPage();
+    await page.goto(`${emu.appUrl}/ui/projects/DEMO/cases/${seed.hostileCase.human_id}`);
+    expect(await page.locator('h1').innerText()).toBe(`${seed.hostileCase.human_id}: ${HOSTILE}`);
+    expect(await page.evaluate<unknown>('window.pwned')).toBeUndefined();
+    await page.close();
+  });
+
+  it('fits a case page into a phone-wide window without sideways scrolling', async (ctx) => {
+    if (!browser) return ctx.skip(skipReason);
+    const page = await signedInPage();
+    await page.setViewportSize({ width: 360, height: 740 });
+    for (const path of [`/ui/projects/DEMO/cases/${seed.hostileCase.human_id}`, `/ui/projects/DEMO/runs/${seed.run.human_id}`]) {
+      await page.goto(`${emu.appUrl}${path}`);
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth'), path).toBeLessThanOrEqual(360);
+    }
+    await page.close();
+  });
+
+  it("shows a run's results in colour with a count per status", async (ctx) => {
+    if (!browser) return ctx.skip(skipReason);
+    const page = await signedInPage();
+    await page.goto(`${emu.appUrl}/ui/projects/DEMO`);
+    await page.click('text=Test runs');
+    await page.click(`text=${seed.run.human_id}`);
+    const totals = page.locator('ul.totals[aria-label="results per status"]');
+    expect(await totals.innerText()).toMatch(/Passed: 1\s+Failed: 1\s+No result: 1/);
+    const bg = (text: string) => page.locator(`td span.badge:text-is("${text}")`).first().evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(el).backgroundColor);
+    expect(await bg('Passed')).toBe('rgb(26, 127, 55)');
+    expect(await bg('Failed')).toBe('rgb(207, 34, 46)');
+    await page.close();
+  });
+});
