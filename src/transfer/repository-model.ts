@@ -234,8 +234,18 @@ export function buildRepositoryModel(actual: ActualState, options: BuildModelOpt
       dir = prev.dir;
       alloc.reserve(baseOf(dir));
     } else {
-      const stem = isPortableDirName(f.name) && !alloc.has(f.name) ? f.name : safeDirName(f.name);
+      const twin = alloc.twinOf(f.name.normalize('NFC'));
+      const stem = isPortableDirName(f.name) && twin === undefined ? f.name : safeDirName(f.name);
       dir = `${parentDir}/${alloc.allocate(stem)}`;
+      if (twin !== undefined && twin !== f.name && twin !== baseOf(dir)) {
+        // `Login` next to `login`, or `Café` in NFC next to NFD: one directory on macOS and
+        // Windows; written under another name, with the real one in _folder.yaml, and said
+        const how = twin.normalize('NFC') === f.name.normalize('NFC') ? 'Unicode normalisation' : 'letter case';
+        warnings.push({
+          code: 'folder_name_twin',
+          message: `folder "${[...(parent?.path ?? []), f.name].join('/')}" differs from "${twin}" in ${parentDir} only by ${how}, which macOS and Windows do not tell apart: written to ${dir} with \`name: ${f.name}\` in its _folder.yaml`,
+        });
+      }
     }
     const file = prev?.file && parentOf(prev.file) === dir ? prev.file : `${dir}/_folder.yaml`;
     const m: ModelFolder = {
