@@ -107,10 +107,13 @@ function runWorker(root: string, jobs: ParseJob[]): Promise<ParseResult[]> {
       resourceLimits: { maxYoungGenerationSizeMb: 48 },
     });
     let done = false;
-    worker.once('message', (msg: { results?: ParseResult[]; error?: { message: string; code?: string } }) => {
+    worker.once('message', (msg: { results?: ParseResult[]; error?: { message: string; code?: string; path?: string; syscall?: string } }) => {
       done = true;
       if (msg.results) resolve(msg.results);
-      else reject(Object.assign(new Error(msg.error?.message ?? 'parse worker failed'), { code: msg.error?.code }));
+      else {
+        const { code, path, syscall } = msg.error ?? {};
+        reject(Object.assign(new Error(msg.error?.message ?? 'parse worker failed'), { code, ...(path ? { path } : {}), ...(syscall ? { syscall } : {}) }));
+      }
     });
     worker.once('error', (err) => {
       done = true;

@@ -13,5 +13,5 @@ try {
   parentPort!.postMessage({ results });
 } catch (err) {
   const e = err as NodeJS.ErrnoException;
-  parentPort!.postMessage({ error: { message: e.message, code: e.code } });
+  parentPort!.postMessage({ error: { message: e.message, code: e.code, path: e.path, syscall: e.syscall } });
 }
