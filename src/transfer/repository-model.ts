@@ -3,7 +3,7 @@ import { buildResolver } from '../plan/resolve.js';
 import { TmsyncError } from '../errors.js';
 import { remoteCaseFields, labelNames, type FieldWarning } from './case-fields.js';
 import { folderNameProblem } from '../spec/folder-file.js';
-import { NameAllocator, isPortableDirName, safeDirName, slugify } from './naming.js';
+import { NameAllocator, isPortableDirName, safeDirName, slugify, twinKey } from './naming.js';
 
 /**
  * The service's state laid out as a tests repository: which directory each folder gets, which
@@ -176,7 +176,7 @@ export function buildRepositoryModel(actual: ActualState, options: BuildModelOpt
   const existingFolder = new Map<string, { dir: string; file?: string }>();
   for (const e of existing.folders) {
     if (e.id === undefined) {
-      unclaimedDirs.set(e.dir.toLowerCase(), e);
+      unclaimedDirs.set(twinKey(e.dir), e);
       continue;
     }
     const id = e.id;
@@ -223,9 +223,10 @@ export function buildRepositoryModel(actual: ActualState, options: BuildModelOpt
     let prev = existingFolder.get(f.id);
     if (!prev && isPortableDirName(f.name)) {
       // a local directory of that name without an id is this folder (adopted, not duplicated)
-      const local = unclaimedDirs.get(`${parentDir}/${f.name}`.toLowerCase());
-      if (local && baseOf(local.dir) === f.name) {
-        unclaimedDirs.delete(local.dir.toLowerCase());
+      // (or of that name in NFD, as macOS writes `Café`: one entry there, so the same directory)
+      const local = unclaimedDirs.get(twinKey(`${parentDir}/${f.name}`));
+      if (local && baseOf(local.dir).normalize('NFC') === f.name) {
+        unclaimedDirs.delete(twinKey(local.dir));
         prev = local;
       }
     }

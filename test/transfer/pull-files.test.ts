@@ -122,6 +122,20 @@ describe('buildPullFiles', () => {
     expect(twin).toHaveLength(1);
   });
 
+  it('adopts an existing NFD directory without an id for the folder of that name in NFC, instead of writing a twin', () => {
+    const state = fixtureState();
+    state.folders.push({ id: '44444444-4444-4444-8444-444444444444', name: 'Caf\u00e9', parentId: null, order: 10 });
+    const nfdDir = 'cases/Cafe\u0301';
+    const { files, warnings } = buildPullFiles(state, {
+      existing: { cases: [], stepGroups: [], folders: [{ dir: nfdDir }], paths: [nfdDir, `${nfdDir}/notes.yaml`] },
+    });
+    const folderFile = files.find((f) => f.path === `${nfdDir}/_folder.yaml`);
+    expect(folderFile).toBeDefined();
+    expect(parse(contentOf(folderFile))).toMatchObject({ id: '44444444-4444-4444-8444-444444444444', name: 'Caf\u00e9' });
+    expect(files.some((f) => f.path.startsWith('cases/Caf\u00e9'))).toBe(false);
+    expect(warnings.filter((w) => w.code === 'folder_name_twin' && w.message.includes('Caf'))).toEqual([]);
+  });
+
   it('does not write a folder next to an existing NFD directory of the same name in NFC without saying so', () => {
     const state = fixtureState();
     state.folders.push({ id: '33333333-3333-4333-8333-333333333333', name: 'Caf\u00e9', parentId: null, order: 10 });
