@@ -358,7 +358,7 @@ async function tempDir(root: string, ops: FileOps): Promise<string> {
   return dir;
 }
 
-/** Writes and fsyncs a new file (exclusive create); removes it when anything fails. */
+/** Writes and fsyncs a new file (exclusive create); the caller removes it when anything fails. */
 async function writeNewFile(ops: FileOps, path: string, content: string | Uint8Array): Promise<void> {
   const fh = await ops.open(path, 'wx');
   try {
@@ -367,6 +367,19 @@ async function writeNewFile(ops: FileOps, path: string, content: string | Uint8A
     await fh.sync();
   } finally {
     await fh.close();
+  }
+}
+
+/** Gives the new file the mode, owner and group of the one it replaces (owner: only where allowed). */
+async function keepModeAndOwner(ops: FileOps, tmp: string, before: Stats | undefined): Promise<void> {
+  if (!before) return;
+  await ops.chmod(tmp, before.mode & 0o7777);
+  const now = await ops.stat(tmp);
+  if (now.uid !== before.uid || now.gid !== before.gid) {
+    // only root may give a file away; another user keeps what they can (the mode)
+    await ops.chown(tmp, before.uid, before.gid).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPERM') throw err;
+    });
   }
 }
 
@@ -405,16 +418,7 @@ export async function writeFileAtomic(file: string, content: string | Uint8Array
     await ops.mkdir(dir, { recursive: true });
     tmp = root !== undefined ? join(await tempDir(await ops.realpath(root), ops), `${basename(target)}.${unique}`) : join(dir, `.${basename(target)}.${unique}`);
     await writeNewFile(ops, tmp, content);
-    if (before) {
-      await ops.chmod(tmp, before.mode & 0o7777);
-      const now = await ops.stat(tmp);
-      if (now.uid !== before.uid || now.gid !== before.gid) {
-        // only root may give a file away; another user keeps what they can (the mode)
-        await ops.chown(tmp, before.uid, before.gid).catch((err: NodeJS.ErrnoException) => {
-          if (err.code !== 'EPERM') throw err;
-        });
-      }
-    }
+    await keepModeAndOwner(ops, tmp, before);
     try {
       await ops.rename(tmp, target);
     } catch (err) {
@@ -423,11 +427,11 @@ export async function writeFileAtomic(file: string, content: string | Uint8Array
       await ops.unlink(tmp).catch(() => undefined);
       tmp = join(dir, `.${basename(target)}.${unique}`);
       await writeNewFile(ops, tmp, content);
-      if (before) await ops.chmod(tmp, before.mode & 0o7777);
+      await keepModeAndOwner(ops, tmp, before);
       await ops.rename(tmp, target);
     }
     // no fsync of the directory: it costs more than the file's own on ext4 (measured 1 → 3-8 ms a
-    // file), and a crash right after the rename leaves the old content, which the journal redoes
+    // file), and a crash right after the rename leaves the old content intact, for the next run
     tmp = undefined;
   } catch (err) {
     if (tmp !== undefined) await ops.unlink(tmp).catch(() => undefined);
