@@ -1,7 +1,10 @@
 import { access, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { parse } from 'yaml';
+import { TmsyncError } from '../errors.js';
+import type { FileOps } from '../spec/file-ops.js';
 import { setYamlFields } from '../spec/index.js';
+import { decodeText } from '../spec/text-file.js';
 import type { JournalSummary } from './journal.js';
 
 /**
@@ -14,8 +17,12 @@ export type WriteBackFn = (file: string, id: string) => Promise<void>;
 
 const FOLDER_FILE = '_folder.yaml';
 
-/** The default write-back: edits the YAML file in place, atomically. */
-export function fileWriteBack(root: string): WriteBackFn {
+/**
+ * The default write-back: edits the YAML file in place, atomically (see `writeFileAtomic`: never
+ * through a link leading outside the repository, never into a read-only file, mode and owner
+ * kept, fsynced, the temporary file under `.tmsync/tmp/`).
+ */
+export function fileWriteBack(root: string, ops?: Partial<FileOps>): WriteBackFn {
   return async (file, id) => {
     const abs = join(root, file);
     if (basename(file) === FOLDER_FILE) {
@@ -25,7 +32,18 @@ export function fileWriteBack(root: string): WriteBackFn {
       // never create a case or step group file that is not there any more
       await access(abs);
     }
-    await setYamlFields(abs, { id });
+    try {
+      await setYamlFields(abs, { id }, { root, ...(ops ? { ops } : {}) });
+    } catch (err) {
+      if (err instanceof TmsyncError && (err.code === 'file_read_only' || err.code === 'invalid_encoding' || err.code === 'link_outside_repository')) {
+        // the item exists on the service: say which id the file needs, so nothing is created twice
+        throw new TmsyncError(err.code, `${err.message}; add \`id: ${id}\` to ${file} by hand`, {
+          hint: err.hint ?? '',
+          details: { ...err.details, file, id },
+        });
+      }
+      throw err;
+    }
   };
 }
 
@@ -33,7 +51,9 @@ export function fileWriteBack(root: string): WriteBackFn {
 export async function readWrittenId(root: string, file: string): Promise<string | undefined> {
   let text: string;
   try {
-    text = await readFile(join(root, file), 'utf8');
+    const decoded = decodeText(await readFile(join(root, file)));
+    if (!('decoded' in decoded)) return undefined;
+    text = decoded.decoded.text;
   } catch {
     return undefined;
   }

@@ -180,7 +180,8 @@ export function createClient(options: ClientOptions): TmsClient {
         details = parsed.data.errors?.details;
       }
     } catch {
-      if (res.text.trim()) serviceMessage = res.text.trim().slice(0, 300);
+      // scrub first, then cut: a cut through the key would leave its prefix that scrub no longer matches
+      if (res.text.trim()) serviceMessage = scrub(res.text.trim(), secrets).slice(0, 300);
     }
     if (serviceMessage !== undefined) serviceMessage = scrub(serviceMessage, secrets);
     if (details !== undefined) details = scrubValue(details, secrets);

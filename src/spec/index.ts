@@ -14,11 +14,16 @@ export {
   renderCaseYaml,
   renderFolderYaml,
   renderStepGroupYaml,
+  removeStrayTempFiles,
   setYamlFields,
   writeFileAtomic,
+  TEMP_DIR,
   type RenderOptions,
   type SetYamlFieldsOptions,
+  type WriteFileOptions,
 } from './writer.js';
+export { fileOps, ioError, isSystemError, nodeFileOps, type FileOps } from './file-ops.js';
+export { decodeText, type DecodedText } from './text-file.js';
 export { parseCaseFile, parseStepGroupFile } from './case-file.js';
 export { folderNameProblem, parseFolderFile, MAX_FOLDER_NAME_LENGTH } from './folder-file.js';
 export { schemaComment, SCHEMA_FILES, type SchemaKind } from './schema-comment.js';

@@ -18,6 +18,11 @@ export interface LoadRepositoryResult {
   state: DesiredState;
   /** every problem found, sorted by file and position; warnings have `severity: 'warning'` */
   problems: Problem[];
+  /**
+   * temporary files a killed older tmsync left next to the files (`.NAME.yaml.PID.tmp`),
+   * relative paths: commands that write the repository remove them (`removeStrayTempFiles`)
+   */
+  strays: string[];
 }
 
 const stemOf = (file: string) => file.slice(file.lastIndexOf('/') + 1).replace(/\.ya?ml$/i, '');
@@ -48,6 +53,7 @@ export async function loadRepository(
     });
   }
   const dirs = walked?.dirs ?? [];
+  problems.push(...(walked?.problems ?? []));
 
   for (const file of walked?.rootFiles ?? []) {
     problems.push({
@@ -202,6 +208,7 @@ export async function loadRepository(
     }
   }
   const sg = await listStepGroupFiles(root, config.stepGroupsDir);
+  problems.push(...sg.problems);
   for (const dir of sg.nested) {
     problems.push({
       file: dir,
@@ -249,7 +256,7 @@ export async function loadRepository(
     stepGroups: parsedGroups.map((g) => g.item),
     contentHash: hashContents(hashes),
   };
-  return { state, problems: sortProblems(problems) };
+  return { state, problems: sortProblems(problems), strays: [...(walked?.strays ?? []), ...sg.strays] };
 }
 
 /** sha256 over relative paths and the sha256 of each file's content, in path order. */

@@ -7,6 +7,7 @@ import { Worker } from 'node:worker_threads';
 import type { Problem } from '../errors.js';
 import { parseCaseFile, parseStepGroupFile } from './case-file.js';
 import { parseFolderFile } from './folder-file.js';
+import { decodeText } from './text-file.js';
 
 /** One file to read and parse (paths relative to the repository root). */
 export type ParseJob =
@@ -37,6 +38,20 @@ export interface ParseFilesOptions {
 const WORKER_THRESHOLD = 2000;
 const WORKER_URL = new URL('./parse-worker.js', import.meta.url);
 
+/**
+ * Decodes a file's bytes and parses it. A file that is not valid UTF-8 (nor UTF-16 with a
+ * byte-order mark) is one `invalid_encoding` problem at its first bad byte and is not parsed.
+ */
+export function parseBytes(job: ParseJob, bytes: Uint8Array): ParseResult {
+  const r = decodeText(bytes);
+  if ('problem' in r) {
+    const hash = createHash('sha256').update(bytes).digest('hex');
+    const { line, col, message, hint } = r.problem;
+    return { rel: job.rel, hash, problems: [{ file: job.rel, line, col, code: 'invalid_encoding', message, hint }] };
+  }
+  return parseText(job, r.decoded.text);
+}
+
 export function parseText(job: ParseJob, text: string): ParseResult {
   const hash = createHash('sha256').update(text).digest('hex');
   const r =
@@ -56,7 +71,7 @@ export function parseText(job: ParseJob, text: string): ParseResult {
  * The parallelism that pays is the worker threads of `parseFiles`.
  */
 export function parseFilesInThread(root: string, jobs: readonly ParseJob[]): ParseResult[] {
-  return jobs.map((job) => parseText(job, readFileSync(join(root, job.rel), 'utf8')));
+  return jobs.map((job) => parseBytes(job, readFileSync(join(root, job.rel))));
 }
 
 /**
@@ -92,10 +107,13 @@ function runWorker(root: string, jobs: ParseJob[]): Promise<ParseResult[]> {
       resourceLimits: { maxYoungGenerationSizeMb: 48 },
     });
     let done = false;
-    worker.once('message', (msg: { results?: ParseResult[]; error?: { message: string; code?: string } }) => {
+    worker.once('message', (msg: { results?: ParseResult[]; error?: { message: string; code?: string; path?: string; syscall?: string } }) => {
       done = true;
       if (msg.results) resolve(msg.results);
-      else reject(Object.assign(new Error(msg.error?.message ?? 'parse worker failed'), { code: msg.error?.code }));
+      else {
+        const { code, path, syscall } = msg.error ?? {};
+        reject(Object.assign(new Error(msg.error?.message ?? 'parse worker failed'), { code, ...(path ? { path } : {}), ...(syscall ? { syscall } : {}) }));
+      }
     });
     worker.once('error', (err) => {
       done = true;

@@ -1,5 +1,6 @@
 import { readdir, realpath, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import type { Problem } from '../errors.js';
 
 /** A directory under cases_dir; `segments` are directory names from cases_dir down. */
 export interface WalkedDir {
@@ -18,22 +19,125 @@ export const isFolderFile = (name: string): boolean => /^_folder\.ya?ml$/i.test(
 /** Code-unit order: stable across platforms and locales. */
 export const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-async function entries(abs: string): Promise<{ name: string; dir: boolean }[]> {
+/**
+ * What a walk found besides the files: links leading outside the repository (refused, never
+ * followed), names that are twins on case-insensitive or normalising file systems, and
+ * temporary files a killed older version left next to the files.
+ */
+export interface WalkFindings {
+  problems: Problem[];
+  /** stray temporary files, relative paths, for a writing command to remove */
+  strays: string[];
+}
+
+interface WalkContext extends WalkFindings {
+  /** the repository root, symbolic links resolved */
+  rootReal: string;
+}
+
+/**
+ * The key under which two names are one entry on macOS (APFS/HFS+) and Windows (NTFS) by
+ * default: Unicode-normalised (NFC) and case-folded.
+ */
+export const twinKey = (name: string): string => name.normalize('NFC').toUpperCase().toLowerCase();
+
+/** True when `abs` (symbolic links resolved) is `root` or below it. */
+export function isInside(rootReal: string, abs: string): boolean {
+  const r = relative(rootReal, abs);
+  return r === '' || (r !== '..' && !r.startsWith(`..${sep}`) && !isAbsolute(r));
+}
+
+/**
+ * `.NAME.yaml.PID.tmp` (and `.NAME.yaml.PID.HEX.tmp`): what a run of an older tmsync killed
+ * during write-back left next to a file. Only when that process is gone.
+ */
+const OLD_TEMP = /^\..+\.ya?ml\.(\d+)(?:\.[0-9a-f]+)?\.tmp$/i;
+
+/** True when no process of that id runs here (a temporary file of a live run is not a stray). */
+export function processGone(pid: number): boolean {
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+async function entries(abs: string, rel: string, ctx: WalkContext): Promise<{ name: string; dir: boolean }[]> {
   const list = await readdir(abs, { withFileTypes: true });
   const out: { name: string; dir: boolean }[] = [];
   for (const e of list) {
     // hidden entries (.git, .DS_Store, editor swap files) are never part of the repository
-    if (e.name.startsWith('.')) continue;
+    if (e.name.startsWith('.')) {
+      const m = OLD_TEMP.exec(e.name);
+      if (m && e.isFile() && processGone(Number(m[1]))) ctx.strays.push(`${rel}/${e.name}`);
+      continue;
+    }
     if (e.isSymbolicLink()) {
-      // follow links to files and directories alike, but only if they resolve
-      const s = await stat(join(abs, e.name)).catch(() => undefined);
+      // follow links to files and directories alike, but only if they resolve, and only inside
+      // the repository: a link leading out would put an outside file's content in plans and
+      // comments, and let a write-back change it
+      const real = await realpath(join(abs, e.name)).catch(() => undefined);
+      if (!real) continue;
+      if (!isInside(ctx.rootReal, real)) {
+        ctx.problems.push({
+          file: `${rel}/${e.name}`,
+          line: 1,
+          col: 1,
+          code: 'link_outside_repository',
+          message: `a symbolic link leading outside the repository (to ${real}); tmsync does not follow it`,
+          hint: 'replace the link by a copy of the file, or move its target into the repository',
+        });
+        continue;
+      }
+      const s = await stat(real).catch(() => undefined);
       if (!s) continue;
       out.push({ name: e.name, dir: s.isDirectory() });
     } else if (e.isDirectory()) out.push({ name: e.name, dir: true });
     else if (e.isFile()) out.push({ name: e.name, dir: false });
   }
-  return out.sort((a, b) => byName(a.name, b.name));
+  out.sort((a, b) => byName(a.name, b.name));
+  // twins: one entry on macOS and Windows, two here
+  const seen = new Map<string, string>();
+  for (const e of out) {
+    if (!e.dir && !isYamlFile(e.name)) continue;
+    const key = twinKey(e.name);
+    const first = seen.get(key);
+    if (first === undefined) {
+      seen.set(key, e.name);
+      continue;
+    }
+    const how = first.normalize('NFC') === e.name.normalize('NFC') ? 'Unicode normalisation (NFC/NFD)' : 'letter case';
+    ctx.problems.push({
+      file: `${rel}/${e.name}`,
+      line: 1,
+      col: 1,
+      code: 'name_twins',
+      message: `\`${rel}/${first}\` and \`${rel}/${e.name}\` differ only by ${how}: macOS and Windows keep one of them, so the repository cannot be checked out there`,
+      hint: 'rename one of them',
+      severity: 'warning',
+    });
+  }
+  return out;
 }
+
+/** Checks that a configured directory itself does not lead outside the repository. */
+async function dirInside(root: string, dir: string, ctx: WalkContext): Promise<boolean> {
+  const real = await realpath(join(root, dir)).catch(() => undefined);
+  if (!real || isInside(ctx.rootReal, real)) return true;
+  ctx.problems.push({
+    file: dir,
+    line: 1,
+    col: 1,
+    code: 'link_outside_repository',
+    message: `\`${dir}\` leads outside the repository (to ${real}); tmsync does not follow it`,
+    hint: 'keep the directory inside the repository (a real directory, or a link to one inside it)',
+  });
+  return false;
+}
+
+const newContext = async (root: string): Promise<WalkContext> => ({ rootReal: await realpath(root), problems: [], strays: [] });
 
 /**
  * Walks cases_dir: every directory (parents before children, names sorted) with its
@@ -43,15 +147,17 @@ async function entries(abs: string): Promise<{ name: string; dir: boolean }[]> {
 export async function walkCasesDir(
   root: string,
   casesDir: string,
-): Promise<{ dirs: WalkedDir[]; rootFiles: string[]; rootFolderFile?: string } | undefined> {
+): Promise<({ dirs: WalkedDir[]; rootFiles: string[]; rootFolderFile?: string } & WalkFindings) | undefined> {
   const absRoot = join(root, casesDir);
   const s = await stat(absRoot).catch(() => undefined);
   if (!s || !s.isDirectory()) return undefined;
   const relBase = casesDir.split(/[\\/]/).filter(Boolean).join('/');
+  const ctx = await newContext(root);
   const dirs: WalkedDir[] = [];
   const rootFiles: string[] = [];
   let rootFolderFile: string | undefined;
   const seen = new Set<string>();
+  if (!(await dirInside(root, casesDir, ctx))) return { dirs, rootFiles, problems: ctx.problems, strays: ctx.strays };
 
   const visit = async (segments: string[]): Promise<void> => {
     const abs = join(absRoot, ...segments);
@@ -60,7 +166,7 @@ export async function walkCasesDir(
     if (seen.has(real)) return;
     seen.add(real);
     const rel = [relBase, ...segments].join('/');
-    const list = await entries(abs);
+    const list = await entries(abs, rel, ctx);
     const caseFiles: string[] = [];
     let folderFile: string | undefined;
     const subdirs: string[] = [];
@@ -78,19 +184,23 @@ export async function walkCasesDir(
     for (const d of subdirs) await visit([...segments, d]);
   };
   await visit([]);
-  return { dirs, rootFiles, ...(rootFolderFile ? { rootFolderFile } : {}) };
+  return { dirs, rootFiles, ...(rootFolderFile ? { rootFolderFile } : {}), problems: ctx.problems, strays: ctx.strays };
 }
 
 /** Step group files directly in step_groups_dir (relative paths, sorted); [] when it is absent. */
-export async function listStepGroupFiles(root: string, stepGroupsDir: string): Promise<{ files: string[]; nested: string[] }> {
+export async function listStepGroupFiles(root: string, stepGroupsDir: string): Promise<{ files: string[]; nested: string[] } & WalkFindings> {
   const abs = join(root, stepGroupsDir);
   const s = await stat(abs).catch(() => undefined);
-  if (!s || !s.isDirectory()) return { files: [], nested: [] };
+  if (!s || !s.isDirectory()) return { files: [], nested: [], problems: [], strays: [] };
   const relBase = stepGroupsDir.split(/[\\/]/).filter(Boolean).join('/');
-  const list = await entries(abs);
+  const ctx = await newContext(root);
+  if (!(await dirInside(root, stepGroupsDir, ctx))) return { files: [], nested: [], problems: ctx.problems, strays: ctx.strays };
+  const list = await entries(abs, relBase, ctx);
   return {
     files: list.filter((e) => !e.dir && isYamlFile(e.name)).map((e) => `${relBase}/${e.name}`),
     nested: list.filter((e) => e.dir).map((e) => `${relBase}/${e.name}`),
+    problems: ctx.problems,
+    strays: ctx.strays,
   };
 }
 

@@ -4,6 +4,7 @@ import { mkdir, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Writable } from 'node:stream';
 import { createGzip } from 'node:zlib';
+import { ioError } from '../spec/file-ops.js';
 import type { BackupCounts, BackupSection } from './backup-format.js';
 import type { BackupSource } from './backup-source.js';
 
@@ -17,6 +18,8 @@ export interface WriteBackupOptions {
   /** called after every item written */
   onProgress?: (section: BackupSection, count: number) => void;
   signal?: AbortSignal;
+  /** opens the file stream (tests inject a disk that fills up) @default node:fs createWriteStream */
+  createWriteStream?: (path: string) => Writable;
 }
 
 async function put(out: Writable, chunk: string): Promise<void> {
@@ -57,9 +60,13 @@ export async function writeBackup(source: BackupSource, out: Writable, options: 
  * place at the end, so an interrupted backup never leaves a file that looks whole.
  */
 export async function writeBackupFile(source: BackupSource, file: string, options: WriteBackupOptions = {}): Promise<BackupCounts> {
-  await mkdir(dirname(file), { recursive: true });
+  try {
+    await mkdir(dirname(file), { recursive: true });
+  } catch (err) {
+    throw ioError(err, 'create the directory', dirname(file));
+  }
   const tmp = `${file}.partial`;
-  const fileStream = createWriteStream(tmp);
+  const fileStream = (options.createWriteStream ?? createWriteStream)(tmp);
   const gzip = /\.gz$/i.test(file) ? createGzip() : undefined;
   if (gzip) gzip.pipe(fileStream);
   const out: Writable = gzip ?? fileStream;
@@ -78,6 +85,7 @@ export async function writeBackupFile(source: BackupSource, file: string, option
     out.destroy();
     fileStream.destroy();
     await unlink(tmp).catch(() => undefined);
-    throw err;
+    // a full disk or a read-only file system is what it is, not a bug: say so, with the path
+    throw ioError(err, 'write the backup', file);
   }
 }

@@ -50,7 +50,8 @@ export function planMigration(source: ActualState, target: ActualState, options:
     plan: withoutAdopts(built.plan),
     claimedIds,
     problems: built.problems,
-    warnings: model.warnings,
+    // directory names are pull's concern: migrate writes no files
+    warnings: model.warnings.filter((w) => w.code !== 'folder_name_twin'),
     ...(state.scope ? { scope: state.scope } : {}),
   };
 }

@@ -77,19 +77,31 @@ export function safeDirName(name: string): string {
 }
 
 /**
- * Hands out names unique within one directory, compared case-insensitively (two names that
- * differ only by case are one file on macOS and Windows).
+ * The key under which two names are one entry on macOS and Windows by default: Unicode-normalised
+ * (NFC; `Café` typed on macOS is NFD) and case-folded.
+ */
+export const twinKey = (name: string): string => name.normalize('NFC').toUpperCase().toLowerCase();
+
+/**
+ * Hands out names unique within one directory, compared as macOS and Windows compare them
+ * (two names that differ only by case or by Unicode normalisation are one file there).
  */
 export class NameAllocator {
-  private readonly taken = new Set<string>();
+  private readonly taken = new Map<string, string>();
 
   /** Marks a name as used (an existing file, a reused path). */
   reserve(name: string): void {
-    this.taken.add(name.toLowerCase());
+    const key = twinKey(name);
+    if (!this.taken.has(key)) this.taken.set(key, name);
   }
 
   has(name: string): boolean {
-    return this.taken.has(name.toLowerCase());
+    return this.taken.has(twinKey(name));
+  }
+
+  /** The name already taken that `name` would be one entry with, if any. */
+  twinOf(name: string): string | undefined {
+    return this.taken.get(twinKey(name));
   }
 
   /** `stem + ext`, or `stem-2 + ext`, `stem-3 + ext`, … whichever is free first; reserves it. */

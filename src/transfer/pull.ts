@@ -1,12 +1,14 @@
 import { isDeepStrictEqual } from 'node:util';
-import { mkdir, readdir, readFile, rename, rmdir, stat } from 'node:fs/promises';
+import { readdir, rmdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { TmsyncError, formatProblem, type Problem } from '../errors.js';
 import type { ActualState } from '../model.js';
 import { CONFIG_DEFAULTS, type TmsyncConfig } from '../spec/config.js';
 import { loadRepository } from '../spec/loader.js';
-import { setYamlFields, writeFileAtomic } from '../spec/writer.js';
+import { fileOps, ioError, type FileOps } from '../spec/file-ops.js';
+import { decodeTextOrThrow } from '../spec/text-file.js';
+import { removeStrayTempFiles, setYamlFields, writeFileAtomic } from '../spec/writer.js';
 import { forEachLimit } from './streams.js';
 import { buildPullFiles, MANAGED_KEYS, type PullFile, type PulledConfig } from './pull-files.js';
 import type { FieldWarning } from './case-fields.js';
@@ -29,6 +31,8 @@ export interface PullOptions {
   writeConfig?: PulledConfig;
   /** files written at once @default 32 */
   parallel?: number;
+  /** file system calls (tests inject failures) */
+  ops?: Partial<FileOps>;
 }
 
 export interface PullResult {
@@ -60,7 +64,7 @@ async function listPaths(root: string, dir: string): Promise<string[]> {
 }
 
 /** What the repository already holds; refuses a repository with errors (a broken file may hide an id). */
-export async function loadExistingRepository(root: string, config: PullOptions['config']): Promise<ExistingRepository> {
+export async function loadExistingRepository(root: string, config: PullOptions['config']): Promise<ExistingRepository & { strays: string[] }> {
   const exists = await stat(join(root, config.casesDir)).then(
     () => true,
     () => false,
@@ -69,9 +73,9 @@ export async function loadExistingRepository(root: string, config: PullOptions['
     () => true,
     () => false,
   );
-  if (!exists && !groupsExist) return { cases: [], stepGroups: [], folders: [], paths: [] };
+  if (!exists && !groupsExist) return { cases: [], stepGroups: [], folders: [], paths: [], strays: [] };
   const full: TmsyncConfig = { ...CONFIG_DEFAULTS, casesDir: config.casesDir, stepGroupsDir: config.stepGroupsDir, defaults: {}, profiles: {} };
-  const { state, problems } = await loadRepository(root, full);
+  const { state, problems, strays } = await loadRepository(root, full);
   const errors = problems.filter((p: Problem) => p.severity !== 'warning' && !HARMLESS.has(p.code));
   if (errors.length > 0) {
     throw new TmsyncError(
@@ -88,6 +92,7 @@ export async function loadExistingRepository(root: string, config: PullOptions['
     stepGroups: state.stepGroups.map((g) => ({ ...(g.id !== undefined ? { id: g.id } : {}), file: g.file, title: g.title })),
     folders: state.folders.map((f) => ({ ...(f.id !== undefined ? { id: f.id } : {}), dir: f.dir, ...(f.file ? { file: f.file } : {}) })),
     paths: [...(await listPaths(root, config.casesDir)), ...(await listPaths(root, config.stepGroupsDir))],
+    strays,
   };
 }
 
@@ -110,6 +115,9 @@ function changedFields(text: string, fields: Record<string, unknown>): Record<st
 export async function pullIntoRepository(actual: ActualState, options: PullOptions): Promise<PullResult> {
   const { root } = options;
   const existing = await loadExistingRepository(root, options.config);
+  await removeStrayTempFiles(root, existing.strays, options.ops);
+  const write = { root, ...(options.ops ? { ops: options.ops } : {}) };
+  const ops = fileOps(options.ops);
   const built = buildPullFiles(actual, {
     casesDir: options.config.casesDir,
     stepGroupsDir: options.config.stepGroupsDir,
@@ -131,8 +139,12 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
   const vacated = new Set<string>();
   for (const f of built.files) {
     if (f.action !== 'update' || !f.renameFrom) continue;
-    await mkdir(dirname(join(root, f.path)), { recursive: true });
-    await rename(join(root, f.renameFrom), join(root, f.path));
+    try {
+      await ops.mkdir(dirname(join(root, f.path)), { recursive: true });
+      await ops.rename(join(root, f.renameFrom), join(root, f.path));
+    } catch (err) {
+      throw ioError(err, `move ${f.renameFrom} to`, f.path);
+    }
     result.moved.push({ from: f.renameFrom, to: f.path });
     vacated.add(dirname(f.renameFrom));
   }
@@ -140,11 +152,18 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
   await forEachLimit(built.files, options.parallel ?? 32, async (f: PullFile) => {
     const abs = join(root, f.path);
     if (f.action === 'create') {
-      await writeFileAtomic(abs, f.content);
+      await writeFileAtomic(abs, f.content, write);
       result.created.push(f.path);
       return;
     }
-    const text = await readFile(abs, 'utf8');
+    let bytes: Buffer;
+    try {
+      bytes = await ops.readFile(abs);
+    } catch (err) {
+      throw ioError(err, 'read', f.path);
+    }
+    // the loader refused files it cannot read exactly, so this decodes
+    const { text } = decodeTextOrThrow(bytes, f.path);
     // a file as pull left it reads exactly as it would be written: no parse needed
     const changed = text === f.content ? {} : changedFields(text, f.fields);
     if (Object.keys(changed).length === 0) {
@@ -152,7 +171,7 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
       return;
     }
     // new keys go where the renderer puts them, not on top
-    await setYamlFields(abs, changed, f.kind === 'config' ? {} : { order: MANAGED_KEYS[f.kind] });
+    await setYamlFields(abs, changed, f.kind === 'config' ? write : { ...write, order: MANAGED_KEYS[f.kind] });
     result.updated.push(f.path);
   });
 

@@ -3,7 +3,7 @@ import { buildResolver } from '../plan/resolve.js';
 import { TmsyncError } from '../errors.js';
 import { remoteCaseFields, labelNames, type FieldWarning } from './case-fields.js';
 import { folderNameProblem } from '../spec/folder-file.js';
-import { NameAllocator, isPortableDirName, safeDirName, slugify } from './naming.js';
+import { NameAllocator, isPortableDirName, safeDirName, slugify, twinKey } from './naming.js';
 
 /**
  * The service's state laid out as a tests repository: which directory each folder gets, which
@@ -176,7 +176,7 @@ export function buildRepositoryModel(actual: ActualState, options: BuildModelOpt
   const existingFolder = new Map<string, { dir: string; file?: string }>();
   for (const e of existing.folders) {
     if (e.id === undefined) {
-      unclaimedDirs.set(e.dir.toLowerCase(), e);
+      unclaimedDirs.set(twinKey(e.dir), e);
       continue;
     }
     const id = e.id;
@@ -223,9 +223,10 @@ export function buildRepositoryModel(actual: ActualState, options: BuildModelOpt
     let prev = existingFolder.get(f.id);
     if (!prev && isPortableDirName(f.name)) {
       // a local directory of that name without an id is this folder (adopted, not duplicated)
-      const local = unclaimedDirs.get(`${parentDir}/${f.name}`.toLowerCase());
-      if (local && baseOf(local.dir) === f.name) {
-        unclaimedDirs.delete(local.dir.toLowerCase());
+      // (or of that name in NFD, as macOS writes `Café`: one entry there, so the same directory)
+      const local = unclaimedDirs.get(twinKey(`${parentDir}/${f.name}`));
+      if (local && baseOf(local.dir).normalize('NFC') === f.name) {
+        unclaimedDirs.delete(twinKey(local.dir));
         prev = local;
       }
     }
@@ -234,8 +235,18 @@ export function buildRepositoryModel(actual: ActualState, options: BuildModelOpt
       dir = prev.dir;
       alloc.reserve(baseOf(dir));
     } else {
-      const stem = isPortableDirName(f.name) && !alloc.has(f.name) ? f.name : safeDirName(f.name);
+      const twin = alloc.twinOf(f.name.normalize('NFC'));
+      const stem = isPortableDirName(f.name) && twin === undefined ? f.name : safeDirName(f.name);
       dir = `${parentDir}/${alloc.allocate(stem)}`;
+      if (twin !== undefined && twin !== f.name && twin !== baseOf(dir)) {
+        // `Login` next to `login`, or `Café` in NFC next to NFD: one directory on macOS and
+        // Windows; written under another name, with the real one in _folder.yaml, and said
+        const how = twin.normalize('NFC') === f.name.normalize('NFC') ? 'Unicode normalisation' : 'letter case';
+        warnings.push({
+          code: 'folder_name_twin',
+          message: `folder "${[...(parent?.path ?? []), f.name].join('/')}" differs from "${twin}" in ${parentDir} only by ${how}, which macOS and Windows do not tell apart: written to ${dir} with \`name: ${f.name}\` in its _folder.yaml`,
+        });
+      }
     }
     const file = prev?.file && parentOf(prev.file) === dir ? prev.file : `${dir}/_folder.yaml`;
     const m: ModelFolder = {

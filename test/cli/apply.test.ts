@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chmod, readFile, writeFile, access, readdir } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat, writeFile, access, readdir } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { runApply, type ApplyOptions } from '../../src/cli/commands/apply.js';
@@ -237,6 +237,34 @@ describe('tmsync apply (in process, against the emulator)', () => {
     const c = client(emu.baseUrl);
     expect((await serviceSnapshot(c)).actual.cases).toHaveLength(6);
     await c.close();
+  });
+
+  it('does not write an id into a read-only file (by its mode, even as root): exits 1 naming the file and the id to add by hand, file unchanged', async () => {
+    const root = await fresh();
+    const file = join(root, 'cases/Checkout/guest-checkout.yaml');
+    const before = await readFile(file, 'utf8');
+    await chmod(file, 0o444);
+    try {
+      const out = io();
+      expect(await runApply(opts(root), out)).toBe(1);
+      expect(text(out)).toMatch(/Error: cases\/Checkout\/guest-checkout\.yaml: id not written back .*is read-only.*add `id: DEMO-\d+` to cases\/Checkout\/guest-checkout\.yaml by hand/);
+      expect(await readFile(file, 'utf8')).toBe(before);
+      expect((await stat(file)).mode & 0o777).toBe(0o444);
+    } finally {
+      await chmod(file, 0o644);
+    }
+  });
+
+  it('removes the temporary files a killed run left, next to files (older versions) and under .tmsync/tmp, and says so', async () => {
+    const root = await fresh();
+    await writeFile(join(root, 'cases/Checkout/.guest-checkout.yaml.4194305.tmp'), 'title: half written');
+    await mkdir(join(root, '.tmsync/tmp'), { recursive: true });
+    await writeFile(join(root, '.tmsync/tmp/guest-checkout.yaml.4194305.0a1b2c.tmp'), 'half');
+    const out = io();
+    expect(await runApply(opts(root), out)).toBe(0);
+    expect(text(out)).toMatch(/Removed 2 temporary files a stopped run left/);
+    expect(await readdir(join(root, 'cases/Checkout'))).not.toContain('.guest-checkout.yaml.4194305.tmp');
+    expect(await readdir(join(root, '.tmsync/tmp'))).toEqual(['.gitignore']);
   });
 
   it('lists a failed operation with its file and the service message, keeps the successful ones, and exits 1', async () => {

@@ -1,10 +1,10 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
-import type { RunningEmulator } from '../../src/emulator/index.js';
+import { createProject, type RunningEmulator } from '../../src/emulator/index.js';
 import { API_KEY, client, emulator, projectSnapshot, seedVariedProject } from '../transfer/helpers.js';
 import { resolveProject } from '../../src/remote/index.js';
 import { parse } from 'yaml';
@@ -221,5 +221,35 @@ describe('tmsync pull against the emulator', () => {
     expect((await walk(root)).includes(from)).toBe(false);
     const plan = await tmsync(root, 'plan', '--detailed-exitcode');
     expect(plan.err + plan.out).toContain('No changes');
+  });
+
+  it('refuses a case file link leading outside the repository in plan, apply and pull (exit 1, the link as file:1:1), and writes nothing outside', async () => {
+    const root = await fresh();
+    expect((await tmsync(root, 'pull', '--base-url', emu.baseUrl, '--project', 'PUL')).code).toBe(0);
+    const out = await fresh();
+    await writeFile(join(out, 'x.yaml'), 'title: Outside the repository\n');
+    await symlink(join(out, 'x.yaml'), join(root, 'cases/Authentication/outside.yaml'));
+    for (const args of [['plan'], ['apply', '--auto-approve'], ['pull']]) {
+      const r = await tmsync(root, ...args);
+      expect(r.code, args[0]).toBe(1);
+      expect(r.err, args[0]).toContain('cases/Authentication/outside.yaml:1:1 a symbolic link leading outside the repository');
+      expect(r.err + r.out, args[0]).not.toContain('Outside the repository');
+    }
+    expect(await readFile(join(out, 'x.yaml'), 'utf8')).toBe('title: Outside the repository\n');
+    expect(await readdir(out)).toEqual(['x.yaml']);
+  });
+
+  it('warns when it writes a folder under another directory name because a sibling differs only by letter case', async () => {
+    createProject(emu, { prefix: 'TWN', name: 'Twins' });
+    const c = client(emu.baseUrl);
+    const project = await resolveProject(c, 'TWN');
+    for (const name of ['Twins', 'twins']) await c.call('createFolder', { params: { project_id: project.id }, body: { name } });
+    await c.close();
+    const root = await fresh();
+    const r = await tmsync(root, 'pull', '--base-url', emu.baseUrl, '--project', 'TWN');
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/Warning: folder "twins" differs from "Twins" in cases only by letter case.*written to cases\/twins-2/);
+    const top = (await readdir(join(root, 'cases'))).filter((d) => d.toLowerCase().startsWith('twins'));
+    expect(top.sort()).toEqual(['Twins', 'twins-2']);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -112,5 +112,22 @@ describe('tmsync validate', () => {
     const io = memoryIo();
     expect(await main(['node', 'tmsync', 'validate', dir], io, '/')).toBe(1);
     expect(io.err.join('\n')).toMatch(/no configuration file at .*tmsync\.yaml\nHint: run `tmsync init`/);
+  });
+
+  it('exits 1 on a case file link leading outside the repository, naming the link as file:line:col', async () => {
+    const dir = await repo(CLEAN);
+    const out = await repo({ 'x.yaml': 'title: Outside\n' });
+    await symlink(join(out, 'x.yaml'), join(dir, 'cases/A/x.yaml'));
+    const io = memoryIo();
+    expect(await main(['node', 'tmsync', 'validate'], io, dir)).toBe(1);
+    expect(io.err[0]).toMatch(/^cases\/A\/x\.yaml:1:1 a symbolic link leading outside the repository/);
+  });
+
+  it('exits 1 on a Latin-1 case file, naming the line and column of the bad byte', async () => {
+    const dir = await repo(CLEAN);
+    await writeFile(join(dir, 'cases/A/latin.yaml'), Buffer.from('title: Caf\xe9\n', 'latin1'));
+    const io = memoryIo();
+    expect(await main(['node', 'tmsync', 'validate'], io, dir)).toBe(1);
+    expect(io.err[0]).toMatch(/^cases\/A\/latin\.yaml:1:11 the file is not valid UTF-8: byte 0xE9/);
   });
 });

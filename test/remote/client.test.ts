@@ -461,6 +461,17 @@ describe('secrets', () => {
     expect(printed).toContain('***');
   });
 
+  it('scrubs the key from a non-JSON error body before cutting it to 300 characters, so no key prefix is left at the cut', async () => {
+    // the key starts 10 characters before the cut: cutting first would leave "sk-live-01" at the end
+    const body = `${'x'.repeat(290)}${KEY} trailing gateway text`;
+    const { client, events } = await setup(() => ({ status: 400, text: body, headers: { 'content-type': 'text/html' } }));
+    const err = await client.call('getProject', { params: { project_id: 'p' } }).catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    const printed = [err.message, JSON.stringify(err.toJSON()), String(err.stack), JSON.stringify(events)].join('\n');
+    expect(printed).not.toContain(KEY.slice(0, 6));
+    expect(err.serviceMessage).toBe(`${'x'.repeat(290)}*** trailing gateway text`.slice(0, 300));
+  });
+
   it('redacts secret-looking query parameters in events and errors', async () => {
     const { client, events } = await setup(() => ({ status: 404, json: { message: 'nope' } }));
     const err = await client.call('getTestPlan', { params: { project_id: 'x', test_plan_id: 'p' }, query: { api_key: 'hunter2-secret' } }).catch((e) => e);

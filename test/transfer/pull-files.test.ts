@@ -90,7 +90,61 @@ describe('buildPullFiles', () => {
     expect(parse(contentOf(m.get('cases/Checkout/Payments/edited-group-steps.yaml'))).steps).toEqual([
       { action: 'Open /login', expected: 'changed' },
     ]);
-    expect(warnings.map((w) => w.code)).toEqual(['unfoldable_steps']);
+    expect(warnings.filter((w) => w.code !== 'folder_name_twin').map((w) => w.code)).toEqual(['unfoldable_steps']);
+  });
+
+  it('says so when a folder is written under another directory name because its name differs from a sibling only by letter case', () => {
+    const { files, warnings } = buildPullFiles(fixtureState());
+    const twins = warnings.filter((w) => w.code === 'folder_name_twin');
+    expect(twins).toHaveLength(1);
+    expect(twins[0].message).toContain('"mixed"');
+    expect(twins[0].message).toContain('letter case');
+    expect(twins[0].message).toContain('cases/mixed-2');
+    const dirs = files.filter((f) => f.path.endsWith('/_folder.yaml')).map((f) => f.path.split('/').slice(0, -1).join('/'));
+    const folded = dirs.map((d) => d.normalize('NFC').toLowerCase());
+    expect(new Set(folded).size).toBe(dirs.length);
+  });
+
+  it('never writes two folder directories that differ only by Unicode normalisation (NFC/NFD), and warns about the one renamed', () => {
+    const state = fixtureState();
+    const nfc = 'Caf\u00e9';
+    const nfd = 'Cafe\u0301';
+    state.folders.push(
+      { id: '11111111-1111-4111-8111-111111111111', name: nfc, parentId: null, order: 10 },
+      { id: '22222222-2222-4222-8222-222222222222', name: nfd, parentId: null, order: 11 },
+    );
+    const { files, warnings } = buildPullFiles(state);
+    const dirs = files.filter((f) => f.path.endsWith('/_folder.yaml')).map((f) => f.path.split('/')[1]);
+    const cafe = dirs.filter((d) => d.normalize('NFC').toLowerCase().startsWith('caf\u00e9'));
+    expect(cafe).toHaveLength(2);
+    expect(new Set(cafe.map((d) => d.normalize('NFC'))).size).toBe(2);
+    const twin = warnings.filter((w) => w.code === 'folder_name_twin' && w.message.includes('Unicode normalisation'));
+    expect(twin).toHaveLength(1);
+  });
+
+  it('adopts an existing NFD directory without an id for the folder of that name in NFC, instead of writing a twin', () => {
+    const state = fixtureState();
+    state.folders.push({ id: '44444444-4444-4444-8444-444444444444', name: 'Caf\u00e9', parentId: null, order: 10 });
+    const nfdDir = 'cases/Cafe\u0301';
+    const { files, warnings } = buildPullFiles(state, {
+      existing: { cases: [], stepGroups: [], folders: [{ dir: nfdDir }], paths: [nfdDir, `${nfdDir}/notes.yaml`] },
+    });
+    const folderFile = files.find((f) => f.path === `${nfdDir}/_folder.yaml`);
+    expect(folderFile).toBeDefined();
+    expect(parse(contentOf(folderFile))).toMatchObject({ id: '44444444-4444-4444-8444-444444444444', name: 'Caf\u00e9' });
+    expect(files.some((f) => f.path.startsWith('cases/Caf\u00e9'))).toBe(false);
+    expect(warnings.filter((w) => w.code === 'folder_name_twin' && w.message.includes('Caf'))).toEqual([]);
+  });
+
+  it('does not write a folder next to an existing NFD directory of the same name in NFC without saying so', () => {
+    const state = fixtureState();
+    state.folders.push({ id: '33333333-3333-4333-8333-333333333333', name: 'Caf\u00e9', parentId: null, order: 10 });
+    const { files, warnings } = buildPullFiles(state, {
+      existing: { cases: [], stepGroups: [], folders: [], paths: ['cases/Cafe\u0301', 'cases/Cafe\u0301/notes.yaml'] },
+    });
+    const written = files.find((f) => f.path.endsWith('/_folder.yaml') && (f.action === 'create' ? f.content : '').includes('33333333'));
+    expect(written?.path.split('/')[1].normalize('NFC')).not.toBe('Caf\u00e9');
+    expect(warnings.some((w) => w.code === 'folder_name_twin' && w.message.includes('Unicode normalisation'))).toBe(true);
   });
 
   it('writes step groups with unique keys and TCD cases with text steps, quoting YAML-special strings', () => {

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { TmsyncError, formatProblem } from '../../errors.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { loadTarget } from '../target.js';
-import { loadRepository } from '../../spec/index.js';
+import { loadRepository, removeStrayTempFiles } from '../../spec/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
 import { buildPlan, hasChanges, parsePlanFile, renderPlanText, type Plan } from '../../plan/index.js';
 import type { ActualState } from '../../model.js';
@@ -85,6 +85,8 @@ async function applyWith(
   if (!saved) await finishWriteBacks();
 
   const loaded = await loadRepository(root, config);
+  const strays = await removeStrayTempFiles(root, loaded.strays);
+  if (strays.length) io.stderr(`Removed ${strays.length} temporary file${strays.length === 1 ? '' : 's'} a stopped run left: ${strays.join(', ')}`);
   const errors = loaded.problems.filter((p) => p.severity !== 'warning');
   for (const p of loaded.problems) io.stderr(formatProblem(p));
   if (errors.length) {
