@@ -171,8 +171,16 @@ export function createClient(options: ClientOptions): TmsClient {
   function errorFromAnswer(ep: Endpoint, path: string, res: RawResponse): ApiError {
     let serviceMessage: string | undefined;
     let details: unknown;
+    let liveRateLimit = false;
     try {
-      const parsed = ErrorBody.safeParse(JSON.parse(res.text));
+      const json: unknown = JSON.parse(res.text);
+      liveRateLimit =
+        res.status === 500 &&
+        json !== null &&
+        typeof json === 'object' &&
+        typeof (json as { message?: unknown }).message === 'string' &&
+        policy.rateLimitMessage.test((json as { message: string }).message.trim());
+      const parsed = ErrorBody.safeParse(json);
       if (parsed.success) {
         serviceMessage = parsed.data.errors?.message && parsed.data.errors.message !== parsed.data.message
           ? `${parsed.data.message} (${parsed.data.errors.message})`
@@ -190,7 +198,8 @@ export function createClient(options: ClientOptions): TmsClient {
     if (s === 401 || s === 403) code = 'unauthorized';
     else if (s === 404) code = 'not_found';
     else if (s === 429) code = 'rate_limited';
-    else if (s >= 500 && policy.rateLimitMessage.test(serviceMessage ?? '')) code = 'rate_limited';
+    // only the live service's exact answer proves a refusal; any other 5xx may follow a stored create
+    else if (liveRateLimit) code = 'rate_limited';
     else if (s >= 500) code = 'server_error';
     else if (s >= 400) code = 'invalid_request';
     else code = 'invalid_response';
