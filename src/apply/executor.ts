@@ -42,6 +42,12 @@ export interface ApplyResult {
   interrupted: boolean;
   /** ids produced or confirmed, by operation key */
   ids: Record<string, { id: string; humanId?: string }>;
+  /**
+   * The journal could not be written (disk full, …): no operation started after that, the ones in
+   * flight finished, and what they did is in this result (not all of it in the journal). The run
+   * must end as a failure.
+   */
+  journalError?: string;
 }
 
 export interface ExecuteOptions {
@@ -124,6 +130,16 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
     const exclude = new Set(options.pendingExclude?.get(key) ?? []);
     return { client, projectId, knownIds: { has: (id) => knownIds.has(id) || exclude.has(id) } };
   };
+  // a journal that cannot be written stops the run: what is not recorded cannot be resumed safely
+  let journalError: Error | undefined;
+  const noteJournal = async (write: Promise<void> | undefined): Promise<void> => {
+    try {
+      await write;
+    } catch (err) {
+      journalError ??= err as Error;
+      result.journalError ??= (err as Error).message;
+    }
+  };
   const runCtx: ReconcileContext = { client, projectId, knownIds: { has: (id) => knownIds.has(id) || existing.has(id) } };
 
   // dependency bookkeeping: a dependency outside the plan is taken as satisfied
@@ -195,7 +211,7 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
   await new Promise<void>((done) => {
     const pump = () => {
       if (signal?.aborted) result.interrupted = true;
-      while (!result.interrupted && inFlight < window && head < ready.length) {
+      while (!result.interrupted && !journalError && inFlight < window && head < ready.length) {
         const key = ready[head++];
         if (finished.has(key)) continue;
         inFlight++;
@@ -215,7 +231,7 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
           pump();
         });
       }
-      if (inFlight === 0 && (result.interrupted || head >= ready.length)) {
+      if (inFlight === 0 && (result.interrupted || journalError || head >= ready.length)) {
         signal?.removeEventListener('abort', pump);
         done();
       }
@@ -228,7 +244,14 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
   for (const op of plan.operations) {
     if (finished.has(op.key)) continue;
     // without an interrupt, only a dependency cycle leaves operations unstarted
-    result.skipped.push({ key: op.key, reason: result.interrupted ? 'interrupted before it started' : 'its dependencies form a cycle' });
+    result.skipped.push({
+      key: op.key,
+      reason: result.interrupted
+        ? 'interrupted before it started'
+        : journalError
+          ? 'not started: the journal could not be written'
+          : 'its dependencies form a cycle',
+    });
   }
   return result;
 
@@ -260,7 +283,12 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
         humanId = prefound.get(op.key)!.humanId;
       }
       if (isCreate(op) && selfId === undefined) {
-        await journal?.begin(op.key, op.kind, op.kind === 'create_folder' ? topFolders.get(op.name) : undefined);
+        // a create is never sent unless its `begin` is on disk
+        await noteJournal(journal?.begin(op.key, op.kind, op.kind === 'create_folder' ? topFolders.get(op.name) : undefined));
+        if (journalError) {
+          result.skipped.push({ key: op.key, reason: 'not started: the journal could not be written' });
+          return false;
+        }
       }
       const requests = requestsFor(op, resolve, projectId);
       for (let i = 0; i < requests.length; i++) {
@@ -316,13 +344,13 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
         result.interrupted = true;
         result.skipped.push({ key: op.key, reason: 'interrupted before it was sent' });
         // its `begin` gets an answer: the request never left, so the next run need not look it up
-        await journal?.failed({ key: op.key, kind: op.kind, message: 'interrupted before it was sent' }).catch(() => undefined);
+        await noteJournal(journal?.failed({ key: op.key, kind: op.kind, message: 'interrupted before it was sent' }));
         return false;
       }
       const message = messageOf(err);
       result.failed.push({ key: op.key, kind: op.kind, file: fileOf(op), message, stage: 'request' });
       const ambiguous = isAmbiguousError(err) && isCreate(op) && selfId === undefined;
-      await journal?.failed({ key: op.key, kind: op.kind, message, ...(ambiguous ? { ambiguous: true } : {}) }).catch(() => undefined);
+      await noteJournal(journal?.failed({ key: op.key, kind: op.kind, message, ...(ambiguous ? { ambiguous: true } : {}) }));
       return false;
     }
   }
@@ -331,7 +359,9 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
   async function idKnown(op: Operation, id: string, humanId: string | undefined): Promise<boolean> {
     const value = writeBackValue(op, id, humanId);
     const file = 'writeBack' in op ? op.writeBack?.file : undefined;
-    await journal?.created({ key: op.key, kind: op.kind, id, ...(humanId ? { human_id: humanId } : {}), ...(file ? { file, write_back: value } : {}) });
+    await noteJournal(
+      journal?.created({ key: op.key, kind: op.kind, id, ...(humanId ? { human_id: humanId } : {}), ...(file ? { file, write_back: value } : {}) }),
+    );
     await writeBackId(op, value);
     return true;
   }
@@ -339,13 +369,15 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
   async function recordDone(op: Operation, id: string | undefined, humanId: string | undefined, value: string | undefined): Promise<void> {
     if (id !== undefined) result.ids[op.key] = { id, ...(humanId ? { humanId } : {}) };
     const file = 'writeBack' in op ? op.writeBack?.file : undefined;
-    await journal?.done({
-      key: op.key,
-      kind: op.kind,
-      ...(id !== undefined ? { id } : {}),
-      ...(humanId !== undefined ? { human_id: humanId } : {}),
-      ...(file && value !== undefined ? { file, write_back: value } : {}),
-    });
+    await noteJournal(
+      journal?.done({
+        key: op.key,
+        kind: op.kind,
+        ...(id !== undefined ? { id } : {}),
+        ...(humanId !== undefined ? { human_id: humanId } : {}),
+        ...(file && value !== undefined ? { file, write_back: value } : {}),
+      }),
+    );
   }
 
   /** A write-back failure is reported but does not fail the operation: the remote item exists. */

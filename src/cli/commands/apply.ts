@@ -147,6 +147,7 @@ async function applyWith(
     claimedIds: claimedRemoteIds(loaded.state, actual),
   });
   report(result, options, io, plan);
+  if (result.journalError) return 1;
   if (result.interrupted) return EXIT_INTERRUPTED;
   if (result.failed.length === 0 && result.skipped.length === 0) await rotateJournal(root);
   return result.failed.length || result.skipped.length ? 1 : 0;
@@ -225,11 +226,17 @@ function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Pla
     const what = f.stage === 'write_back' ? 'id not written back' : f.kind.replace(/_/g, ' ');
     io.stderr(`Error: ${where}${what} (${f.key}) failed: ${f.message}`);
   }
-  const skippedByFailure = result.skipped.filter((s) => !s.reason.startsWith('interrupted'));
+  const skippedByFailure = result.skipped.filter((s) => !s.reason.startsWith('interrupted') && !s.reason.startsWith('not started: the journal'));
   for (const s of skippedByFailure) io.stderr(`Skipped: ${s.key}: ${s.reason}`);
   const adopted = result.adopted > 0 ? `, ${result.adopted} adopted (ids written back)` : '';
   const counts = `${result.created} created, ${result.updated} updated, ${result.moved} moved, ${result.deleted} deleted${adopted}.`;
-  if (result.interrupted) {
+  if (result.journalError) {
+    const left = result.skipped.filter((s) => s.reason.startsWith('not started: the journal')).length;
+    io.stderr(`Error: ${result.journalError}`);
+    io.stderr(
+      `Apply stopped: ${counts} ${left} operation${left === 1 ? '' : 's'} not started because the journal could not be written; the operations in flight were finished and their ids written back. Free the disk or fix the permissions, then run \`tmsync apply\` again.`,
+    );
+  } else if (result.interrupted) {
     const left = result.skipped.length - skippedByFailure.length;
     io.stderr(`Apply interrupted: ${counts} ${left} operation${left === 1 ? '' : 's'} not started; run \`tmsync apply\` again to finish.`);
   } else {
@@ -258,6 +265,7 @@ function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Pla
           failed: result.failed,
           skipped: result.skipped,
           interrupted: result.interrupted,
+          ...(result.journalError ? { journal_error: result.journalError } : {}),
         },
       }),
     );
