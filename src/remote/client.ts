@@ -20,7 +20,7 @@ import {
   type RetryPolicy,
 } from './policy.js';
 import { listKey, responseSchema } from './schemas.js';
-import { TransportError, sendOnce, type RawResponse } from './transport.js';
+import { ResponseTooLarge, TransportError, sendOnce, type RawResponse } from './transport.js';
 import { paginatePages, type PageShape } from './paginate.js';
 import type { ResponseOf, ItemOf } from './types.js';
 
@@ -74,6 +74,13 @@ export interface TmsClient {
   readonly pageSize: number;
 }
 
+function formatBytes(n: number): string {
+  if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
+  if (n >= 1024 * 1024) return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(n % 1024 === 0 ? 0 : 1)} KiB`;
+  return `${n} bytes`;
+}
+
 const SECRET_PARAM = /key|token|secret|password|auth/i;
 
 function trimSlash(s: string): string {
@@ -105,6 +112,8 @@ export function createClient(options: ClientOptions): TmsClient {
   const timeoutMs = options.timeoutMs ?? CLIENT_DEFAULTS.timeoutMs;
   const lowRemaining = options.lowRemainingThreshold ?? concurrency;
   const cursorParam = options.cursorParam ?? CLIENT_DEFAULTS.cursorParam;
+  const maxPages = options.maxPages ?? CLIENT_DEFAULTS.maxPages;
+  const maxResponseBytes = options.maxResponseBytes ?? CLIENT_DEFAULTS.maxResponseBytes;
   const keyVar = options.apiKeyVar ?? 'TMSYNC_API_KEY';
   const policy: RetryPolicy = {
     ...defaultRetryPolicy,
@@ -285,12 +294,26 @@ export function createClient(options: ClientOptions): TmsClient {
           let res: RawResponse;
           try {
             try {
-              res = await sendOnce(agent, { url, method: ep.method, headers, body, timeoutMs, clock, signal });
+              res = await sendOnce(agent, { url, method: ep.method, headers, body, timeoutMs, clock, signal, maxBytes: maxResponseBytes });
             } finally {
               // the answer is in: the slot (and the rate window's mark) is free before parsing
               release();
             }
           } catch (err) {
+            if (err instanceof ResponseTooLarge) {
+              event.status = err.status;
+              event.error = 'response_too_large';
+              throw new ApiError({
+                code: 'response_too_large',
+                status: err.status,
+                method: ep.method,
+                path: logPath,
+                endpoint: ep.name,
+                // the service answered, but what it did is unread: a create may have happened
+                ambiguous: ep.method !== 'GET',
+                cause: `the answer is larger than max_response_size (${formatBytes(err.limit)}); reading stopped at ${formatBytes(err.seen)}`,
+              });
+            }
             if (err instanceof TransportError) {
               const code = err.kind === 'aborted' ? 'aborted' : err.kind;
               event.error = code;
@@ -440,6 +463,7 @@ export function createClient(options: ClientOptions): TmsClient {
       prefetch: options.prefetchPages ?? concurrency,
       describe: `${ep.method} ${ep.path}`,
       endpoint: ep.name,
+      maxPages,
     });
   }
 
