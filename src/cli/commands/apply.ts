@@ -13,6 +13,7 @@ import { createProgressReporter } from '../../apply/progress.js';
 import { staleItems } from '../../apply/stale.js';
 import { claimedRemoteIds } from '../../apply/reconcile.js';
 import { applyPendingWriteBacks, fileWriteBack, pendingWriteBacks } from '../../apply/write-back.js';
+import { withRepositoryLock } from '../lock.js';
 
 export interface ApplyOptions extends GlobalOptions {
   /** `[planfile]`: a plan saved by `tmsync plan --out` */
@@ -23,6 +24,8 @@ export interface ApplyOptions extends GlobalOptions {
   prune?: boolean;
   /** with prune, accept deleting and recreating cases that look renamed @default false */
   allowRecreate?: boolean;
+  /** wait this long (a duration) for the repository lock; none: fail at once */
+  lockTimeout?: string;
 }
 
 const QUESTION = "Do you want to perform these actions? Only 'yes' will be accepted: ";
@@ -38,7 +41,7 @@ export async function runApply(options: ApplyOptions, io: CliIo): Promise<number
   // the client gets no abort signal: on Ctrl-C the requests in flight finish, nothing new starts
   const target = await loadTarget(options, { ...io, signal: undefined });
   try {
-    return await applyWith(options, io, target, interrupt.signal);
+    return await withRepositoryLock(target.root, 'apply', options.lockTimeout, io, () => applyWith(options, io, target, interrupt.signal));
   } catch (err) {
     // Ctrl-C while planning: reads were cancelled, nothing was changed
     if (interrupt.signal.aborted) {
