@@ -1,6 +1,6 @@
-import type { Operation, Plan, Ref } from '../plan/operations.js';
+import type { CreateCaseOp, CreateFolderOp, CreateStepGroupOp, Operation, Plan, Ref } from '../plan/operations.js';
 import type { Journal } from './journal.js';
-import { findCreated, type ApplyClient, type ReconcileContext } from './reconcile.js';
+import { findCreated, findFolder, type ApplyClient, type ReconcileContext } from './reconcile.js';
 import { fillSelf, isCreate, requestsFor, type RefResolver } from './requests.js';
 import type { WriteBackFn } from './write-back.js';
 
@@ -12,6 +12,8 @@ import type { WriteBackFn } from './write-back.js';
  */
 
 export interface ApplyProgress {
+  /** what runs before the operations start, e.g. `checking 56 creates a stopped run left open` */
+  phase?: string;
   total: number;
   /** finished: succeeded + failed + skipped */
   done: number;
@@ -96,6 +98,9 @@ export interface ExecuteOptions {
   window?: number;
 }
 
+type CreateOp = CreateFolderOp | CreateCaseOp | CreateStepGroupOp;
+type WireItem = { id: string; [key: string]: unknown };
+
 export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<ApplyResult> {
   const { client, journal, signal } = options;
   const projectId = plan.project.id;
@@ -177,16 +182,44 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
   for (const [key, rec] of options.resumeIds ?? []) {
     if (ops.has(key) && isCreate(ops.get(key)!)) claim(key, { id: rec.id, human_id: rec.humanId });
   }
-  for (const op of plan.operations) {
-    if (!isCreate(op) || !options.pendingCreates?.has(op.key) || prefound.has(op.key)) continue;
-    if (op.kind === 'create_case' && 'op' in op.body.folder) continue;
-    try {
-      const found = await findCreated(op, resumeCtx(op.key), resolve);
-      if (found) claim(op.key, found);
-      else lookedUp.add(op.key);
-    } catch {
-      // looked up again when the operation runs
-    }
+  // creates a stopped run left open (a `begin` without an answer) are answered before anything
+  // starts, with one list read per folder for cases, one folder list and one step group list, in
+  // parallel within the client's rate. A create stays open until a lookup positively answers
+  // found or not found: one whose lookup fails is journalled as ambiguous again, and no create of
+  // its kind is sent in this run (its lookup could otherwise take one of them, or they it).
+  const unreconciled = new Map<string, unknown>();
+  const blockedKinds = new Map<string, string>();
+  const pendingOps = plan.operations.filter(
+    (op): op is CreateOp => isCreate(op) && options.pendingCreates?.has(op.key) === true && !prefound.has(op.key),
+  );
+  if (pendingOps.length > 0) {
+    const n = pendingOps.length;
+    options.onProgress?.({
+      total: plan.operations.length,
+      done: 0,
+      failed: 0,
+      inFlight: 0,
+      phase: `checking ${n} create${n === 1 ? '' : 's'} a stopped run left open`,
+    });
+    const failedLookups = await reconcilePending(pendingOps);
+    // one more try each, alone, before giving up on it
+    await Promise.all(
+      [...failedLookups].map(async ([key, firstErr]) => {
+        const op = ops.get(key) as CreateOp;
+        try {
+          // a folder whose new parent is not known yet can only be at the top level
+          const found =
+            op.kind === 'create_folder' && op.parent !== null && 'op' in op.parent && !prefound.has(op.parent.op)
+              ? await findFolder(resumeCtx(key), op.name, null)
+              : await findCreated(op, resumeCtx(key), resolveNow);
+          if (found) claim(key, found);
+          else lookedUp.add(key);
+        } catch (err) {
+          unreconciled.set(key, err ?? firstErr);
+          if (!blockedKinds.has(op.kind)) blockedKinds.set(op.kind, key);
+        }
+      }),
+    );
   }
   // a queue with a moving head: shift() on a 10,000-entry array would copy it every time
   const ready: string[] = plan.operations.filter((op) => waitingOn.get(op.key) === 0).map((op) => op.key);
@@ -207,6 +240,101 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
       stack.push(...(dependents.get(k) ?? []));
     }
   };
+
+  /** A reference resolved before anything ran: an id, or the id a resumed create claimed. */
+  function resolveNow(ref: Ref): string {
+    if ('id' in ref) return ref.id;
+    const id = prefound.get(ref.op)?.id;
+    if (id === undefined) throw new Error(`operation ${ref.op} has not produced an id`);
+    return id;
+  }
+
+  /** Batch lookups of pending creates; returns the keys whose read failed, with the error. */
+  async function reconcilePending(pending: CreateOp[]): Promise<Map<string, unknown>> {
+    const failed = new Map<string, unknown>();
+    const params = { project_id: projectId };
+    const read = async (endpoint: string, query?: Record<string, string>) => {
+      const items: WireItem[] = [];
+      for await (const x of client.paginate(endpoint, { params, ...(query ? { query } : {}) })) items.push(x as WireItem);
+      return items;
+    };
+    const isTop = (parent: unknown) => parent === '' || parent === null || parent === undefined;
+    const folders = pending.filter((op): op is CreateFolderOp => op.kind === 'create_folder');
+    const groups = pending.filter((op): op is CreateStepGroupOp => op.kind === 'create_step_group');
+    const cases = pending.filter((op): op is CreateCaseOp => op.kind === 'create_case');
+    const parentOf = (ref: Ref): string | undefined => ('id' in ref ? ref.id : prefound.get(ref.op)?.id);
+    await Promise.all([
+      (async () => {
+        if (folders.length === 0) return;
+        let all: WireItem[];
+        try {
+          all = await read('listFolders');
+        } catch (err) {
+          for (const op of folders) failed.set(op.key, err);
+          return;
+        }
+        // plan order: a parent is settled before its children
+        for (const op of folders) {
+          if (op.parent !== null && 'op' in op.parent && failed.has(op.parent.op)) {
+            failed.set(op.key, failed.get(op.parent.op));
+            continue;
+          }
+          const parentId = op.parent === null ? undefined : parentOf(op.parent);
+          const known = resumeCtx(op.key).knownIds;
+          const named = all.filter((f) => f.name === op.name && !known.has(f.id));
+          const found = (parentId !== undefined ? named.find((f) => f.parent_folder_id === parentId) : undefined) ?? named.find((f) => isTop(f.parent_folder_id));
+          if (found) claim(op.key, found);
+          else lookedUp.add(op.key);
+        }
+      })(),
+      (async () => {
+        if (groups.length === 0) return;
+        let all: WireItem[];
+        try {
+          all = await read('listStepGroups');
+        } catch (err) {
+          for (const op of groups) failed.set(op.key, err);
+          return;
+        }
+        for (const op of groups) {
+          const known = resumeCtx(op.key).knownIds;
+          const found = all.find((g) => g.title === op.body.title && !known.has(g.id));
+          if (found) claim(op.key, found);
+          else lookedUp.add(op.key);
+        }
+      })(),
+    ]);
+    const byFolder = new Map<string, CreateCaseOp[]>();
+    for (const op of cases) {
+      const ref = op.body.folder;
+      const folderId = parentOf(ref);
+      if (folderId === undefined) {
+        if ('op' in ref && failed.has(ref.op)) failed.set(op.key, failed.get(ref.op));
+        // its folder is created by this run: nothing can be in it yet
+        else lookedUp.add(op.key);
+        continue;
+      }
+      byFolder.set(folderId, [...(byFolder.get(folderId) ?? []), op]);
+    }
+    await Promise.all(
+      [...byFolder].map(async ([folderId, list]) => {
+        let all: WireItem[];
+        try {
+          all = await read('listTestCases', { folder_id: folderId });
+        } catch (err) {
+          for (const op of list) failed.set(op.key, err);
+          return;
+        }
+        for (const op of list) {
+          const known = resumeCtx(op.key).knownIds;
+          const found = all.find((c) => c.title === op.body.title && (c.folder_id === folderId || c.folder_id === undefined) && !known.has(c.id));
+          if (found) claim(op.key, found);
+          else lookedUp.add(op.key);
+        }
+      }),
+    );
+    return failed;
+  }
 
   await new Promise<void>((done) => {
     const pump = () => {
@@ -273,9 +401,24 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
         result.skipped.push({ key: op.key, reason: 'the item was claimed by a resumed create in this run' });
         return true;
       }
+      if (isCreate(op) && unreconciled.has(op.key)) {
+        throw unconfirmed(op.key, unreconciled.get(op.key));
+      }
+      if (isCreate(op) && blockedKinds.has(op.kind) && !prefound.has(op.key)) {
+        result.skipped.push({
+          key: op.key,
+          reason: `not started: ${blockedKinds.get(op.kind)}, a create of the same kind that a stopped run left open, could not be looked up`,
+        });
+        return false;
+      }
       if (isCreate(op) && options.pendingCreates?.has(op.key) && !prefound.has(op.key) && !lookedUp.has(op.key)) {
         // an earlier run was killed after sending this create: adopt what it made, if anything
-        const found = await findCreated(op, resumeCtx(op.key), resolve);
+        let found;
+        try {
+          found = await findCreated(op, resumeCtx(op.key), resolve);
+        } catch (err) {
+          throw unconfirmed(op.key, err);
+        }
         if (found) claim(op.key, found);
       }
       if (prefound.has(op.key)) {
@@ -462,6 +605,14 @@ function messageOf(err: unknown): string {
     if (e.serviceMessage) return e.serviceMessage;
   }
   return String(err);
+}
+
+/** A create that may exist and could not be looked up: it stays ambiguous (journalled so). */
+function unconfirmed(key: string, cause: unknown): Error {
+  return Object.assign(
+    new Error(`${key}: a stopped run may have created it, and looking it up failed (${messageOf(cause)}); the next apply looks it up again before creating anything of its kind`),
+    { ambiguous: true },
+  );
 }
 
 function isAmbiguousError(err: unknown): boolean {

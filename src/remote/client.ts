@@ -385,6 +385,20 @@ export function createClient(options: ClientOptions): TmsClient {
     return any;
   }
 
+  function unconfirmedCreate(ep: Endpoint, req: CallRequest, first: ApiError | undefined, lookupErr: unknown): ApiError {
+    const lookup = lookupErr instanceof Error ? lookupErr.message : String(lookupErr);
+    return new ApiError({
+      code: first?.code ?? 'server_error',
+      ...(first?.status !== undefined ? { status: first.status } : {}),
+      method: ep.method,
+      path: first?.path ?? fillPath(ep.path, req.params ?? {}),
+      endpoint: ep.name,
+      ambiguous: true,
+      serviceMessage: `${first?.serviceMessage ?? first?.code ?? 'no answer'}; the item may have been created, and looking it up failed: ${lookup}`,
+      hint: 'run the command again: it looks the item up before creating anything of its kind',
+    });
+  }
+
   function abortedError(ep: Endpoint, req: CallRequest): ApiError {
     return new ApiError({ code: 'aborted', method: ep.method, path: fillPath(ep.path, req.params ?? {}), endpoint: ep.name });
   }
@@ -396,6 +410,8 @@ export function createClient(options: ClientOptions): TmsClient {
     const signal = combine(options.signal, req.signal);
     const stop = combine(signal, req.startSignal);
     let reconcileFirst = false;
+    // the ambiguous failure that sent us to reconcile: a lookup that fails leaves the create ambiguous
+    let ambiguousFailure: ApiError | undefined;
     try {
       return await pRetry(
         async (n) => {
@@ -405,8 +421,9 @@ export function createClient(options: ClientOptions): TmsClient {
             try {
               found = await req.reconcile!();
             } catch (err) {
-              // the lookup failed on its own terms (already retried): never fall back to a blind create
-              throw new AbortError(err instanceof Error ? err : new Error(String(err)));
+              // the lookup failed on its own terms (already retried): never fall back to a blind
+              // create, and the create stays ambiguous (it may have happened; nobody knows yet)
+              throw new AbortError(unconfirmedCreate(ep, req, ambiguousFailure, err));
             }
             if (found !== undefined) return found;
           }
@@ -431,6 +448,7 @@ export function createClient(options: ClientOptions): TmsClient {
             if (decision === 'reconcile') {
               if (!req.reconcile) return false;
               reconcileFirst = true;
+              ambiguousFailure = error as ApiError;
             }
             const wait = retryDelay(error as ApiError, attemptNumber, policy, random);
             try {

@@ -342,6 +342,16 @@ describe('creates', () => {
     expect(client.stats().rateLimited).toBe(0);
   });
 
+  it('keeps a create ambiguous when the lookup after its ambiguous failure fails too, and never re-sends it', async () => {
+    const { server, client } = await setup((r) => (r.method === 'POST' ? { status: 502, text: '<html>bad gateway</html>' } : { json: planJson('p1') }));
+    const err = await create(client, async () => {
+      throw new ApiError({ code: 'rate_limited', status: 429, method: 'GET', path: '/projects/x/test_plans' });
+    }).catch((e) => e);
+    expect(isAmbiguous(err)).toBe(true);
+    expect(err.message).toMatch(/may have been created, and looking it up failed: GET \/projects\/x\/test_plans failed \(rate_limited 429\)/);
+    expect(server.log.filter((r) => r.method === 'POST')).toHaveLength(1);
+  });
+
   it('repeats a create when the connection was refused before sending', async () => {
     const dead = await startScripted(() => ({ json: {} }));
     const deadUrl = dead.url;
