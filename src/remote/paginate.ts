@@ -98,6 +98,9 @@ export async function* paginatePages(fetchPage: (q: Query) => Promise<PageShape>
   let itemsRead = 0;
   let total: number | undefined;
   let size: number | undefined;
+  // the most items one page brought: a service that sends fewer than its page_size says must not
+  // look endless
+  let mostOnAPage = 0;
   const runaway = (why: string) =>
     new TmsyncError('pagination_runaway', `${o.describe}: stopped reading the list: ${why}`, {
       hint: 'the service keeps sending a next page; check base_url points at the service, or raise max_pages in tmsync.yaml if the list is really that long',
@@ -105,6 +108,7 @@ export async function* paginatePages(fetchPage: (q: Query) => Promise<PageShape>
     });
   const account = (p: PageShape, sent: number | undefined): unknown[] => {
     const list = items(p);
+    mostOnAPage = Math.max(mostOnAPage, list.length);
     pagesRead++;
     itemsRead += list.length;
     const t = p.page_info?.total_count;
@@ -115,8 +119,9 @@ export async function* paginatePages(fetchPage: (q: Query) => Promise<PageShape>
     else if (size === undefined && list.length > 0) size = list.length;
     if (total !== undefined) {
       if (itemsRead > total) throw runaway(`${itemsRead} items read, but the service says the list holds ${total} (total_count)`);
-      const bound = Math.ceil(total / Math.max(1, size ?? 1)) + 2;
-      if (pagesRead > bound) throw runaway(`${pagesRead} pages read, more than the ${bound} that ${total} items (total_count) in pages of ${size} need`);
+      const per = Math.max(1, mostOnAPage > 0 ? Math.min(size ?? mostOnAPage, mostOnAPage) : (size ?? 1));
+      const bound = Math.ceil(total / per) + 2;
+      if (pagesRead > bound) throw runaway(`${pagesRead} pages read, more than the ${bound} that ${total} items (total_count) in pages of ${per} need`);
     } else if (pagesRead > maxPages) {
       throw runaway(`more than ${maxPages} pages (max_pages) and the service gives no total_count`);
     }

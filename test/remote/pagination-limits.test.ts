@@ -95,6 +95,20 @@ describe('endless pagination', () => {
     expect(await walk(5)).toHaveLength(5);
   });
 
+  it('reads a list whose pages hold fewer items than the page_size they announce without stopping it as endless', async () => {
+    const items = Array.from({ length: 100 }, (_, i) => item(i));
+    const { client } = await setup(
+      (r) => {
+        // the service clamps pages to 5 items but echoes the page_size asked for
+        const page = Number(r.query.get('page') ?? 1);
+        const more = page * 5 < items.length;
+        return { json: { message: '', data: { types: items.slice((page - 1) * 5, page * 5) }, page_info: { page_size: 50, total_count: 100, next: more ? `${r.path}?page=${page + 1}&page_size=50` : '' } } };
+      },
+      { pageSize: 50, prefetchPages: 0 },
+    );
+    expect(await readAll(client)).toHaveLength(100);
+  });
+
   it('follows a list whose total grows while it is read without stopping it as endless', async () => {
     const items = Array.from({ length: 20 }, (_, i) => item(i));
     const { client } = await setup(
