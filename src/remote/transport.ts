@@ -90,15 +90,18 @@ export async function sendOnce(dispatcher: Dispatcher, req: RawRequest): Promise
       body: req.body,
       signal: attempt.signal,
     });
-    if (req.maxBytes === undefined) {
-      const text = await res.body.text();
-      return { status: res.statusCode, headers: res.headers, text };
-    }
-    const announced = Number(res.headers['content-length']);
-    if (Number.isFinite(announced) && announced > req.maxBytes) {
+    const length = res.headers['content-length'];
+    const announced = typeof length === 'string' && length.trim() !== '' ? Number(length) : NaN;
+    if (req.maxBytes !== undefined && Number.isFinite(announced) && announced > req.maxBytes) {
       res.body.destroy();
       throw new ResponseTooLarge(res.statusCode, req.maxBytes, announced);
     }
+    // no cap, or a length within it (undici refuses a body longer than its Content-Length)
+    if (req.maxBytes === undefined || Number.isFinite(announced)) {
+      const text = await res.body.text();
+      return { status: res.statusCode, headers: res.headers, text };
+    }
+    // a chunked answer: counted as it arrives, cut at the cap
     const chunks: Buffer[] = [];
     let bytes = 0;
     for await (const chunk of res.body) {
