@@ -186,7 +186,8 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
   // starts, with one list read per folder for cases, one folder list and one step group list, in
   // parallel within the client's rate. A create stays open until a lookup positively answers
   // found or not found: one whose lookup fails is journalled as ambiguous again, and no create of
-  // its kind is sent in this run (its lookup could otherwise take one of them, or they it).
+  // its kind is sent in this run (its lookup could otherwise take one of them, or they it). The
+  // same holds for a create of this run that fails ambiguously after its own lookup failed.
   const unreconciled = new Map<string, unknown>();
   const blockedKinds = new Map<string, string>();
   const pendingOps = plan.operations.filter(
@@ -407,7 +408,7 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
       if (isCreate(op) && blockedKinds.has(op.kind) && !prefound.has(op.key)) {
         result.skipped.push({
           key: op.key,
-          reason: `not started: ${blockedKinds.get(op.kind)}, a create of the same kind that a stopped run left open, could not be looked up`,
+          reason: `not started: ${blockedKinds.get(op.kind)}, a create of the same kind, may have been made and could not be looked up; the next apply looks it up first`,
         });
         return false;
       }
@@ -493,6 +494,8 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
       const message = messageOf(err);
       result.failed.push({ key: op.key, kind: op.kind, file: fileOf(op), message, stage: 'request' });
       const ambiguous = isAmbiguousError(err) && isCreate(op) && selfId === undefined;
+      // an ambiguous create nobody could look up: no create of its kind is sent after it in this run
+      if (ambiguous && !blockedKinds.has(op.kind)) blockedKinds.set(op.kind, op.key);
       await noteJournal(journal?.failed({ key: op.key, kind: op.kind, message, ...(ambiguous ? { ambiguous: true } : {}) }));
       return false;
     }

@@ -68,10 +68,35 @@ describe('resuming the creates a stopped run left open', () => {
     await journal.close();
     expect(service.calls.filter((c) => c.endpoint === 'createTestCase')).toEqual([]);
     expect(result.failed).toEqual([expect.objectContaining({ key: pending.key, message: expect.stringMatching(/may have created it, and looking it up failed \(.*rate_limited/) })]);
-    expect(result.skipped).toEqual([{ key: other.key, reason: expect.stringMatching(/^not started: case:cases\/A\/left-open.yaml, a create of the same kind that a stopped run left open, could not be looked up/) }]);
+    expect(result.skipped).toEqual([{ key: other.key, reason: expect.stringMatching(/^not started: case:cases\/A\/left-open.yaml, a create of the same kind, may have been made and could not be looked up/) }]);
     // the next run still treats it as possibly made
     const summary = summarizeJournal(await readJournal(root), 'p1');
     expect([...summary.pendingCreates]).toEqual([pending.key]);
+  });
+
+  it('sends no further create of a kind after a create of this run failed ambiguously and could not be looked up', async () => {
+    const root = await tmp();
+    const lost = apiError('POST /test_cases failed (server_error 502); the item may have been created, and looking it up failed: refused', { ambiguous: true });
+    // the first case create is stored but its answer lost, and the client's lookup failed too
+    const service = fakeService({ fault: (call) => (call.endpoint === 'createTestCase' && call.body.title === 'First' ? { error: lost, stored: true } : undefined) });
+    service.folders.push({ id: 'fa', name: 'A', parent_folder_id: '', order: 0 });
+    const first = createCaseOp('cases/A/first.yaml', { id: 'fa' }, 'First');
+    const later = { ...createCaseOp('cases/A/later.yaml', { id: 'fa' }, 'Later'), dependsOn: [first.key] };
+    const journal = await Journal.open(root, 'p1');
+    const { writeBack } = writeBackRecorder();
+    const call = service.call.bind(service);
+    // like the real client after a failed lookup: the ambiguous error comes back, nothing re-sent
+    service.call = (endpoint, o = {}) => call(endpoint, { ...o, reconcile: undefined });
+    const result = await executePlan(planOf([first, createCaseOp('cases/A/other.yaml', { id: 'fa' }, 'Other'), later]), {
+      client: service,
+      journal,
+      writeBack,
+      window: 1,
+    });
+    await journal.close();
+    expect(service.calls.filter((c) => c.endpoint === 'createTestCase').map((c) => c.body.title)).toEqual(['First']);
+    expect(result.skipped.map((s) => s.key).sort()).toEqual(['case:cases/A/later.yaml', 'case:cases/A/other.yaml']);
+    expect([...summarizeJournal(await readJournal(root), 'p1').pendingCreates]).toEqual([first.key]);
   });
 
   it('adopts a pending nested folder found at its parent (the move happened) instead of creating a twin', async () => {
