@@ -1,6 +1,6 @@
-import type { Operation, Plan, Ref } from '../plan/operations.js';
+import type { CreateCaseOp, CreateFolderOp, CreateStepGroupOp, Operation, Plan, Ref } from '../plan/operations.js';
 import type { Journal } from './journal.js';
-import { findCreated, type ApplyClient, type ReconcileContext } from './reconcile.js';
+import { findCreated, findFolder, type ApplyClient, type ReconcileContext } from './reconcile.js';
 import { fillSelf, isCreate, requestsFor, type RefResolver } from './requests.js';
 import type { WriteBackFn } from './write-back.js';
 
@@ -12,6 +12,8 @@ import type { WriteBackFn } from './write-back.js';
  */
 
 export interface ApplyProgress {
+  /** what runs before the operations start, e.g. `checking 56 creates a stopped run left open` */
+  phase?: string;
   total: number;
   /** finished: succeeded + failed + skipped */
   done: number;
@@ -42,6 +44,12 @@ export interface ApplyResult {
   interrupted: boolean;
   /** ids produced or confirmed, by operation key */
   ids: Record<string, { id: string; humanId?: string }>;
+  /**
+   * The journal could not be written (disk full, …): no operation started after that, the ones in
+   * flight finished, and what they did is in this result (not all of it in the journal). The run
+   * must end as a failure.
+   */
+  journalError?: string;
 }
 
 export interface ExecuteOptions {
@@ -90,6 +98,9 @@ export interface ExecuteOptions {
   window?: number;
 }
 
+type CreateOp = CreateFolderOp | CreateCaseOp | CreateStepGroupOp;
+type WireItem = { id: string; [key: string]: unknown };
+
 export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<ApplyResult> {
   const { client, journal, signal } = options;
   const projectId = plan.project.id;
@@ -123,6 +134,16 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
   const resumeCtx = (key: string): ReconcileContext => {
     const exclude = new Set(options.pendingExclude?.get(key) ?? []);
     return { client, projectId, knownIds: { has: (id) => knownIds.has(id) || exclude.has(id) } };
+  };
+  // a journal that cannot be written stops the run: what is not recorded cannot be resumed safely
+  let journalError: Error | undefined;
+  const noteJournal = async (write: Promise<void> | undefined): Promise<void> => {
+    try {
+      await write;
+    } catch (err) {
+      journalError ??= err as Error;
+      result.journalError ??= (err as Error).message;
+    }
   };
   const runCtx: ReconcileContext = { client, projectId, knownIds: { has: (id) => knownIds.has(id) || existing.has(id) } };
 
@@ -161,16 +182,45 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
   for (const [key, rec] of options.resumeIds ?? []) {
     if (ops.has(key) && isCreate(ops.get(key)!)) claim(key, { id: rec.id, human_id: rec.humanId });
   }
-  for (const op of plan.operations) {
-    if (!isCreate(op) || !options.pendingCreates?.has(op.key) || prefound.has(op.key)) continue;
-    if (op.kind === 'create_case' && 'op' in op.body.folder) continue;
-    try {
-      const found = await findCreated(op, resumeCtx(op.key), resolve);
-      if (found) claim(op.key, found);
-      else lookedUp.add(op.key);
-    } catch {
-      // looked up again when the operation runs
-    }
+  // creates a stopped run left open (a `begin` without an answer) are answered before anything
+  // starts, with one list read per folder for cases, one folder list and one step group list, in
+  // parallel within the client's rate. A create stays open until a lookup positively answers
+  // found or not found: one whose lookup fails is journalled as ambiguous again, and no create of
+  // its kind is sent in this run (its lookup could otherwise take one of them, or they it). The
+  // same holds for a create of this run that fails ambiguously after its own lookup failed.
+  const unreconciled = new Map<string, unknown>();
+  const blockedKinds = new Map<string, string>();
+  const pendingOps = plan.operations.filter(
+    (op): op is CreateOp => isCreate(op) && options.pendingCreates?.has(op.key) === true && !prefound.has(op.key),
+  );
+  if (pendingOps.length > 0) {
+    const n = pendingOps.length;
+    options.onProgress?.({
+      total: plan.operations.length,
+      done: 0,
+      failed: 0,
+      inFlight: 0,
+      phase: `checking ${n} create${n === 1 ? '' : 's'} a stopped run left open`,
+    });
+    const failedLookups = await reconcilePending(pendingOps);
+    // one more try each, alone, before giving up on it
+    await Promise.all(
+      [...failedLookups].map(async ([key, firstErr]) => {
+        const op = ops.get(key) as CreateOp;
+        try {
+          // a folder whose new parent is not known yet can only be at the top level
+          const found =
+            op.kind === 'create_folder' && op.parent !== null && 'op' in op.parent && !prefound.has(op.parent.op)
+              ? await findFolder(resumeCtx(key), op.name, null)
+              : await findCreated(op, resumeCtx(key), resolveNow);
+          if (found) claim(key, found);
+          else lookedUp.add(key);
+        } catch (err) {
+          unreconciled.set(key, err ?? firstErr);
+          if (!blockedKinds.has(op.kind)) blockedKinds.set(op.kind, key);
+        }
+      }),
+    );
   }
   // a queue with a moving head: shift() on a 10,000-entry array would copy it every time
   const ready: string[] = plan.operations.filter((op) => waitingOn.get(op.key) === 0).map((op) => op.key);
@@ -192,10 +242,105 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
     }
   };
 
+  /** A reference resolved before anything ran: an id, or the id a resumed create claimed. */
+  function resolveNow(ref: Ref): string {
+    if ('id' in ref) return ref.id;
+    const id = prefound.get(ref.op)?.id;
+    if (id === undefined) throw new Error(`operation ${ref.op} has not produced an id`);
+    return id;
+  }
+
+  /** Batch lookups of pending creates; returns the keys whose read failed, with the error. */
+  async function reconcilePending(pending: CreateOp[]): Promise<Map<string, unknown>> {
+    const failed = new Map<string, unknown>();
+    const params = { project_id: projectId };
+    const read = async (endpoint: string, query?: Record<string, string>) => {
+      const items: WireItem[] = [];
+      for await (const x of client.paginate(endpoint, { params, ...(query ? { query } : {}) })) items.push(x as WireItem);
+      return items;
+    };
+    const isTop = (parent: unknown) => parent === '' || parent === null || parent === undefined;
+    const folders = pending.filter((op): op is CreateFolderOp => op.kind === 'create_folder');
+    const groups = pending.filter((op): op is CreateStepGroupOp => op.kind === 'create_step_group');
+    const cases = pending.filter((op): op is CreateCaseOp => op.kind === 'create_case');
+    const parentOf = (ref: Ref): string | undefined => ('id' in ref ? ref.id : prefound.get(ref.op)?.id);
+    await Promise.all([
+      (async () => {
+        if (folders.length === 0) return;
+        let all: WireItem[];
+        try {
+          all = await read('listFolders');
+        } catch (err) {
+          for (const op of folders) failed.set(op.key, err);
+          return;
+        }
+        // plan order: a parent is settled before its children
+        for (const op of folders) {
+          if (op.parent !== null && 'op' in op.parent && failed.has(op.parent.op)) {
+            failed.set(op.key, failed.get(op.parent.op));
+            continue;
+          }
+          const parentId = op.parent === null ? undefined : parentOf(op.parent);
+          const known = resumeCtx(op.key).knownIds;
+          const named = all.filter((f) => f.name === op.name && !known.has(f.id));
+          const found = (parentId !== undefined ? named.find((f) => f.parent_folder_id === parentId) : undefined) ?? named.find((f) => isTop(f.parent_folder_id));
+          if (found) claim(op.key, found);
+          else lookedUp.add(op.key);
+        }
+      })(),
+      (async () => {
+        if (groups.length === 0) return;
+        let all: WireItem[];
+        try {
+          all = await read('listStepGroups');
+        } catch (err) {
+          for (const op of groups) failed.set(op.key, err);
+          return;
+        }
+        for (const op of groups) {
+          const known = resumeCtx(op.key).knownIds;
+          const found = all.find((g) => g.title === op.body.title && !known.has(g.id));
+          if (found) claim(op.key, found);
+          else lookedUp.add(op.key);
+        }
+      })(),
+    ]);
+    const byFolder = new Map<string, CreateCaseOp[]>();
+    for (const op of cases) {
+      const ref = op.body.folder;
+      const folderId = parentOf(ref);
+      if (folderId === undefined) {
+        if ('op' in ref && failed.has(ref.op)) failed.set(op.key, failed.get(ref.op));
+        // its folder is created by this run: nothing can be in it yet
+        else lookedUp.add(op.key);
+        continue;
+      }
+      byFolder.set(folderId, [...(byFolder.get(folderId) ?? []), op]);
+    }
+    await Promise.all(
+      [...byFolder].map(async ([folderId, list]) => {
+        let all: WireItem[];
+        try {
+          all = await read('listTestCases', { folder_id: folderId });
+        } catch (err) {
+          for (const op of list) failed.set(op.key, err);
+          return;
+        }
+        for (const op of list) {
+          const known = resumeCtx(op.key).knownIds;
+          const found = all.find((c) => c.title === op.body.title && (c.folder_id === folderId || c.folder_id === undefined) && !known.has(c.id));
+          if (found) claim(op.key, found);
+          else lookedUp.add(op.key);
+        }
+      }),
+    );
+    return failed;
+  }
+
   await new Promise<void>((done) => {
     const pump = () => {
       if (signal?.aborted) result.interrupted = true;
-      while (!result.interrupted && inFlight < window && head < ready.length) {
+      while (!result.interrupted && !journalError && inFlight < window && head < ready.length) {
         const key = ready[head++];
         if (finished.has(key)) continue;
         inFlight++;
@@ -215,7 +360,7 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
           pump();
         });
       }
-      if (inFlight === 0 && (result.interrupted || head >= ready.length)) {
+      if (inFlight === 0 && (result.interrupted || journalError || head >= ready.length)) {
         signal?.removeEventListener('abort', pump);
         done();
       }
@@ -228,7 +373,14 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
   for (const op of plan.operations) {
     if (finished.has(op.key)) continue;
     // without an interrupt, only a dependency cycle leaves operations unstarted
-    result.skipped.push({ key: op.key, reason: result.interrupted ? 'interrupted before it started' : 'its dependencies form a cycle' });
+    result.skipped.push({
+      key: op.key,
+      reason: result.interrupted
+        ? 'interrupted before it started'
+        : journalError
+          ? 'not started: the journal could not be written'
+          : 'its dependencies form a cycle',
+    });
   }
   return result;
 
@@ -250,9 +402,24 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
         result.skipped.push({ key: op.key, reason: 'the item was claimed by a resumed create in this run' });
         return true;
       }
+      if (isCreate(op) && unreconciled.has(op.key)) {
+        throw unconfirmed(op.key, unreconciled.get(op.key));
+      }
+      if (isCreate(op) && blockedKinds.has(op.kind) && !prefound.has(op.key)) {
+        result.skipped.push({
+          key: op.key,
+          reason: `not started: ${blockedKinds.get(op.kind)}, a create of the same kind, may have been made and could not be looked up; the next apply looks it up first`,
+        });
+        return false;
+      }
       if (isCreate(op) && options.pendingCreates?.has(op.key) && !prefound.has(op.key) && !lookedUp.has(op.key)) {
         // an earlier run was killed after sending this create: adopt what it made, if anything
-        const found = await findCreated(op, resumeCtx(op.key), resolve);
+        let found;
+        try {
+          found = await findCreated(op, resumeCtx(op.key), resolve);
+        } catch (err) {
+          throw unconfirmed(op.key, err);
+        }
         if (found) claim(op.key, found);
       }
       if (prefound.has(op.key)) {
@@ -260,7 +427,12 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
         humanId = prefound.get(op.key)!.humanId;
       }
       if (isCreate(op) && selfId === undefined) {
-        await journal?.begin(op.key, op.kind, op.kind === 'create_folder' ? topFolders.get(op.name) : undefined);
+        // a create is never sent unless its `begin` is on disk
+        await noteJournal(journal?.begin(op.key, op.kind, op.kind === 'create_folder' ? topFolders.get(op.name) : undefined));
+        if (journalError) {
+          result.skipped.push({ key: op.key, reason: 'not started: the journal could not be written' });
+          return false;
+        }
       }
       const requests = requestsFor(op, resolve, projectId);
       for (let i = 0; i < requests.length; i++) {
@@ -316,13 +488,15 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
         result.interrupted = true;
         result.skipped.push({ key: op.key, reason: 'interrupted before it was sent' });
         // its `begin` gets an answer: the request never left, so the next run need not look it up
-        await journal?.failed({ key: op.key, kind: op.kind, message: 'interrupted before it was sent' }).catch(() => undefined);
+        await noteJournal(journal?.failed({ key: op.key, kind: op.kind, message: 'interrupted before it was sent' }));
         return false;
       }
       const message = messageOf(err);
       result.failed.push({ key: op.key, kind: op.kind, file: fileOf(op), message, stage: 'request' });
       const ambiguous = isAmbiguousError(err) && isCreate(op) && selfId === undefined;
-      await journal?.failed({ key: op.key, kind: op.kind, message, ...(ambiguous ? { ambiguous: true } : {}) }).catch(() => undefined);
+      // an ambiguous create nobody could look up: no create of its kind is sent after it in this run
+      if (ambiguous && !blockedKinds.has(op.kind)) blockedKinds.set(op.kind, op.key);
+      await noteJournal(journal?.failed({ key: op.key, kind: op.kind, message, ...(ambiguous ? { ambiguous: true } : {}) }));
       return false;
     }
   }
@@ -331,7 +505,9 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
   async function idKnown(op: Operation, id: string, humanId: string | undefined): Promise<boolean> {
     const value = writeBackValue(op, id, humanId);
     const file = 'writeBack' in op ? op.writeBack?.file : undefined;
-    await journal?.created({ key: op.key, kind: op.kind, id, ...(humanId ? { human_id: humanId } : {}), ...(file ? { file, write_back: value } : {}) });
+    await noteJournal(
+      journal?.created({ key: op.key, kind: op.kind, id, ...(humanId ? { human_id: humanId } : {}), ...(file ? { file, write_back: value } : {}) }),
+    );
     await writeBackId(op, value);
     return true;
   }
@@ -339,13 +515,15 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
   async function recordDone(op: Operation, id: string | undefined, humanId: string | undefined, value: string | undefined): Promise<void> {
     if (id !== undefined) result.ids[op.key] = { id, ...(humanId ? { humanId } : {}) };
     const file = 'writeBack' in op ? op.writeBack?.file : undefined;
-    await journal?.done({
-      key: op.key,
-      kind: op.kind,
-      ...(id !== undefined ? { id } : {}),
-      ...(humanId !== undefined ? { human_id: humanId } : {}),
-      ...(file && value !== undefined ? { file, write_back: value } : {}),
-    });
+    await noteJournal(
+      journal?.done({
+        key: op.key,
+        kind: op.kind,
+        ...(id !== undefined ? { id } : {}),
+        ...(humanId !== undefined ? { human_id: humanId } : {}),
+        ...(file && value !== undefined ? { file, write_back: value } : {}),
+      }),
+    );
   }
 
   /** A write-back failure is reported but does not fail the operation: the remote item exists. */
@@ -430,6 +608,14 @@ function messageOf(err: unknown): string {
     if (e.serviceMessage) return e.serviceMessage;
   }
   return String(err);
+}
+
+/** A create that may exist and could not be looked up: it stays ambiguous (journalled so). */
+function unconfirmed(key: string, cause: unknown): Error {
+  return Object.assign(
+    new Error(`${key}: a stopped run may have created it, and looking it up failed (${messageOf(cause)}); the next apply looks it up again before creating anything of its kind`),
+    { ambiguous: true },
+  );
 }
 
 function isAmbiguousError(err: unknown): boolean {

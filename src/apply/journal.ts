@@ -170,6 +170,11 @@ export interface JournalOptions {
   durable?: boolean;
   /** for the header's started_at. @default () => new Date() */
   now?: () => Date;
+  /**
+   * Writes (and, when durable, syncs) one batch of lines; tests inject a failing one.
+   * @default append to the file, then fsync
+   */
+  write?: (text: string) => Promise<void>;
 }
 
 /**
@@ -181,13 +186,21 @@ export interface JournalOptions {
 export class Journal {
   private queue: { line: string; resolve: () => void; reject: (err: unknown) => void }[] = [];
   private flushing: Promise<void> | undefined;
-  private error: unknown;
+  private failure: TmsyncError | undefined;
 
   private constructor(
     readonly file: string,
     private readonly handle: FileHandle,
-    private readonly durable: boolean,
+    private readonly writeText: (text: string) => Promise<void>,
   ) {}
+
+  /**
+   * The first write failure (`journal_write`), if any. From then on every `append` rejects at
+   * once with it: a run must stop sending new requests, since it can no longer record them.
+   */
+  get error(): TmsyncError | undefined {
+    return this.failure;
+  }
 
   /** Opens (creating `.tmsync/` and the file if needed) and writes this run's header. */
   static async open(root: string, projectId: string, options: JournalOptions = {}): Promise<Journal> {
@@ -204,7 +217,14 @@ export class Journal {
       await handle.read(last, 0, 1, size - 1);
       if (last[0] !== 0x0a) await handle.appendFile('\n');
     }
-    const journal = new Journal(file, handle, options.durable ?? true);
+    const durable = options.durable ?? true;
+    const write =
+      options.write ??
+      (async (text: string) => {
+        await handle.appendFile(text, 'utf8');
+        if (durable) await handle.sync();
+      });
+    const journal = new Journal(file, handle, write);
     const header: JournalHeader = {
       format_version: JOURNAL_FORMAT_VERSION,
       type: 'header',
@@ -215,12 +235,23 @@ export class Journal {
     return journal;
   }
 
-  /** Appends one entry; resolves once it is written (and synced when durable). */
+  /** Appends one entry; resolves once it is written (and synced when durable); rejects after a write failure. */
   append(entry: JournalEntry): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
     const line = `${JSON.stringify(entry)}\n`;
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ line, resolve, reject });
-      if (!this.flushing) this.flushing = this.flush();
+      // `flushing` is cleared by the promise's own settlement, never inside flush(): a flush that
+      // finished synchronously must not leave a settled promise behind (close() would spin on it)
+      this.kick();
+    });
+  }
+
+  private kick(): void {
+    if (this.flushing || this.queue.length === 0) return;
+    this.flushing = this.flush().finally(() => {
+      this.flushing = undefined;
+      this.kick();
     });
   }
 
@@ -228,25 +259,20 @@ export class Journal {
     while (this.queue.length) {
       const batch = this.queue;
       this.queue = [];
-      if (!this.error) {
+      if (!this.failure) {
         try {
-          await this.handle.appendFile(batch.map((b) => b.line).join(''), 'utf8');
-          if (this.durable) await this.handle.sync();
+          await this.writeText(batch.map((b) => b.line).join(''));
         } catch (err) {
-          this.error = err;
+          this.failure = new TmsyncError('journal_write', `cannot write the journal ${this.file}: ${(err as Error).message}`, {
+            hint: 'check the permissions and free space of the repository directory, then run the command again',
+          });
         }
       }
       for (const b of batch) {
-        if (this.error) {
-          b.reject(
-            new TmsyncError('journal_write', `cannot write the journal ${this.file}: ${(this.error as Error).message}`, {
-              hint: 'check the permissions and free space of the repository directory',
-            }),
-          );
-        } else b.resolve();
+        if (this.failure) b.reject(this.failure);
+        else b.resolve();
       }
     }
-    this.flushing = undefined;
   }
 
   begin(key: string, kind: OperationKind, exclude?: string[]): Promise<void> {
@@ -262,9 +288,10 @@ export class Journal {
     return this.append({ type: 'failed', ...entry });
   }
 
-  /** Waits for pending entries and closes the file. */
+  /** Waits for pending entries and closes the file; always ends, after a write failure too. */
   async close(): Promise<void> {
-    while (this.flushing) await this.flushing;
+    for (let i = 0; this.flushing && i < 1000; i++) await this.flushing.catch(() => undefined);
+    for (const b of this.queue.splice(0)) b.reject(this.failure ?? new TmsyncError('journal_write', `the journal ${this.file} was closed`));
     await this.handle.close();
   }
 }

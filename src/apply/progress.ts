@@ -33,13 +33,15 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
   const now = options.now ?? (() => performance.now());
   const interval = options.tty ? (options.redrawMs ?? 100) : (options.intervalMs ?? 5000);
   const width = options.width ?? 30;
-  const start = now();
+  let start = now();
   let last: ApplyProgress | undefined;
   let lastPrint = start;
   let drawn = false;
   let finished = false;
 
   const render = (p: ApplyProgress): string => {
+    // a phase before the operations start (resume lookups): what is happening, not a bar at 0
+    if (p.phase) return options.tty ? `\r\x1b[K${p.phase}…` : `apply: ${p.phase}…`;
     const elapsed = Math.max(0.001, (now() - start) / 1000);
     const rate = p.done / elapsed;
     const left = p.total - p.done;
@@ -62,8 +64,12 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
 
   return {
     update(p) {
+      // a new phase (or its end) is shown at once
+      const phaseChanged = (last?.phase ?? '') !== (p.phase ?? '');
+      // the rate and ETA count from when the operations started, not from the lookups before
+      if (phaseChanged && !p.phase) start = now();
       last = p;
-      print(false);
+      print(phaseChanged);
     },
     tick() {
       print(false);

@@ -52,6 +52,21 @@ export async function findTopLevelFolder(ctx: ReconcileContext, name: string): P
   return undefined;
 }
 
+/**
+ * A folder by name at its parent or at the top level: a nested folder is created at the top level
+ * and then moved, so a create whose move never happened leaves it there. At the parent first.
+ */
+export async function findFolder(ctx: ReconcileContext, name: string, parentId: string | null): Promise<WireItem | undefined> {
+  let top: WireItem | undefined;
+  for await (const f of ctx.client.paginate('listFolders', { params: { project_id: ctx.projectId } })) {
+    if (f.name !== name || ctx.knownIds.has(f.id)) continue;
+    if (parentId !== null && f.parent_folder_id === parentId) return f as WireItem;
+    const isTop = f.parent_folder_id === '' || f.parent_folder_id === null || f.parent_folder_id === undefined;
+    if (isTop) top ??= f as WireItem;
+  }
+  return top;
+}
+
 /** A case by exact title in a folder (`search` narrows the list; the title is compared here). */
 export async function findCase(ctx: ReconcileContext, title: string, folderId: string): Promise<WireItem | undefined> {
   const pages = ctx.client.paginate('listTestCases', {
@@ -82,7 +97,7 @@ export async function findCreated(
 ): Promise<WireItem | undefined> {
   switch (op.kind) {
     case 'create_folder':
-      return findTopLevelFolder(ctx, op.name);
+      return findFolder(ctx, op.name, op.parent === null ? null : resolve(op.parent));
     case 'create_case':
       return findCase(ctx, op.body.title, resolve(op.body.folder));
     case 'create_step_group':

@@ -95,6 +95,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--auto-approve', 'do not ask for confirmation', false)
     .option('--prune', 'delete remote items in scope that the repository does not describe', false)
     .option('--allow-recreate', 'with --prune, accept deleting and recreating cases that look renamed', false)
+    .option('--lock-timeout <duration>', 'wait this long (e.g. 30s, 5m) for another tmsync command writing this repository, instead of failing at once')
     .action(lazy(async () => (await import('./commands/apply.js')).runApply));
 
   program
@@ -102,6 +103,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .description("write the service's state as a tests repository (ids included)")
     .option('--dir <dir>', 'target directory', '.')
     .option('--folder <path>', 'only this folder subtree (names joined by /)')
+    .option('--lock-timeout <duration>', 'wait this long (e.g. 30s, 5m) for another tmsync command writing this repository, instead of failing at once')
     .action(lazy(async () => (await import('./commands/pull.js')).runPull));
 
   program
@@ -120,6 +122,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--map-user <old=new>', 'map a user of the backup to a user of the target (email=email); repeatable', collect)
     .option('--default-owner <user>', 'stand-in for every user of the backup without a match in the target (owners, reviewers, assignees)')
     .option('--drop-missing-labels', 'leave out labels the target lacks (the API cannot create labels) instead of refusing', false)
+    .option('--lock-timeout <duration>', 'wait this long (e.g. 30s, 5m) for another tmsync command writing this repository, instead of failing at once')
     .action(lazy(async () => (await import('./commands/restore.js')).runRestore));
 
   program
@@ -129,6 +132,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .requiredOption('--to <profile>', 'target profile')
     .option('--folder <path>', 'only this folder subtree')
     .option('--auto-approve', 'do not ask for confirmation', false)
+    .option('--lock-timeout <duration>', 'wait this long (e.g. 30s, 5m) for another tmsync command writing this repository, instead of failing at once')
     .action(lazy(async () => (await import('./commands/migrate.js')).runMigrate));
 
   const run = program.command('run').description('trigger test plans through the execution interface');

@@ -120,6 +120,8 @@ export async function loadTarget(
     pageSize: config.pageSize,
     timeoutMs: config.requestTimeoutMs,
     maxRetries: config.maxRetries,
+    maxPages: config.maxPages,
+    maxResponseBytes: config.maxResponseBytes,
     signal: io.signal,
     onEvent: options.verbose ? (e) => io.stderr(formatRequestEvent(e)) : undefined,
     ...extra.clientOptions,

@@ -5,7 +5,8 @@ import { TmsyncError } from '../errors.js';
  * - `unauthorized` 401/403, `not_found` 404, `invalid_request` other 4xx (400, 413, 422, …),
  * - `rate_limited` 429 or the live service's `500 rate limit exceeded`,
  * - `server_error` other 5xx, `network` connection refused/reset/closed, `timeout` no answer in time,
- * - `invalid_response` a 2xx answer tmsync cannot read, `aborted` the caller cancelled (Ctrl-C).
+ * - `invalid_response` a 2xx answer tmsync cannot read, `aborted` the caller cancelled (Ctrl-C),
+ * - `response_too_large` an answer larger than `max_response_size` (not read, not retried).
  */
 export type ApiErrorCode =
   | 'unauthorized'
@@ -16,6 +17,7 @@ export type ApiErrorCode =
   | 'network'
   | 'timeout'
   | 'invalid_response'
+  | 'response_too_large'
   | 'aborted';
 
 export interface ApiErrorInit {
@@ -107,6 +109,8 @@ export function defaultHint(code: ApiErrorCode, status?: number, keyVar = 'TMSYN
       return 'the service answered in a shape tmsync does not know; check the base URL points at the API (…/api/v1)';
     case 'aborted':
       return 'cancelled; run the command again to finish';
+    case 'response_too_large':
+      return 'raise max_response_size in tmsync.yaml if the service really sends answers that large, or lower page_size; otherwise check base_url points at the service';
   }
 }
 

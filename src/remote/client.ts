@@ -20,7 +20,7 @@ import {
   type RetryPolicy,
 } from './policy.js';
 import { listKey, responseSchema } from './schemas.js';
-import { TransportError, sendOnce, type RawResponse } from './transport.js';
+import { ResponseTooLarge, TransportError, sendOnce, type RawResponse } from './transport.js';
 import { paginatePages, type PageShape } from './paginate.js';
 import type { ResponseOf, ItemOf } from './types.js';
 
@@ -74,6 +74,13 @@ export interface TmsClient {
   readonly pageSize: number;
 }
 
+function formatBytes(n: number): string {
+  if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
+  if (n >= 1024 * 1024) return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(n % 1024 === 0 ? 0 : 1)} KiB`;
+  return `${n} bytes`;
+}
+
 const SECRET_PARAM = /key|token|secret|password|auth/i;
 
 function trimSlash(s: string): string {
@@ -105,6 +112,8 @@ export function createClient(options: ClientOptions): TmsClient {
   const timeoutMs = options.timeoutMs ?? CLIENT_DEFAULTS.timeoutMs;
   const lowRemaining = options.lowRemainingThreshold ?? concurrency;
   const cursorParam = options.cursorParam ?? CLIENT_DEFAULTS.cursorParam;
+  const maxPages = options.maxPages ?? CLIENT_DEFAULTS.maxPages;
+  const maxResponseBytes = options.maxResponseBytes ?? CLIENT_DEFAULTS.maxResponseBytes;
   const keyVar = options.apiKeyVar ?? 'TMSYNC_API_KEY';
   const policy: RetryPolicy = {
     ...defaultRetryPolicy,
@@ -171,8 +180,16 @@ export function createClient(options: ClientOptions): TmsClient {
   function errorFromAnswer(ep: Endpoint, path: string, res: RawResponse): ApiError {
     let serviceMessage: string | undefined;
     let details: unknown;
+    let liveRateLimit = false;
     try {
-      const parsed = ErrorBody.safeParse(JSON.parse(res.text));
+      const json: unknown = JSON.parse(res.text);
+      liveRateLimit =
+        res.status === 500 &&
+        json !== null &&
+        typeof json === 'object' &&
+        typeof (json as { message?: unknown }).message === 'string' &&
+        policy.rateLimitMessage.test((json as { message: string }).message.trim());
+      const parsed = ErrorBody.safeParse(json);
       if (parsed.success) {
         serviceMessage = parsed.data.errors?.message && parsed.data.errors.message !== parsed.data.message
           ? `${parsed.data.message} (${parsed.data.errors.message})`
@@ -191,7 +208,8 @@ export function createClient(options: ClientOptions): TmsClient {
     if (s === 401 || s === 403) code = 'unauthorized';
     else if (s === 404) code = 'not_found';
     else if (s === 429) code = 'rate_limited';
-    else if (s >= 500 && policy.rateLimitMessage.test(serviceMessage ?? '')) code = 'rate_limited';
+    // only the live service's exact answer proves a refusal; any other 5xx may follow a stored create
+    else if (liveRateLimit) code = 'rate_limited';
     else if (s >= 500) code = 'server_error';
     else if (s >= 400) code = 'invalid_request';
     else code = 'invalid_response';
@@ -277,12 +295,26 @@ export function createClient(options: ClientOptions): TmsClient {
           let res: RawResponse;
           try {
             try {
-              res = await sendOnce(agent, { url, method: ep.method, headers, body, timeoutMs, clock, signal });
+              res = await sendOnce(agent, { url, method: ep.method, headers, body, timeoutMs, clock, signal, maxBytes: maxResponseBytes });
             } finally {
               // the answer is in: the slot (and the rate window's mark) is free before parsing
               release();
             }
           } catch (err) {
+            if (err instanceof ResponseTooLarge) {
+              event.status = err.status;
+              event.error = 'response_too_large';
+              throw new ApiError({
+                code: 'response_too_large',
+                status: err.status,
+                method: ep.method,
+                path: logPath,
+                endpoint: ep.name,
+                // the service answered, but what it did is unread: a create may have happened
+                ambiguous: ep.method !== 'GET',
+                cause: `the answer is larger than max_response_size (${formatBytes(err.limit)}); reading stopped at ${formatBytes(err.seen)}`,
+              });
+            }
             if (err instanceof TransportError) {
               const code = err.kind === 'aborted' ? 'aborted' : err.kind;
               event.error = code;
@@ -354,6 +386,20 @@ export function createClient(options: ClientOptions): TmsClient {
     return any;
   }
 
+  function unconfirmedCreate(ep: Endpoint, req: CallRequest, first: ApiError | undefined, lookupErr: unknown): ApiError {
+    const lookup = lookupErr instanceof Error ? lookupErr.message : String(lookupErr);
+    return new ApiError({
+      code: first?.code ?? 'server_error',
+      ...(first?.status !== undefined ? { status: first.status } : {}),
+      method: ep.method,
+      path: first?.path ?? fillPath(ep.path, req.params ?? {}),
+      endpoint: ep.name,
+      ambiguous: true,
+      serviceMessage: `${first?.serviceMessage ?? first?.code ?? 'no answer'}; the item may have been created, and looking it up failed: ${lookup}`,
+      hint: 'run the command again: it looks the item up before creating anything of its kind',
+    });
+  }
+
   function abortedError(ep: Endpoint, req: CallRequest): ApiError {
     return new ApiError({ code: 'aborted', method: ep.method, path: fillPath(ep.path, req.params ?? {}), endpoint: ep.name });
   }
@@ -365,6 +411,8 @@ export function createClient(options: ClientOptions): TmsClient {
     const signal = combine(options.signal, req.signal);
     const stop = combine(signal, req.startSignal);
     let reconcileFirst = false;
+    // the ambiguous failure that sent us to reconcile: a lookup that fails leaves the create ambiguous
+    let ambiguousFailure: ApiError | undefined;
     try {
       return await pRetry(
         async (n) => {
@@ -374,8 +422,9 @@ export function createClient(options: ClientOptions): TmsClient {
             try {
               found = await req.reconcile!();
             } catch (err) {
-              // the lookup failed on its own terms (already retried): never fall back to a blind create
-              throw new AbortError(err instanceof Error ? err : new Error(String(err)));
+              // the lookup failed on its own terms (already retried): never fall back to a blind
+              // create, and the create stays ambiguous (it may have happened; nobody knows yet)
+              throw new AbortError(unconfirmedCreate(ep, req, ambiguousFailure, err));
             }
             if (found !== undefined) return found;
           }
@@ -400,6 +449,7 @@ export function createClient(options: ClientOptions): TmsClient {
             if (decision === 'reconcile') {
               if (!req.reconcile) return false;
               reconcileFirst = true;
+              ambiguousFailure = error as ApiError;
             }
             const wait = retryDelay(error as ApiError, attemptNumber, policy, random);
             try {
@@ -432,6 +482,7 @@ export function createClient(options: ClientOptions): TmsClient {
       prefetch: options.prefetchPages ?? concurrency,
       describe: `${ep.method} ${ep.path}`,
       endpoint: ep.name,
+      maxPages,
     });
   }
 

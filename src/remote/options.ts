@@ -66,6 +66,14 @@ export interface ClientOptions {
    * are always followed one at a time. @default concurrency
    */
   prefetchPages?: number;
+  /**
+   * Pages read at most from a list whose answers give no `total_count` (with one, the walk stops
+   * past `ceil(total_count / page_size) + 2` pages or when more items than the total arrive)
+   * @default 10000
+   */
+  maxPages?: number;
+  /** the largest answer body read, in bytes (larger: `response_too_large`) @default 64 MiB */
+  maxResponseBytes?: number;
   /** query parameter that carries an opaque `next` cursor back @default 'cursor' */
   cursorParam?: string;
   /** @default systemClock */
@@ -90,4 +98,6 @@ export const CLIENT_DEFAULTS = Object.freeze({
   retryMaxDelayMs: 30_000,
   retryAfterCapMs: 120_000,
   cursorParam: 'cursor',
+  maxPages: 10_000,
+  maxResponseBytes: 64 * 1024 * 1024,
 });

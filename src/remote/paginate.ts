@@ -28,7 +28,15 @@ export interface PaginateOptions {
   /** for messages: `GET /projects/:project_id/test_cases` */
   describe: string;
   endpoint: string;
+  /**
+   * Pages read at most from a list whose answers give no `total_count` (with a total, the bound is
+   * `ceil(total_count / page_size) + 2`). @default 10000
+   */
+  maxPages?: number;
 }
+
+/** Pages of a list without `total_count` read before the walk stops as endless. */
+export const DEFAULT_MAX_PAGES = 10_000;
 
 function looksLikeUrl(next: string): boolean {
   return /^https?:\/\//i.test(next) || next.startsWith('/') || next.startsWith('?');
@@ -82,6 +90,44 @@ export async function* paginatePages(fetchPage: (q: Query) => Promise<PageShape>
   };
   const items = (p: PageShape) => (p.data[o.key] as unknown[] | undefined) ?? [];
 
+  // a `next` that keeps advancing must not be followed forever: every page handed out is counted
+  // against what the service says the list holds (the largest total seen: items may be added
+  // while the list is read), or, without a total, against max_pages
+  const maxPages = o.maxPages ?? DEFAULT_MAX_PAGES;
+  let pagesRead = 0;
+  let itemsRead = 0;
+  let total: number | undefined;
+  let size: number | undefined;
+  // the most items one page brought: a service that sends fewer than its page_size says must not
+  // look endless
+  let mostOnAPage = 0;
+  const runaway = (why: string) =>
+    new TmsyncError('pagination_runaway', `${o.describe}: stopped reading the list: ${why}`, {
+      hint: 'the service keeps sending a next page; check base_url points at the service, or raise max_pages in tmsync.yaml if the list is really that long',
+      details: { endpoint: o.endpoint, pages: pagesRead, items: itemsRead, ...(total !== undefined ? { total_count: total } : {}) },
+    });
+  const account = (p: PageShape, sent: number | undefined): unknown[] => {
+    const list = items(p);
+    mostOnAPage = Math.max(mostOnAPage, list.length);
+    pagesRead++;
+    itemsRead += list.length;
+    const t = p.page_info?.total_count;
+    if (typeof t === 'number' && Number.isFinite(t) && t >= 0) total = Math.max(total ?? 0, t);
+    const ps = p.page_info?.page_size;
+    if (typeof ps === 'number' && ps > 0) size = Math.max(size ?? 0, ps);
+    else if (size === undefined && sent !== undefined) size = sent;
+    else if (size === undefined && list.length > 0) size = list.length;
+    if (total !== undefined) {
+      if (itemsRead > total) throw runaway(`${itemsRead} items read, but the service says the list holds ${total} (total_count)`);
+      const per = Math.max(1, mostOnAPage > 0 ? Math.min(size ?? mostOnAPage, mostOnAPage) : (size ?? 1));
+      const bound = Math.ceil(total / per) + 2;
+      if (pagesRead > bound) throw runaway(`${pagesRead} pages read, more than the ${bound} that ${total} items (total_count) in pages of ${per} need`);
+    } else if (pagesRead > maxPages) {
+      throw runaway(`more than ${maxPages} pages (max_pages) and the service gives no total_count`);
+    }
+    return list;
+  };
+
   let sizeSent = true;
   let page: PageShape;
   try {
@@ -91,7 +137,7 @@ export async function* paginatePages(fetchPage: (q: Query) => Promise<PageShape>
     sizeSent = false;
     page = await fetchOnce({ ...o.base });
   }
-  yield* items(page);
+  yield* account(page, sizeSent ? o.pageSize : undefined);
 
   for (;;) {
     const next = page.page_info?.next;
@@ -100,7 +146,7 @@ export async function* paginatePages(fetchPage: (q: Query) => Promise<PageShape>
     const plan = o.prefetch > 0 ? pagePlan(q, page.page_info) : undefined;
     if (!plan) {
       page = await fetchOnce(q);
-      yield* items(page);
+      yield* account(page, sizeSent ? o.pageSize : undefined);
       continue;
     }
     // the remaining pages are known: keep `prefetch` of them in flight, hand them out in order
@@ -115,7 +161,7 @@ export async function* paginatePages(fetchPage: (q: Query) => Promise<PageShape>
     while (pending.length > 0) {
       page = await pending.shift()!;
       while (pending.length < o.prefetch && upcoming <= plan.to) startNext();
-      yield* items(page);
+      yield* account(page, sizeSent ? o.pageSize : undefined);
     }
     // the last page's `next` is followed as usual (items may have been added meanwhile)
   }

@@ -21,7 +21,12 @@ export interface RetryPolicy {
   serverErrorStatuses: readonly number[];
   /** statuses never retried */
   neverRetriedStatuses: readonly number[];
-  /** bodies of a 5xx that mean "rate limited" (the live service's 500) */
+  /**
+   * The live service's rate-limit answer: HTTP 500 whose JSON body's `message` matches this whole
+   * (`{"message":"rate limit exceeded"}`). Only that exact answer, or a 429, proves the request was
+   * refused: a 5xx HTML page of a gateway that merely mentions "rate limit" may come after the
+   * service stored a create, so it is ambiguous like any other 5xx.
+   */
   rateLimitMessage: RegExp;
 }
 
@@ -34,7 +39,7 @@ export const defaultRetryPolicy: Readonly<RetryPolicy> = Object.freeze({
   refusedStatuses: Object.freeze([429]),
   serverErrorStatuses: Object.freeze([500, 502, 503, 504]),
   neverRetriedStatuses: Object.freeze([400, 401, 403, 404, 413, 422]),
-  rateLimitMessage: /rate limit/i,
+  rateLimitMessage: /^rate limit exceeded$/,
 });
 
 /**

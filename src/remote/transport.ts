@@ -10,6 +10,8 @@ export interface RawRequest {
   clock: Clock;
   /** the caller's cancellation (Ctrl-C) */
   signal?: AbortSignal;
+  /** the largest answer body read, in bytes; a larger one fails with ResponseTooLarge @default no cap */
+  maxBytes?: number;
 }
 
 export interface RawResponse {
@@ -26,6 +28,18 @@ export class TransportError extends Error {
     readonly lowCode: string,
   ) {
     super(`${kind}: ${lowCode}`);
+  }
+}
+
+/** An answer whose body is larger than the cap: reading stops there (the rest is discarded). */
+export class ResponseTooLarge extends Error {
+  constructor(
+    readonly status: number,
+    readonly limit: number,
+    /** bytes read (or announced by Content-Length) when reading stopped */
+    readonly seen: number,
+  ) {
+    super(`the answer is larger than ${limit} bytes`);
   }
 }
 
@@ -76,9 +90,31 @@ export async function sendOnce(dispatcher: Dispatcher, req: RawRequest): Promise
       body: req.body,
       signal: attempt.signal,
     });
-    const text = await res.body.text();
-    return { status: res.statusCode, headers: res.headers, text };
+    const length = res.headers['content-length'];
+    const announced = typeof length === 'string' && length.trim() !== '' ? Number(length) : NaN;
+    if (req.maxBytes !== undefined && Number.isFinite(announced) && announced > req.maxBytes) {
+      res.body.destroy();
+      throw new ResponseTooLarge(res.statusCode, req.maxBytes, announced);
+    }
+    // no cap, or a length within it (undici refuses a body longer than its Content-Length)
+    if (req.maxBytes === undefined || Number.isFinite(announced)) {
+      const text = await res.body.text();
+      return { status: res.statusCode, headers: res.headers, text };
+    }
+    // a chunked answer: counted as it arrives, cut at the cap
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    for await (const chunk of res.body) {
+      bytes += (chunk as Buffer).length;
+      if (bytes > req.maxBytes) {
+        res.body.destroy();
+        throw new ResponseTooLarge(res.statusCode, req.maxBytes, bytes);
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return { status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks, bytes).toString('utf8') };
   } catch (err) {
+    if (err instanceof ResponseTooLarge) throw err;
     if (req.signal?.aborted) throw new TransportError('aborted', true, 'aborted');
     if (timedOut) throw new TransportError('timeout', true, 'timeout');
     const code = lowCodeOf(err);

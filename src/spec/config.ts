@@ -42,6 +42,10 @@ export interface TmsyncConfig {
   requestTimeoutMs: number;
   /** @default 6 */
   maxRetries: number;
+  /** pages read at most from a list without `total_count`, from `max_pages`. @default 10000 */
+  maxPages: number;
+  /** the largest answer read, in bytes, from `max_response_size`. @default 64 MiB */
+  maxResponseBytes: number;
   profiles: Record<string, TmsyncProfile>;
 }
 
@@ -53,7 +57,19 @@ export const CONFIG_DEFAULTS = {
   pageSize: 100,
   requestTimeoutMs: 30_000,
   maxRetries: 6,
+  maxPages: 10_000,
+  maxResponseBytes: 64 * 1024 * 1024,
 } as const;
+
+/** `65536` (bytes), `"512KiB"`, `"64MiB"`, `"1GiB"`, `"100MB"` → bytes. */
+export function parseSize(value: number | string): number {
+  if (typeof value === 'number') return Math.round(value);
+  const m = /^([0-9]+(?:\.[0-9]+)?)\s*(B|KiB|MiB|GiB|KB|MB|GB)?$/i.exec(value.trim());
+  if (!m) throw new TmsyncError('invalid_size', `\`${value}\` is not a size`, { hint: 'write e.g. 64MiB, 512KiB or a number of bytes' });
+  const unit = (m[2] ?? 'B').toLowerCase();
+  const factor: Record<string, number> = { b: 1, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, kb: 1e3, mb: 1e6, gb: 1e9 };
+  return Math.round(Number(m[1]) * factor[unit]);
+}
 
 /** `30` (seconds), `"30s"`, `"2m"`, `"500ms"`, `"1h"` → milliseconds. */
 export function parseDuration(value: number | string): number {
@@ -183,6 +199,8 @@ export function parseConfigText(file: string, text: string): { config?: TmsyncCo
     requestTimeoutMs:
       input.request_timeout === undefined ? CONFIG_DEFAULTS.requestTimeoutMs : parseDuration(input.request_timeout),
     maxRetries: input.max_retries ?? CONFIG_DEFAULTS.maxRetries,
+    maxPages: input.max_pages ?? CONFIG_DEFAULTS.maxPages,
+    maxResponseBytes: input.max_response_size === undefined ? CONFIG_DEFAULTS.maxResponseBytes : parseSize(input.max_response_size),
     profiles,
   };
   return { config, problems };

@@ -20,6 +20,8 @@ export const STEP_GROUP_ID_PATTERN =
 export const FOLDER_ID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 /** `30`, `30s`, `1.5m`, `500ms`, `1h`. */
 export const DURATION_PATTERN = /^[0-9]+(?:\.[0-9]+)?(?:ms|s|m|h)?$/;
+/** `65536`, `512KiB`, `64MiB`, `1GiB` (binary units; KB/MB/GB are decimal) */
+export const SIZE_PATTERN = /^[0-9]+(?:\.[0-9]+)?\s*(?:B|KiB|MiB|GiB|KB|MB|GB)?$/i;
 const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const NOT_BLANK = /\S/;
 
@@ -154,6 +156,16 @@ export const configSchema = z
       .meta({ description: 'per request: seconds, or a duration like 30s, 2m (default 30s)' })
       .optional(),
     max_retries: z.number().int().nonnegative().meta({ description: 'retries of a retryable request (default 6)' }).optional(),
+    max_pages: z
+      .number()
+      .int()
+      .positive()
+      .meta({ description: 'pages read at most from one list whose answers give no total_count (default 10000); with a total the bound is ceil(total_count / page_size) + 2' })
+      .optional(),
+    max_response_size: z
+      .union([z.number().int().positive(), z.string().regex(SIZE_PATTERN, 'must be a size like 64MiB, 512KiB or a number of bytes')])
+      .meta({ description: 'largest answer read from the service: bytes, or a size like 64MiB (default 64MiB)' })
+      .optional(),
     profiles: z
       .record(z.string(), profileSchema)
       .meta({ description: 'named targets for --profile (migrations, staging)' })

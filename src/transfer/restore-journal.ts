@@ -98,10 +98,13 @@ export function parseRestoreJournal(text: string, file: string): RestoreJournalS
 
 /** An open journal: reads what earlier runs left, appends this run's entries. */
 export class RestoreJournal {
+  private failure: TmsyncError | undefined;
+
   private constructor(
     readonly file: string,
     private readonly handle: FileHandle,
     readonly state: RestoreJournalState,
+    private readonly writeText: (text: string) => Promise<void>,
   ) {}
 
   /** What earlier runs left, without writing anything (an absent file is an empty journal). */
@@ -114,7 +117,15 @@ export class RestoreJournal {
     }
   }
 
-  static async open(file: string, header: Omit<RestoreJournalHeader, 'format_version' | 'kind'>): Promise<RestoreJournal> {
+  /**
+   * `write` appends one line (tests inject a failing one). After a write fails, every later entry
+   * fails at once with the same `journal_write` error: the restore stops starting creates.
+   */
+  static async open(
+    file: string,
+    header: Omit<RestoreJournalHeader, 'format_version' | 'kind'>,
+    options: { write?: (text: string) => Promise<void> } = {},
+  ): Promise<RestoreJournal> {
     let text = '';
     try {
       text = await readFile(file, 'utf8');
@@ -124,7 +135,7 @@ export class RestoreJournal {
     const state = parseRestoreJournal(text, file);
     await mkdir(dirname(file), { recursive: true });
     const handle = await open(file, 'a');
-    const j = new RestoreJournal(file, handle, state);
+    const j = new RestoreJournal(file, handle, state, options.write ?? (async (text) => void (await handle.write(text))));
     // a line cut by a kill must not glue onto the next entry
     const prefix = text !== '' && !text.endsWith('\n') ? '\n' : '';
     await handle.write(`${prefix}${JSON.stringify({ format_version: RESTORE_JOURNAL_FORMAT_VERSION, kind: 'tmsync-restore-journal', ...header })}\n`);
@@ -170,8 +181,16 @@ export class RestoreJournal {
   }
 
   private async append(e: RestoreJournalEntry): Promise<void> {
-    // one write per line: a kill leaves at most the last line cut, which the reader skips
-    await this.handle.write(`${JSON.stringify(e)}\n`);
+    if (this.failure) throw this.failure;
+    try {
+      // one write per line: a kill leaves at most the last line cut, which the reader skips
+      await this.writeText(`${JSON.stringify(e)}\n`);
+    } catch (err) {
+      this.failure ??= new TmsyncError('journal_write', `cannot write the restore journal ${this.file}: ${(err as Error).message}`, {
+        hint: 'check the permissions and free space of the directory',
+      });
+      throw this.failure;
+    }
   }
 
   async close(): Promise<void> {

@@ -27,6 +27,8 @@ import { forEachLimit } from './streams.js';
 export type RestorePhase = 'folders' | 'step_groups' | 'test_cases' | 'test_plans' | 'test_runs';
 
 export interface RestoreOptions extends RestoreMappingOptions {
+  /** appends one journal line (tests inject a failing one) @default the journal file */
+  journalWrite?: (text: string) => Promise<void>;
   client: TmsClient;
   target: RemoteProject;
   /** the target's lookups, users and labels */
@@ -91,12 +93,16 @@ export async function restoreBackup(backup: Backup, options: RestoreOptions): Pr
     claimed: new Set(earlier.ids.values()),
   });
   if (adoption.conflicts.length > 0) throw ambiguousError(adoption.conflicts, `${options.target.name} (${options.target.humanIdPrefix})`);
-  const journal = await RestoreJournal.open(file, {
-    source_project_id: backup.source.project.id,
-    backup_created_at: backup.created_at,
-    target_project_id: options.target.id,
-    started_at: new Date().toISOString(),
-  });
+  const journal = await RestoreJournal.open(
+    file,
+    {
+      source_project_id: backup.source.project.id,
+      backup_created_at: backup.created_at,
+      target_project_id: options.target.id,
+      started_at: new Date().toISOString(),
+    },
+    options.journalWrite ? { write: options.journalWrite } : {},
+  );
   try {
     const r = new Restorer(backup, options, mapping, journal);
     await r.adopt(adoption);

@@ -34,6 +34,19 @@ describe('progress reporter', () => {
     expect(out[2]).toBe('\n');
   });
 
+  it('shows the phase before the operations start at once, then counts the rate from when they started', () => {
+    let t = 0;
+    const out: string[] = [];
+    const r = createProgressReporter({ write: (s) => out.push(s), tty: false, now: () => t });
+    t = 100;
+    r.update({ total: 56, done: 0, failed: 0, inFlight: 0, phase: 'checking 56 creates a stopped run left open' });
+    t = 4000;
+    r.update({ total: 56, done: 0, failed: 0, inFlight: 0 });
+    t = 9000;
+    r.update({ total: 56, done: 10, failed: 0, inFlight: 4 });
+    expect(out).toEqual(['apply: checking 56 creates a stopped run left open…', 'apply: 0/56  0.0/s  ETA ?', 'apply: 10/56  2.0/s  ETA 23s']);
+  });
+
   it('prints nothing when no operation ever reported progress', () => {
     const out: string[] = [];
     const r = createProgressReporter({ write: (s) => out.push(s), tty: true });

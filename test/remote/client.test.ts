@@ -324,6 +324,34 @@ describe('creates', () => {
     expect(server.log).toHaveLength(3);
   });
 
+  it.each([
+    ['a gateway\'s HTML 502 that mentions the rate limit', { status: 502, text: '<html><body>upstream rate limit reached</body></html>' }],
+    ['a 503 whose JSON says rate limit in other words', { status: 503, json: { message: 'Rate limit exceeded, try later' } }],
+    ['a 500 whose JSON message only contains the phrase', { status: 500, json: { message: 'rate limit exceeded by upstream' } }],
+  ])('treats %s after a create as ambiguous: it asks reconcile instead of re-sending the create', async (_what, reply) => {
+    let posts = 0;
+    const { server, client } = await setup((r) => (r.method === 'POST' && ++posts === 1 ? reply : { json: planJson('p1') }));
+    let asked = 0;
+    const res = await create(client, async () => {
+      asked++;
+      return { message: '', data: { test_plan: { id: 'found', title: 'Release 1', status: 'ACTIVE', created_at: 1, updated_at: 1 } } };
+    });
+    expect(res.data.test_plan.id).toBe('found');
+    expect(asked).toBe(1);
+    expect(server.log.filter((r) => r.method === 'POST')).toHaveLength(1);
+    expect(client.stats().rateLimited).toBe(0);
+  });
+
+  it('keeps a create ambiguous when the lookup after its ambiguous failure fails too, and never re-sends it', async () => {
+    const { server, client } = await setup((r) => (r.method === 'POST' ? { status: 502, text: '<html>bad gateway</html>' } : { json: planJson('p1') }));
+    const err = await create(client, async () => {
+      throw new ApiError({ code: 'rate_limited', status: 429, method: 'GET', path: '/projects/x/test_plans' });
+    }).catch((e) => e);
+    expect(isAmbiguous(err)).toBe(true);
+    expect(err.message).toMatch(/may have been created, and looking it up failed: GET \/projects\/x\/test_plans failed \(rate_limited 429\)/);
+    expect(server.log.filter((r) => r.method === 'POST')).toHaveLength(1);
+  });
+
   it('repeats a create when the connection was refused before sending', async () => {
     const dead = await startScripted(() => ({ json: {} }));
     const deadUrl = dead.url;

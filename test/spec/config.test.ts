@@ -20,6 +20,8 @@ describe('loadConfig', () => {
       pageSize: 100,
       requestTimeoutMs: 30_000,
       maxRetries: 6,
+      maxPages: 10_000,
+      maxResponseBytes: 64 * 1024 * 1024,
       profiles: {},
     });
   });
@@ -43,6 +45,8 @@ concurrency: 2
 page_size: 50
 request_timeout: 2m
 max_retries: 0
+max_pages: 200
+max_response_size: 16MiB
 profiles:
   staging: { base_url: https://staging.example/api/v1, project: SHOP, api_key_env: STAGING_KEY, rate_limit: 1, concurrency: 1, app_url: https://app.example }
 `,
@@ -61,6 +65,8 @@ profiles:
       pageSize: 50,
       requestTimeoutMs: 120_000,
       maxRetries: 0,
+      maxPages: 200,
+      maxResponseBytes: 16 * 1024 * 1024,
       profiles: {
         staging: {
           baseUrl: 'https://staging.example/api/v1',
@@ -82,6 +88,19 @@ profiles:
     expect(parseDuration('250ms')).toBe(250);
     expect(parseDuration('1h')).toBe(3_600_000);
     expect(parseDuration('45')).toBe(45_000);
+  });
+
+  it('reads max_pages and max_response_size (bytes or a size with a unit) for the pagination guards', async () => {
+    const dir = await makeRepo({ 'tmsync.yaml': 'project: SHOP\nmax_pages: 500\nmax_response_size: 8MiB\n' });
+    const { config } = await loadConfig(join(dir, 'tmsync.yaml'));
+    expect(config.maxPages).toBe(500);
+    expect(config.maxResponseBytes).toBe(8 * 1024 * 1024);
+    const bytes = await makeRepo({ 'tmsync.yaml': 'project: SHOP\nmax_response_size: 65536\n' });
+    expect((await loadConfig(join(bytes, 'tmsync.yaml'))).config.maxResponseBytes).toBe(65536);
+    const bad = await makeRepo({ 'tmsync.yaml': 'project: SHOP\nmax_response_size: lots\n' });
+    expect(String(await loadConfig(join(bad, 'tmsync.yaml')).catch((e: unknown) => (e as Error).message + JSON.stringify((e as { problems?: unknown }).problems)))).toMatch(
+      /max_response_size.*must be a size like 64MiB/,
+    );
   });
 
   it('throws config_not_found with a hint to run tmsync init when the file is missing', async () => {

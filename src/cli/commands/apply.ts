@@ -13,6 +13,7 @@ import { createProgressReporter } from '../../apply/progress.js';
 import { staleItems } from '../../apply/stale.js';
 import { claimedRemoteIds } from '../../apply/reconcile.js';
 import { applyPendingWriteBacks, fileWriteBack, pendingWriteBacks } from '../../apply/write-back.js';
+import { withRepositoryLock } from '../lock.js';
 
 export interface ApplyOptions extends GlobalOptions {
   /** `[planfile]`: a plan saved by `tmsync plan --out` */
@@ -23,6 +24,8 @@ export interface ApplyOptions extends GlobalOptions {
   prune?: boolean;
   /** with prune, accept deleting and recreating cases that look renamed @default false */
   allowRecreate?: boolean;
+  /** wait this long (a duration) for the repository lock; none: fail at once */
+  lockTimeout?: string;
 }
 
 const QUESTION = "Do you want to perform these actions? Only 'yes' will be accepted: ";
@@ -38,7 +41,7 @@ export async function runApply(options: ApplyOptions, io: CliIo): Promise<number
   // the client gets no abort signal: on Ctrl-C the requests in flight finish, nothing new starts
   const target = await loadTarget(options, { ...io, signal: undefined });
   try {
-    return await applyWith(options, io, target, interrupt.signal);
+    return await withRepositoryLock(target.root, 'apply', options.lockTimeout, io, () => applyWith(options, io, target, interrupt.signal));
   } catch (err) {
     // Ctrl-C while planning: reads were cancelled, nothing was changed
     if (interrupt.signal.aborted) {
@@ -149,6 +152,7 @@ async function applyWith(
     claimedIds: claimedRemoteIds(loaded.state, actual),
   });
   report(result, options, io, plan);
+  if (result.journalError) return 1;
   if (result.interrupted) return EXIT_INTERRUPTED;
   if (result.failed.length === 0 && result.skipped.length === 0) await rotateJournal(root);
   return result.failed.length || result.skipped.length ? 1 : 0;
@@ -227,11 +231,17 @@ function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Pla
     const what = f.stage === 'write_back' ? 'id not written back' : f.kind.replace(/_/g, ' ');
     io.stderr(`Error: ${where}${what} (${f.key}) failed: ${f.message}`);
   }
-  const skippedByFailure = result.skipped.filter((s) => !s.reason.startsWith('interrupted'));
+  const skippedByFailure = result.skipped.filter((s) => !s.reason.startsWith('interrupted') && !s.reason.startsWith('not started: the journal'));
   for (const s of skippedByFailure) io.stderr(`Skipped: ${s.key}: ${s.reason}`);
   const adopted = result.adopted > 0 ? `, ${result.adopted} adopted (ids written back)` : '';
   const counts = `${result.created} created, ${result.updated} updated, ${result.moved} moved, ${result.deleted} deleted${adopted}.`;
-  if (result.interrupted) {
+  if (result.journalError) {
+    const left = result.skipped.filter((s) => s.reason.startsWith('not started: the journal')).length;
+    io.stderr(`Error: ${result.journalError}`);
+    io.stderr(
+      `Apply stopped: ${counts} ${left} operation${left === 1 ? '' : 's'} not started because the journal could not be written; the operations in flight were finished and their ids written back. Free the disk or fix the permissions, then run \`tmsync apply\` again.`,
+    );
+  } else if (result.interrupted) {
     const left = result.skipped.length - skippedByFailure.length;
     io.stderr(`Apply interrupted: ${counts} ${left} operation${left === 1 ? '' : 's'} not started; run \`tmsync apply\` again to finish.`);
   } else {
@@ -260,6 +270,7 @@ function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Pla
           failed: result.failed,
           skipped: result.skipped,
           interrupted: result.interrupted,
+          ...(result.journalError ? { journal_error: result.journalError } : {}),
         },
       }),
     );

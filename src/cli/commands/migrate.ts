@@ -9,6 +9,7 @@ import { fetchState, resolveProject } from '../../remote/index.js';
 import { migrationScope, planMigration, settlePendingCreates } from '../../transfer/migrate.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { loadTarget, type Target } from '../target.js';
+import { withRepositoryLock } from '../lock.js';
 import { parseFolderPath } from './pull.js';
 
 export interface MigrateOptions extends GlobalOptions {
@@ -20,6 +21,8 @@ export interface MigrateOptions extends GlobalOptions {
   folder?: string;
   /** do not ask for confirmation @default false */
   autoApprove?: boolean;
+  /** wait this long (a duration) for the repository lock; none: fail at once */
+  lockTimeout?: string;
 }
 
 const QUESTION = "Do you want to copy these items to the target? Only 'yes' will be accepted: ";
@@ -37,6 +40,19 @@ export async function runMigrate(options: MigrateOptions, io: CliIo): Promise<nu
     });
   }
   const source = await loadTarget(options, io, { profile: options.from });
+  let locked = false;
+  try {
+    // the journal of a migration lives in the source repository's .tmsync/
+    return await withRepositoryLock(source.root, 'migrate', options.lockTimeout, io, () => {
+      locked = true;
+      return migrateFrom(source, options, io);
+    });
+  } finally {
+    if (!locked) await source.close();
+  }
+}
+
+async function migrateFrom(source: Target, options: MigrateOptions, io: CliIo): Promise<number> {
   let target: Target | undefined;
   try {
     target = await loadTarget(options, io, { profile: options.to });

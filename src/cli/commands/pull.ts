@@ -3,13 +3,16 @@ import { join, resolve } from 'node:path';
 import { fetchState, resolveProject } from '../../remote/index.js';
 import { pullIntoRepository } from '../../transfer/pull.js';
 import type { CliIo, GlobalOptions } from '../io.js';
-import { loadTarget } from '../target.js';
+import { loadTarget, type Target } from '../target.js';
+import { withRepositoryLock } from '../lock.js';
 
 export interface PullOptions extends GlobalOptions {
   /** the repository to write into @default '.' */
   dir?: string;
   /** only this folder subtree: names joined by `/` */
   folder?: string;
+  /** wait this long (a duration) for the repository lock; none: fail at once */
+  lockTimeout?: string;
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -38,6 +41,14 @@ export async function runPull(options: PullOptions, io: CliIo): Promise<number> 
   const config = options.config ? resolve(options.cwd, options.config) : hasConfig ? join(root, 'tmsync.yaml') : undefined;
   const target = await loadTarget({ ...options, ...(config ? { config } : {}) }, io);
   try {
+    return await withRepositoryLock(root, 'pull', options.lockTimeout, io, () => pullWith(target, root, hasConfig, options, io));
+  } finally {
+    await target.close();
+  }
+}
+
+async function pullWith(target: Target, root: string, hasConfig: boolean, options: PullOptions, io: CliIo): Promise<number> {
+  {
     const { client } = target;
     const folder = parseFolderPath(options.folder);
     const project = await resolveProject(client, target.projectRef);
@@ -90,7 +101,5 @@ export async function runPull(options: PullOptions, io: CliIo): Promise<number> 
       );
     }
     return 0;
-  } finally {
-    await target.close();
   }
 }

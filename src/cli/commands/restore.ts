@@ -5,7 +5,8 @@ import { readBackupFile } from '../../transfer/backup-read.js';
 import { describeHeld, restoreBackup, type RestorePhase } from '../../transfer/restore.js';
 import { fetchRestoreDirectory } from '../../transfer/restore-target.js';
 import type { CliIo, GlobalOptions } from '../io.js';
-import { loadTarget } from '../target.js';
+import { loadTarget, type Target } from '../target.js';
+import { withRepositoryLock } from '../lock.js';
 
 export interface RestoreCommandOptions extends GlobalOptions {
   /** positional: the backup file */
@@ -16,6 +17,8 @@ export interface RestoreCommandOptions extends GlobalOptions {
   defaultOwner?: string;
   /** leave out labels the target lacks instead of refusing @default false */
   dropMissingLabels?: boolean;
+  /** wait this long (a duration) for the repository lock; none: fail at once */
+  lockTimeout?: string;
 }
 
 const PHASE_WORDS: Record<RestorePhase, string> = {
@@ -59,6 +62,25 @@ export async function runRestore(options: RestoreCommandOptions, io: CliIo): Pro
   // the file is read and checked before any connection is made
   const backup = await readBackupFile(resolve(options.cwd, fileArg));
   const target = await loadTarget(options, io);
+  // the restore journal lives in <cwd>/.tmsync/: one restore at a time from one directory
+  let locked = false;
+  try {
+    return await withRepositoryLock(options.cwd, 'restore', options.lockTimeout, io, () => {
+      locked = true;
+      return restoreInto(target, backup, mapUsers, options, io);
+    });
+  } finally {
+    if (!locked) await target.close();
+  }
+}
+
+async function restoreInto(
+  target: Target,
+  backup: Awaited<ReturnType<typeof readBackupFile>>,
+  mapUsers: ReturnType<typeof parseUserMap>,
+  options: RestoreCommandOptions,
+  io: CliIo,
+): Promise<number> {
   let phase: { phase: RestorePhase; done: number; total: number } | undefined;
   const timer = setInterval(() => {
     if (phase) io.stderr(`restore: ${phase.done}/${phase.total} ${PHASE_WORDS[phase.phase]}…`);
