@@ -212,8 +212,9 @@ function ownerFile(op: Operation, desired: DesiredState, folderFiles: Map<string
  * The plan restricted to the changed files: their operations (a case file's create, update, move
  * or adopt; a step group file's; a `_folder.yaml`'s folder operations), plus the folder and step
  * group creates they wait for (a reference needs them); `dependsOn` keeps only operations still in
- * the plan. Unmanaged cases: only those among `readCaseIds` (the cases the restricted read saw);
- * unmanaged folders and step groups are kept (both lists are read whole). Problems and warnings:
+ * the plan. Unmanaged items: only cases among `readCaseIds` (the cases the restricted read saw:
+ * those of removed files); unmanaged folders and step groups are left to the full plan (whether a
+ * step group is unused depends on every case file). Problems and warnings:
  * those of the changed files, and warnings that name no file.
  */
 export function restrictPlan(result: BuildPlanResult, desired: DesiredState, actual: ActualState, changed: ChangedFiles, readCaseIds: ReadonlySet<string>): BuildPlanResult {
@@ -238,7 +239,7 @@ export function restrictPlan(result: BuildPlanResult, desired: DesiredState, act
   const plan = {
     ...result.plan,
     operations,
-    unmanaged: result.plan.unmanaged.filter((u) => u.itemType !== 'case' || readCaseIds.has(u.id)),
+    unmanaged: result.plan.unmanaged.filter((u) => u.itemType === 'case' && readCaseIds.has(u.id)),
     warnings: result.plan.warnings.filter((w) => w.file === undefined || present.has(w.file)),
     summary: summarize(operations),
     remoteVersions: remoteVersions(actual, operations),
