@@ -185,7 +185,8 @@ function toChangedFiles(desired: DesiredState, changes: GitChanges): ChangedFile
 /** Says in the plan what a --changed-since plan does not see. */
 function withChangedSinceNotes(result: BuildPlanResult, desired: DesiredState, changed: ChangedFiles, ref: string): BuildPlanResult {
   const present = new Set(changed.present);
-  const files = new Set([...changed.present, ...changed.removed.map((r) => r.file)]);
+  const inRepository = (f: string) => f.startsWith(`${desired.casesDir}/`) || f.startsWith(`${desired.stepGroupsDir}/`);
+  const files = new Set([...changed.present, ...changed.removed.map((r) => r.file)].filter(inRepository));
   const warnings = [
     {
       code: 'changed_since',
