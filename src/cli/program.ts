@@ -86,6 +86,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--detailed-exitcode', 'exit 2 when changes are pending, 0 when there are none', false)
     .option('--prune', 'delete remote items in scope that the repository does not describe', false)
     .option('--allow-recreate', 'with --prune, accept deleting and recreating cases that look renamed', false)
+    .option('--changed-since <ref>', 'plan only the files changed since this git ref (a pull request: its base); reads only what they name; not with --prune')
     .action(lazy(async () => (await import('./commands/plan.js')).runPlan));
 
   program

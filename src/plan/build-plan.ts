@@ -69,7 +69,7 @@ export function folderFingerprint(f: { name: string; parentId: string | null; or
   return `${f.name}|${f.parentId ?? ''}|${f.order}`;
 }
 
-function remoteVersions(actual: ActualState, ops: readonly Operation[]): Record<string, string> {
+export function remoteVersions(actual: ActualState, ops: readonly Operation[]): Record<string, string> {
   const cases = new Map(actual.cases.map((c) => [c.id, c]));
   const groups = new Map(actual.stepGroups.map((g) => [g.id, g]));
   const folders = new Map(actual.folders.map((f) => [f.id, f]));

@@ -1,6 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import type { FolderWire, StepGroup, TestCase } from '../api/resources.js';
+import { ApiError } from './api-error.js';
 import type { ActualState, RemoteCase, RemoteFolder, RemoteProject } from '../model.js';
+import { answersQuery, type CaseQuery } from '../case-query.js';
 import { scopeMatcher } from '../scope.js';
 import type { CallRequest, TmsClient } from './client.js';
 import {
@@ -12,7 +14,8 @@ import {
   toRemoteTestPlan,
   toUser,
 } from './normalize.js';
-import { resolveProject } from './project.js';
+import { looksLikeId, resolveProject } from './project.js';
+import type { ReadCache } from './read-cache.js';
 
 export interface FetchStateOptions {
   /**
@@ -24,6 +27,22 @@ export interface FetchStateOptions {
   caseFilter?: (c: RemoteCase) => boolean;
   /** stops every outstanding read */
   signal?: AbortSignal;
+  /**
+   * per-item reads of the last run: a step group GET, or a case GET for a missing human id, is
+   * skipped when the list shows the same `updated_at` as the cached copy; fills it for the next run
+   */
+  cache?: ReadCache;
+  /**
+   * `tmsync plan --changed-since`: read only some cases. The folder tree and the step group list
+   * are read whole; then `caseQueries(folders)` names the cases to read (see `CaseQuery`), and only
+   * the step groups `readStepGroup` accepts are read with their steps (the others keep the cached
+   * copy when it is current, else the list's, without steps). Test plans and run statuses, which
+   * the plan does not use, are not read (empty in the result).
+   */
+  changed?: {
+    caseQueries: (folders: readonly RemoteFolder[]) => CaseQuery[] | Promise<CaseQuery[]>;
+    readStepGroup: (group: StepGroup) => boolean | Promise<boolean>;
+  };
 }
 
 async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
@@ -126,46 +145,88 @@ export async function fetchState(
 
       const foldersP = guard(collect(client.paginate('listFolders', req({ params }))));
 
+      const cache = options.cache;
+      /** a list item with its human id: from the list, the cache, or a GET (started at once) */
+      const withHumanId = (c: TestCase): Promise<TestCase> => {
+        if (c.human_id) return Promise.resolve(c);
+        const cached = cache?.caseHumanId(c.id, c.updated_at);
+        if (cached) return Promise.resolve({ ...c, human_id: cached });
+        return guard(
+          client.call('getTestCase', req({ params: { ...params, test_case_id: c.id } })).then((r) => {
+            cache?.putCaseHumanId(c.id, r.data.test_case.human_id ?? '', c.updated_at);
+            return { ...c, human_id: r.data.test_case.human_id };
+          }),
+        );
+      };
+      const listCases = async (query: Record<string, string>, keep: (c: TestCase) => boolean = () => true): Promise<TestCase[]> => {
+        const pending: Promise<TestCase>[] = [];
+        for await (const c of client.paginate('listTestCases', req({ params, query }))) pending.push(withHumanId(c));
+        return (await Promise.all(pending)).filter(keep);
+      };
+      const changed = options.changed;
+
       const casesP = guard(
-        (async () => {
-          const pending: Promise<TestCase>[] = [];
-          for await (const c of client.paginate('listTestCases', req({ params }))) {
-            if (c.human_id) {
-              pending.push(Promise.resolve(c));
-            } else {
-              // the list left the human id out: the GET has it (start it now, keep reading pages)
-              pending.push(
-                guard(
-                  client
-                    .call('getTestCase', req({ params: { ...params, test_case_id: c.id } }))
-                    .then((r) => ({ ...c, human_id: r.data.test_case.human_id })),
-                ),
-              );
-            }
-          }
-          return Promise.all(pending);
-        })(),
+        changed
+          ? (async () => {
+              const queries = await changed.caseQueries(flattenFolders(await foldersP).map(toRemoteFolder));
+              const results = await Promise.all(queries.map((q) => runCaseQuery(q)));
+              const byId = new Map<string, TestCase>();
+              for (const c of results.flat()) if (!byId.has(c.id)) byId.set(c.id, c);
+              return [...byId.values()];
+            })()
+          : listCases({}),
       );
+
+      /** one targeted read (see `CaseQuery`): the list filtered by human id or by folder and title; a uuid's GET gives the folder and title to filter by */
+      async function runCaseQuery(q: CaseQuery): Promise<TestCase[]> {
+        const keep = (c: TestCase) => answersQuery(toRemoteCase(c), q);
+        if (q.by === 'title') return listCases({ folder_id: q.folderId, title__CONTAINS: q.title }, keep);
+        if (!looksLikeId(q.ref)) return listCases({ search: q.ref }, keep);
+        let found: TestCase;
+        try {
+          found = (await client.call('getTestCase', req({ params: { ...params, test_case_id: q.ref } }))).data.test_case;
+        } catch (err) {
+          if (err instanceof ApiError && err.code === 'not_found') return [];
+          throw err;
+        }
+        // the GET omits the steps: the list of its folder, filtered by its title, has them
+        const title = (found.title ?? '').trim();
+        return listCases({ folder_id: found.folder_id ?? '', ...(title ? { title__CONTAINS: title } : {}) }, (c) => c.id === found.id);
+      }
 
       const stepGroupsP = guard(
         (async () => {
           const pending: Promise<StepGroup>[] = [];
           for await (const g of client.paginate('listStepGroups', req({ params }))) {
+            if (g.steps) {
+              pending.push(Promise.resolve(g));
+              continue;
+            }
+            const cached = cache?.stepGroup(g.id, g.updated_at);
+            if (cached) {
+              pending.push(Promise.resolve({ ...g, ...cached }));
+              continue;
+            }
             pending.push(
-              g.steps
-                ? Promise.resolve(g)
-                : guard(
-                    client
-                      .call('getStepGroup', req({ params: { ...params, step_group_id: g.id } }))
-                      .then((r) => ({ ...g, ...r.data.step_group })),
-                  ),
+              guard(
+                (async () => {
+                  // --changed-since: a group the change does not name keeps the list's copy (no steps)
+                  if (changed && !(await changed.readStepGroup(g))) return g;
+                  const r = await client.call('getStepGroup', req({ params: { ...params, step_group_id: g.id } }));
+                  const full = { ...g, ...r.data.step_group };
+                  cache?.putStepGroup(full, g.updated_at);
+                  return full;
+                })(),
+              ),
             );
           }
           return Promise.all(pending);
         })(),
       );
 
-      const plansP = guard(collect(client.paginate('listTestPlans', req({ params }))));
+      // the plan does not use test plans: a --changed-since read skips them
+      const plansP = changed ? Promise.resolve([]) : guard(collect(client.paginate('listTestPlans', req({ params }))));
+      if (changed) cache?.keepUnlistedCases();
       const [folders, cases, stepGroups, plans] = await Promise.all([foldersP, casesP, stepGroupsP, plansP]);
       return { project, folders, cases, stepGroups, plans };
     })(),
@@ -176,7 +237,8 @@ export async function fetchState(
     lookupList('listCaseStatuses'),
     lookupList('listPriorities'),
     lookupList('listAutomationTypes'),
-    lookupList('listRunStatuses'),
+    // the plan does not use run statuses: a --changed-since read skips them
+    options.changed ? Promise.resolve([]) : lookupList('listRunStatuses'),
   ]);
   const usersP = guard(client.call('listUsers', req()).then((r) => r.data.map(toUser)));
   const labelsP = guard(client.call('listLabels', req()).then((r) => r.data.labels.map(toLabel)));

@@ -36,7 +36,12 @@ describe('examples/ci/github-actions.yml', () => {
     expect(wf.jobs.plan.if).toBe("github.event_name == 'pull_request'");
     expect(wf.jobs.apply.if).toContain("github.ref == 'refs/heads/main'");
     const planStep = wf.jobs.plan.steps.find((s: { name?: string }) => s.name === 'tmsync plan');
-    expect(planStep.run).toContain('tmsync plan --format markdown --detailed-exitcode');
+    expect(planStep.run).toContain('tmsync plan --changed-since "origin/${{ github.base_ref }}" --format markdown --detailed-exitcode');
+    expect(wf.jobs.plan.steps[0].with['fetch-depth']).toBe(0);
+    // the full plan runs on a schedule and fails on drift
+    expect(wf.on.schedule[0].cron).toMatch(/^[\d*]+ [\d*]+ \* \* \*$/);
+    expect(wf.jobs.drift.if).toBe("github.event_name == 'schedule'");
+    expect(wf.jobs.drift.steps.some((s: { run?: string }) => s.run === 'tmsync plan --detailed-exitcode')).toBe(true);
     expect(wf.jobs.apply.steps.some((s: { run?: string }) => s.run === 'tmsync apply --auto-approve')).toBe(true);
     expect(PLAN_COMMENT_MARKER).toBe('<!-- tmsync-plan -->');
   });
@@ -87,7 +92,10 @@ describe('examples/ci/gitlab-ci.yml', () => {
     expect(ci['tmsync-plan'].rules[0].if).toBe('$CI_PIPELINE_SOURCE == "merge_request_event"');
     expect(ci['tmsync-apply'].rules[0].if).toContain('$CI_DEFAULT_BRANCH');
     const shell: string = ci['tmsync-plan'].script[0];
-    expect(shell).toContain('tmsync plan --format markdown --detailed-exitcode');
+    expect(shell).toContain('tmsync plan --changed-since "$CI_MERGE_REQUEST_DIFF_BASE_SHA" --format markdown --detailed-exitcode');
+    expect(ci['tmsync-plan'].variables.GIT_DEPTH).toBe('0');
+    expect(ci['tmsync-drift'].rules[0].if).toBe('$CI_PIPELINE_SOURCE == "schedule"');
+    expect(ci['tmsync-drift'].script).toEqual(['tmsync plan --detailed-exitcode']);
     const m = /cat > \/tmp\/post-note\.mjs <<'SCRIPT'\n([\s\S]*?)\nSCRIPT\n/.exec(shell);
     expect(m).not.toBeNull();
 

@@ -1,4 +1,8 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { READ_CACHE_FILE, ReadCache } from '../../src/remote/read-cache.js';
 import { createClient, fetchState, resolveProject, scaledClock, type TmsClient } from '../../src/remote/index.js';
 import { pageOf, startScripted, type LoggedRequest, type Reply, type ScriptedServer } from './scripted-server.js';
 
@@ -24,6 +28,8 @@ interface World {
   folders: ReturnType<typeof folder>[];
   cases: ReturnType<typeof kase>[];
   groups: number;
+  /** `updated_at` of step group i (default 1) */
+  groupUpdatedAt?: Record<number, number>;
 }
 
 function service(w: World, delayMs = 0) {
@@ -42,12 +48,12 @@ function service(w: World, delayMs = 0) {
       const { individual_steps: _s, label_ids: _l, ...rest } = c;
       return { json: { data: { test_case: { ...rest, human_id: `SHOP-${c.id.slice(1)}` } } } };
     }
-    const groups = Array.from({ length: w.groups }, (_, i) => ({ id: `g${i}`, title: `G${i}`, human_id: `SHOP-SG-${i}`, project_id: PID, created_at: 1, updated_at: 1 }));
+    const groups = Array.from({ length: w.groups }, (_, i) => ({ id: `g${i}`, title: `G${i}`, human_id: `SHOP-SG-${i}`, project_id: PID, created_at: 1, updated_at: w.groupUpdatedAt?.[i] ?? 1 }));
     if (p === `${pr}/step_groups`) return { json: pageOf('step_groups', groups, r, '') };
     const sg = p.match(/\/step_groups\/(g\d+)$/);
     if (sg) {
       const g = groups.find((x) => x.id === sg[1])!;
-      return { json: { data: { step_group: { ...g, steps: [{ id: `${g.id}s1`, step_description: 'x', expected_results: 'y', order: 1, step_group_id: g.id }] } } } };
+      return { json: { data: { step_group: { ...g, steps: [{ id: `${g.id}s1`, step_description: `x${g.updated_at}`, expected_results: 'y', order: 1, step_group_id: g.id }] } } } };
     }
     if (p === `${pr}/test_plans`) return { json: pageOf('test_plans', [{ id: 'tp1', title: 'R1', status: 'ACTIVE', created_at: 1, updated_at: 1 }], r, '') };
     if (p === '/test_cases/types') return { json: pageOf('types', lookups('type'), r, '') };
@@ -182,5 +188,85 @@ describe('resolveProject', () => {
     expect(err.code).toBe('project_not_found');
     expect(err.hint).toContain('Shop Project (SHOP)');
     expect(err.hint).toContain('Other (OTH)');
+  });
+
+});
+
+describe('fetchState with the read cache of the last run', () => {
+  const perItem = (log: LoggedRequest[]) => log.filter((r) => /\/(test_cases\/c|step_groups\/g)\d+$/.test(r.path)).map((r) => r.path.replace(/.*\/(test_cases|step_groups)\//, '$1/'));
+  const noHumanIds = (w: World) => {
+    w.cases = w.cases.map((c, i) => (i < 3 ? { ...c, human_id: undefined } : c)) as World['cases'];
+    return w;
+  };
+
+  it('skips the step group and case GETs whose updated_at is unchanged and re-reads exactly the changed ones', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'tmsync-read-cache-'));
+    try {
+      const w = noHumanIds(world());
+      const { server, client } = await setup(w);
+      const first = await fetchState(client, PID, { cache: await ReadCache.load(root, 'svc|p') });
+      expect(perItem(server.log).sort()).toEqual(['step_groups/g0', 'step_groups/g1', 'step_groups/g2', 'test_cases/c1', 'test_cases/c2', 'test_cases/c3']);
+      const cache1 = await ReadCache.load(root, 'svc|p');
+      // nothing saved yet: everything is read again
+      expect(cache1.stepGroup('g0', 1)).toBeUndefined();
+
+      const c = ReadCache.empty('svc|p');
+      await fetchState(client, PID, { cache: c });
+      await c.save(root);
+      server.log.length = 0;
+      const second = await fetchState(client, PID, { cache: await ReadCache.load(root, 'svc|p') });
+      expect(perItem(server.log)).toEqual([]);
+      expect(second.stepGroups).toEqual(first.stepGroups);
+      expect(second.cases).toEqual(first.cases);
+
+      // one step group and one case changed on the service since
+      w.groupUpdatedAt = { 1: 2 };
+      w.cases[1] = { ...w.cases[1], updated_at: 1_700_000_000_500 };
+      const cache3 = await ReadCache.load(root, 'svc|p');
+      server.log.length = 0;
+      const third = await fetchState(client, PID, { cache: cache3 });
+      expect(perItem(server.log).sort()).toEqual(['step_groups/g1', 'test_cases/c2']);
+      expect(third.stepGroups.find((g) => g.id === 'g1')!.steps[0].description).toBe('x2');
+      expect(third.stepGroups.find((g) => g.id === 'g0')!.steps[0].description).toBe('x1');
+      await cache3.save(root);
+      server.log.length = 0;
+      await fetchState(client, PID, { cache: await ReadCache.load(root, 'svc|p') });
+      expect(perItem(server.log)).toEqual([]);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('ignores a corrupt cache, one of another format version and one written for another project: everything is read again', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'tmsync-read-cache-'));
+    try {
+      const { server, client } = await setup(noHumanIds(world()));
+      const c = ReadCache.empty('svc|p');
+      await fetchState(client, PID, { cache: c });
+      await c.save(root);
+      const file = join(root, READ_CACHE_FILE);
+      const text = await readFile(file, 'utf8');
+      // a whole file that cannot be trusted is ignored; an entry that cannot, only that entry
+      const variants: [string, number][] = [
+        ['{"format_version":1,"target":"svc|p","step_groups":{"g0":', 6],
+        [text.replace('"format_version":1', '"format_version":2'), 6],
+        [text.replace('"target":"svc|p"', '"target":"svc|other"'), 6],
+        [text.replace(/"steps":\[[^\]]*\]/g, '"steps":"nope"'), 3],
+      ];
+      for (const [v, reads] of variants) {
+        await mkdir(join(root, '.tmsync', 'cache'), { recursive: true });
+        await writeFile(file, v);
+        server.log.length = 0;
+        const state = await fetchState(client, PID, { cache: await ReadCache.load(root, 'svc|p') });
+        expect(perItem(server.log)).toHaveLength(reads);
+        expect(state.stepGroups.map((g) => g.steps.length)).toEqual([1, 1, 1]);
+      }
+      await writeFile(file, text);
+      server.log.length = 0;
+      await fetchState(client, PID, { cache: await ReadCache.load(root, 'svc|p') });
+      expect(perItem(server.log)).toEqual([]);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });

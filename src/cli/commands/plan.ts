@@ -1,9 +1,14 @@
 import { writeFile } from 'node:fs/promises';
-import { join, relative, resolve } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { formatProblem, TmsyncError, type Problem } from '../../errors.js';
-import { buildPlan, hasChanges, renderPlanJson, renderPlanMarkdown, renderPlanText, summaryLine, type Plan } from '../../plan/index.js';
+import type { DesiredState } from '../../model.js';
+import { changedCaseQueries, planChanged, stepGroupsToRead, type ChangedFiles, type RemovedCaseFile } from '../../plan/changed.js';
+import { buildPlan, hasChanges, renderPlanJson, renderPlanMarkdown, renderPlanText, summaryLine, type BuildPlanResult, type Plan } from '../../plan/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
-import { loadRepository } from '../../spec/index.js';
+import { ReadCache } from '../../remote/read-cache.js';
+import { loadRepository, type TmsyncConfig } from '../../spec/index.js';
+import { gitChangedFiles, type GitChanges } from '../git.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { loadTarget } from '../target.js';
 
@@ -18,6 +23,8 @@ export interface PlanOptions extends GlobalOptions {
   prune?: boolean;
   /** with prune, accept deleting and recreating cases that look renamed @default false */
   allowRecreate?: boolean;
+  /** plan only the files changed since this git ref (docs/plan.md, "A pull request's plan") */
+  changedSince?: string;
 }
 
 export const EXIT_CHANGES = 2;
@@ -28,9 +35,23 @@ export const EXIT_CHANGES = 2;
  * repository or the plan has problems (listed as `file:line:col`).
  */
 export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> {
+  if (options.changedSince !== undefined && options.prune) {
+    throw new TmsyncError('changed_since_prune', '--prune cannot be combined with --changed-since: a plan of the changed files does not read the items the repository no longer describes', {
+      hint: 'plan deletions with a full `tmsync plan --prune` (without --changed-since)',
+    });
+  }
   const target = await loadTarget(options, io);
   try {
     const { config, root, client } = target;
+    let changes: GitChanges | undefined;
+    if (options.changedSince !== undefined) {
+      changes = await gitChangedFiles(root, options.changedSince, (file) => isCaseFile(config, file));
+      const configName = target.configFile ? basename(target.configFile) : 'tmsync.yaml';
+      if (changes.present.includes(configName) || changes.removed.some((r) => r.file === configName)) {
+        io.stderr(`Note: ${configName} changed since ${options.changedSince}, which can change the plan of every file: planning everything.`);
+        changes = undefined;
+      }
+    }
     const shown = (p: Problem): Problem => ({
       ...p,
       file: relative(options.cwd, join(root, p.file)) || p.file,
@@ -41,13 +62,36 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
     // reads are paced by the rate limit anyway; bad files stop the reads
     const stop = new AbortController();
     const signal = io.signal ? AbortSignal.any([io.signal, stop.signal]) : stop.signal;
+    const loading = loadRepository(root, config);
+    loading.catch(() => undefined);
+    let changed: ChangedFiles | undefined;
+    const changedP = loading.then((l) => (changed = changes ? toChangedFiles(l.state, changes) : undefined));
+    changedP.catch(() => undefined);
+    // the cache keys on the service and project: one repository may plan against several
+    let cache: ReadCache | undefined;
     const remote = (async () => {
       const project = await resolveProject(client, target.projectRef);
-      return fetchState(client, project.id, { scope: config.scope, signal });
+      cache = await ReadCache.load(root, `${target.baseUrl}|${project.id}`);
+      return fetchState(client, project, {
+        scope: config.scope,
+        signal,
+        cache,
+        ...(changes
+          ? {
+              changed: {
+                caseQueries: async (folders) => {
+                  const l = await loading;
+                  return changedCaseQueries(l.state, folders, (await changedP)!);
+                },
+                readStepGroup: async (g) => stepGroupsToRead((await loading).state, (await changedP)!)(g),
+              },
+            }
+          : {}),
+      });
     })();
     remote.catch(() => undefined);
 
-    const loaded = await loadRepository(root, config).catch((err: unknown) => {
+    const loaded = await loading.catch((err: unknown) => {
       stop.abort();
       throw err;
     });
@@ -61,7 +105,12 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
       return 1;
     }
     const actual = await remote;
-    const { plan, problems } = buildPlan(loaded.state, actual, { prune: options.prune ?? false, allowRecreate: options.allowRecreate ?? false });
+    // an optimisation only: a cache that cannot be written costs the next run its reads, nothing else
+    await cache?.save(root).catch(() => undefined);
+    await changedP;
+    const { plan, problems } = changed
+      ? withChangedSinceNotes(planChanged(loaded.state, actual, changed, { allowRecreate: options.allowRecreate ?? false }), loaded.state, changed, options.changedSince!)
+      : buildPlan(loaded.state, actual, { prune: options.prune ?? false, allowRecreate: options.allowRecreate ?? false });
     if (problems.length > 0) {
       for (const p of problems) io.stderr(formatProblem(shown(p)));
       if (options.json) io.stdout(JSON.stringify({ problems }));
@@ -101,4 +150,55 @@ function emit(plan: Plan, options: PlanOptions, io: CliIo): void {
 
 function count(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** A case file of the repository: a YAML file under the cases directory other than `_folder.yaml`. */
+function isCaseFile(config: TmsyncConfig, file: string): boolean {
+  return file.startsWith(`${config.casesDir}/`) && /\.ya?ml$/.test(file) && basename(file) !== '_folder.yaml';
+}
+
+/** git's answer in the plan's terms: the removed case files with the id and title they had at REF. */
+function toChangedFiles(desired: DesiredState, changes: GitChanges): ChangedFiles {
+  const removed: RemovedCaseFile[] = [];
+  const folderByDir = new Map(desired.folders.map((f) => [f.dir, f.path]));
+  for (const r of changes.removed) {
+    if (!r.file.startsWith(`${desired.casesDir}/`) || !/\.ya?ml$/.test(r.file) || basename(r.file) === '_folder.yaml') continue;
+    const dir = r.file.slice(0, r.file.lastIndexOf('/'));
+    const folderPath = folderByDir.get(dir) ?? dir.slice(desired.casesDir.length + 1).split('/').filter((s) => s !== '');
+    let id: string | undefined;
+    let title: string | undefined;
+    try {
+      const doc = r.text === undefined ? undefined : (parseYaml(r.text) as unknown);
+      if (doc && typeof doc === 'object' && !Array.isArray(doc)) {
+        const d = doc as Record<string, unknown>;
+        if (typeof d.id === 'string' || typeof d.id === 'number') id = String(d.id);
+        if (typeof d.title === 'string') title = d.title;
+      }
+    } catch {
+      // an old version that does not parse names no case: nothing to list
+    }
+    removed.push({ file: r.file, folderPath, ...(id !== undefined ? { id } : {}), ...(title !== undefined ? { title } : {}) });
+  }
+  return { present: changes.present, removed };
+}
+
+/** Says in the plan what a --changed-since plan does not see. */
+function withChangedSinceNotes(result: BuildPlanResult, desired: DesiredState, changed: ChangedFiles, ref: string): BuildPlanResult {
+  const present = new Set(changed.present);
+  const inRepository = (f: string) => f.startsWith(`${desired.casesDir}/`) || f.startsWith(`${desired.stepGroupsDir}/`);
+  const files = new Set([...changed.present, ...changed.removed.map((r) => r.file)].filter(inRepository));
+  const warnings = [
+    {
+      code: 'changed_since',
+      message: `planned only the ${count(files.size, 'file')} changed since ${ref}; items elsewhere (drift, unmanaged cases) are not read: a full \`tmsync plan\` shows them`,
+    },
+    ...desired.stepGroups
+      .filter((g) => present.has(g.file) && result.plan.operations.some((op) => op.kind === 'update_step_group' && op.localKey === g.key))
+      .map((g) => ({
+        code: 'changed_since_step_group',
+        file: g.file,
+        message: `step group ${g.key} changes: the cases that use it outside the changed files are not read here, so their updates are not planned (a full \`tmsync plan\` plans them)`,
+      })),
+  ];
+  return { ...result, plan: { ...result.plan, warnings: [...result.plan.warnings, ...warnings] } };
 }

@@ -1,0 +1,149 @@
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { StepGroup } from '../api/resources.js';
+
+/**
+ * What the last run read one by one, so a re-plan can skip those reads: a step group's steps (the
+ * list omits them, a GET has them) and a case's human id (when a list omits it), each with the
+ * `updated_at` the list showed. An entry is used only when the list shows the same `updated_at`
+ * again; otherwise the item is read and the entry replaced.
+ *
+ * `.tmsync/cache/reads.json` under the repository root, written atomically (a temporary file, then
+ * a rename), git-ignored by `.tmsync/.gitignore`. It is an optimisation only: a missing, corrupt
+ * or other-version file, or one written for another service or project, is ignored (everything is
+ * read again), and a failed write loses nothing but the saving. It holds no key.
+ */
+export const READ_CACHE_FORMAT_VERSION = 1;
+export const READ_CACHE_FILE = join('.tmsync', 'cache', 'reads.json');
+
+interface Entry<T> {
+  updated_at: number | string;
+  value: T;
+}
+
+interface CacheFile {
+  format_version: typeof READ_CACHE_FORMAT_VERSION;
+  /** the service and project the reads came from */
+  target: string;
+  step_groups: Record<string, Entry<StepGroup>>;
+  case_human_ids: Record<string, Entry<string>>;
+}
+
+type Version = number | string | null | undefined;
+
+const same = (a: Version, b: Version) => a !== null && a !== undefined && b !== null && b !== undefined && String(a) === String(b);
+
+export class ReadCache {
+  private nextGroups: Record<string, Entry<StepGroup>> = {};
+  private nextCases: Record<string, Entry<string>> = {};
+  /** cache hits and misses of this run, for tests and `--verbose` */
+  readonly stats = { hits: 0, misses: 0 };
+
+  private constructor(
+    readonly target: string,
+    private readonly groups: Record<string, Entry<StepGroup>>,
+    private readonly cases: Record<string, Entry<string>>,
+  ) {}
+
+  /** An empty cache for `target` (e.g. `baseUrl|projectId`). */
+  static empty(target: string): ReadCache {
+    return new ReadCache(target, {}, {});
+  }
+
+  /** The cache under `root`; empty when missing, unreadable, of another version or another target. */
+  static async load(root: string, target: string): Promise<ReadCache> {
+    try {
+      const parsed = JSON.parse(await readFile(join(root, READ_CACHE_FILE), 'utf8')) as Partial<CacheFile> | null;
+      if (
+        !parsed ||
+        typeof parsed !== 'object' ||
+        parsed.format_version !== READ_CACHE_FORMAT_VERSION ||
+        parsed.target !== target ||
+        !isRecord(parsed.step_groups) ||
+        !isRecord(parsed.case_human_ids)
+      ) {
+        return ReadCache.empty(target);
+      }
+      const groups: Record<string, Entry<StepGroup>> = {};
+      for (const [id, e] of Object.entries(parsed.step_groups)) {
+        if (!isEntry(e)) continue;
+        const g = StepGroup.safeParse(e.value);
+        if (g.success && g.data.id === id && Array.isArray(g.data.steps)) groups[id] = { updated_at: e.updated_at, value: g.data };
+      }
+      const cases: Record<string, Entry<string>> = {};
+      for (const [id, e] of Object.entries(parsed.case_human_ids)) if (isEntry(e) && typeof e.value === 'string') cases[id] = e as Entry<string>;
+      return new ReadCache(target, groups, cases);
+    } catch {
+      return ReadCache.empty(target);
+    }
+  }
+
+  /** The step group as the last GET returned it, when its `updated_at` is still `updatedAt`. */
+  stepGroup(id: string, updatedAt: Version): StepGroup | undefined {
+    const e = this.groups[id];
+    if (e && same(e.updated_at, updatedAt)) {
+      this.stats.hits++;
+      this.nextGroups[id] = e;
+      return e.value;
+    }
+    this.stats.misses++;
+    return undefined;
+  }
+
+  putStepGroup(group: StepGroup, updatedAt: Version): void {
+    if (updatedAt === null || updatedAt === undefined) return;
+    this.nextGroups[group.id] = { updated_at: updatedAt, value: group };
+  }
+
+  /** The case's human id as the last GET returned it, when its `updated_at` is still `updatedAt`. */
+  caseHumanId(id: string, updatedAt: Version): string | undefined {
+    const e = this.cases[id];
+    if (e && same(e.updated_at, updatedAt)) {
+      this.stats.hits++;
+      this.nextCases[id] = e;
+      return e.value;
+    }
+    this.stats.misses++;
+    return undefined;
+  }
+
+  putCaseHumanId(id: string, humanId: string, updatedAt: Version): void {
+    if (updatedAt === null || updatedAt === undefined || !humanId) return;
+    this.nextCases[id] = { updated_at: updatedAt, value: humanId };
+  }
+
+  /** Keeps the entries of cases this run did not list (a `--changed-since` read lists few cases). */
+  keepUnlistedCases(): void {
+    for (const [id, e] of Object.entries(this.cases)) if (!(id in this.nextCases)) this.nextCases[id] = e;
+  }
+
+  /**
+   * Writes what this run read or confirmed (entries of items no list showed are dropped) to
+   * `root/.tmsync/cache/reads.json`, atomically; creates `.tmsync/.gitignore` when missing.
+   */
+  async save(root: string): Promise<void> {
+    const dir = join(root, '.tmsync');
+    await mkdir(join(dir, 'cache'), { recursive: true });
+    await writeFile(join(dir, '.gitignore'), '*\n', { flag: 'wx' }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
+    });
+    const file: CacheFile = {
+      format_version: READ_CACHE_FORMAT_VERSION,
+      target: this.target,
+      step_groups: this.nextGroups,
+      case_human_ids: this.nextCases,
+    };
+    const path = join(root, READ_CACHE_FILE);
+    const tmp = `${path}.${process.pid}.tmp`;
+    await writeFile(tmp, JSON.stringify(file), 'utf8');
+    await rename(tmp, path);
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isEntry(v: unknown): v is Entry<unknown> {
+  return isRecord(v) && (typeof v.updated_at === 'number' || typeof v.updated_at === 'string') && 'value' in v;
+}

@@ -1,0 +1,86 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryIo } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+
+const API_KEY = 'read-cache-e2e-secret-key';
+
+async function tmsync(cwd: string, ...args: string[]) {
+  const io = memoryIo({ TMSYNC_API_KEY: API_KEY });
+  const code = await main(['node', 'tmsync', ...args], io, cwd);
+  return { code, out: io.out.join('\n'), err: io.err.join('\n') };
+}
+
+describe('tmsync plan re-reads only what changed since the last run', () => {
+  let emu: RunningEmulator;
+  let root: string;
+  const stepGroupGets = () => emu.requestLog().filter((e) => e.method === 'GET' && /\/step_groups\/[^/?]+$/.test(e.path));
+
+  beforeAll(async () => {
+    emu = await startEmulator({ memory: true, apiKeys: [API_KEY], seed: 'demo', port: 0 });
+    root = await mkdtemp(join(tmpdir(), 'tmsync-read-cache-e2e-'));
+    const files: Record<string, string> = {
+      'tmsync.yaml': `project: DEMO\nbase_url: ${emu.baseUrl}\ndefaults:\n  type: Functional\n  status: Draft\n  priority: Medium\n  automation_type: Not Automated\n  owner: qa-lead@example.com\nrate_limit: 1000\n`,
+      'step_groups/a.yaml': 'title: Group A\nsteps:\n  - action: A1\n    expected: ok\n',
+      'step_groups/b.yaml': 'title: Group B\nsteps:\n  - action: B1\n    expected: ok\n',
+      'step_groups/c.yaml': 'title: Group C\nsteps:\n  - action: C1\n    expected: ok\n',
+      'cases/Area/one.yaml': 'title: One\nsteps:\n  - use: a\n  - use: b\n',
+    };
+    for (const [file, text] of Object.entries(files)) {
+      await mkdir(join(root, file, '..'), { recursive: true });
+      await writeFile(join(root, file), text);
+    }
+    const applied = await tmsync(root, 'apply', '--auto-approve');
+    expect(applied.code, applied.err).toBe(0);
+  }, 60_000);
+
+  afterAll(async () => {
+    await emu?.close();
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  it('GETs every step group once, then none on a plan with no change, then exactly the one that changed', async () => {
+    await rm(join(root, '.tmsync/cache'), { recursive: true, force: true });
+    emu.clearRequestLog();
+    const first = await tmsync(root, 'plan');
+    expect(first.code, first.err).toBe(0);
+    expect(first.out).toContain('No changes.');
+    expect(stepGroupGets()).toHaveLength(3);
+
+    emu.clearRequestLog();
+    const second = await tmsync(root, 'plan');
+    expect(second.out).toBe(first.out);
+    expect(stepGroupGets()).toEqual([]);
+
+    // group B changes on the service (through an apply of an edited file)
+    const b = join(root, 'step_groups/b.yaml');
+    const bId = /^id: (\S+)$/m.exec(await readFile(b, 'utf8'))![1];
+    await writeFile(b, (await readFile(b, 'utf8')).replace('B1', 'B1, changed'));
+    const applied = await tmsync(root, 'apply', '--auto-approve');
+    expect(applied.code, applied.err).toBe(0);
+
+    emu.clearRequestLog();
+    const third = await tmsync(root, 'plan');
+    expect(third.out).toContain('No changes.');
+    const gets = stepGroupGets();
+    expect(gets).toHaveLength(1);
+    // the one GET was of group B
+    const [, projectId, groupId] = /\/projects\/([^/]+)\/step_groups\/([^/?]+)$/.exec(gets[0].path)!;
+    const res = await fetch(`${emu.baseUrl}/projects/${projectId}/step_groups/${groupId}`, { headers: { authorization: `Bearer ${API_KEY}` } });
+    const body = (await res.json()) as { data: { step_group: { human_id: string; title: string } } };
+    expect(body.data.step_group.human_id).toBe(bId);
+    expect(body.data.step_group.title).toBe('Group B');
+  });
+
+  it('ignores a corrupt cache file and reads every step group again', async () => {
+    await writeFile(join(root, '.tmsync/cache/reads.json'), '{ not json');
+    emu.clearRequestLog();
+    const r = await tmsync(root, 'plan');
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain('No changes.');
+    expect(stepGroupGets()).toHaveLength(3);
+  });
+});
