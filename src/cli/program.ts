@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import type { CliIo, GlobalOptions } from './io.js';
+import { colorChoice, type CliIo, type GlobalOptions } from './io.js';
 import { VERSION } from '../version.js';
 
 /**
@@ -52,7 +52,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
       project: o.project,
       json: Boolean(o.json),
       verbose: Boolean(o.verbose),
-      color: o.color !== false && io.isTTY && !io.env.NO_COLOR,
+      color: colorChoice(io, o.color === false),
     };
   };
   /** Runs a lazily imported command and records its exit code. */
@@ -96,6 +96,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--prune', 'delete remote items in scope that the repository does not describe', false)
     .option('--allow-recreate', 'with --prune, accept deleting and recreating cases that look renamed', false)
     .option('--lock-timeout <duration>', 'wait this long (e.g. 30s, 5m) for another tmsync command writing this repository, instead of failing at once')
+    .option('-q, --quiet', "print the plan's summary line, not the whole plan", false)
     .action(lazy(async () => (await import('./commands/apply.js')).runApply));
 
   program
@@ -153,6 +154,12 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .description("print a run's status")
     .argument('<run-id>', 'the run id printed by `run trigger`')
     .action(lazy(async () => (await import('./commands/run-status.js')).runRunStatus));
+  run
+    .command('report')
+    .description("download the JUnit report of a finished run (started by `run trigger` without --wait); starts nothing")
+    .argument('<run-id>', 'the run id printed by `run trigger`')
+    .requiredOption('--junit <file>', 'where to write the JUnit report')
+    .action(lazy(async () => (await import('./commands/run-report.js')).runRunReport));
 
   const results = program.command('results').description('push test results into test runs');
   results
@@ -202,7 +209,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--memory', 'keep everything in memory', false)
     .option('--api-key <key...>', 'accepted API key (repeatable); without one a random key is printed')
     .addOption(new Option('--seed <name>', 'seed data').choices(['demo']))
-    .option('--latency <ms>', 'added latency per request', '0')
+    .option('--latency <dur>', 'added latency per request (e.g. 20ms; a bare number is seconds)', '0')
     .option('--rate-limit <n>', 'requests per second per key before refusing')
     .addOption(
       new Option('--rate-limit-style <style>', '429 with Retry-After, or the live service\'s 500 "rate limit exceeded"')
@@ -214,7 +221,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--fault-seed <n>', 'seed for deterministic faults')
     .option('--fail-after-commit', 'faults hit after the change is stored (ambiguous failures)', false)
     .option('--log <file>', 'one JSON line per request')
-    .option('--run-duration <ms>', 'how long an execution-interface run takes to complete', '3000')
+    .option('--run-duration <dur>', 'how long an execution-interface run takes to complete (e.g. 3s, 500ms)', '3s')
     .action(lazy(async () => (await import('./commands/serve.js')).runServe));
 
   return program;

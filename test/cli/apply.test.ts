@@ -13,7 +13,7 @@ const opts = (cwd: string, extra: Partial<ApplyOptions> = {}): ApplyOptions => (
   cwd,
   json: false,
   verbose: false,
-  color: false,
+  color: { stdout: false, stderr: false },
   autoApprove: true,
   prune: false,
   allowRecreate: false,

@@ -5,12 +5,12 @@ import type { CliIo, GlobalOptions } from '../io.js';
 import { loadTarget } from '../target.js';
 import { loadRepository, removeStrayTempFiles } from '../../spec/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
-import { buildPlan, hasChanges, parsePlanFile, renderPlanText, type Plan } from '../../plan/index.js';
+import { buildPlan, hasChanges, parsePlanFile, renderPlanText, summaryLine, type Plan } from '../../plan/index.js';
 import type { ActualState } from '../../model.js';
 import { executePlan, type ApplyResult } from '../../apply/executor.js';
 import { Journal, readJournal, rotateJournal, summarizeJournal } from '../../apply/journal.js';
 import { createProgressReporter } from '../../apply/progress.js';
-import { staleItems } from '../../apply/stale.js';
+import { staleItems, staleMessage } from '../../apply/stale.js';
 import { claimedRemoteIds } from '../../apply/reconcile.js';
 import { applyPendingWriteBacks, fileWriteBack, pendingWriteBacks } from '../../apply/write-back.js';
 import { withRepositoryLock } from '../lock.js';
@@ -26,6 +26,8 @@ export interface ApplyOptions extends GlobalOptions {
   allowRecreate?: boolean;
   /** wait this long (a duration) for the repository lock; none: fail at once */
   lockTimeout?: string;
+  /** print the plan's summary line instead of the whole plan @default false */
+  quiet?: boolean;
 }
 
 const QUESTION = "Do you want to perform these actions? Only 'yes' will be accepted: ";
@@ -104,7 +106,7 @@ async function applyWith(
   if (saved) {
     const stale = staleItems(saved, { contentHash: loaded.state.contentHash, actual, fresh: built.plan });
     if (stale.length) {
-      throw new TmsyncError('stale_plan', `the saved plan is stale: ${stale.map((s) => s.message).join('; ')}`, {
+      throw new TmsyncError('stale_plan', staleMessage(stale), {
         hint: 'run `tmsync plan --out FILE` again and apply the new plan',
         details: { changed: stale },
       });
@@ -120,7 +122,7 @@ async function applyWith(
     plan = built.plan;
   }
 
-  io.stderr(renderPlanText(plan, { color: options.color }));
+  io.stderr(options.quiet ? summaryLine(plan) : renderPlanText(plan, { color: options.color.stderr }));
   if (!hasChanges(plan)) {
     if (options.json) io.stdout(JSON.stringify({ plan, result: null }));
     // the service matches the repository: nothing an earlier run left is still to do

@@ -80,7 +80,7 @@ async function migrateFrom(source: Target, options: MigrateOptions, io: CliIo): 
       return 1;
     }
     io.stderr(`Migrating ${srcProject.name} (${options.from}) → ${dstProject.name} (${options.to})${folder ? `, folder ${folder.join('/')}` : ''}:`);
-    io.stderr(renderPlanText(plan, { color: options.color }));
+    io.stderr(renderPlanText(plan, { color: options.color.stderr }));
     if (!hasChanges(plan)) {
       if (options.json) io.stdout(JSON.stringify({ plan, result: null }));
       return 0;

@@ -90,13 +90,13 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
 /** stdout gets the chosen format (JSON with --json); with --json the human rendering goes to stderr. */
 function emit(plan: Plan, options: PlanOptions, io: CliIo): void {
   const format = options.format ?? 'text';
-  const human = format === 'markdown' ? renderPlanMarkdown(plan) : renderPlanText(plan, { color: options.color });
+  const human = (color: boolean) => (format === 'markdown' ? renderPlanMarkdown(plan) : renderPlanText(plan, { color }));
   if (options.json || format === 'json') {
     io.stdout(renderPlanJson(plan));
-    io.stderr(format === 'json' ? summaryLine(plan) : human);
+    io.stderr(format === 'json' ? summaryLine(plan) : human(options.color.stderr));
     return;
   }
-  io.stdout(human);
+  io.stdout(human(options.color.stdout));
 }
 
 function count(n: number, word: string): string {
