@@ -100,6 +100,13 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .action(lazy(async () => (await import('./commands/apply.js')).runApply));
 
   program
+    .command('show')
+    .description('print a plan saved by `tmsync plan --out` (offline)')
+    .argument('<planfile>', 'the saved plan')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']).default('text'))
+    .action(lazy(async () => (await import('./commands/show.js')).runShow));
+
+  program
     .command('pull')
     .description("write the service's state as a tests repository (ids included)")
     .option('--dir <dir>', 'target directory', '.')
