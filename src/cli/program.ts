@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { Argument, Command, Option } from 'commander';
 import { colorChoice, type CliIo, type GlobalOptions } from './io.js';
 import { VERSION } from '../version.js';
 
@@ -34,9 +34,13 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .addHelpText(
       'after',
       '\nThe API key comes only from the environment: TMSYNC_API_KEY, or the variable named by a profile\'s api_key_env.\n' +
-        'Exit codes: 0 success (plan --detailed-exitcode: no changes), 1 error, 2 changes pending, 3 run did not pass.',
+        'Exit codes: 0 success (plan --detailed-exitcode: no changes), 1 error, 2 changes pending, 3 run did not pass, 130 interrupted (Ctrl-C).\n' +
+        'Durations (request_timeout, --timeout, --poll, …): 30s, 2m, 1h30m, 500ms; a bare number is seconds.\n' +
+        'Colour: on a terminal only; NO_COLOR=1 or --no-color turn it off, FORCE_COLOR=1 forces it.',
     );
   program.exitOverride();
+  // subcommands inherit this: their --help lists the global options too
+  program.configureHelp({ showGlobalOptions: true });
   program.configureOutput({
     writeOut: (s) => io.stdout(s),
     writeErr: (s) => io.stderr(s),
@@ -231,5 +235,63 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--run-duration <dur>', 'how long an execution-interface run takes to complete (e.g. 3s, 500ms)', '3s')
     .action(lazy(async () => (await import('./commands/serve.js')).runServe));
 
+  program
+    .command('completion')
+    .description('print a shell completion script')
+    .addArgument(new Argument('<shell>', 'the shell').choices(['bash', 'zsh', 'fish']))
+    .action(async (shell: 'bash' | 'zsh' | 'fish') => {
+      const { completionNodes, completionScript } = await import('./completion.js');
+      io.stdout(completionScript(shell, completionNodes(program)));
+      setExit(0);
+    });
+
+  addExamples(program);
   return program;
+}
+
+/** `Examples:` of every command's --help, by command path. */
+export const EXAMPLES: Record<string, string[]> = {
+  '': [
+    'tmsync init && tmsync validate',
+    'tmsync plan --out plan.json && tmsync apply plan.json',
+    'eval "$(tmsync completion bash)"',
+  ],
+  init: ['tmsync init', 'tmsync init tests'],
+  validate: ['tmsync validate', 'tmsync validate tests --json'],
+  plan: [
+    'tmsync plan',
+    'tmsync plan --out plan.json --detailed-exitcode',
+    'tmsync plan --format markdown > plan.md',
+    'tmsync plan --prune',
+  ],
+  apply: ['tmsync apply', 'tmsync apply --auto-approve --quiet', 'tmsync apply plan.json'],
+  show: ['tmsync show plan.json', 'tmsync show plan.json --format markdown'],
+  pull: ['tmsync pull --project DEMO --dir tests', 'tmsync pull --folder "Checkout/Payments"'],
+  backup: ['tmsync backup --out demo-backup.json.gz'],
+  restore: ['tmsync restore demo-backup.json.gz --project NEW --map-user old@example.com=new@example.com'],
+  migrate: ['tmsync migrate --from old --to new', 'tmsync migrate --from old --to new --folder Checkout --auto-approve'],
+  run: ['tmsync run trigger --test-plan DEMO-P-1 --wait --junit report.xml', 'tmsync run report 42 --junit report.xml'],
+  'run trigger': [
+    'tmsync run trigger --test-plan DEMO-P-1',
+    'tmsync run trigger --test-plan DEMO-P-1 --build 812 --wait --timeout 45m --junit reports/run.xml',
+  ],
+  'run status': ['tmsync run status 42', 'tmsync run status 42 --json'],
+  'run report': ['tmsync run report 42 --junit reports/run.xml'],
+  results: ['tmsync results push junit.xml --test-run DEMO-R-3'],
+  'results push': [
+    'tmsync results push reports/*.xml --test-run DEMO-R-3',
+    'tmsync results push junit.xml --new-run "Nightly 2026-11-23" --dry-run',
+  ],
+  'test-plan': ['tmsync test-plan create --title "Release 2.4"'],
+  'test-plan create': ['tmsync test-plan create --title "Release 2.4" --start 2026-12-01 --end 2026-12-15'],
+  'test-plan get': ['tmsync test-plan get DEMO-P-2 --json'],
+  'test-plan complete': ['tmsync test-plan complete DEMO-P-2'],
+  serve: ['tmsync serve --seed demo --api-key dev-key', 'tmsync serve --port 0 --memory --json', 'tmsync serve --db tms.sqlite --latency 20ms'],
+  completion: ['eval "$(tmsync completion bash)"   # in ~/.bashrc', 'eval "$(tmsync completion zsh)"    # in ~/.zshrc', 'tmsync completion fish > ~/.config/fish/completions/tmsync.fish'],
+};
+
+function addExamples(cmd: Command, path: string[] = []): void {
+  const examples = EXAMPLES[path.join(' ')];
+  if (examples) cmd.addHelpText('after', `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}`);
+  for (const sub of cmd.commands) addExamples(sub, [...path, sub.name()]);
 }
