@@ -24,9 +24,6 @@ export function parseDuration(value: string | number, what = 'duration'): number
   return Math.round(total);
 }
 
-/** @deprecated the same as {@link parseDuration} (kept for callers of the old name) */
-export const parseCliDuration = parseDuration;
-
 function invalid(value: string | number, what: string): TmsyncError {
   return new TmsyncError('invalid_duration', `${what}: \`${value}\` is not a duration`, {
     hint: 'write e.g. 30s, 2m, 1h30m or 500ms; a bare number is seconds',
