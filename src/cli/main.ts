@@ -2,9 +2,7 @@ import { CommanderError } from 'commander';
 import { TmsyncError, ValidationError, formatProblem, toTmsyncError } from '../errors.js';
 import { buildProgram } from './program.js';
 import { colorChoice, processIo, red, yellow, type CliIo } from './io.js';
-
-/** `format_version` of the one error shape every command prints on stdout under `--json`. */
-export const ERROR_FORMAT_VERSION = 1;
+import { jsonOutput } from './json.js';
 
 /**
  * The CLI entry: parses argv, runs the command, prints errors, returns the exit code.
@@ -38,7 +36,7 @@ export async function main(argv: string[], io: CliIo = processIo(), cwd: string 
 
 /** The one JSON error shape (schemas/output/error.schema.json). */
 export function errorJson(e: TmsyncError): string {
-  return JSON.stringify({ format_version: ERROR_FORMAT_VERSION, error: e.toJSON() });
+  return jsonOutput({ error: e.toJSON() });
 }
 
 export function reportError(e: TmsyncError, io: CliIo, json: boolean, color = false): void {

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { TmsyncError, formatProblem } from '../../errors.js';
 import type { CliIo, GlobalOptions } from '../io.js';
+import { jsonOutput } from '../json.js';
 import { loadTarget } from '../target.js';
 import { loadRepository, removeStrayTempFiles } from '../../spec/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
@@ -124,7 +125,7 @@ async function applyWith(
 
   io.stderr(options.quiet ? summaryLine(plan) : renderPlanText(plan, { color: options.color.stderr }));
   if (!hasChanges(plan)) {
-    if (options.json) io.stdout(JSON.stringify({ plan, result: null }));
+    if (options.json) io.stdout(jsonOutput({ plan, result: null }));
     // the service matches the repository: nothing an earlier run left is still to do
     if (journal.runs > 0) await rotateJournal(root);
     return 0;
@@ -261,7 +262,7 @@ function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Pla
   }
   if (options.json) {
     io.stdout(
-      JSON.stringify({
+      jsonOutput({
         plan,
         result: {
           created: result.created,

@@ -5,6 +5,7 @@ import { buildPlan, hasChanges, renderPlanJson, renderPlanMarkdown, renderPlanTe
 import { fetchState, resolveProject } from '../../remote/index.js';
 import { loadRepository } from '../../spec/index.js';
 import type { CliIo, GlobalOptions } from '../io.js';
+import { jsonOutput } from '../json.js';
 import { loadTarget } from '../target.js';
 
 export interface PlanOptions extends GlobalOptions {
@@ -56,7 +57,7 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
     if (loadErrors.length > 0) {
       stop.abort();
       await remote.catch(() => undefined);
-      if (options.json) io.stdout(JSON.stringify({ problems: loaded.problems }));
+      if (options.json) io.stdout(jsonOutput({ problems: loaded.problems }));
       io.stderr(`Error: ${count(loadErrors.length, 'problem')} in the tests repository; fix the files listed (\`tmsync validate\` checks them offline).`);
       return 1;
     }
@@ -64,7 +65,7 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
     const { plan, problems } = buildPlan(loaded.state, actual, { prune: options.prune ?? false, allowRecreate: options.allowRecreate ?? false });
     if (problems.length > 0) {
       for (const p of problems) io.stderr(formatProblem(shown(p)));
-      if (options.json) io.stdout(JSON.stringify({ problems }));
+      if (options.json) io.stdout(jsonOutput({ problems }));
       io.stderr(`Error: ${count(problems.length, 'problem')} between the repository and the service; the plan cannot be applied until they are fixed.`);
       return 1;
     }

@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { classifyResult, fetchExecutionJunit, formatCounts, getExecution, isCompleted } from '../../ci/execution.js';
 import { TmsyncError } from '../../errors.js';
 import type { CliIo, GlobalOptions } from '../io.js';
+import { jsonOutput } from '../json.js';
 import { loadExecutionTarget } from './run-trigger.js';
 
 export interface RunReportOptions extends GlobalOptions {
@@ -11,8 +12,6 @@ export interface RunReportOptions extends GlobalOptions {
   /** where to write the run's JUnit report */
   junit: string;
 }
-
-export const RUN_REPORT_FORMAT_VERSION = 1;
 
 /**
  * `tmsync run report RUN_ID --junit FILE`: downloads the JUnit report of a run that already
@@ -47,7 +46,7 @@ export async function runRunReport(options: RunReportOptions, io: CliIo): Promis
     const verdict = classifyResult(run.result);
     io.stderr(`JUnit report of run ${runId} (${verdict === 'passed' ? 'passed' : 'did not pass'}: ${formatCounts(run)}) written to ${options.junit}`);
     if (options.json) {
-      io.stdout(JSON.stringify({ format_version: RUN_REPORT_FORMAT_VERSION, run_id: runId, status: run.status, result: run.result ?? null, outcome: verdict, junit: options.junit }));
+      io.stdout(jsonOutput({ run_id: runId, status: run.status, result: run.result ?? null, outcome: verdict, junit: options.junit }));
     }
     return 0;
   } finally {

@@ -16,6 +16,7 @@ import {
 import { TmsyncError, toTmsyncError } from '../../errors.js';
 import type { TmsClient } from '../../remote/client.js';
 import type { CliIo, GlobalOptions } from '../io.js';
+import { jsonOutput } from '../json.js';
 import { loadTarget, loadTargetConfig, type Target } from '../target.js';
 
 export interface RunTriggerOptions extends GlobalOptions {
@@ -82,7 +83,7 @@ export async function runRunTrigger(options: RunTriggerOptions, io: CliIo): Prom
     io.stderr(`Started run ${run.id} of test plan ${options.testPlan}${run.url ? `: ${run.url}` : ''}`);
 
     if (!options.wait) {
-      if (options.json) io.stdout(JSON.stringify({ run }));
+      if (options.json) io.stdout(jsonOutput({ run }));
       return 0;
     }
 
@@ -122,7 +123,7 @@ export async function runRunTrigger(options: RunTriggerOptions, io: CliIo): Prom
 
     if (options.json) {
       io.stdout(
-        JSON.stringify({
+        jsonOutput({
           run,
           outcome: waited.outcome,
           status: waited.run ?? null,

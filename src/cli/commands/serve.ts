@@ -1,6 +1,7 @@
 import { TmsyncError } from '../../errors.js';
 import { parseDuration } from '../../ci/duration.js';
 import type { CliIo, GlobalOptions } from '../io.js';
+import { jsonOutput } from '../json.js';
 
 /** Flags of `tmsync serve`, as commander hands them over (numbers arrive as strings). */
 export interface ServeOptions extends Partial<GlobalOptions> {
@@ -56,8 +57,6 @@ async function loadEmulator(): Promise<typeof import('../../emulator/index.js')>
   }
 }
 
-export const SERVE_FORMAT_VERSION = 1;
-
 /**
  * `tmsync serve`: starts the emulator, prints `tmsync emulator listening on <base url>` as the first
  * stdout line (then `api key: <key>` when it generated one; with --json one JSON line instead), and runs until SIGINT/SIGTERM.
@@ -106,8 +105,7 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
   if (options.json) {
     // one JSON line (schemas/output/serve.schema.json): scripts read the address without parsing text
     io.stdout(
-      JSON.stringify({
-        format_version: SERVE_FORMAT_VERSION,
+      jsonOutput({
         base_url: emu.baseUrl,
         app_url: emu.appUrl,
         storage: emulatorOptions.db ?? 'memory',
