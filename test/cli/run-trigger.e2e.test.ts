@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJunit } from '../../src/ci/junit.js';
 import { main } from '../../src/cli/main.js';
 import { memoryIo } from '../../src/cli/io.js';
+import { outputSchemas } from '../../src/cli/output-schemas.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { TmsClient } from '../../src/remote/index.js';
 import { KEY, seedCases, setupClient, startProxy, type Emulator } from '../ci/helpers.js';
@@ -147,7 +148,8 @@ describe('tmsync run status', () => {
     expect(r.code).toBe(0);
     expect(r.out).toBe('STATUS_COMPLETED SUCCESS — 3 total, 3 passed, 0 failed');
     const j = await tmsync(['run', 'status', id, '--json']);
-    expect(JSON.parse(j.out)).toMatchObject({ id: Number(id), status: 'STATUS_COMPLETED', result: 'SUCCESS' });
+    expect(JSON.parse(j.out)).toMatchObject({ format_version: 1, id: Number(id), status: 'STATUS_COMPLETED', result: 'SUCCESS' });
+    expect(outputSchemas['run-status'].safeParse(JSON.parse(j.out)).success).toBe(true);
   });
 
   it('works with only the execution interface variables set (TMSYNC_APP_URL, TMSYNC_APP_API_KEY)', async () => {
@@ -181,6 +183,7 @@ describe('tmsync run report', () => {
     expect(r.code, r.err).toBe(0);
     expect(emu.requestLog().filter((e) => e.method === 'POST').length).toBe(runsBefore);
     expect(r.err).toContain(`JUnit report of run ${id} (passed: 3 total, 3 passed, 0 failed) written to reports/later.xml`);
+    expect(outputSchemas['run-report'].safeParse(JSON.parse(r.out)).success).toBe(true);
     expect(JSON.parse(r.out)).toEqual({ format_version: 1, run_id: id, status: 'STATUS_COMPLETED', result: 'SUCCESS', outcome: 'passed', junit: 'reports/later.xml' });
     const suites = parseJunit(await readFile(join(cwd, 'reports/later.xml'), 'utf8'), 'later.xml');
     expect(suites.length).toBeGreaterThan(0);
