@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { TmsyncError, formatProblem } from '../../errors.js';
-import type { CliIo, GlobalOptions } from '../io.js';
+import { red, type CliIo, type GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { loadTarget } from '../target.js';
 import { loadRepository, removeStrayTempFiles } from '../../spec/index.js';
@@ -96,7 +96,7 @@ async function applyWith(
   const errors = loaded.problems.filter((p) => p.severity !== 'warning');
   for (const p of loaded.problems) io.stderr(formatProblem(p));
   if (errors.length) {
-    io.stderr(`Error: ${errors.length} problem${errors.length === 1 ? '' : 's'} in the tests repository; nothing was applied.`);
+    io.stderr(`${red('Error:', options.color.stderr)} ${errors.length} problem${errors.length === 1 ? '' : 's'} in the tests repository; nothing was applied.`);
     return 1;
   }
   if (signal.aborted) return EXIT_INTERRUPTED;
@@ -117,7 +117,7 @@ async function applyWith(
   } else {
     if (built.problems.length) {
       for (const p of built.problems) io.stderr(formatProblem(p));
-      io.stderr(`Error: the plan has ${built.problems.length} problem${built.problems.length === 1 ? '' : 's'}; nothing was applied.`);
+      io.stderr(`${red('Error:', options.color.stderr)} the plan has ${built.problems.length} problem${built.problems.length === 1 ? '' : 's'}; nothing was applied.`);
       return 1;
     }
     plan = built.plan;
@@ -232,7 +232,7 @@ function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Pla
   for (const f of result.failed) {
     const where = f.file ? `${f.file}: ` : '';
     const what = f.stage === 'write_back' ? 'id not written back' : f.kind.replace(/_/g, ' ');
-    io.stderr(`Error: ${where}${what} (${f.key}) failed: ${f.message}`);
+    io.stderr(`${red('Error:', options.color.stderr)} ${where}${what} (${f.key}) failed: ${f.message}`);
   }
   const skippedByFailure = result.skipped.filter((s) => !s.reason.startsWith('interrupted') && !s.reason.startsWith('not started: the journal'));
   for (const s of skippedByFailure) io.stderr(`Skipped: ${s.key}: ${s.reason}`);

@@ -4,7 +4,7 @@ import { formatProblem, TmsyncError, type Problem } from '../../errors.js';
 import { buildPlan, hasChanges, renderPlanJson, renderPlanMarkdown, renderPlanText, summaryLine, type Plan } from '../../plan/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
 import { loadRepository } from '../../spec/index.js';
-import type { CliIo, GlobalOptions } from '../io.js';
+import { red, type CliIo, type GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { loadTarget } from '../target.js';
 
@@ -58,7 +58,7 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
       stop.abort();
       await remote.catch(() => undefined);
       if (options.json) io.stdout(jsonOutput({ problems: loaded.problems }));
-      io.stderr(`Error: ${count(loadErrors.length, 'problem')} in the tests repository; fix the files listed (\`tmsync validate\` checks them offline).`);
+      io.stderr(`${red('Error:', options.color.stderr)} ${count(loadErrors.length, 'problem')} in the tests repository; fix the files listed (\`tmsync validate\` checks them offline).`);
       return 1;
     }
     const actual = await remote;
@@ -66,7 +66,7 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
     if (problems.length > 0) {
       for (const p of problems) io.stderr(formatProblem(shown(p)));
       if (options.json) io.stdout(jsonOutput({ problems }));
-      io.stderr(`Error: ${count(problems.length, 'problem')} between the repository and the service; the plan cannot be applied until they are fixed.`);
+      io.stderr(`${red('Error:', options.color.stderr)} ${count(problems.length, 'problem')} between the repository and the service; the plan cannot be applied until they are fixed.`);
       return 1;
     }
 
