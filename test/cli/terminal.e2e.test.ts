@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { outputSchemas } from '../../src/cli/output-schemas.js';
 
 /** Terminal behaviour of the built CLI (run `npm run build` first), in real processes. */
 const BIN = resolve(import.meta.dirname, '../../bin/tmsync.js');
@@ -166,6 +167,7 @@ describe('terminal manners of the built CLI', () => {
     child.kill('SIGINT');
     await closed;
     const j = JSON.parse(line);
+    expect(outputSchemas.serve.safeParse(j).success).toBe(true);
     expect(j).toMatchObject({ format_version: 1, storage: 'memory' });
     expect(j.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
     expect(typeof j.api_key).toBe('string');
