@@ -106,7 +106,7 @@ async function seed(file) {
 }
 
 function serve(file) {
-  return serveChild(['--db', file, '--api-key', KEY, '--latency', String(LATENCY), '--rate-limit', String(RATE)]);
+  return serveChild(['--db', file, '--api-key', KEY, '--latency', `${LATENCY}ms`, '--rate-limit', String(RATE)]);
 }
 
 /** One request at a time, the service's default-ish page size, Retry-After obeyed: the baseline. */

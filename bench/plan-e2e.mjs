@@ -149,7 +149,7 @@ export async function runPlanE2e({ cases = 10_000, changes = 2_000, rate = 10, l
     if (validated.status !== 0) throw new Error(`tmsync validate failed: ${validated.stderr.slice(0, 2000)}`);
 
     const log = join(repo, 'requests.jsonl');
-    server = await serve(db, ['--rate-limit', String(rate), '--latency', String(latency), '--log', log]);
+    server = await serve(db, ['--rate-limit', String(rate), '--latency', `${latency}ms`, '--log', log]);
     writeFileSync(join(repo, 'tmsync.yaml'), config(server.baseUrl, rate));
     const t0 = performance.now();
     const planned = tmsync(repo, ['plan', '--detailed-exitcode', '--out', 'plan.json']);

@@ -16,6 +16,16 @@ export interface StaleItem {
   message: string;
 }
 
+/**
+ * The stale-plan error's message: a heading, then one reason per line (a plan touching hundreds of
+ * items lists at most `limit` of them and counts the rest).
+ */
+export function staleMessage(items: readonly StaleItem[], limit = 20): string {
+  const shown = items.slice(0, limit).map((s) => `  - ${s.message}`);
+  if (items.length > limit) shown.push(`  - … and ${items.length - limit} more (all of them under details.changed with --json)`);
+  return `the saved plan is stale (${items.length} reason${items.length === 1 ? '' : 's'}):\n${shown.join('\n')}`;
+}
+
 /** The current version of each item a plan recorded, in the plan's format. */
 export function currentVersions(actual: ActualState, keys: Iterable<string>): Record<string, string | undefined> {
   const cases = new Map(actual.cases.map((c) => [c.id, c]));

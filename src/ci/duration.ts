@@ -2,27 +2,32 @@ import { TmsyncError } from '../errors.js';
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
+/** A duration as written in tmsync.yaml and on the command line (the JSON Schema uses it too). */
+export const DURATION_PATTERN = /^(?:[0-9]+(?:\.[0-9]+)?|(?:[0-9]+(?:\.[0-9]+)?(?:ms|s|m|h))+)$/;
+
 /**
- * A command-line duration → milliseconds: `30m`, `90s`, `1h`, `1h30m`, `250ms`, or a plain number of
- * milliseconds (`1500`). `flag` names the option in the error.
+ * The one duration syntax of tmsync, in tmsync.yaml and in every flag → milliseconds.
+ * A bare number is **seconds** (`30`, `"30"`, `0.5`), as `--timeout 30` means in most CLIs;
+ * otherwise one or more number+unit parts: `500ms`, `30s`, `2m`, `1h`, `1h30m`, `1.5s`.
+ * `what` names the setting or flag in the error.
  */
-export function parseCliDuration(value: string | number, flag = 'duration'): number {
-  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return Math.round(value);
-  const text = String(value).trim().toLowerCase();
-  if (/^\d+(?:\.\d+)?$/.test(text)) return Math.round(Number(text));
-  const part = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
+export function parseDuration(value: string | number, what = 'duration'): number {
+  if (typeof value === 'number') {
+    if (Number.isFinite(value) && value >= 0) return Math.round(value * 1000);
+    throw invalid(value, what);
+  }
+  const text = value.trim().toLowerCase();
+  if (!DURATION_PATTERN.test(text)) throw invalid(value, what);
+  if (/^[0-9]+(?:\.[0-9]+)?$/.test(text)) return Math.round(Number(text) * 1000);
   let total = 0;
-  let consumed = 0;
-  for (const m of text.matchAll(part)) {
-    total += Number(m[1]) * UNIT_MS[m[2]];
-    consumed += m[0].length;
-  }
-  if (text === '' || consumed !== text.length) {
-    throw new TmsyncError('invalid_duration', `${flag}: \`${value}\` is not a duration`, {
-      hint: 'write e.g. 30m, 90s, 1h30m, 500ms, or a number of milliseconds',
-    });
-  }
+  for (const m of text.matchAll(/([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)/g)) total += Number(m[1]) * UNIT_MS[m[2]];
   return Math.round(total);
+}
+
+function invalid(value: string | number, what: string): TmsyncError {
+  return new TmsyncError('invalid_duration', `${what}: \`${value}\` is not a duration`, {
+    hint: 'write e.g. 30s, 2m, 1h30m or 500ms; a bare number is seconds',
+  });
 }
 
 /** 95000 → `1m35s`, for messages. */

@@ -9,11 +9,21 @@ export interface CliIo {
   stderr: (text: string) => void;
   /** stdin and stderr are terminals (prompts and progress bars are allowed) */
   isTTY: boolean;
+  /** stdout is a terminal (colour on stdout) @default false */
+  stdoutIsTTY?: boolean;
+  /** stderr is a terminal (colour on stderr) @default false */
+  stderrIsTTY?: boolean;
   env: NodeJS.ProcessEnv;
   /** reads one line from the terminal (for `apply`'s confirmation); undefined when there is none */
   prompt?: (question: string) => Promise<string>;
   /** aborted on Ctrl-C: commands stop taking new work and return 130 */
   signal?: AbortSignal;
+}
+
+/** Whether each stream gets ANSI colours (decided per stream, see {@link useColor}). */
+export interface ColorChoice {
+  stdout: boolean;
+  stderr: boolean;
 }
 
 /** Options every command receives (the global flags of the program). */
@@ -28,15 +38,77 @@ export interface GlobalOptions {
   /** machine output on stdout, human text on stderr */
   json: boolean;
   verbose: boolean;
-  /** colour only when on a terminal and not --no-color */
-  color: boolean;
+  /** colour per stream written: see {@link useColor} */
+  color: ColorChoice;
 }
 
+/**
+ * Does a stream get colour? Pure. First match wins:
+ * `--no-color` → no; `FORCE_COLOR` set (`0`/`false` → no, anything else → yes); `NO_COLOR` set
+ * and not empty → no; `TERM=dumb` → no; otherwise only when the stream is a terminal.
+ */
+export function useColor(streamIsTTY: boolean, env: NodeJS.ProcessEnv, noColorFlag = false): boolean {
+  if (noColorFlag) return false;
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) return !['0', 'false'].includes(force.trim().toLowerCase());
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.TERM === 'dumb') return false;
+  return streamIsTTY;
+}
+
+/** The colour choice of both streams of an io. */
+export function colorChoice(io: CliIo, noColorFlag = false): ColorChoice {
+  return {
+    stdout: useColor(io.stdoutIsTTY ?? false, io.env, noColorFlag),
+    stderr: useColor(io.stderrIsTTY ?? false, io.env, noColorFlag),
+  };
+}
+
+/** Red bold text when `on`. */
+export function red(text: string, on: boolean): string {
+  return on ? `\u001b[1;31m${text}\u001b[0m` : text;
+}
+
+/** Yellow text when `on`. */
+export function yellow(text: string, on: boolean): string {
+  return on ? `\u001b[33m${text}\u001b[0m` : text;
+}
+
+/**
+ * A write error on stdout/stderr. EPIPE (the reader went away: `tmsync plan | head -1`) ends the
+ * process quietly with exit 0, as `head` asked for no more; any other write error exits 1 with
+ * one line. Pure apart from the returned action, for tests.
+ */
+export function onStreamError(err: NodeJS.ErrnoException): { exitCode: number; message?: string } {
+  if (err.code === 'EPIPE') return { exitCode: 0 };
+  return { exitCode: 1, message: `tmsync: cannot write the output: ${err.message}` };
+}
+
+let streamGuardsInstalled = false;
+
 export function processIo(): CliIo {
+  if (!streamGuardsInstalled) {
+    streamGuardsInstalled = true;
+    for (const stream of [process.stdout, process.stderr]) {
+      stream.on('error', (err: NodeJS.ErrnoException) => {
+        const { exitCode, message } = onStreamError(err);
+        if (message && stream !== process.stderr) {
+          try {
+            process.stderr.write(`${message}\n`);
+          } catch {
+            // nowhere left to say it
+          }
+        }
+        process.exit(exitCode);
+      });
+    }
+  }
   return {
     stdout: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
     stderr: (t) => process.stderr.write(t.endsWith('\n') ? t : `${t}\n`),
     isTTY: Boolean(process.stdin.isTTY && process.stderr.isTTY),
+    stdoutIsTTY: Boolean(process.stdout.isTTY),
+    stderrIsTTY: Boolean(process.stderr.isTTY),
     env: process.env,
     prompt: process.stdin.isTTY
       ? async (question: string) => {

@@ -14,7 +14,7 @@ export async function withRepositoryLock<T>(
   io: CliIo,
   fn: () => Promise<T>,
 ): Promise<T> {
-  const timeoutMs = lockTimeout === undefined ? 0 : parseDuration(lockTimeout);
+  const timeoutMs = lockTimeout === undefined ? 0 : parseDuration(lockTimeout, '--lock-timeout');
   const lock = await acquireRepositoryLock(root, { command, timeoutMs });
   for (const n of lock.notes) io.stderr(`Note: ${n}.`);
   try {

@@ -1,7 +1,8 @@
 import { CommanderError } from 'commander';
 import { TmsyncError, ValidationError, formatProblem, toTmsyncError } from '../errors.js';
 import { buildProgram } from './program.js';
-import { processIo, type CliIo } from './io.js';
+import { colorChoice, processIo, red, yellow, type CliIo } from './io.js';
+import { jsonOutput } from './json.js';
 
 /**
  * The CLI entry: parses argv, runs the command, prints errors, returns the exit code.
@@ -12,26 +13,37 @@ export async function main(argv: string[], io: CliIo = processIo(), cwd: string 
   const program = buildProgram(io, cwd, (code) => {
     exitCode = code;
   });
+  const json = argv.includes('--json');
+  const color = colorChoice(io, argv.includes('--no-color')).stderr;
   try {
     await program.parseAsync(argv);
     return exitCode;
   } catch (err) {
     if (err instanceof CommanderError) {
-      // --help and --version end up here with exit code 0
-      return err.exitCode === 0 ? 0 : 1;
+      // --help and --version end up here with exit code 0; commander printed usage errors already
+      if (err.exitCode === 0) return 0;
+      if (json) {
+        const message = err.message.replace(/^error:\s*/i, '');
+        io.stdout(errorJson(new TmsyncError('usage', message, { hint: 'run with --help for usage', details: { commander: err.code } })));
+      }
+      return 1;
     }
     const e = toTmsyncError(err);
-    const json = argv.includes('--json');
-    reportError(e, io, json);
+    reportError(e, io, json, color);
     return 1;
   }
 }
 
-export function reportError(e: TmsyncError, io: CliIo, json: boolean): void {
-  if (json) io.stdout(JSON.stringify({ error: e.toJSON() }));
+/** The one JSON error shape (schemas/output/error.schema.json). */
+export function errorJson(e: TmsyncError): string {
+  return jsonOutput({ error: e.toJSON() });
+}
+
+export function reportError(e: TmsyncError, io: CliIo, json: boolean, color = false): void {
+  if (json) io.stdout(errorJson(e));
   // a problem in tmsync.yaml reaches here from any command: say where, not just how many
   if (e instanceof ValidationError) for (const p of e.problems) io.stderr(formatProblem(p));
-  io.stderr(`Error: ${e.message}${e.hint ? `\nHint: ${e.hint}` : ''}`);
+  io.stderr(`${red('Error:', color)} ${e.message}${e.hint ? `\n${yellow('Hint:', color)} ${e.hint}` : ''}`);
   if (e.code === 'internal' && e.cause instanceof Error && e.cause.stack && process.env.TMSYNC_DEBUG) {
     io.stderr(e.cause.stack);
   }

@@ -1,5 +1,5 @@
-import { Command, Option } from 'commander';
-import type { CliIo, GlobalOptions } from './io.js';
+import { Argument, Command, Option } from 'commander';
+import { colorChoice, type CliIo, type GlobalOptions } from './io.js';
 import { VERSION } from '../version.js';
 
 /**
@@ -34,9 +34,13 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .addHelpText(
       'after',
       '\nThe API key comes only from the environment: TMSYNC_API_KEY, or the variable named by a profile\'s api_key_env.\n' +
-        'Exit codes: 0 success (plan --detailed-exitcode: no changes), 1 error, 2 changes pending, 3 run did not pass.',
+        'Exit codes: 0 success (plan --detailed-exitcode: no changes), 1 error, 2 changes pending, 3 run did not pass, 130 interrupted (Ctrl-C).\n' +
+        'Durations (request_timeout, --timeout, --poll, …): 30s, 2m, 1h30m, 500ms; a bare number is seconds.\n' +
+        'Colour: on a terminal only; NO_COLOR=1 or --no-color turn it off, FORCE_COLOR=1 forces it.',
     );
   program.exitOverride();
+  // subcommands inherit this: their --help lists the global options too
+  program.configureHelp({ showGlobalOptions: true });
   program.configureOutput({
     writeOut: (s) => io.stdout(s),
     writeErr: (s) => io.stderr(s),
@@ -52,7 +56,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
       project: o.project,
       json: Boolean(o.json),
       verbose: Boolean(o.verbose),
-      color: o.color !== false && io.isTTY && !io.env.NO_COLOR,
+      color: colorChoice(io, o.color === false),
     };
   };
   /** Runs a lazily imported command and records its exit code. */
@@ -97,7 +101,15 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--prune', 'delete remote items in scope that the repository does not describe', false)
     .option('--allow-recreate', 'with --prune, accept deleting and recreating cases that look renamed', false)
     .option('--lock-timeout <duration>', 'wait this long (e.g. 30s, 5m) for another tmsync command writing this repository, instead of failing at once')
+    .option('-q, --quiet', "print the plan's summary line, not the whole plan", false)
     .action(lazy(async () => (await import('./commands/apply.js')).runApply));
+
+  program
+    .command('show')
+    .description('print a plan saved by `tmsync plan --out` (offline)')
+    .argument('<planfile>', 'the saved plan')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']).default('text'))
+    .action(lazy(async () => (await import('./commands/show.js')).runShow));
 
   program
     .command('pull')
@@ -154,6 +166,12 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .description("print a run's status")
     .argument('<run-id>', 'the run id printed by `run trigger`')
     .action(lazy(async () => (await import('./commands/run-status.js')).runRunStatus));
+  run
+    .command('report')
+    .description("download the JUnit report of a finished run (started by `run trigger` without --wait); starts nothing")
+    .argument('<run-id>', 'the run id printed by `run trigger`')
+    .requiredOption('--junit <file>', 'where to write the JUnit report')
+    .action(lazy(async () => (await import('./commands/run-report.js')).runRunReport));
 
   const results = program.command('results').description('push test results into test runs');
   results
@@ -203,7 +221,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--memory', 'keep everything in memory', false)
     .option('--api-key <key...>', 'accepted API key (repeatable); without one a random key is printed')
     .addOption(new Option('--seed <name>', 'seed data').choices(['demo']))
-    .option('--latency <ms>', 'added latency per request', '0')
+    .option('--latency <dur>', 'added latency per request (e.g. 20ms; a bare number is seconds)', '0')
     .option('--rate-limit <n>', 'requests per second per key before refusing')
     .addOption(
       new Option('--rate-limit-style <style>', '429 with Retry-After, or the live service\'s 500 "rate limit exceeded"')
@@ -215,8 +233,66 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--fault-seed <n>', 'seed for deterministic faults')
     .option('--fail-after-commit', 'faults hit after the change is stored (ambiguous failures)', false)
     .option('--log <file>', 'one JSON line per request')
-    .option('--run-duration <ms>', 'how long an execution-interface run takes to complete', '3000')
+    .option('--run-duration <dur>', 'how long an execution-interface run takes to complete (e.g. 3s, 500ms)', '3s')
     .action(lazy(async () => (await import('./commands/serve.js')).runServe));
 
+  program
+    .command('completion')
+    .description('print a shell completion script')
+    .addArgument(new Argument('<shell>', 'the shell').choices(['bash', 'zsh', 'fish']))
+    .action(async (shell: 'bash' | 'zsh' | 'fish') => {
+      const { completionNodes, completionScript } = await import('./completion.js');
+      io.stdout(completionScript(shell, completionNodes(program)));
+      setExit(0);
+    });
+
+  addExamples(program);
   return program;
+}
+
+/** `Examples:` of every command's --help, by command path. */
+export const EXAMPLES: Record<string, string[]> = {
+  '': [
+    'tmsync init && tmsync validate',
+    'tmsync plan --out plan.json && tmsync apply plan.json',
+    'eval "$(tmsync completion bash)"',
+  ],
+  init: ['tmsync init', 'tmsync init tests'],
+  validate: ['tmsync validate', 'tmsync validate tests --json'],
+  plan: [
+    'tmsync plan',
+    'tmsync plan --out plan.json --detailed-exitcode',
+    'tmsync plan --format markdown > plan.md',
+    'tmsync plan --prune',
+  ],
+  apply: ['tmsync apply', 'tmsync apply --auto-approve --quiet', 'tmsync apply plan.json'],
+  show: ['tmsync show plan.json', 'tmsync show plan.json --format markdown'],
+  pull: ['tmsync pull --project DEMO --dir tests', 'tmsync pull --folder "Checkout/Payments"'],
+  backup: ['tmsync backup --out demo-backup.json.gz'],
+  restore: ['tmsync restore demo-backup.json.gz --project NEW --map-user old@example.com=new@example.com'],
+  migrate: ['tmsync migrate --from old --to new', 'tmsync migrate --from old --to new --folder Checkout --auto-approve'],
+  run: ['tmsync run trigger --test-plan DEMO-P-1 --wait --junit report.xml', 'tmsync run report 42 --junit report.xml'],
+  'run trigger': [
+    'tmsync run trigger --test-plan DEMO-P-1',
+    'tmsync run trigger --test-plan DEMO-P-1 --build 812 --wait --timeout 45m --junit reports/run.xml',
+  ],
+  'run status': ['tmsync run status 42', 'tmsync run status 42 --json'],
+  'run report': ['tmsync run report 42 --junit reports/run.xml'],
+  results: ['tmsync results push junit.xml --test-run DEMO-R-3'],
+  'results push': [
+    'tmsync results push reports/*.xml --test-run DEMO-R-3',
+    'tmsync results push junit.xml --new-run "Nightly 2026-11-23" --dry-run',
+  ],
+  'test-plan': ['tmsync test-plan create --title "Release 2.4"'],
+  'test-plan create': ['tmsync test-plan create --title "Release 2.4" --start 2026-12-01 --end 2026-12-15'],
+  'test-plan get': ['tmsync test-plan get DEMO-P-2 --json'],
+  'test-plan complete': ['tmsync test-plan complete DEMO-P-2'],
+  serve: ['tmsync serve --seed demo --api-key dev-key', 'tmsync serve --port 0 --memory --json', 'tmsync serve --db tms.sqlite --latency 20ms'],
+  completion: ['eval "$(tmsync completion bash)"   # in ~/.bashrc', 'eval "$(tmsync completion zsh)"    # in ~/.zshrc', 'tmsync completion fish > ~/.config/fish/completions/tmsync.fish'],
+};
+
+function addExamples(cmd: Command, path: string[] = []): void {
+  const examples = EXAMPLES[path.join(' ')];
+  if (examples) cmd.addHelpText('after', `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}`);
+  for (const sub of cmd.commands) addExamples(sub, [...path, sub.name()]);
 }

@@ -3,6 +3,7 @@ import { TmsyncError } from '../errors.js';
 import type { CliIo, GlobalOptions } from './io.js';
 import { CONFIG_DEFAULTS, loadConfig, type TmsyncConfig } from '../spec/index.js';
 import { createClient, formatRequestEvent, type ClientOptions, type TmsClient } from '../remote/index.js';
+import { proxyFromEnv, retryNotifier } from './notices.js';
 
 /**
  * Where a command talks to: the configuration, the selected profile and the environment turned
@@ -124,6 +125,8 @@ export async function loadTarget(
     maxResponseBytes: config.maxResponseBytes,
     signal: io.signal,
     onEvent: options.verbose ? (e) => io.stderr(formatRequestEvent(e)) : undefined,
+    onRetry: retryNotifier((line) => io.stderr(line)),
+    proxy: proxyFromEnv(env),
     ...extra.clientOptions,
   };
   const client = createClient(clientOptions);

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { Agent, FormData } from 'undici';
+import { EnvHttpProxyAgent, FormData } from 'undici';
 import PQueue from 'p-queue';
 import pRetry, { AbortError } from 'p-retry';
 import { endpoint as findEndpoint, fillPath, ErrorBody, type Endpoint } from '../api/index.js';
@@ -8,7 +8,7 @@ import { VERSION } from '../version.js';
 import { ApiError, defaultHint, scrub, scrubValue, type ApiErrorCode } from './api-error.js';
 import { systemClock } from './clock.js';
 import { RequestGate, type GateSlot, type Lane } from './gate.js';
-import { CLIENT_DEFAULTS, type ClientOptions, type RequestEvent } from './options.js';
+import { CLIENT_DEFAULTS, type ClientOptions, type RequestEvent, type RetryEvent } from './options.js';
 import {
   IDEMPOTENT_POSTS,
   defaultRetryPolicy,
@@ -103,6 +103,12 @@ function queryString(query: Record<string, string | number | undefined> | undefi
   return s ? `?${s}` : '';
 }
 
+/** undici's settings for {@link ClientOptions.proxy}; an empty string means "none" (undefined: process.env). */
+function proxySettings(proxy: ClientOptions['proxy']): { httpProxy?: string; httpsProxy?: string; noProxy?: string } {
+  if (!proxy) return {};
+  return { httpProxy: proxy.httpProxy ?? '', httpsProxy: proxy.httpsProxy ?? '', noProxy: proxy.noProxy ?? '' };
+}
+
 export function createClient(options: ClientOptions): TmsClient {
   const clock = options.clock ?? systemClock;
   const random = options.random ?? Math.random;
@@ -129,7 +135,10 @@ export function createClient(options: ClientOptions): TmsClient {
   // every queued request listens to the caller's signal: many listeners are expected, not a leak
   if (options.signal) setMaxListeners(0, options.signal);
 
-  const agent = new Agent({
+  // HTTP(S)_PROXY / NO_PROXY: from options.proxy when given (the CLI passes its environment),
+  // else undici reads process.env; without a proxy it is a plain Agent
+  const agent = new EnvHttpProxyAgent({
+    ...proxySettings(options.proxy),
     connections: concurrency * 2,
     keepAliveTimeout: 10_000,
     // the client's own timeout (on the injected clock) governs; these are only a backstop
@@ -377,6 +386,23 @@ export function createClient(options: ClientOptions): TmsClient {
     );
   }
 
+  function retryEvent(ep: Endpoint, error: unknown, attemptNumber: number, waitMs: number, elapsedMs: number): RetryEvent {
+    const api = error instanceof ApiError ? error : undefined;
+    const cause = api?.details?.cause;
+    return {
+      endpoint: ep.name,
+      method: ep.method,
+      path: api?.path ?? ep.path,
+      attempt: attemptNumber,
+      attempts: policy.maxRetries + 1,
+      error: api?.code ?? 'unknown',
+      ...(api?.status !== undefined ? { status: api.status } : {}),
+      ...(typeof cause === 'string' ? { cause } : {}),
+      waitMs,
+      elapsedMs,
+    };
+  }
+
   function combine(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
     const s = signals.filter((x): x is AbortSignal => x !== undefined);
     if (s.length === 0) return undefined;
@@ -413,6 +439,7 @@ export function createClient(options: ClientOptions): TmsClient {
     let reconcileFirst = false;
     // the ambiguous failure that sent us to reconcile: a lookup that fails leaves the create ambiguous
     let ambiguousFailure: ApiError | undefined;
+    const firstStart = clock.now();
     try {
       return await pRetry(
         async (n) => {
@@ -452,6 +479,7 @@ export function createClient(options: ClientOptions): TmsClient {
               ambiguousFailure = error as ApiError;
             }
             const wait = retryDelay(error as ApiError, attemptNumber, policy, random);
+            if (options.onRetry) options.onRetry(retryEvent(ep, error, attemptNumber, wait, clock.now() - firstStart));
             try {
               await clock.sleep(wait, stop);
             } catch (err) {

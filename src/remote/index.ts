@@ -2,7 +2,7 @@ export { ApiError, isAmbiguous, defaultHint, type ApiErrorCode, type ApiErrorIni
 export { createClient, type CallRequest, type ClientStats, type TmsClient } from './client.js';
 export { systemClock, scaledClock, type Clock } from './clock.js';
 export { RequestGate, type Lane, type GateOptions, type GateSlot } from './gate.js';
-export { CLIENT_DEFAULTS, type ClientOptions, type RequestEvent } from './options.js';
+export { CLIENT_DEFAULTS, type ClientOptions, type RequestEvent, type RetryEvent } from './options.js';
 export {
   defaultRetryPolicy,
   isRetryable,

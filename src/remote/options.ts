@@ -21,6 +21,31 @@ export interface RequestEvent {
   lane: Lane;
 }
 
+/**
+ * A failed attempt that will be repeated, for "waiting for the service" notices. Never carries
+ * headers, bodies or the key.
+ */
+export interface RetryEvent {
+  endpoint: string;
+  method: string;
+  /** path relative to the interface root, secret-looking parameters redacted */
+  path: string;
+  /** the attempt that failed: 1 for the first try */
+  attempt: number;
+  /** attempts this request may make in all (max_retries + 1) */
+  attempts: number;
+  /** ApiError code of the failure (network, timeout, rate_limited, server_error, …) */
+  error: string;
+  /** HTTP status when the service answered */
+  status?: number;
+  /** the low-level reason of a network failure (ECONNREFUSED, ECONNRESET, …) */
+  cause?: string;
+  /** wait before the next attempt (ms) */
+  waitMs: number;
+  /** since this request's first attempt started, on the client's clock (ms) */
+  elapsedMs: number;
+}
+
 export interface ClientOptions {
   /** root of the management interface; ends in `/api/v1` */
   baseUrl: string;
@@ -80,6 +105,14 @@ export interface ClientOptions {
   clock?: Clock;
   /** random numbers in [0, 1) for backoff jitter @default Math.random */
   random?: () => number;
+  /**
+   * Proxies, as `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY` mean them (undici's EnvHttpProxyAgent:
+   * `HTTPS_PROXY` falls back to `HTTP_PROXY`; `NO_PROXY` lists hosts, `*.example.com`, `host:port`
+   * or `*`). Each unset field means no proxy. @default read from process.env (lower case first)
+   */
+  proxy?: { httpProxy?: string; httpsProxy?: string; noProxy?: string };
+  /** called before each retry's wait (the library prints nothing; the CLI says it is waiting) */
+  onRetry?: (e: RetryEvent) => void;
   /** called once per attempt, for `--verbose` */
   onEvent?: (e: RequestEvent) => void;
   /** cancels everything (Ctrl-C): queued requests never start, running ones are dropped */

@@ -3,6 +3,7 @@ import { basename, dirname, isAbsolute, normalize, resolve } from 'node:path';
 import { TmsyncError, ValidationError, type Problem } from '../errors.js';
 import type { CaseDefaults } from '../model.js';
 import { configSchema, type ConfigInput } from './schemas.js';
+import { parseDuration } from '../ci/duration.js';
 import { locate, parseYamlFile, posOf, problemAt, sortProblems, type ParsedYaml } from './yaml-source.js';
 import { zodProblems } from './zod-problems.js';
 
@@ -71,16 +72,8 @@ export function parseSize(value: number | string): number {
   return Math.round(Number(m[1]) * factor[unit]);
 }
 
-/** `30` (seconds), `"30s"`, `"2m"`, `"500ms"`, `"1h"` → milliseconds. */
-export function parseDuration(value: number | string): number {
-  if (typeof value === 'number') return Math.round(value * 1000);
-  const m = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)?$/.exec(value.trim());
-  if (!m) throw new TmsyncError('invalid_duration', `\`${value}\` is not a duration`, { hint: 'write e.g. 30s, 2m or 500ms' });
-  const n = Number(m[1]);
-  const unit = m[2] ?? 's';
-  const factor = unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 3_600_000;
-  return Math.round(n * factor);
-}
+/** The one duration syntax of tmsync (a bare number is seconds): see src/ci/duration.ts. */
+export { parseDuration };
 
 const API_KEY_HINT =
   'remove it, and rotate the key if the file was ever committed; tmsync reads the key from TMSYNC_API_KEY or from the variable a profile names in `api_key_env`';
@@ -197,7 +190,7 @@ export function parseConfigText(file: string, text: string): { config?: TmsyncCo
     concurrency: input.concurrency ?? CONFIG_DEFAULTS.concurrency,
     pageSize: input.page_size ?? CONFIG_DEFAULTS.pageSize,
     requestTimeoutMs:
-      input.request_timeout === undefined ? CONFIG_DEFAULTS.requestTimeoutMs : parseDuration(input.request_timeout),
+      input.request_timeout === undefined ? CONFIG_DEFAULTS.requestTimeoutMs : parseDuration(input.request_timeout, 'request_timeout'),
     maxRetries: input.max_retries ?? CONFIG_DEFAULTS.maxRetries,
     maxPages: input.max_pages ?? CONFIG_DEFAULTS.maxPages,
     maxResponseBytes: input.max_response_size === undefined ? CONFIG_DEFAULTS.maxResponseBytes : parseSize(input.max_response_size),

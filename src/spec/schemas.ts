@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DURATION_PATTERN } from '../ci/duration.js';
 
 /**
  * The tests-as-code format as zod schemas: the single source of the JSON Schemas in `schemas/`
@@ -18,8 +19,8 @@ export const STEP_GROUP_ID_PATTERN =
   /^(?:[A-Za-z0-9][A-Za-z0-9_]*-SG-[0-9]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 /** Folders have no human id: a uuid. */
 export const FOLDER_ID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-/** `30`, `30s`, `1.5m`, `500ms`, `1h`. */
-export const DURATION_PATTERN = /^[0-9]+(?:\.[0-9]+)?(?:ms|s|m|h)?$/;
+/** `30` (seconds), `30s`, `1.5m`, `500ms`, `1h`, `1h30m`: the one duration syntax (src/ci/duration.ts). */
+export { DURATION_PATTERN };
 /** `65536`, `512KiB`, `64MiB`, `1GiB` (binary units; KB/MB/GB are decimal) */
 export const SIZE_PATTERN = /^[0-9]+(?:\.[0-9]+)?\s*(?:B|KiB|MiB|GiB|KB|MB|GB)?$/i;
 const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -151,9 +152,9 @@ export const configSchema = z
     request_timeout: z
       .union([
         z.number().positive(),
-        z.string().regex(DURATION_PATTERN, 'must be a duration like 30s, 2m or 500ms'),
+        z.string().regex(DURATION_PATTERN, 'must be a duration like 30s, 2m, 1h30m or 500ms (a bare number is seconds)'),
       ])
-      .meta({ description: 'per request: seconds, or a duration like 30s, 2m (default 30s)' })
+      .meta({ description: 'per request: a duration like 30s, 2m, 1h30m or 500ms; a bare number is seconds (default 30s)' })
       .optional(),
     max_retries: z.number().int().nonnegative().meta({ description: 'retries of a retryable request (default 6)' }).optional(),
     max_pages: z

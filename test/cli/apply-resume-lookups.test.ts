@@ -6,7 +6,7 @@ import { memoryIo } from '../../src/cli/io.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { API_KEY, addGenerated, client, copyExamples, emulator, planFor } from '../apply/helpers.js';
 
-const opts = (cwd: string) => ({ cwd, json: false, verbose: false, color: false, autoApprove: true, prune: false, allowRecreate: false, args: [] });
+const opts = (cwd: string) => ({ cwd, json: false, verbose: false, color: { stdout: false, stderr: false }, autoApprove: true, prune: false, allowRecreate: false, args: [] });
 
 describe('apply after a stopped run', () => {
   let emu: RunningEmulator;

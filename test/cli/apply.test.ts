@@ -13,7 +13,7 @@ const opts = (cwd: string, extra: Partial<ApplyOptions> = {}): ApplyOptions => (
   cwd,
   json: false,
   verbose: false,
-  color: false,
+  color: { stdout: false, stderr: false },
   autoApprove: true,
   prune: false,
   allowRecreate: false,
@@ -182,7 +182,7 @@ describe('tmsync apply (in process, against the emulator)', () => {
     await writeFile(file, (await readFile(file, 'utf8')).replace('Guest checkout without an account', 'Guest checkout'));
     await expect(runApply(opts(root, { args: ['plan.json'] }), io())).rejects.toMatchObject({
       code: 'stale_plan',
-      message: expect.stringMatching(/repository changed.*create case cases\/Checkout\/guest-checkout\.yaml/),
+      message: expect.stringMatching(/repository changed[\s\S]*create case cases\/Checkout\/guest-checkout\.yaml/),
     });
     expect(creates(emu)).toEqual([]);
   });

@@ -46,6 +46,7 @@ describe('tmsync init', () => {
     const io = memoryIo();
     expect(await main(['node', 'tmsync', 'init', '--json'], io, dir)).toBe(0);
     expect(JSON.parse(io.out[0])).toEqual({
+      format_version: 1,
       created: ['tmsync.yaml', 'cases/Example/first-case.yaml', 'step_groups/sign-in.yaml'],
       updated: ['.gitignore'],
     });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJunit } from '../../src/ci/junit.js';
 import { main } from '../../src/cli/main.js';
 import { memoryIo } from '../../src/cli/io.js';
+import { outputSchemas } from '../../src/cli/output-schemas.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { TmsClient } from '../../src/remote/index.js';
 import { KEY, seedCases, setupClient, startProxy, type Emulator } from '../ci/helpers.js';
@@ -147,7 +148,8 @@ describe('tmsync run status', () => {
     expect(r.code).toBe(0);
     expect(r.out).toBe('STATUS_COMPLETED SUCCESS — 3 total, 3 passed, 0 failed');
     const j = await tmsync(['run', 'status', id, '--json']);
-    expect(JSON.parse(j.out)).toMatchObject({ id: Number(id), status: 'STATUS_COMPLETED', result: 'SUCCESS' });
+    expect(JSON.parse(j.out)).toMatchObject({ format_version: 1, id: Number(id), status: 'STATUS_COMPLETED', result: 'SUCCESS' });
+    expect(outputSchemas['run-status'].safeParse(JSON.parse(j.out)).success).toBe(true);
   });
 
   it('works with only the execution interface variables set (TMSYNC_APP_URL, TMSYNC_APP_API_KEY)', async () => {
@@ -162,5 +164,53 @@ describe('tmsync run status', () => {
     const r = await tmsync(['run', 'status', '999999']);
     expect(r.code).toBe(1);
     expect(r.err).toContain('not_found');
+  });
+});
+
+describe('tmsync run report', () => {
+  it('downloads the JUnit report of a run started without --wait once it has finished, and starts no run', async () => {
+    const started = await tmsync(['run', 'trigger', '--test-plan', passingPlan]);
+    expect(started.code).toBe(0);
+    const id = started.io.out[0];
+    // wait for the end through `run status` (the emulator's runs take 300 ms)
+    for (let i = 0; i < 200; i++) {
+      const s = await tmsync(['run', 'status', id]);
+      if (s.out.startsWith('STATUS_COMPLETED')) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const runsBefore = emu.requestLog().filter((e) => e.method === 'POST').length;
+    const r = await tmsync(['run', 'report', id, '--junit', 'reports/later.xml', '--json']);
+    expect(r.code, r.err).toBe(0);
+    expect(emu.requestLog().filter((e) => e.method === 'POST').length).toBe(runsBefore);
+    expect(r.err).toContain(`JUnit report of run ${id} (passed: 3 total, 3 passed, 0 failed) written to reports/later.xml`);
+    expect(outputSchemas['run-report'].safeParse(JSON.parse(r.out)).success).toBe(true);
+    expect(JSON.parse(r.out)).toEqual({ format_version: 1, run_id: id, status: 'STATUS_COMPLETED', result: 'SUCCESS', outcome: 'passed', junit: 'reports/later.xml' });
+    const suites = parseJunit(await readFile(join(cwd, 'reports/later.xml'), 'utf8'), 'later.xml');
+    expect(suites.length).toBeGreaterThan(0);
+  });
+
+  it('refuses a run that has not finished, saying so, and writes nothing', async () => {
+    const slow = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo', runDurationMs: 600_000 });
+    const c = setupClient(slow);
+    try {
+      const { project } = await seedCases(c, 1);
+      const plan = (await c.call('createTestPlan', { params: { project_id: project.id }, body: { title: 'Slow plan' } })).data.test_plan.id;
+      const e = { TMSYNC_BASE_URL: slow.baseUrl, TMSYNC_API_KEY: KEY };
+      const started = await tmsync(['run', 'trigger', '--test-plan', plan], e);
+      const r = await tmsync(['run', 'report', started.io.out[0], '--junit', 'reports/unfinished.xml'], e);
+      expect(r.code).toBe(1);
+      expect(r.err).toContain(`run ${started.io.out[0]} has not finished (STATUS_CREATED)`);
+      await expect(readFile(join(cwd, 'reports/unfinished.xml'))).rejects.toThrow();
+    } finally {
+      await c.close();
+      await slow.close();
+    }
+  });
+
+  it('is the command `run trigger --junit` without --wait points to', async () => {
+    const r = await tmsync(['run', 'trigger', '--test-plan', passingPlan, '--junit', 'x.xml']);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('tmsync run report RUN_ID --junit FILE');
+    expect(r.err).not.toContain('run trigger … --wait --junit');
   });
 });

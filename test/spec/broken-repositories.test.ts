@@ -185,7 +185,7 @@ const table: { name: string; files: Record<string, string>; expected: string[] }
       'tmsync.yaml:2:1 `api_key` is not allowed in tmsync.yaml: API keys come only from the environment (remove it, and rotate the key if the file was ever committed; tmsync reads the key from TMSYNC_API_KEY or from the variable a profile names in `api_key_env`)',
       'tmsync.yaml:3:1 unknown key `rate_limt` (did you mean `rate_limit`?)',
       'tmsync.yaml:4:14 `concurrency` must be greater than 0',
-      'tmsync.yaml:5:18 `request_timeout` must be a duration like 30s, 2m or 500ms',
+      'tmsync.yaml:5:18 `request_timeout` must be a duration like 30s, 2m, 1h30m or 500ms (a bare number is seconds)',
       'tmsync.yaml:7:27 `api_key` is not allowed in tmsync.yaml: API keys come only from the environment (remove it, and rotate the key if the file was ever committed; tmsync reads the key from TMSYNC_API_KEY or from the variable a profile names in `api_key_env`)',
       'tmsync.yaml:7:63 `api_key_env` must be the name of an environment variable',
     ],

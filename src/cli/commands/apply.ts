@@ -1,16 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { TmsyncError, formatProblem } from '../../errors.js';
-import type { CliIo, GlobalOptions } from '../io.js';
+import { red, type CliIo, type GlobalOptions } from '../io.js';
+import { jsonOutput } from '../json.js';
 import { loadTarget } from '../target.js';
 import { loadRepository, removeStrayTempFiles } from '../../spec/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
-import { buildPlan, hasChanges, parsePlanFile, renderPlanText, type Plan } from '../../plan/index.js';
+import { buildPlan, hasChanges, parsePlanFile, renderPlanText, summaryLine, type Plan } from '../../plan/index.js';
 import type { ActualState } from '../../model.js';
 import { executePlan, type ApplyResult } from '../../apply/executor.js';
 import { Journal, readJournal, rotateJournal, summarizeJournal } from '../../apply/journal.js';
 import { createProgressReporter } from '../../apply/progress.js';
-import { staleItems } from '../../apply/stale.js';
+import { staleItems, staleMessage } from '../../apply/stale.js';
 import { claimedRemoteIds } from '../../apply/reconcile.js';
 import { applyPendingWriteBacks, fileWriteBack, pendingWriteBacks } from '../../apply/write-back.js';
 import { withRepositoryLock } from '../lock.js';
@@ -26,6 +27,8 @@ export interface ApplyOptions extends GlobalOptions {
   allowRecreate?: boolean;
   /** wait this long (a duration) for the repository lock; none: fail at once */
   lockTimeout?: string;
+  /** print the plan's summary line instead of the whole plan @default false */
+  quiet?: boolean;
 }
 
 const QUESTION = "Do you want to perform these actions? Only 'yes' will be accepted: ";
@@ -93,7 +96,7 @@ async function applyWith(
   const errors = loaded.problems.filter((p) => p.severity !== 'warning');
   for (const p of loaded.problems) io.stderr(formatProblem(p));
   if (errors.length) {
-    io.stderr(`Error: ${errors.length} problem${errors.length === 1 ? '' : 's'} in the tests repository; nothing was applied.`);
+    io.stderr(`${red('Error:', options.color.stderr)} ${errors.length} problem${errors.length === 1 ? '' : 's'} in the tests repository; nothing was applied.`);
     return 1;
   }
   if (signal.aborted) return EXIT_INTERRUPTED;
@@ -104,7 +107,7 @@ async function applyWith(
   if (saved) {
     const stale = staleItems(saved, { contentHash: loaded.state.contentHash, actual, fresh: built.plan });
     if (stale.length) {
-      throw new TmsyncError('stale_plan', `the saved plan is stale: ${stale.map((s) => s.message).join('; ')}`, {
+      throw new TmsyncError('stale_plan', staleMessage(stale), {
         hint: 'run `tmsync plan --out FILE` again and apply the new plan',
         details: { changed: stale },
       });
@@ -114,15 +117,15 @@ async function applyWith(
   } else {
     if (built.problems.length) {
       for (const p of built.problems) io.stderr(formatProblem(p));
-      io.stderr(`Error: the plan has ${built.problems.length} problem${built.problems.length === 1 ? '' : 's'}; nothing was applied.`);
+      io.stderr(`${red('Error:', options.color.stderr)} the plan has ${built.problems.length} problem${built.problems.length === 1 ? '' : 's'}; nothing was applied.`);
       return 1;
     }
     plan = built.plan;
   }
 
-  io.stderr(renderPlanText(plan, { color: options.color }));
+  io.stderr(options.quiet ? summaryLine(plan) : renderPlanText(plan, { color: options.color.stderr }));
   if (!hasChanges(plan)) {
-    if (options.json) io.stdout(JSON.stringify({ plan, result: null }));
+    if (options.json) io.stdout(jsonOutput({ plan, result: null }));
     // the service matches the repository: nothing an earlier run left is still to do
     if (journal.runs > 0) await rotateJournal(root);
     return 0;
@@ -229,7 +232,7 @@ function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Pla
   for (const f of result.failed) {
     const where = f.file ? `${f.file}: ` : '';
     const what = f.stage === 'write_back' ? 'id not written back' : f.kind.replace(/_/g, ' ');
-    io.stderr(`Error: ${where}${what} (${f.key}) failed: ${f.message}`);
+    io.stderr(`${red('Error:', options.color.stderr)} ${where}${what} (${f.key}) failed: ${f.message}`);
   }
   const skippedByFailure = result.skipped.filter((s) => !s.reason.startsWith('interrupted') && !s.reason.startsWith('not started: the journal'));
   for (const s of skippedByFailure) io.stderr(`Skipped: ${s.key}: ${s.reason}`);
@@ -259,7 +262,7 @@ function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Pla
   }
   if (options.json) {
     io.stdout(
-      JSON.stringify({
+      jsonOutput({
         plan,
         result: {
           created: result.created,

@@ -6,6 +6,7 @@ import { clientBackupSource } from '../../transfer/backup-source.js';
 import type { BackupSection } from '../../transfer/backup-format.js';
 import { VERSION } from '../../version.js';
 import type { CliIo, GlobalOptions } from '../io.js';
+import { jsonOutput } from '../json.js';
 import { loadTarget } from '../target.js';
 
 export interface BackupOptions extends GlobalOptions {
@@ -52,7 +53,7 @@ export async function runBackup(options: BackupOptions, io: CliIo): Promise<numb
     const parts = (Object.keys(counts) as BackupSection[]).map((k) => `${counts[k]} ${SECTION_WORDS[k]}`);
     io.stderr(`Backed up ${project.name} (${project.humanIdPrefix}): ${parts.join(', ')} to ${options.out} (${formatSize(size)}).`);
     if (options.json) {
-      io.stdout(JSON.stringify({ file, bytes: size, project: { id: project.id, name: project.name, human_id_prefix: project.humanIdPrefix }, counts }));
+      io.stdout(jsonOutput({ file, bytes: size, project: { id: project.id, name: project.name, human_id_prefix: project.humanIdPrefix }, counts }));
     }
     return 0;
   } finally {

@@ -3,6 +3,7 @@ import { join, relative, resolve } from 'node:path';
 import { TmsyncError } from '../../errors.js';
 import { GITIGNORE_LINE, starterFiles, writeFileAtomic } from '../../spec/index.js';
 import type { CliIo, GlobalOptions } from '../io.js';
+import { jsonOutput } from '../json.js';
 
 export interface InitOptions extends GlobalOptions {
   /** positional: [dir] (default `.`); created when missing */
@@ -52,7 +53,7 @@ export async function runInit(options: InitOptions, io: CliIo): Promise<number> 
     (previous === undefined ? created : updated).push('.gitignore');
   }
 
-  if (options.json) io.stdout(JSON.stringify({ created, updated }));
+  if (options.json) io.stdout(jsonOutput({ created, updated }));
   const where = relative(options.cwd, dir) || '.';
   io.stderr(
     [

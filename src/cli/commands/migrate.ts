@@ -8,6 +8,7 @@ import { hasChanges, renderPlanText } from '../../plan/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
 import { migrationScope, planMigration, settlePendingCreates } from '../../transfer/migrate.js';
 import type { CliIo, GlobalOptions } from '../io.js';
+import { jsonOutput } from '../json.js';
 import { loadTarget, type Target } from '../target.js';
 import { withRepositoryLock } from '../lock.js';
 import { parseFolderPath } from './pull.js';
@@ -75,14 +76,14 @@ async function migrateFrom(source: Target, options: MigrateOptions, io: CliIo): 
     for (const w of warnings) io.stderr(`Warning: ${w.message}`);
     if (problems.length > 0) {
       for (const p of problems) io.stderr(formatProblem(p));
-      if (options.json) io.stdout(JSON.stringify({ problems }));
+      if (options.json) io.stdout(jsonOutput({ problems }));
       io.stderr(`Error: ${problems.length} problem${problems.length === 1 ? '' : 's'} between the source and the target; nothing was copied.`);
       return 1;
     }
     io.stderr(`Migrating ${srcProject.name} (${options.from}) → ${dstProject.name} (${options.to})${folder ? `, folder ${folder.join('/')}` : ''}:`);
-    io.stderr(renderPlanText(plan, { color: options.color }));
+    io.stderr(renderPlanText(plan, { color: options.color.stderr }));
     if (!hasChanges(plan)) {
-      if (options.json) io.stdout(JSON.stringify({ plan, result: null }));
+      if (options.json) io.stdout(jsonOutput({ plan, result: null }));
       return 0;
     }
     if (!options.autoApprove) {
@@ -143,7 +144,7 @@ async function migrateFrom(source: Target, options: MigrateOptions, io: CliIo): 
     }
     if (options.json) {
       io.stdout(
-        JSON.stringify({
+        jsonOutput({
           plan,
           result: { created: result.created, updated: result.updated, moved: result.moved, adopted: result.adopted, failed: result.failed, skipped: result.skipped, interrupted: result.interrupted },
         }),

@@ -9,7 +9,8 @@ import { fetchState, resolveProject } from '../../remote/index.js';
 import { ReadCache } from '../../remote/read-cache.js';
 import { loadRepository, type TmsyncConfig } from '../../spec/index.js';
 import { gitChangedFiles, type GitChanges } from '../git.js';
-import type { CliIo, GlobalOptions } from '../io.js';
+import { red, type CliIo, type GlobalOptions } from '../io.js';
+import { jsonOutput } from '../json.js';
 import { loadTarget } from '../target.js';
 
 export interface PlanOptions extends GlobalOptions {
@@ -100,8 +101,8 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
     if (loadErrors.length > 0) {
       stop.abort();
       await remote.catch(() => undefined);
-      if (options.json) io.stdout(JSON.stringify({ problems: loaded.problems }));
-      io.stderr(`Error: ${count(loadErrors.length, 'problem')} in the tests repository; fix the files listed (\`tmsync validate\` checks them offline).`);
+      if (options.json) io.stdout(jsonOutput({ problems: loaded.problems }));
+      io.stderr(`${red('Error:', options.color.stderr)} ${count(loadErrors.length, 'problem')} in the tests repository; fix the files listed (\`tmsync validate\` checks them offline).`);
       return 1;
     }
     const actual = await remote;
@@ -113,8 +114,8 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
       : buildPlan(loaded.state, actual, { prune: options.prune ?? false, allowRecreate: options.allowRecreate ?? false });
     if (problems.length > 0) {
       for (const p of problems) io.stderr(formatProblem(shown(p)));
-      if (options.json) io.stdout(JSON.stringify({ problems }));
-      io.stderr(`Error: ${count(problems.length, 'problem')} between the repository and the service; the plan cannot be applied until they are fixed.`);
+      if (options.json) io.stdout(jsonOutput({ problems }));
+      io.stderr(`${red('Error:', options.color.stderr)} ${count(problems.length, 'problem')} between the repository and the service; the plan cannot be applied until they are fixed.`);
       return 1;
     }
 
@@ -139,13 +140,13 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
 /** stdout gets the chosen format (JSON with --json); with --json the human rendering goes to stderr. */
 function emit(plan: Plan, options: PlanOptions, io: CliIo): void {
   const format = options.format ?? 'text';
-  const human = format === 'markdown' ? renderPlanMarkdown(plan) : renderPlanText(plan, { color: options.color });
+  const human = (color: boolean) => (format === 'markdown' ? renderPlanMarkdown(plan) : renderPlanText(plan, { color }));
   if (options.json || format === 'json') {
     io.stdout(renderPlanJson(plan));
-    io.stderr(format === 'json' ? summaryLine(plan) : human);
+    io.stderr(format === 'json' ? summaryLine(plan) : human(options.color.stderr));
     return;
   }
-  io.stdout(human);
+  io.stdout(human(options.color.stdout));
 }
 
 function count(n: number, word: string): string {

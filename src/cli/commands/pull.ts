@@ -5,6 +5,7 @@ import { pullIntoRepository } from '../../transfer/pull.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { loadTarget, type Target } from '../target.js';
 import { withRepositoryLock } from '../lock.js';
+import { jsonOutput } from '../json.js';
 
 export interface PullOptions extends GlobalOptions {
   /** the repository to write into @default '.' */
@@ -87,7 +88,7 @@ async function pullWith(target: Target, root: string, hasConfig: boolean, option
     );
     if (options.json) {
       io.stdout(
-        JSON.stringify({
+        jsonOutput({
           project: { id: project.id, name: project.name, human_id_prefix: project.humanIdPrefix },
           root: repoRoot,
           counts: c,

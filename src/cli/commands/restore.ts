@@ -7,6 +7,7 @@ import { fetchRestoreDirectory } from '../../transfer/restore-target.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { loadTarget, type Target } from '../target.js';
 import { withRepositoryLock } from '../lock.js';
+import { jsonOutput } from '../json.js';
 
 export interface RestoreCommandOptions extends GlobalOptions {
   /** positional: the backup file */
@@ -127,7 +128,7 @@ async function restoreInto(
     );
     io.stderr(`Journal: ${relative(options.cwd, result.journal)}`);
     if (options.json) {
-      io.stdout(JSON.stringify({ project: { id: project.id, name: project.name, human_id_prefix: project.humanIdPrefix }, ...result }));
+      io.stdout(jsonOutput({ project: { id: project.id, name: project.name, human_id_prefix: project.humanIdPrefix }, ...result }));
     }
     return 0;
   } finally {

@@ -7,6 +7,7 @@ import { pushResults, type PushResultsResult } from '../../ci/push-results.js';
 import { TmsyncError } from '../../errors.js';
 import { resolveProject } from '../../remote/project.js';
 import type { CliIo, GlobalOptions } from '../io.js';
+import { jsonOutput } from '../json.js';
 import { loadTarget } from '../target.js';
 
 export interface ResultsPushOptions extends GlobalOptions {
@@ -68,7 +69,7 @@ export async function runResultsPush(options: ResultsPushOptions, io: CliIo): Pr
   const failedRows = result.failedBatches.reduce((n, b) => n + b.caseIds.length, 0);
   const nothing = !result.dryRun && result.rows.length === 0;
   const testcaseCount = countTestcases(testcases);
-  if (options.json) io.stdout(JSON.stringify({ ...result, testcases: testcaseCount, ok: failedRows === 0 && !nothing }));
+  if (options.json) io.stdout(jsonOutput({ ...result, testcases: testcaseCount, ok: failedRows === 0 && !nothing }));
   report(result, testcaseCount, io, Boolean(options.json));
   if (nothing) {
     io.stderr('Error: nothing was sent: no testcase matched a case of the run.');

@@ -1,6 +1,7 @@
 import { classifyResult, formatCounts, getExecution, isCompleted, runUrl } from '../../ci/execution.js';
 import { TmsyncError } from '../../errors.js';
 import type { CliIo, GlobalOptions } from '../io.js';
+import { jsonOutput } from '../json.js';
 import { loadExecutionTarget } from './run-trigger.js';
 
 export interface RunStatusOptions extends GlobalOptions {
@@ -22,7 +23,7 @@ export async function runRunStatus(options: RunStatusOptions, io: CliIo): Promis
   try {
     const run = await getExecution(target.client, runId, io.signal);
     if (options.json) {
-      io.stdout(JSON.stringify(run));
+      io.stdout(jsonOutput(run));
       return 0;
     }
     const done = isCompleted(run);

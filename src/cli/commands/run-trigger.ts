@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { ExecutionResult } from '../../api/resources.js';
-import { formatDuration, parseCliDuration } from '../../ci/duration.js';
+import { formatDuration, parseDuration } from '../../ci/duration.js';
 import {
   formatCounts,
   fetchExecutionJunit,
@@ -16,6 +16,7 @@ import {
 import { TmsyncError, toTmsyncError } from '../../errors.js';
 import type { TmsClient } from '../../remote/client.js';
 import type { CliIo, GlobalOptions } from '../io.js';
+import { jsonOutput } from '../json.js';
 import { loadTarget, loadTargetConfig, type Target } from '../target.js';
 
 export interface RunTriggerOptions extends GlobalOptions {
@@ -49,12 +50,12 @@ const PLAN_HUMAN_ID = /^[A-Za-z][A-Za-z0-9]*-P-\d+$/;
  * did not or the timeout passed, 1 on errors.
  */
 export async function runRunTrigger(options: RunTriggerOptions, io: CliIo): Promise<number> {
-  const timeoutMs = parseCliDuration(options.timeout ?? '30m', '--timeout');
-  const pollMs = parseCliDuration(options.poll ?? '10s', '--poll');
+  const timeoutMs = parseDuration(options.timeout ?? '30m', '--timeout');
+  const pollMs = parseDuration(options.poll ?? '10s', '--poll');
   const runtimeData = parseRuntimeData(options.runtimeData);
   if (options.junit !== undefined && !options.wait) {
     throw new TmsyncError('invalid_arguments', '--junit needs --wait: the report exists only once the run has finished', {
-      hint: 'add --wait, or download it later with `tmsync run trigger … --wait --junit FILE`',
+      hint: 'add --wait, or download it once the run has finished with `tmsync run report RUN_ID --junit FILE` (RUN_ID is the id this command prints)',
     });
   }
   const target = await loadExecutionTarget(options, io);
@@ -82,7 +83,7 @@ export async function runRunTrigger(options: RunTriggerOptions, io: CliIo): Prom
     io.stderr(`Started run ${run.id} of test plan ${options.testPlan}${run.url ? `: ${run.url}` : ''}`);
 
     if (!options.wait) {
-      if (options.json) io.stdout(JSON.stringify({ run }));
+      if (options.json) io.stdout(jsonOutput({ run }));
       return 0;
     }
 
@@ -122,7 +123,7 @@ export async function runRunTrigger(options: RunTriggerOptions, io: CliIo): Prom
 
     if (options.json) {
       io.stdout(
-        JSON.stringify({
+        jsonOutput({
           run,
           outcome: waited.outcome,
           status: waited.run ?? null,

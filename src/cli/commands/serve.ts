@@ -1,5 +1,7 @@
 import { TmsyncError } from '../../errors.js';
+import { parseDuration } from '../../ci/duration.js';
 import type { CliIo, GlobalOptions } from '../io.js';
+import { jsonOutput } from '../json.js';
 
 /** Flags of `tmsync serve`, as commander hands them over (numbers arrive as strings). */
 export interface ServeOptions extends Partial<GlobalOptions> {
@@ -11,7 +13,7 @@ export interface ServeOptions extends Partial<GlobalOptions> {
   memory?: boolean;
   apiKey?: string[];
   seed?: 'demo';
-  /** @default '0' */
+  /** a duration (bare number: seconds) @default '0' */
   latency?: string | number;
   rateLimit?: string | number;
   /** @default '429' */
@@ -21,7 +23,7 @@ export interface ServeOptions extends Partial<GlobalOptions> {
   faultSeed?: string | number;
   failAfterCommit?: boolean;
   log?: string;
-  /** @default '3000' */
+  /** a duration (bare number: seconds) @default '3s' */
   runDuration?: string | number;
 }
 
@@ -34,6 +36,10 @@ function num(name: string, v: string | number | undefined, check: (n: number) =>
     });
   }
   return n;
+}
+
+function dur(flag: string, v: string | number | undefined): number | undefined {
+  return v === undefined || v === '' ? undefined : parseDuration(v, flag);
 }
 
 const isInt = (n: number) => Number.isInteger(n) && n >= 0;
@@ -53,7 +59,7 @@ async function loadEmulator(): Promise<typeof import('../../emulator/index.js')>
 
 /**
  * `tmsync serve`: starts the emulator, prints `tmsync emulator listening on <base url>` as the first
- * stdout line (then `api key: <key>` when it generated one), and runs until SIGINT/SIGTERM.
+ * stdout line (then `api key: <key>` when it generated one; with --json one JSON line instead), and runs until SIGINT/SIGTERM.
  */
 export async function runServe(options: ServeOptions, io: CliIo): Promise<number> {
   const port = num('port', options.port ?? 4010, (n) => isInt(n) && n <= 65535, 'a port number (0 to 65535)') ?? 4010;
@@ -64,7 +70,7 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
     memory: Boolean(options.memory) || !options.db,
     apiKeys: options.apiKey ?? [],
     seed: options.seed,
-    latencyMs: num('latency', options.latency, isInt, 'a whole number of milliseconds'),
+    latencyMs: dur('--latency', options.latency),
     rateLimit: num('rate-limit', options.rateLimit, (n) => isInt(n) && n > 0, 'a positive whole number'),
     rateLimitStyle: options.rateLimitStyle ?? '429',
     failRate: num('fail-rate', options.failRate, isProb, 'a probability between 0 and 1'),
@@ -72,7 +78,7 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
     faultSeed: num('fault-seed', options.faultSeed, Number.isInteger, 'an integer'),
     failAfterCommit: Boolean(options.failAfterCommit),
     logFile: options.log,
-    runDurationMs: num('run-duration', options.runDuration, isInt, 'a whole number of milliseconds'),
+    runDurationMs: dur('--run-duration', options.runDuration),
   } as const;
   const { startEmulator } = await loadEmulator();
   let emu;
@@ -96,8 +102,20 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
     }
     throw err;
   }
-  io.stdout(`tmsync emulator listening on ${emu.baseUrl}`);
-  if (emu.generatedKey) io.stdout(`api key: ${emu.generatedKey}`);
+  if (options.json) {
+    // one JSON line (schemas/output/serve.schema.json): scripts read the address without parsing text
+    io.stdout(
+      jsonOutput({
+        base_url: emu.baseUrl,
+        app_url: emu.appUrl,
+        storage: emulatorOptions.db ?? 'memory',
+        ...(emu.generatedKey ? { api_key: emu.generatedKey } : {}),
+      }),
+    );
+  } else {
+    io.stdout(`tmsync emulator listening on ${emu.baseUrl}`);
+    if (emu.generatedKey) io.stdout(`api key: ${emu.generatedKey}`);
+  }
   io.stderr(
     `execution interface at ${emu.appUrl}/api/v1/execution_results; web UI at ${emu.appUrl}/; storage: ${emulatorOptions.db ?? 'memory'}` +
       (options.seed === 'demo' ? '; demo project DEMO seeded' : '') +

@@ -5,6 +5,7 @@ import type { TmsClient } from '../../remote/client.js';
 import { looksLikeId, resolveProject } from '../../remote/project.js';
 import { normalizeTimestamp } from '../../remote/normalize.js';
 import type { CliIo, GlobalOptions } from '../io.js';
+import { jsonOutput } from '../json.js';
 import { loadTarget } from '../target.js';
 
 export interface TestPlanCreateOptions extends GlobalOptions {
@@ -57,7 +58,7 @@ export async function runTestPlanCreate(options: TestPlanCreateOptions, io: CliI
       },
     });
     const plan = res.data.test_plan;
-    if (options.json) io.stdout(JSON.stringify({ test_plan: plan }));
+    if (options.json) io.stdout(jsonOutput({ test_plan: plan }));
     else io.stdout(plan.id);
     io.stderr(`Created test plan ${plan.human_id ?? plan.id} "${plan.title}" in ${project.name}.`);
     return 0;
@@ -74,7 +75,7 @@ export async function runTestPlanGet(options: TestPlanRefOptions, io: CliIo): Pr
     const project = await resolveProject(target.client, target.projectRef);
     const plan = await getPlan(target.client, project, ref, io.signal);
     if (options.json) {
-      io.stdout(JSON.stringify({ test_plan: plan }));
+      io.stdout(jsonOutput({ test_plan: plan }));
       return 0;
     }
     const lines = [
@@ -108,7 +109,7 @@ export async function runTestPlanComplete(options: TestPlanRefOptions, io: CliIo
       });
     }
     const done = res.data.test_plan;
-    if (options.json) io.stdout(JSON.stringify({ test_plan: done }));
+    if (options.json) io.stdout(jsonOutput({ test_plan: done }));
     else io.stdout(done.id);
     io.stderr(`Completed test plan ${ref} at ${isoDate(done.completed_at)}.`);
     return 0;

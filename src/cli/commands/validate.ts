@@ -2,6 +2,7 @@ import { join, relative, resolve } from 'node:path';
 import { formatProblem, type Problem } from '../../errors.js';
 import { validateRepository } from '../../spec/index.js';
 import type { CliIo, GlobalOptions } from '../io.js';
+import { jsonOutput } from '../json.js';
 
 export interface ValidateOptions extends GlobalOptions {
   /** positional: [dir] (default `.`) */
@@ -23,7 +24,7 @@ export async function runValidate(options: ValidateOptions, io: CliIo): Promise<
 
   if (options.json) {
     const problems = result.problems.map((p) => ({ ...p, severity: p.severity ?? 'error' }));
-    io.stdout(JSON.stringify({ valid: errors.length === 0, problems }));
+    io.stdout(jsonOutput({ valid: errors.length === 0, problems }));
   } else {
     // paths relative to where the user stands, so terminals and editors can open them
     const shown = (p: Problem): Problem => ({

@@ -1,0 +1,36 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { TmsyncError } from '../../errors.js';
+import { parsePlanFile, renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../plan/index.js';
+import type { CliIo, GlobalOptions } from '../io.js';
+
+export interface ShowOptions extends GlobalOptions {
+  /** positional: the plan file */
+  args: string[];
+  /** @default 'text' (json with --json) */
+  format?: 'text' | 'markdown' | 'json';
+}
+
+/**
+ * `tmsync show PLANFILE`: prints a plan saved by `tmsync plan --out` as `plan` would have (text,
+ * markdown or json). Offline: reads only the file. Exit 0, or 1 when the file is not a plan.
+ */
+export async function runShow(options: ShowOptions, io: CliIo): Promise<number> {
+  const name = options.args[0];
+  if (!name) throw new TmsyncError('invalid_arguments', 'give the plan file', { hint: 'tmsync show PLANFILE (saved by `tmsync plan --out PLANFILE`)' });
+  const file = resolve(options.cwd, name);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new TmsyncError('plan_file_not_found', `cannot read the plan file ${file}: ${(err as Error).message}`, {
+      hint: 'save a plan with `tmsync plan --out FILE` first',
+    });
+  }
+  const plan = parsePlanFile(text);
+  const format = options.json ? 'json' : (options.format ?? 'text');
+  if (format === 'json') io.stdout(renderPlanJson(plan));
+  else if (format === 'markdown') io.stdout(renderPlanMarkdown(plan));
+  else io.stdout(renderPlanText(plan, { color: options.color.stdout }));
+  return 0;
+}

@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import { PlanFileSchema } from '../plan/plan-file.js';
+import { OUTPUT_FORMAT_VERSION } from './json.js';
+
+/**
+ * The `--json` documents of the commands, as zod schemas: the source of schemas/output/*.schema.json
+ * (`npm run schemas`) and what the tests check real output against. The CLI itself never loads
+ * this module. Objects are open (`looseObject`): a new field keeps `format_version`; removing or
+ * changing one raises it.
+ */
+const version = z.literal(OUTPUT_FORMAT_VERSION).meta({ description: 'the shape of this document; raised when a field is removed or changes meaning' });
+const doc = (description: string, shape: z.ZodRawShape) => z.looseObject({ format_version: version, ...shape }).meta({ description });
+
+const project = z.looseObject({ id: z.string(), name: z.string(), human_id_prefix: z.string() });
+const problem = z.looseObject({ file: z.string(), line: z.number(), col: z.number(), message: z.string(), severity: z.string().optional() });
+const applyResult = z.looseObject({
+  created: z.number().int(),
+  updated: z.number().int(),
+  moved: z.number().int(),
+  adopted: z.number().int(),
+  deleted: z.number().int().optional(),
+  failed: z.array(z.looseObject({ key: z.string(), message: z.string() })),
+  skipped: z.array(z.looseObject({ key: z.string(), reason: z.string() })),
+  interrupted: z.boolean(),
+});
+const executionRun = z.looseObject({ id: z.union([z.string(), z.number()]), url: z.string().optional() });
+
+export const outputSchemas = {
+  error: doc('every command under --json when it fails (also usage errors): stdout holds this, stderr the message', {
+    error: z.looseObject({
+      code: z.string().meta({ description: 'snake_case, stable' }),
+      message: z.string(),
+      hint: z.string().optional(),
+      details: z.record(z.string(), z.unknown()).optional(),
+    }),
+  }),
+  validate: doc('`tmsync validate --json`', { valid: z.boolean(), problems: z.array(problem) }),
+  'plan-problems': doc('`tmsync plan --json` when the repository or the plan has problems (exit 1)', { problems: z.array(problem) }),
+  plan: PlanFileSchema.meta({ description: '`tmsync plan --json`, `tmsync show --json` and the file of `plan --out` (the plan file format; its own format_version)' }),
+  apply: doc('`tmsync apply --json` and `tmsync migrate --json`; result is null when there was nothing to do', {
+    plan: PlanFileSchema,
+    result: applyResult.nullable(),
+  }),
+  init: doc('`tmsync init --json`', { created: z.array(z.string()), updated: z.array(z.string()) }),
+  pull: doc('`tmsync pull --json`', {
+    project,
+    root: z.string(),
+    counts: z.looseObject({ cases: z.number().int(), folders: z.number().int(), stepGroups: z.number().int() }),
+    created: z.array(z.string()),
+    updated: z.array(z.string()),
+    unchanged: z.number().int(),
+  }),
+  backup: doc('`tmsync backup --json`', { file: z.string(), bytes: z.number().int(), project, counts: z.record(z.string(), z.number()) }),
+  restore: doc('`tmsync restore --json`', {
+    project,
+    created: z.record(z.string(), z.number()),
+    skipped: z.number().int(),
+    adopted: z.number().int(),
+    notes: z.array(z.string()),
+  }),
+  'results-push': doc('`tmsync results push --json`', {
+    dryRun: z.boolean(),
+    run: z.looseObject({ id: z.string().optional(), humanId: z.string().optional(), title: z.string(), created: z.boolean() }),
+    rows: z.array(z.looseObject({})),
+    sentCaseIds: z.array(z.string()),
+    failedBatches: z.array(z.looseObject({})),
+    testcases: z.number().int(),
+    ok: z.boolean(),
+  }),
+  'run-trigger': doc('`tmsync run trigger --json` (without --wait only `run`)', {
+    run: executionRun,
+    outcome: z.enum(['passed', 'failed', 'timeout']).optional(),
+    status: z.looseObject({}).nullable().optional(),
+    polls: z.number().int().optional(),
+    junit: z.string().optional(),
+  }),
+  'run-status': doc("`tmsync run status --json`: the service's status object, flat", {
+    id: z.union([z.string(), z.number()]),
+    status: z.string(),
+    result: z.string().nullish(),
+  }),
+  'run-report': doc('`tmsync run report --json`', {
+    run_id: z.string(),
+    status: z.string(),
+    result: z.string().nullable(),
+    outcome: z.enum(['passed', 'failed']),
+    junit: z.string(),
+  }),
+  'test-plan': doc('`tmsync test-plan create|get|complete --json`', { test_plan: z.looseObject({ id: z.string() }) }),
+  serve: doc('`tmsync serve --json`: the first stdout line once it listens', {
+    base_url: z.string(),
+    app_url: z.string(),
+    storage: z.string(),
+    api_key: z.string().optional().meta({ description: 'only when the emulator generated a key (no --api-key)' }),
+  }),
+} as const;
+
+export type OutputName = keyof typeof outputSchemas;
+
+/** schemas/output/<name>.schema.json, generated from {@link outputSchemas}. */
+export function buildOutputJsonSchemas(): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(outputSchemas)) {
+    out[`${name}.schema.json`] = z.toJSONSchema(schema as z.ZodType, { target: 'draft-2020-12', io: 'output' });
+  }
+  return out;
+}

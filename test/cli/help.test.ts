@@ -1,0 +1,106 @@
+import { spawnSync } from 'node:child_process';
+import type { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { completionNodes, completionScript } from '../../src/cli/completion.js';
+import { memoryIo } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+import { buildProgram, EXAMPLES } from '../../src/cli/program.js';
+
+const help = async (...args: string[]) => {
+  const io = memoryIo({});
+  const code = await main(['node', 'tmsync', ...args, '--help'], io, process.cwd());
+  return { code, out: io.out.join('') };
+};
+
+function commandPaths(cmd: Command, path: string[] = []): string[][] {
+  return [path, ...cmd.commands.flatMap((c) => commandPaths(c, [...path, c.name()]))];
+}
+
+describe('--help', () => {
+  it("a subcommand's help lists the global options too", async () => {
+    for (const args of [['plan'], ['run', 'trigger'], ['results', 'push']]) {
+      const h = await help(...args);
+      expect(h.code).toBe(0);
+      expect(h.out).toContain('Global Options:');
+      for (const flag of ['--base-url', '--project', '--json', '--no-color', '--config']) expect(h.out, `${args.join(' ')} ${flag}`).toContain(flag);
+    }
+  });
+
+  it('every command, the program included, shows examples', async () => {
+    const paths = commandPaths(buildProgram(memoryIo({}), process.cwd(), () => undefined));
+    expect(paths.length).toBeGreaterThan(15);
+    for (const path of paths) {
+      expect(EXAMPLES[path.join(' ')], `examples of "${path.join(' ')}"`).toBeDefined();
+      const h = await help(...path);
+      expect(h.out, path.join(' ')).toMatch(/\nExamples:\n {2}\$ .*tmsync /);
+    }
+  });
+
+  it('names the exit code 130 (interrupted) and the duration syntax', async () => {
+    const h = await help();
+    expect(h.out).toContain('130 interrupted');
+    expect(h.out).toContain('a bare number is seconds');
+  });
+});
+
+describe('tmsync completion', () => {
+  const bashScript = async () => {
+    const io = memoryIo({});
+    expect(await main(['node', 'tmsync', 'completion', 'bash'], io, process.cwd())).toBe(0);
+    return io.out.join('');
+  };
+  /** What bash completes for the words typed so far (the last one is being typed). */
+  const complete = (script: string, words: string[]): string[] => {
+    const r = spawnSync(
+      'bash',
+      ['-c', `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _tmsync_completion; printf '%s\\n' "\${COMPREPLY[@]}"`],
+      { encoding: 'utf8' },
+    );
+    expect(r.stderr).toBe('');
+    return r.stdout.split('\n').filter(Boolean);
+  };
+
+  it('bash completes commands, subcommands, flags (globals included) and the choices of a flag', async () => {
+    const script = await bashScript();
+    expect(complete(script, ['tmsync', 'pl'])).toEqual(['plan']);
+    expect(complete(script, ['tmsync', 'run', ''])).toEqual(expect.arrayContaining(['trigger', 'status', 'report']));
+    expect(complete(script, ['tmsync', 'run', 'trigger', '--j'])).toEqual(['--junit', '--json']);
+    expect(complete(script, ['tmsync', 'plan', '--format', ''])).toEqual(['text', 'markdown', 'json']);
+    expect(complete(script, ['tmsync', '--verbose', 'apply', '--q'])).toEqual(['--quiet']);
+  });
+
+  it('zsh gets the same completion through bashcompinit; fish gets one `complete` line per word', async () => {
+    const program = buildProgram(memoryIo({}), process.cwd(), () => undefined);
+    const nodes = completionNodes(program);
+    const zsh = completionScript('zsh', nodes);
+    expect(zsh.startsWith('#compdef tmsync\n')).toBe(true);
+    expect(zsh).toContain('bashcompinit');
+    expect(zsh).toContain('complete -o default -F _tmsync_completion tmsync');
+    const fish = completionScript('fish', nodes);
+    expect(fish).toContain("complete -c tmsync -n '__tmsync_path run' -a 'report'");
+    expect(fish).toContain("complete -c tmsync -n '__tmsync_path plan' -l format -x -a 'text markdown json'");
+    expect(fish).toContain("complete -c tmsync -n '__tmsync_path apply' -s q");
+  });
+
+  it('refuses a shell it does not know, listing the ones it does', async () => {
+    const io = memoryIo({});
+    expect(await main(['node', 'tmsync', 'completion', 'tcsh'], io, process.cwd())).toBe(1);
+    expect(io.err.join('')).toMatch(/bash, zsh, fish/);
+  });
+});
+
+describe('usage errors under --json', () => {
+  it('print the one JSON error shape on stdout as well as the message on stderr', async () => {
+    const io = memoryIo({});
+    expect(await main(['node', 'tmsync', 'plan', '--bogus', '--json'], io, process.cwd())).toBe(1);
+    const j = JSON.parse(io.out.join(''));
+    expect(j).toEqual({ format_version: 1, error: { code: 'usage', message: "unknown option '--bogus'", hint: 'run with --help for usage', details: { commander: 'commander.unknownOption' } } });
+    expect(io.err.join('')).toContain("unknown option '--bogus'");
+  });
+
+  it('print nothing on stdout without --json', async () => {
+    const io = memoryIo({});
+    expect(await main(['node', 'tmsync', 'plan', '--bogus'], io, process.cwd())).toBe(1);
+    expect(io.out).toEqual([]);
+  });
+});

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { colorChoice, memoryIo, onStreamError, red, useColor } from '../../src/cli/io.js';
+
+describe('useColor (decided per stream written)', () => {
+  it('colours a terminal and nothing else by default', () => {
+    expect(useColor(true, {})).toBe(true);
+    expect(useColor(false, {})).toBe(false);
+  });
+
+  it('turns colour off with NO_COLOR (not empty), TERM=dumb and --no-color', () => {
+    expect(useColor(true, { NO_COLOR: '1' })).toBe(false);
+    expect(useColor(true, { NO_COLOR: '' })).toBe(true);
+    expect(useColor(true, { TERM: 'dumb' })).toBe(false);
+    expect(useColor(true, {}, true)).toBe(false);
+  });
+
+  it('forces colour with FORCE_COLOR even into a pipe and over NO_COLOR, but --no-color wins; FORCE_COLOR=0 turns it off', () => {
+    expect(useColor(false, { FORCE_COLOR: '1' })).toBe(true);
+    expect(useColor(false, { FORCE_COLOR: '' })).toBe(true);
+    expect(useColor(false, { FORCE_COLOR: '1', NO_COLOR: '1' })).toBe(true);
+    expect(useColor(false, { FORCE_COLOR: '1' }, true)).toBe(false);
+    expect(useColor(true, { FORCE_COLOR: '0' })).toBe(false);
+    expect(useColor(true, { FORCE_COLOR: 'false' })).toBe(false);
+  });
+
+  it('decides stdout and stderr separately: `tmsync plan > file` on a terminal colours only stderr', () => {
+    const io = { ...memoryIo({}), stdoutIsTTY: false, stderrIsTTY: true };
+    expect(colorChoice(io)).toEqual({ stdout: false, stderr: true });
+    expect(colorChoice({ ...io, stdoutIsTTY: true, stderrIsTTY: false })).toEqual({ stdout: true, stderr: false });
+    expect(colorChoice(io, true)).toEqual({ stdout: false, stderr: false });
+  });
+
+  it('paints only when asked', () => {
+    expect(red('Error:', false)).toBe('Error:');
+    expect(red('Error:', true)).toBe('\u001b[1;31mError:\u001b[0m');
+  });
+});
+
+describe('onStreamError', () => {
+  it('ends quietly with exit 0 when the reader went away (EPIPE), and with exit 1 and a line otherwise', () => {
+    const epipe = Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
+    expect(onStreamError(epipe)).toEqual({ exitCode: 0 });
+    const full = Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+    expect(onStreamError(full)).toEqual({ exitCode: 1, message: 'tmsync: cannot write the output: no space left on device' });
+  });
+});
