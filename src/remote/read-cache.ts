@@ -8,6 +8,12 @@ import { StepGroup } from '../api/resources.js';
  * `updated_at` the list showed. An entry is used only when the list shows the same `updated_at`
  * again; otherwise the item is read and the entry replaced.
  *
+ * An `updated_at` has a resolution (a second in the interface document): an edit in the same second
+ * as the read would keep it. So, as git does with racy timestamps, a copy is kept only when its
+ * `updated_at` is older than the read by more than `RACY_MARGIN_MS` of this machine's clock (which
+ * also absorbs clock skew between this machine and the service); an item edited just before the
+ * read is read again next time.
+ *
  * `.tmsync/cache/reads.json` under the repository root, written atomically (a temporary file, then
  * a rename), git-ignored by `.tmsync/.gitignore`. It is an optimisation only: a missing, corrupt
  * or other-version file, or one written for another service or project, is ignored (everything is
@@ -31,6 +37,21 @@ interface CacheFile {
 
 type Version = number | string | null | undefined;
 
+/** How much older than the read an `updated_at` must be for its copy to be kept (2 minutes). */
+export const RACY_MARGIN_MS = 120_000;
+
+/** An `updated_at` in ms since the epoch: seconds or ms (numbers below 1e11 are seconds), or a date text. */
+function versionMs(v: Version): number | undefined {
+  if (typeof v === 'number' && Number.isFinite(v)) return v < 1e11 ? v * 1000 : v;
+  if (typeof v === 'string' && v.trim() !== '') {
+    const n = Number(v);
+    if (Number.isFinite(n)) return versionMs(n);
+    const t = Date.parse(v);
+    return Number.isNaN(t) ? undefined : t;
+  }
+  return undefined;
+}
+
 const same = (a: Version, b: Version) => a !== null && a !== undefined && b !== null && b !== undefined && String(a) === String(b);
 
 export class ReadCache {
@@ -43,15 +64,16 @@ export class ReadCache {
     readonly target: string,
     private readonly groups: Record<string, Entry<StepGroup>>,
     private readonly cases: Record<string, Entry<string>>,
+    private readonly now: () => number,
   ) {}
 
-  /** An empty cache for `target` (e.g. `baseUrl|projectId`). */
-  static empty(target: string): ReadCache {
-    return new ReadCache(target, {}, {});
+  /** An empty cache for `target` (e.g. `baseUrl|projectId`); `now` is this machine's clock. */
+  static empty(target: string, now: () => number = Date.now): ReadCache {
+    return new ReadCache(target, {}, {}, now);
   }
 
   /** The cache under `root`; empty when missing, unreadable, of another version or another target. */
-  static async load(root: string, target: string): Promise<ReadCache> {
+  static async load(root: string, target: string, now: () => number = Date.now): Promise<ReadCache> {
     try {
       const parsed = JSON.parse(await readFile(join(root, READ_CACHE_FILE), 'utf8')) as Partial<CacheFile> | null;
       if (
@@ -62,7 +84,7 @@ export class ReadCache {
         !isRecord(parsed.step_groups) ||
         !isRecord(parsed.case_human_ids)
       ) {
-        return ReadCache.empty(target);
+        return ReadCache.empty(target, now);
       }
       const groups: Record<string, Entry<StepGroup>> = {};
       for (const [id, e] of Object.entries(parsed.step_groups)) {
@@ -72,9 +94,9 @@ export class ReadCache {
       }
       const cases: Record<string, Entry<string>> = {};
       for (const [id, e] of Object.entries(parsed.case_human_ids)) if (isEntry(e) && typeof e.value === 'string') cases[id] = e as Entry<string>;
-      return new ReadCache(target, groups, cases);
+      return new ReadCache(target, groups, cases, now);
     } catch {
-      return ReadCache.empty(target);
+      return ReadCache.empty(target, now);
     }
   }
 
@@ -90,8 +112,14 @@ export class ReadCache {
     return undefined;
   }
 
+  /** Whether an item whose `updated_at` is `v`, read now, may be kept (see RACY_MARGIN_MS). */
+  private settled(v: Version): v is number | string {
+    const ms = versionMs(v);
+    return ms !== undefined && ms < this.now() - RACY_MARGIN_MS;
+  }
+
   putStepGroup(group: StepGroup, updatedAt: Version): void {
-    if (updatedAt === null || updatedAt === undefined) return;
+    if (!this.settled(updatedAt)) return;
     this.nextGroups[group.id] = { updated_at: updatedAt, value: group };
   }
 
@@ -108,7 +136,7 @@ export class ReadCache {
   }
 
   putCaseHumanId(id: string, humanId: string, updatedAt: Version): void {
-    if (updatedAt === null || updatedAt === undefined || !humanId) return;
+    if (!this.settled(updatedAt) || !humanId) return;
     this.nextCases[id] = { updated_at: updatedAt, value: humanId };
   }
 

@@ -17,10 +17,14 @@ async function tmsync(cwd: string, ...args: string[]) {
 describe('tmsync plan re-reads only what changed since the last run', () => {
   let emu: RunningEmulator;
   let root: string;
+  // the emulator's clock: an hour behind by default, so what the tests write is old enough to be
+  // kept by the cache (an item edited within RACY_MARGIN_MS of the read is read again next time)
+  let offset = -3_600_000;
+  let clock = () => Date.now() + offset;
   const stepGroupGets = () => emu.requestLog().filter((e) => e.method === 'GET' && /\/step_groups\/[^/?]+$/.test(e.path));
 
   beforeAll(async () => {
-    emu = await startEmulator({ memory: true, apiKeys: [API_KEY], seed: 'demo', port: 0 });
+    emu = await startEmulator({ memory: true, apiKeys: [API_KEY], seed: 'demo', port: 0, now: () => clock() });
     root = await mkdtemp(join(tmpdir(), 'tmsync-read-cache-e2e-'));
     const files: Record<string, string> = {
       'tmsync.yaml': `project: DEMO\nbase_url: ${emu.baseUrl}\ndefaults:\n  type: Functional\n  status: Draft\n  priority: Medium\n  automation_type: Not Automated\n  owner: qa-lead@example.com\nrate_limit: 1000\n`,
@@ -55,7 +59,8 @@ describe('tmsync plan re-reads only what changed since the last run', () => {
     expect(second.out).toBe(first.out);
     expect(stepGroupGets()).toEqual([]);
 
-    // group B changes on the service (through an apply of an edited file)
+    // group B changes on the service (through an apply of an edited file), a minute later
+    offset += 60_000;
     const b = join(root, 'step_groups/b.yaml');
     const bId = /^id: (\S+)$/m.exec(await readFile(b, 'utf8'))![1];
     await writeFile(b, (await readFile(b, 'utf8')).replace('B1', 'B1, changed'));
@@ -82,5 +87,34 @@ describe('tmsync plan re-reads only what changed since the last run', () => {
     expect(r.code, r.err).toBe(0);
     expect(r.out).toContain('No changes.');
     expect(stepGroupGets()).toHaveLength(3);
+  });
+
+  it('reads again a step group edited in the same second as the read, although its updated_at did not change', async () => {
+    // a frozen clock: every write keeps the same updated_at, as edits within one second do
+    const frozen = Date.now();
+    clock = () => frozen;
+    const c = join(root, 'step_groups/c.yaml');
+    const original = await readFile(c, 'utf8');
+    try {
+      // C changes (its updated_at becomes the frozen second), and a plan reads it
+      const v1 = original.replace('C1', 'C1, first edit');
+      await writeFile(c, v1);
+      expect((await tmsync(root, 'apply', '--auto-approve')).code).toBe(0);
+      const first = await tmsync(root, 'plan');
+      expect(first.out).toContain('No changes.');
+      // the service's copy of C changes again in the same second; the file keeps the first edit
+      await writeFile(c, (await readFile(c, 'utf8')).replace('C1, first edit', 'C1, second edit'));
+      expect((await tmsync(root, 'apply', '--auto-approve')).code).toBe(0);
+      await writeFile(c, (await readFile(c, 'utf8')).replace('C1, second edit', 'C1, first edit'));
+      const second = await tmsync(root, 'plan');
+      expect(second.code, second.err).toBe(0);
+      expect(second.out).toContain('C1, second edit');
+      expect(second.out).toContain('1 to update');
+    } finally {
+      await writeFile(c, (await readFile(c, 'utf8')).replace(/C1, (first|second) edit/, 'C1'));
+      offset += 60_000;
+      clock = () => Date.now() + offset;
+      expect((await tmsync(root, 'apply', '--auto-approve')).code).toBe(0);
+    }
   });
 });
