@@ -188,7 +188,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     )
     .option('--batch-size <n>', 'rows per update request', '100')
     .option('--dry-run', 'show what would be sent, send nothing', false)
-    .option('--multipart', 'send the updates as multipart/form-data with a `data` part (as the live service needs)', false)
+    .option('--multipart', 'send the updates as multipart/form-data with a `data` part (as the live service needs; same as results.encoding: multipart; default: JSON, then multipart once JSON is refused)', false)
     .action(lazy(async () => (await import('./commands/results-push.js')).runResultsPush));
 
   const testPlan = program.command('test-plan').description('script test plans around a release');
