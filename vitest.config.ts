@@ -2,9 +2,14 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    projects: [
+      // every test, the end-to-end ones against the emulator's document dialect
+      { extends: true, test: { name: 'document', include: ['test/**/*.test.ts'] } },
+      // the end-to-end suite again, same assertions, against the live dialect (test/dialect.ts)
+      { extends: true, test: { name: 'live', include: ['test/**/*.e2e.test.ts'], env: { TMSYNC_TEST_DIALECT: 'live' } } },
+    ],
   },
 });

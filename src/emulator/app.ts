@@ -272,7 +272,9 @@ function parseQuery(e: Endpoint, query: unknown, dialect: Dialect): { query: unk
   if (!e.query) return { query: raw, filters };
   const r = e.query.safeParse(raw);
   if (!r.success) throw invalid(zodProblems(r.error), 'query');
-  return { query: r.data, filters };
+  // the live cursor is no part of the document's query schema
+  const cursor = dialect === 'live' && typeof raw.cursor === 'string' ? { cursor: raw.cursor } : {};
+  return { query: { ...(r.data as object), ...cursor }, filters };
 }
 
 async function parseBody(e: Endpoint, req: FastifyRequest, dialect: Dialect): Promise<unknown> {

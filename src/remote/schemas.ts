@@ -23,6 +23,7 @@ const RunCasesResponse = z
     const test_cases = (r.data.test_run_cases ?? []).map((x) => ({
       ...x,
       id: x.test_case.id,
+      ...(x.test_case.human_id !== undefined ? { human_id: x.test_case.human_id } : {}),
       name: x.test_case.title ?? '',
       status: x.status ?? '',
       assignee_id: x.assignee_id,

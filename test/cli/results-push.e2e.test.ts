@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { memoryIo } from '../../src/cli/io.js';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator as startEmulator } from '../dialect.js';
 import type { TmsClient } from '../../src/remote/index.js';
 import { KEY, runStatuses, seedCases, setupClient, startProxy, type Emulator } from '../ci/helpers.js';
 

@@ -6,7 +6,7 @@ import { parseJunit } from '../../src/ci/junit.js';
 import { main } from '../../src/cli/main.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { outputSchemas } from '../../src/cli/output-schemas.js';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator as startEmulator } from '../dialect.js';
 import type { TmsClient } from '../../src/remote/index.js';
 import { KEY, seedCases, setupClient, startProxy, type Emulator } from '../ci/helpers.js';
 

@@ -1,4 +1,5 @@
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator as startEmulator } from '../dialect.js';
 import { createClient, fetchState, resolveProject, type TmsClient } from '../../src/remote/index.js';
 import { createProject } from '../../src/emulator/index.js';
 
