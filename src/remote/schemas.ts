@@ -25,7 +25,8 @@ const RunCasesResponse = z
       id: x.test_case.id,
       ...(x.test_case.human_id !== undefined ? { human_id: x.test_case.human_id } : {}),
       name: x.test_case.title ?? '',
-      status: x.status ?? '',
+      // the document's status word (PASSED, IN_PROGRESS, UNTESTED) from the live status name
+      status: x.status ? x.status.toUpperCase().replace(/[^A-Z0-9]+/g, '_') : 'UNTESTED',
       assignee_id: x.assignee_id,
     }));
     return { ...r, data: { ...r.data, test_cases } };
