@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/index.js';
-import { startTestEmulator as startEmulator } from '../dialect.js';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { createClient, fetchState, isAmbiguous, type ClientOptions, type RequestEvent, type TmsClient } from '../../src/remote/index.js';
 
 /** The client against the real emulator on port 0: faults from its flags, checks from its request log. */
