@@ -133,6 +133,25 @@ describe('the live dialect answers as the live service does', () => {
   });
 });
 
+describe('the live dialect refuses over the rate limit as the live service does', () => {
+  it('answers 500 {"message":"rate limit exceeded"} without Retry-After unless --rate-limit-style 429 is given', async () => {
+    const { emu, http } = await start({ dialect: 'live', rateLimit: 1 });
+    const styled = await start({ dialect: 'live', rateLimit: 1, rateLimitStyle: '429' });
+    try {
+      await http.get('/users');
+      const refused = await http.get('/users');
+      expect(refused.status).toBe(500);
+      expect(refused.body).toEqual({ message: 'rate limit exceeded' });
+      expect(refused.headers.get('retry-after')).toBeNull();
+      await styled.http.get('/users');
+      expect((await styled.http.get('/users')).status).toBe(429);
+    } finally {
+      await emu.close();
+      await styled.emu.close();
+    }
+  });
+});
+
 describe('both dialects accept what real clients send', () => {
   for (const dialect of ['document', 'live'] as const) {
     describe(`${dialect} dialect`, () => {
