@@ -154,8 +154,11 @@ export async function fetchState(
         if (cached) return Promise.resolve({ ...c, human_id: cached });
         return guard(
           client.call('getTestCase', req({ params: { ...params, test_case_id: c.id } })).then((r) => {
-            cache?.putCaseHumanId(c.id, r.data.test_case.human_id ?? '', c.updated_at);
-            return { ...c, human_id: r.data.test_case.human_id };
+            const got = r.data.test_case;
+            cache?.putCaseHumanId(c.id, got.human_id ?? '', c.updated_at);
+            // the GET may carry the labels the list left out (the live GET sends `labels` objects)
+            const labels = reportedLabelIds(c) === undefined ? reportedLabelIds(got) : undefined;
+            return { ...c, human_id: got.human_id, ...(labels ? { label_ids: labels } : {}) };
           }),
         );
       };
