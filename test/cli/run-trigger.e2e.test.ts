@@ -62,6 +62,14 @@ describe('tmsync run trigger', () => {
     expect(junit.every((t) => t.outcome === 'passed')).toBe(true);
   });
 
+  it("starts a plan named by its integer execution id, as the vendor's CI script does", async () => {
+    const plan = (await setup.call('getTestPlan', { params: { project_id: projectId, test_plan_id: passingPlan } })).data.test_plan;
+    expect(Number.isInteger(plan.execution_id)).toBe(true);
+    const r = await tmsync(['run', 'trigger', '--test-plan', String(plan.execution_id), '--wait', '--poll', '50ms', '--timeout', '20s']);
+    expect(r.code).toBe(0);
+    expect(r.err).toContain('passed (SUCCESS): 3 total, 3 passed, 0 failed');
+  });
+
   it('exits 3 for a run that completes with FAILURE and prints its counts', async () => {
     const r = await tmsync(['run', 'trigger', '--test-plan', failingPlan, '--wait', '--poll', '50ms', '--timeout', '20s']);
     expect(r.code).toBe(3);
