@@ -2,9 +2,24 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    projects: [
+      // every test, the end-to-end ones against the emulator's document dialect
+      { extends: true, test: { name: 'document', include: ['test/**/*.test.ts'] } },
+      // the end-to-end suite again, same assertions, against the live dialect (test/dialect.ts)
+      // (test/remote/client.e2e.test.ts asserts the document dialect's wire protocol itself: 429 with
+      // Retry-After, page URLs; the client against the live wire is test/remote/dialects.test.ts)
+      {
+        extends: true,
+        test: {
+          name: 'live',
+          include: ['test/**/*.e2e.test.ts'],
+          exclude: ['test/remote/client.e2e.test.ts'],
+          env: { TMSYNC_TEST_DIALECT: 'live' },
+        },
+      },
+    ],
   },
 });

@@ -20,6 +20,11 @@ export interface Endpoint {
   source: 'document' | 'notes';
   summary: string;
   query?: z.ZodType;
+  /**
+   * Text fields of a list's items that take `<field>__EQ|NEQ|CONTAINS|IN` filters in the query
+   * (IN: comma-separated values). Any other query parameter is refused (document) or ignored (live).
+   */
+  textFilters?: readonly string[];
   body?: z.ZodType;
   /** the body may also come as multipart/form-data with the JSON in a part named `data` */
   multipart?: boolean;
@@ -47,17 +52,20 @@ const ListRunsQuery = PageQuery.extend({
 });
 
 const P = '/projects/:project_id';
+const CASE_TEXT = ['title', 'human_id', 'description', 'preconditions', 'steps', 'expected_results', 'template_type'] as const;
+const LOOKUP_TEXT = ['name', 'alias'] as const;
+const RUN_TEXT = ['title', 'human_id', 'description', 'status', 'selection_type'] as const;
 
 export const endpoints: readonly Endpoint[] = [
   // Projects
-  { name: 'listProjects', method: 'GET', path: '/projects', iface: 'management', source: 'document', summary: 'List projects', query: ListProjectsQuery, status: 200, response: pagedEnvelope('projects', R.Project) },
+  { name: 'listProjects', method: 'GET', path: '/projects', iface: 'management', source: 'document', summary: 'List projects', query: ListProjectsQuery, textFilters: ['name', 'description', 'human_id_prefix'], status: 200, response: pagedEnvelope('projects', R.Project) },
   { name: 'getProject', method: 'GET', path: P, iface: 'management', source: 'document', summary: 'Get a project', status: 200, response: envelope('project', R.Project) },
   { name: 'createProject', method: 'POST', path: '/projects', iface: 'management', source: 'notes', summary: 'Create a project', body: B.CreateProjectBody, status: 200, response: envelope('project', R.Project) },
   { name: 'updateProject', method: 'PUT', path: P, iface: 'management', source: 'notes', summary: 'Update a project', body: B.UpdateProjectBody, status: 200, response: envelope('project', R.Project) },
   { name: 'deleteProject', method: 'DELETE', path: P, iface: 'management', source: 'notes', summary: 'Delete a project and everything in it', status: 200, response: MessageResponse },
 
   // Folders
-  { name: 'listFolders', method: 'GET', path: `${P}/folders`, iface: 'management', source: 'document', summary: 'List folders (flat)', query: PageQuery, status: 200, response: pagedEnvelope('folders', R.Folder) },
+  { name: 'listFolders', method: 'GET', path: `${P}/folders`, iface: 'management', source: 'document', summary: 'List folders (flat)', query: PageQuery, textFilters: ['name'], status: 200, response: pagedEnvelope('folders', R.Folder) },
   { name: 'getFolder', method: 'GET', path: `${P}/folders/:folder_id`, iface: 'management', source: 'document', summary: 'Get a folder with its children', status: 200, response: envelope('folder', R.Folder) },
   { name: 'createFolder', method: 'POST', path: `${P}/folders`, iface: 'management', source: 'notes', summary: 'Create a top-level folder (then move it)', body: B.CreateFolderBody, status: 201, response: envelope('folder', R.Folder) },
   { name: 'updateFolder', method: 'PUT', path: `${P}/folders/:folder_id`, iface: 'management', source: 'notes', summary: 'Rename or reorder a folder', body: B.UpdateFolderBody, status: 200, response: envelope('folder', R.Folder) },
@@ -65,35 +73,35 @@ export const endpoints: readonly Endpoint[] = [
   { name: 'deleteFolder', method: 'DELETE', path: `${P}/folders/:folder_id`, iface: 'management', source: 'notes', summary: 'Delete an empty folder', status: 200, response: MessageResponse },
 
   // Test cases
-  { name: 'listTestCases', method: 'GET', path: `${P}/test_cases`, iface: 'management', source: 'notes', summary: 'List test cases with their steps', query: ListCasesQuery, status: 200, response: pagedEnvelope('test_cases', R.TestCase) },
+  { name: 'listTestCases', method: 'GET', path: `${P}/test_cases`, iface: 'management', source: 'notes', summary: 'List test cases with their steps', query: ListCasesQuery, textFilters: CASE_TEXT, status: 200, response: pagedEnvelope('test_cases', R.TestCase) },
   { name: 'getTestCase', method: 'GET', path: `${P}/test_cases/:test_case_id`, iface: 'management', source: 'document', summary: 'Get a test case (id or human id)', status: 200, response: envelope('test_case', R.TestCase) },
   { name: 'createTestCase', method: 'POST', path: `${P}/test_cases`, iface: 'management', source: 'notes', summary: 'Create a test case', body: B.CreateTestCaseBody, status: 201, response: envelope('test_case', R.TestCase) },
   { name: 'updateTestCase', method: 'PUT', path: `${P}/test_cases/:test_case_id`, iface: 'management', source: 'document', summary: 'Update a test case (omitted fields kept)', body: B.UpdateTestCaseBody, status: 200, response: envelope('test_case', R.TestCase) },
   { name: 'deleteTestCase', method: 'DELETE', path: `${P}/test_cases/:test_case_id`, iface: 'management', source: 'notes', summary: 'Delete a test case', status: 200, response: MessageResponse },
-  { name: 'listCaseTypes', method: 'GET', path: '/test_cases/types', iface: 'management', source: 'document', summary: 'Test case types', query: PageQuery, status: 200, response: pagedEnvelope('types', R.LookupEntry) },
-  { name: 'listCaseStatuses', method: 'GET', path: '/test_cases/statuses', iface: 'management', source: 'document', summary: 'Test case statuses', query: PageQuery, status: 200, response: pagedEnvelope('statuses', R.LookupEntry) },
-  { name: 'listPriorities', method: 'GET', path: '/test_cases/priorities', iface: 'management', source: 'notes', summary: 'Test case priorities', query: PageQuery, status: 200, response: pagedEnvelope('priorities', R.LookupEntry) },
-  { name: 'listAutomationTypes', method: 'GET', path: '/test_cases/automation_types', iface: 'management', source: 'notes', summary: 'Automation types', query: PageQuery, status: 200, response: pagedEnvelope('automation_types', R.LookupEntry) },
+  { name: 'listCaseTypes', method: 'GET', path: '/test_cases/types', iface: 'management', source: 'document', summary: 'Test case types', query: PageQuery, textFilters: LOOKUP_TEXT, status: 200, response: pagedEnvelope('types', R.LookupEntry) },
+  { name: 'listCaseStatuses', method: 'GET', path: '/test_cases/statuses', iface: 'management', source: 'document', summary: 'Test case statuses', query: PageQuery, textFilters: LOOKUP_TEXT, status: 200, response: pagedEnvelope('statuses', R.LookupEntry) },
+  { name: 'listPriorities', method: 'GET', path: '/test_cases/priorities', iface: 'management', source: 'notes', summary: 'Test case priorities', query: PageQuery, textFilters: LOOKUP_TEXT, status: 200, response: pagedEnvelope('priorities', R.LookupEntry) },
+  { name: 'listAutomationTypes', method: 'GET', path: '/test_cases/automation_types', iface: 'management', source: 'notes', summary: 'Automation types', query: PageQuery, textFilters: LOOKUP_TEXT, status: 200, response: pagedEnvelope('automation_types', R.LookupEntry) },
 
   // Step groups
-  { name: 'listStepGroups', method: 'GET', path: `${P}/step_groups`, iface: 'management', source: 'document', summary: 'List step groups (without steps)', query: PageQuery, status: 200, response: pagedEnvelope('step_groups', R.StepGroup) },
+  { name: 'listStepGroups', method: 'GET', path: `${P}/step_groups`, iface: 'management', source: 'document', summary: 'List step groups (without steps)', query: PageQuery, textFilters: ['title', 'description', 'human_id'], status: 200, response: pagedEnvelope('step_groups', R.StepGroup) },
   { name: 'getStepGroup', method: 'GET', path: `${P}/step_groups/:step_group_id`, iface: 'management', source: 'document', summary: 'Get a step group with its steps', status: 200, response: envelope('step_group', R.StepGroup) },
   { name: 'createStepGroup', method: 'POST', path: `${P}/step_groups`, iface: 'management', source: 'document', summary: 'Create a step group', body: B.CreateStepGroupBody, status: 200, response: envelope('step_group', R.StepGroup) },
   { name: 'updateStepGroup', method: 'PUT', path: `${P}/step_groups/:step_group_id`, iface: 'management', source: 'notes', summary: 'Update a step group (steps replaced)', body: B.UpdateStepGroupBody, status: 200, response: envelope('step_group', R.StepGroup) },
   { name: 'deleteStepGroup', method: 'DELETE', path: `${P}/step_groups/:step_group_id`, iface: 'management', source: 'notes', summary: 'Delete a step group', status: 204 },
 
   // Test plans
-  { name: 'listTestPlans', method: 'GET', path: `${P}/test_plans`, iface: 'management', source: 'notes', summary: 'List test plans', query: ListPlansQuery, status: 200, response: pagedEnvelope('test_plans', R.TestPlan) },
+  { name: 'listTestPlans', method: 'GET', path: `${P}/test_plans`, iface: 'management', source: 'notes', summary: 'List test plans', query: ListPlansQuery, textFilters: ['title', 'name', 'description', 'human_id', 'status'], status: 200, response: pagedEnvelope('test_plans', R.TestPlan) },
   { name: 'getTestPlan', method: 'GET', path: `${P}/test_plans/:test_plan_id`, iface: 'management', source: 'document', summary: 'Get a test plan', status: 200, response: envelope('test_plan', R.TestPlan) },
   { name: 'createTestPlan', method: 'POST', path: `${P}/test_plans`, iface: 'management', source: 'document', summary: 'Create a test plan (ACTIVE)', body: B.CreateTestPlanBody, status: 200, response: envelope('test_plan', R.TestPlan) },
   { name: 'updateTestPlan', method: 'PUT', path: `${P}/test_plans/:test_plan_id`, iface: 'management', source: 'notes', summary: 'Update a test plan', body: B.UpdateTestPlanBody, status: 200, response: envelope('test_plan', R.TestPlan) },
   { name: 'completeTestPlan', method: 'POST', path: `${P}/test_plans/:test_plan_id/complete`, iface: 'management', source: 'document', summary: 'Complete a test plan', status: 200, response: z.looseObject({ status: z.string(), message: z.string().optional(), data: z.looseObject({ test_plan: R.CompletedTestPlan }) }) },
   { name: 'deleteTestPlan', method: 'DELETE', path: `${P}/test_plans/:test_plan_id`, iface: 'management', source: 'notes', summary: 'Delete a test plan', status: 200, response: MessageResponse },
-  { name: 'listTestPlanRuns', method: 'GET', path: `${P}/test_plans/:test_plan_id/test_runs`, iface: 'management', source: 'notes', summary: "A test plan's runs", query: PageQuery, status: 200, response: pagedEnvelope('test_runs', R.TestRun) },
+  { name: 'listTestPlanRuns', method: 'GET', path: `${P}/test_plans/:test_plan_id/test_runs`, iface: 'management', source: 'notes', summary: "A test plan's runs", query: PageQuery, textFilters: RUN_TEXT, status: 200, response: pagedEnvelope('test_runs', R.TestRun) },
 
   // Test runs
-  { name: 'listRunStatuses', method: 'GET', path: '/test_runs/statuses', iface: 'management', source: 'document', summary: 'Test run statuses', query: PageQuery, status: 200, response: pagedEnvelope('statuses', R.LookupEntry) },
-  { name: 'listTestRuns', method: 'GET', path: `${P}/test_runs`, iface: 'management', source: 'notes', summary: 'List test runs', query: ListRunsQuery, status: 200, response: pagedEnvelope('test_runs', R.TestRun) },
+  { name: 'listRunStatuses', method: 'GET', path: '/test_runs/statuses', iface: 'management', source: 'document', summary: 'Test run statuses', query: PageQuery, textFilters: LOOKUP_TEXT, status: 200, response: pagedEnvelope('statuses', R.LookupEntry) },
+  { name: 'listTestRuns', method: 'GET', path: `${P}/test_runs`, iface: 'management', source: 'notes', summary: 'List test runs', query: ListRunsQuery, textFilters: RUN_TEXT, status: 200, response: pagedEnvelope('test_runs', R.TestRun) },
   { name: 'getTestRun', method: 'GET', path: `${P}/test_runs/:test_run_id`, iface: 'management', source: 'notes', summary: 'Get a test run (id or human id)', status: 200, response: envelope('test_run', R.TestRun) },
   { name: 'createTestRun', method: 'POST', path: `${P}/test_runs`, iface: 'management', source: 'notes', summary: 'Create a test run', body: B.CreateTestRunBody, status: 200, response: envelope('test_run', R.TestRun) },
   { name: 'updateTestRun', method: 'PUT', path: `${P}/test_runs/:test_run_id`, iface: 'management', source: 'notes', summary: 'Update or close a test run', body: B.UpdateTestRunBody, status: 200, response: envelope('test_run', R.TestRun) },
@@ -105,8 +113,8 @@ export const endpoints: readonly Endpoint[] = [
   { name: 'getJunitImport', method: 'GET', path: `${P}/junit-imports/:import_id/status`, iface: 'management', source: 'notes', summary: 'Status of a JUnit import', status: 200, response: envelope('import', R.JunitImport) },
 
   // Users and labels
-  { name: 'listUsers', method: 'GET', path: '/users', iface: 'management', source: 'notes', summary: 'Users (data is a bare array)', status: 200, response: z.looseObject({ message: z.string().optional(), data: z.array(R.User) }) },
-  { name: 'listLabels', method: 'GET', path: '/labels', iface: 'management', source: 'notes', summary: 'Labels', status: 200, response: envelope('labels', z.array(R.Label)) },
+  { name: 'listUsers', method: 'GET', path: '/users', iface: 'management', source: 'notes', summary: 'Users (data is a bare array)', textFilters: ['email', 'first_name', 'last_name', 'status'], status: 200, response: z.looseObject({ message: z.string().optional(), data: z.array(R.User) }) },
+  { name: 'listLabels', method: 'GET', path: '/labels', iface: 'management', source: 'notes', summary: 'Labels', textFilters: ['name'], status: 200, response: envelope('labels', z.array(R.Label)) },
 
   // Execution interface
   { name: 'triggerExecution', method: 'POST', path: '/api/v1/execution_results', iface: 'execution', source: 'document', summary: 'Start a test plan', body: B.ExecutionTriggerBody, status: 200, response: R.ExecutionTriggerResult },

@@ -110,6 +110,8 @@ export const CreateTestRunBody = z.object({
   label_names: z.array(z.string()).max(1000).optional(),
   environment_ids: z.array(z.union([z.string(), z.number()])).optional(),
   test_plan_id: z.string().nullish(),
+  /** DYNAMIC runs: cases (ids or human ids) removed from what the filters select */
+  dynamic_selection_excluded_test_case_ids: z.array(z.string()).max(100_000).nullish(),
 });
 export const UpdateTestRunBody = CreateTestRunBody.partial();
 
@@ -129,9 +131,11 @@ export const AssignUserBody = z.object({
 
 /** Execution interface trigger. */
 export const ExecutionTriggerBody = z.object({
-  executionId: z.union([z.string().min(1), z.number()]),
+  /** the plan: its integer execution id (number or numeric string), uuid or human id */
+  executionId: z.union([z.string().min(1), z.number().int().nonnegative()]),
   environmentId: z.union([z.number(), z.string()]).optional(),
-  buildNo: z.string().optional(),
+  /** a string or a number (the vendor's CI script sends a number) */
+  buildNo: z.union([z.string(), z.number()]).optional(),
   runtimeData: z.record(z.string(), z.unknown()).optional(),
   executionConfig: z.object({ id: z.string().optional(), name: z.string().optional() }).optional(),
 });

@@ -104,6 +104,8 @@ export const TestPlanStatus = z.string(); // ACTIVE | COMPLETED (others not show
 
 export const TestPlan = z.looseObject({
   id: z.string(),
+  /** emulator extension: the plan's integer id on the execution interface (`executionId`) */
+  execution_id: z.number().int().optional(),
   human_id: z.string().optional(),
   title: z.string(),
   description: Text,

@@ -57,7 +57,8 @@ export interface PushRow {
 
 export interface FailedBatch {
   caseIds: string[];
-  error: { code: string; message: string };
+  /** `hint`: what to do about it (for a refused update, how to choose the encoding) */
+  error: { code: string; message: string; hint?: string };
 }
 
 export interface PushResultsResult {
@@ -237,7 +238,7 @@ export async function pushResults(options: PushResultsOptions): Promise<PushResu
     } catch (err) {
       if (signal?.aborted) throw err;
       const e = toTmsyncError(err);
-      result.failedBatches.push({ caseIds: batch.map((r) => r.caseId), error: { code: e.code, message: e.message } });
+      result.failedBatches.push({ caseIds: batch.map((r) => r.caseId), error: { code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) } });
     }
   }
   return result;

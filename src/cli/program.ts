@@ -188,7 +188,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     )
     .option('--batch-size <n>', 'rows per update request', '100')
     .option('--dry-run', 'show what would be sent, send nothing', false)
-    .option('--multipart', 'send the updates as multipart/form-data with a `data` part (as the live service needs)', false)
+    .option('--multipart', 'send the updates as multipart/form-data with a `data` part (as the live service needs; same as results.encoding: multipart; default: JSON, then multipart once JSON is refused)', false)
     .action(lazy(async () => (await import('./commands/results-push.js')).runResultsPush));
 
   const testPlan = program.command('test-plan').description('script test plans around a release');
@@ -224,10 +224,15 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--latency <dur>', 'added latency per request (e.g. 20ms; a bare number is seconds)', '0')
     .option('--rate-limit <n>', 'requests per second per key before refusing')
     .addOption(
-      new Option('--rate-limit-style <style>', '429 with Retry-After, or the live service\'s 500 "rate limit exceeded"')
-        .choices(['429', 'live'])
-        .default('429'),
+      new Option('--rate-limit-style <style>', '429 with Retry-After, or the live service\'s 500 "rate limit exceeded" (default: 429; live with --dialect live)')
+        .choices(['429', 'live']),
     )
+    .addOption(
+      new Option('--dialect <dialect>', 'answer as the interface document shows, or as the live service does (ms timestamps, cursors, 400s, multipart-only results…; docs/emulator.md)')
+        .choices(['document', 'live'])
+        .default('document'),
+    )
+    .option('--page-size-cap <n>', 'serve at most this many items per page (larger page_size values are capped, not refused)')
     .option('--fail-rate <p>', 'probability of a random 500/503', '0')
     .option('--reset-rate <p>', 'probability of a dropped connection', '0')
     .option('--fault-seed <n>', 'seed for deterministic faults')

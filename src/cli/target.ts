@@ -123,6 +123,7 @@ export async function loadTarget(
     maxRetries: config.maxRetries,
     maxPages: config.maxPages,
     maxResponseBytes: config.maxResponseBytes,
+    runCaseEncoding: config.resultsEncoding,
     signal: io.signal,
     onEvent: options.verbose ? (e) => io.stderr(formatRequestEvent(e)) : undefined,
     onRetry: retryNotifier((line) => io.stderr(line)),

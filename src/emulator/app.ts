@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -6,7 +7,9 @@ import { endpoints, type Endpoint } from '../api/endpoints.js';
 import type { KeyRing } from './auth.js';
 import type { DbContext } from './db/index.js';
 import type { Faults } from './faults.js';
-import { invalid, multipartBoundary, multipartParts, zodProblems, type HandlerTable, type RouteContext, type Urls } from './http.js';
+import { liveBody, liveError } from './dialect.js';
+import { FILTER_OPS, invalid, multipartBoundary, multipartParts, zodProblems, type HandlerTable, type RouteContext, type TextFilter, type Urls } from './http.js';
+import type { Dialect } from './options.js';
 import { loggablePath, type RequestLog, type RequestLogEntry } from './request-log.js';
 import { iconSvg } from './routes/lookups.js';
 import { ServiceError } from './service-error.js';
@@ -25,6 +28,10 @@ export interface AppDeps {
   runDurationMs: number;
   /** origin used when a request has no Host header */
   fallbackOrigin: () => string;
+  /** @default 'document' */
+  dialect?: Dialect;
+  /** largest page served; a larger page_size is served this many items */
+  pageSizeCap?: number;
 }
 
 declare module 'fastify' {
@@ -38,8 +45,9 @@ declare module 'fastify' {
 
 const WRITE = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
 
-function sendError(reply: FastifyReply, e: ServiceError): FastifyReply {
-  return reply.code(e.status).type('application/json; charset=utf-8').send(e.body());
+function sendDialectError(reply: FastifyReply, e: ServiceError, dialect: Dialect = 'document'): FastifyReply {
+  const shown = dialect === 'live' ? liveError(e) : e;
+  return reply.code(shown.status).type('application/json; charset=utf-8').send(shown.body());
 }
 
 function urlsOf(req: FastifyRequest, deps: AppDeps): Urls {
@@ -64,6 +72,9 @@ function destroy(req: FastifyRequest, reply: FastifyReply, deps: AppDeps, fault:
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const dialect: Dialect = deps.dialect ?? 'document';
+  const live = dialect === 'live';
+  const sendError = (reply: FastifyReply, e: ServiceError) => sendDialectError(reply, e, dialect);
   const app = Fastify({
     logger: false,
     bodyLimit: BODY_LIMIT,
@@ -98,6 +109,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // the web UI checks its own cookie, and is no part of the API: no faults, no request log
     if (isUiPath(req.url)) return;
     if (WRITE.has(req.method)) deps.db.generation++;
+    // the live service names every answer (worth quoting in error reports)
+    if (live) reply.header('x-request-id', randomUUID());
     if (req.url.startsWith('/assets/')) return;
     const key = deps.keys.check(req.headers.authorization);
     if (!key) {
@@ -105,6 +118,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return sendError(reply, new ServiceError(401, 'Unauthorized: send a valid API key as "Authorization: Bearer <key>"'));
     }
     const rate = deps.faults.rate(key);
+    if (!rate && live) {
+      // always sent live; without --rate-limit there is no budget to count: a nominal one, reset unknown
+      reply.headers({ 'x-tms-api-limit': String(NOMINAL_LIVE_LIMIT), 'x-tms-api-remaining': String(NOMINAL_LIVE_LIMIT), 'x-tms-api-reset': '-1' });
+    }
     if (rate) {
       reply.headers(rate.headers);
       if (!rate.allowed) {
@@ -162,6 +179,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   app.setNotFoundHandler((req, reply) => {
+    if (live) return reply.code(404).type('application/json; charset=utf-8').send({ code: 404, message: 'Not Found' });
     const path = req.url.split('?')[0];
     return sendError(reply, new ServiceError(404, `Route not found: ${req.method} ${path}`));
   });
@@ -181,10 +199,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       method: e.method,
       url: e.iface === 'management' ? `/api/v1${e.path}` : e.path,
       handler: async (req, reply) => {
+        const { query, filters } = parseQuery(e, req.query, dialect);
         const c: RouteContext = {
           params: req.params as Record<string, string>,
-          query: parseQuery(e, req.query),
-          body: await parseBody(e, req),
+          query,
+          filters,
+          dialect,
+          pageSizeCap: deps.pageSizeCap,
+          body: await parseBody(e, req, dialect),
           db: deps.db,
           urls: urlsOf(req, deps),
           request: req,
@@ -200,23 +222,68 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         }
         reply.code(out.status ?? e.status);
         if (out.contentType) reply.type(out.contentType);
-        return reply.send(out.body);
+        const json = out.body !== null && typeof out.body === 'object' && !Buffer.isBuffer(out.body);
+        return reply.send(live && json ? liveBody(e.name, out.body, deps.db) : out.body);
       },
     });
   }
   return app;
 }
 
-function parseQuery(e: Endpoint, query: unknown): unknown {
-  if (!e.query) return query ?? {};
-  const r = e.query.safeParse(query ?? {});
+/** Without --rate-limit, the live dialect's x-tms-api-* headers describe this budget (never spent). */
+const NOMINAL_LIVE_LIMIT = 1000;
+
+/**
+ * The query, checked: `<field>__<OP>` filters on the endpoint's text fields are taken apart, the
+ * rest validated by the endpoint's schema. An unknown parameter, field or operator is a 422 naming
+ * it in the document dialect and ignored in the live one; so is `cursor`, which only the live
+ * dialect reads.
+ */
+function parseQuery(e: Endpoint, query: unknown, dialect: Dialect): { query: unknown; filters: TextFilter[] } {
+  const raw = { ...((query ?? {}) as Record<string, unknown>) };
+  const known = new Set(Object.keys((e.query as unknown as { shape?: Record<string, unknown> } | undefined)?.shape ?? {}));
+  if (dialect === 'live') known.add('cursor');
+  const filters: TextFilter[] = [];
+  const problems: { field: string; message: string }[] = [];
+  const filterable = e.textFilters ?? [];
+  for (const [k, v] of Object.entries(raw)) {
+    const m = /^(.+)__([A-Za-z]+)$/.exec(k);
+    if (!m) {
+      if (known.has(k)) continue;
+      if (dialect === 'document') problems.push({ field: k, message: `unknown query parameter${known.size ? `; this endpoint takes ${[...known].join(', ')}` : ''}${filterable.length ? ` and <field>__<OP> filters` : ''}` });
+      delete raw[k];
+      continue;
+    }
+    delete raw[k];
+    const [, field, opText] = m;
+    const op = opText.toUpperCase() as TextFilter['op'];
+    const value = Array.isArray(v) ? v.map(String).join(',') : String(v);
+    if (!filterable.includes(field)) {
+      if (dialect === 'document') problems.push({ field: k, message: filterable.length ? `unknown filter field ${field}; filter on ${filterable.join(', ')}` : 'this endpoint takes no filters' });
+      continue;
+    }
+    if (!FILTER_OPS.includes(op)) {
+      if (dialect === 'document') problems.push({ field: k, message: `unknown filter operator ${opText}; use ${FILTER_OPS.join(', ')}` });
+      continue;
+    }
+    filters.push({ field, op, value });
+  }
+  if (problems.length) throw invalid(problems, 'query');
+  if (!e.query) return { query: raw, filters };
+  const r = e.query.safeParse(raw);
   if (!r.success) throw invalid(zodProblems(r.error), 'query');
-  return r.data;
+  // the live cursor is no part of the document's query schema
+  const cursor = dialect === 'live' && typeof raw.cursor === 'string' ? { cursor: raw.cursor } : {};
+  return { query: { ...(r.data as object), ...cursor }, filters };
 }
 
-async function parseBody(e: Endpoint, req: FastifyRequest): Promise<unknown> {
+async function parseBody(e: Endpoint, req: FastifyRequest, dialect: Dialect): Promise<unknown> {
   if (!e.body) return req.body;
   let raw: unknown = req.body;
+  if (e.multipart && dialect === 'live' && e.name === 'updateRunCases' && !req.isMultipart()) {
+    // the live service takes run-case results only as multipart/form-data
+    throw new ServiceError(415, 'Unsupported Media Type: send multipart/form-data with the JSON in a part named "data"');
+  }
   if (e.multipart && req.isMultipart()) raw = await multipartData(req);
   const r = e.body.safeParse(raw);
   if (!r.success) throw invalid(zodProblems(r.error));

@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../api/common.js';
-import type { DbContext, PageRequest, ProjectRow } from './db/index.js';
+import type { DbContext, Page, PageRequest, ProjectRow } from './db/index.js';
+import type { Dialect } from './options.js';
 import { findProject } from './db/index.js';
 import { ServiceError, invalidField, notFound, type FieldProblem } from './service-error.js';
 
@@ -27,6 +28,37 @@ export interface RouteContext<Q = any, B = any> {
   now: () => number;
   /** how long an execution-interface run takes, in ms */
   runDurationMs: number;
+  /** which service the emulator answers as (docs/emulator.md, "Dialects") */
+  dialect: Dialect;
+  /** the `<field>__<OP>` filters of a list request, already checked against the list's text fields */
+  filters: TextFilter[];
+  /** largest page served (a larger page_size is served this many items); absent = refuse above 100 */
+  pageSizeCap?: number;
+}
+
+/** `title__CONTAINS=abc`: one text filter of a list request. */
+export interface TextFilter {
+  field: string;
+  op: 'EQ' | 'NEQ' | 'CONTAINS' | 'IN';
+  value: string;
+}
+
+export const FILTER_OPS: readonly TextFilter['op'][] = ['EQ', 'NEQ', 'CONTAINS', 'IN'];
+
+/** Whether a list item passes a filter. `name` falls back to `title` where items have no name (the notes' `name__NEQ` on plans). */
+export function passes(item: Record<string, unknown>, f: TextFilter): boolean {
+  const raw = item[f.field] ?? (f.field === 'name' ? item.title : undefined);
+  const have = raw === null || raw === undefined ? '' : String(raw);
+  switch (f.op) {
+    case 'EQ':
+      return have === f.value;
+    case 'NEQ':
+      return have !== f.value;
+    case 'CONTAINS':
+      return have.toLowerCase().includes(f.value.toLowerCase());
+    case 'IN':
+      return f.value.split(',').map((v) => v.trim()).includes(have);
+  }
 }
 
 /** A handler's answer. JSON unless `contentType` says otherwise; 204 sends no body. */
@@ -54,20 +86,59 @@ export function invalid(problems: FieldProblem[], what = 'request body'): Servic
   return new ServiceError(422, `Invalid ${what}: ${summary}`, problems.slice(0, 100));
 }
 
-/** Validates `page_size` (1..100, default 20) and `page` (from 1). */
-export function pageRequest(query: { page_size?: number; page?: number }): PageRequest & { page: number; size: number } {
-  const size = query.page_size ?? PAGE_SIZE_DEFAULT;
+export type PageSpec = PageRequest & { page: number; size: number };
+
+/**
+ * Validates `page_size` (1..100, default 20; above `pageSizeCap` served that many) and `page` (from
+ * 1). The live dialect pages by `cursor` (from `page_info.next`/`prev`) instead of `page`.
+ */
+export function pageRequest(c: RouteContext): PageSpec {
+  const query = c.query as { page_size?: number; page?: number; cursor?: string };
+  let size = query.page_size ?? PAGE_SIZE_DEFAULT;
+  if (c.pageSizeCap !== undefined && size > c.pageSizeCap) size = c.pageSizeCap;
   if (size < 1 || size > PAGE_SIZE_MAX) throw invalidField('page_size', `must be between 1 and ${PAGE_SIZE_MAX}`);
+  if (c.dialect === 'live') {
+    const offset = query.cursor ? cursorOffset(query.cursor) : 0;
+    return { page: Math.floor(offset / size) + 1, size, limit: size, offset };
+  }
   const page = query.page ?? 1;
   if (page < 1) throw invalidField('page', 'must be 1 or more');
   return { page, size, limit: size, offset: (page - 1) * size };
 }
 
 /**
+ * The live dialect's cursor: base64 of `[{"field":"<table>.tsid","value":"<position>","direction":"ASC"}]`,
+ * the shape the live service sends (its value is a ULID there; here the position in the list).
+ */
+export function encodeCursor(c: RouteContext, offset: number): string {
+  const table = c.request.routeOptions.url?.split('/').pop() ?? 'items';
+  return Buffer.from(JSON.stringify([{ field: `${table}.tsid`, value: String(offset), direction: 'ASC' }])).toString('base64');
+}
+
+function cursorOffset(cursor: string): number {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, 'base64').toString('utf8')) as { value?: unknown }[];
+    const n = Number(v[0]?.value);
+    if (Number.isSafeInteger(n) && n >= 0) return n;
+  } catch {
+    // fall through
+  }
+  throw invalidField('cursor', 'not a cursor this service sent; follow page_info.next as given');
+}
+
+/**
  * `page_info` for a page: `next`/`prev` repeat the request's query (filters included) with the same
  * `page_size` and the neighbouring `page`; empty strings when there is no such page.
  */
-export function pageInfo(c: RouteContext, p: { page: number; size: number }, total: number) {
+export function pageInfo(c: RouteContext, p: PageSpec, total: number) {
+  if (c.dialect === 'live') {
+    return {
+      page_size: p.size,
+      total_count: total,
+      next: p.offset + p.size < total ? encodeCursor(c, p.offset + p.size) : null,
+      prev: p.offset > 0 ? encodeCursor(c, Math.max(0, p.offset - p.size)) : null,
+    };
+  }
   const url = new URL(c.request.url, c.urls.origin);
   const link = (n: number) => {
     const u = new URL(url.pathname, c.urls.origin);
@@ -86,8 +157,24 @@ export function pageInfo(c: RouteContext, p: { page: number; size: number }, tot
 }
 
 /** `{message, data: {key: items}, page_info}` */
-export function paged(c: RouteContext, key: string, p: { page: number; size: number }, items: unknown[], total: number): RouteReply {
+export function paged(c: RouteContext, key: string, p: PageSpec, items: unknown[], total: number): RouteReply {
   return { body: { message: '', data: { [key]: items }, page_info: pageInfo(c, p, total) } };
+}
+
+/**
+ * A list answer: one page of `fetch`, as `wire` shapes it. With `__` filters, the whole list is
+ * read, filtered on the wire fields and then paged (totals count the filtered items).
+ */
+export function listPage<T>(c: RouteContext, key: string, fetch: (page: PageRequest) => Page<T>, wire: (row: T) => Record<string, unknown>): RouteReply {
+  const p = pageRequest(c);
+  if (c.filters.length === 0) {
+    const { items, total } = fetch(p);
+    return paged(c, key, p, items.map(wire), total);
+  }
+  const all = fetch({ limit: -1, offset: 0 })
+    .items.map(wire)
+    .filter((item) => c.filters.every((f) => passes(item, f)));
+  return paged(c, key, p, all.slice(p.offset, p.offset + p.limit), all.length);
 }
 
 export function ok(key: string, item: unknown, status = 200, message = ''): RouteReply {

@@ -4,6 +4,8 @@ import type { RequestLogEntry } from './request-log.js';
 
 export type { RequestLogEntry, FaultOptions };
 
+export type Dialect = 'document' | 'live';
+
 export interface EmulatorOptions {
   /** port to listen on; 0 picks a free one @default 0 (the CLI's default is 4010) */
   port?: number;
@@ -21,8 +23,19 @@ export interface EmulatorOptions {
   latencyMs?: number;
   /** requests per second per key; absent = unlimited */
   rateLimit?: number;
-  /** @default '429' */
+  /** @default '429' (`live` when `dialect` is `live`) */
   rateLimitStyle?: '429' | 'live';
+  /**
+   * Which service to answer as: `document` (the interface document) or `live` (the live service as
+   * real-service-notes.md records it: milliseconds, cursors, 400s, multipart-only run-case updates…).
+   * docs/emulator.md lists every difference. @default 'document'
+   */
+  dialect?: Dialect;
+  /**
+   * Largest page a list serves: a larger `page_size` is served this many items (as a service that
+   * caps its pages does) instead of refused. Absent = `page_size` above 100 is refused (422/400).
+   */
+  pageSizeCap?: number;
   /** probability of a 500/503 @default 0 */
   failRate?: number;
   /** probability of a dropped connection @default 0 */

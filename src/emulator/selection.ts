@@ -1,6 +1,7 @@
 import * as db from './db/index.js';
 import type { CaseRow, DbContext } from './db/index.js';
 import { invalid } from './http.js';
+import type { Dialect } from './options.js';
 import type { FieldProblem } from './service-error.js';
 
 /**
@@ -45,7 +46,12 @@ function matches(c: CaseRow, f: Filter): boolean {
   return op === 'NOT_IN' || op === 'NEQ' ? !hit : hit;
 }
 
-export function dynamicSelection(ctx: DbContext, projectId: string, filters: Filter[], path: string): string[] {
+/**
+ * DYNAMIC: the cases matching every filter (none: every case). In the live dialect only `IN` filters
+ * filter; any other operator selects everything, as the live service did with `EQUALS`.
+ */
+export function dynamicSelection(ctx: DbContext, projectId: string, all: Filter[], path: string, dialect: Dialect = 'document'): string[] {
+  const filters = dialect === 'live' ? all.filter((f) => f.operator.toUpperCase() === 'IN') : all;
   const problems: FieldProblem[] = [];
   filters.forEach((f, i) => {
     if (!DYNAMIC_FIELDS.has(f.field)) problems.push({ field: `${path}.${i}.field`, message: `unsupported field; use one of ${[...DYNAMIC_FIELDS].join(', ')}` });

@@ -26,7 +26,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     {
       latencyMs: options.latencyMs,
       rateLimit: options.rateLimit,
-      rateLimitStyle: options.rateLimitStyle,
+      rateLimitStyle: options.rateLimitStyle ?? (options.dialect === 'live' ? 'live' : '429'),
       failRate: options.failRate,
       resetRate: options.resetRate,
       faultSeed: options.faultSeed,
@@ -45,6 +45,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     now,
     runDurationMs: options.runDurationMs ?? 3000,
     fallbackOrigin: () => origin,
+    dialect: options.dialect ?? 'document',
+    pageSizeCap: options.pageSizeCap,
   });
   try {
     await app.listen({ port: options.port ?? 0, host });

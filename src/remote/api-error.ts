@@ -37,6 +37,8 @@ export interface ApiErrorInit {
   endpoint?: string;
   /** low-level error code (ECONNRESET, UND_ERR_SOCKET, …) for network errors */
   cause?: string;
+  /** the service's `x-request-id` of the answer, quoted so the service's operators can find it */
+  requestId?: string;
 }
 
 /** One failed request to the service. Never carries the API key or any header. */
@@ -51,12 +53,14 @@ export class ApiError extends TmsyncError {
   readonly ambiguous: boolean;
   readonly retryAfterMs?: number;
   readonly endpoint?: string;
+  readonly requestId?: string;
 
   constructor(init: ApiErrorInit) {
     const what = `${init.method} ${init.path}`;
     const status = init.status !== undefined ? ` ${init.status}` : '';
     const said = init.serviceMessage ? `: ${init.serviceMessage}` : init.cause ? `: ${init.cause}` : '';
-    super(init.code, `${what} failed (${init.code}${status})${said}`, {
+    const rid = init.requestId ? ` [x-request-id ${init.requestId}]` : '';
+    super(init.code, `${what} failed (${init.code}${status})${said}${rid}`, {
       hint: init.hint ?? defaultHint(init.code, init.status),
       details: {
         method: init.method,
@@ -65,6 +69,7 @@ export class ApiError extends TmsyncError {
         ...(init.serviceMessage !== undefined ? { serviceMessage: init.serviceMessage } : {}),
         ...(init.details !== undefined ? { serviceDetails: init.details } : {}),
         ...(init.cause !== undefined ? { cause: init.cause } : {}),
+        ...(init.requestId !== undefined ? { requestId: init.requestId } : {}),
       },
     });
     this.code = init.code;
@@ -76,6 +81,7 @@ export class ApiError extends TmsyncError {
     this.ambiguous = init.ambiguous ?? false;
     this.retryAfterMs = init.retryAfterMs;
     this.endpoint = init.endpoint;
+    this.requestId = init.requestId;
   }
 }
 

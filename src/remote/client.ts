@@ -72,6 +72,11 @@ export interface TmsClient {
   close(): Promise<void>;
   /** the page size lists are read with */
   readonly pageSize: number;
+  /**
+   * The unit of the service's timestamps, from the first `created_at`/`updated_at` (or camelCase)
+   * it answered with: dates are written back in that unit. Undefined until one was read.
+   */
+  timestampUnit(): 'seconds' | 'milliseconds' | undefined;
 }
 
 function formatBytes(n: number): string {
@@ -80,6 +85,16 @@ function formatBytes(n: number): string {
   if (n >= 1024) return `${(n / 1024).toFixed(n % 1024 === 0 ? 0 : 1)} KiB`;
   return `${n} bytes`;
 }
+
+/** The first timestamp of an answer; beyond 10^11 it is in milliseconds (see normalizeTimestamp). */
+const STAMP = /"(?:created_at|updated_at|createdAt|updatedAt)"\s*:\s*(\d+)/;
+
+/** Statuses with which a service refuses a body's encoding (or its content with it). */
+const ENCODING_REFUSED = new Set([400, 406, 415, 422]);
+
+/** Said under every failed run-case update: how to pick the encoding. */
+export const RUN_CASE_ENCODING_HINT =
+  'run-case updates are sent as JSON, then as multipart/form-data (part `data`) when the service refuses JSON; force one with `results.encoding: json|multipart` in tmsync.yaml or `--multipart`';
 
 const SECRET_PARAM = /key|token|secret|password|auth/i;
 
@@ -120,6 +135,10 @@ export function createClient(options: ClientOptions): TmsClient {
   const cursorParam = options.cursorParam ?? CLIENT_DEFAULTS.cursorParam;
   const maxPages = options.maxPages ?? CLIENT_DEFAULTS.maxPages;
   const maxResponseBytes = options.maxResponseBytes ?? CLIENT_DEFAULTS.maxResponseBytes;
+  const encoding = options.multipartRunCases ? 'multipart' : (options.runCaseEncoding ?? 'auto');
+  /** run-case updates go as multipart: asked for, or JSON was refused once */
+  let runCasesMultipart = encoding === 'multipart';
+  let stampUnit: 'seconds' | 'milliseconds' | undefined;
   const keyVar = options.apiKeyVar ?? 'TMSYNC_API_KEY';
   const policy: RetryPolicy = {
     ...defaultRetryPolicy,
@@ -177,7 +196,7 @@ export function createClient(options: ClientOptions): TmsClient {
       form.append('junit_xml', new Blob([b.junit_xml as string], { type: 'application/xml' }), b.filename ?? 'junit.xml');
       return { body: form };
     }
-    if (ep.name === 'updateRunCases' && options.multipartRunCases) {
+    if (ep.name === 'updateRunCases' && runCasesMultipart) {
       const form = new FormData();
       form.append('data', JSON.stringify(body));
       return { body: form };
@@ -213,6 +232,7 @@ export function createClient(options: ClientOptions): TmsClient {
     if (details !== undefined) details = scrubValue(details, secrets);
     const s = res.status;
     const now = clock.now();
+    const requestId = header(res.headers, 'x-request-id')?.slice(0, 100);
     let code: ApiErrorCode;
     if (s === 401 || s === 403) code = 'unauthorized';
     else if (s === 404) code = 'not_found';
@@ -237,7 +257,10 @@ export function createClient(options: ClientOptions): TmsClient {
       details,
       ambiguous: code === 'server_error',
       retryAfterMs,
-      hint: defaultHint(code, s, ep.iface === 'execution' ? 'the execution API key' : keyVar),
+      requestId,
+      hint: ep.name === 'updateRunCases' && code === 'invalid_request'
+        ? `${defaultHint(code, s)}; ${RUN_CASE_ENCODING_HINT}`
+        : defaultHint(code, s, ep.iface === 'execution' ? 'the execution API key' : keyVar),
     });
   }
 
@@ -353,6 +376,10 @@ export function createClient(options: ClientOptions): TmsClient {
           }
           if (text) return res.text;
           if (res.status === 204 || res.text.trim() === '') return { message: '' };
+          if (stampUnit === undefined) {
+            const m = STAMP.exec(res.text);
+            if (m) stampUnit = Number(m[1]) >= 100_000_000_000 ? 'milliseconds' : 'seconds';
+          }
           let json: unknown;
           try {
             json = JSON.parse(res.text);
@@ -514,9 +541,28 @@ export function createClient(options: ClientOptions): TmsClient {
     });
   }
 
+  /** A run-case update in the encoding the service takes: JSON refused once, multipart from then on. */
+  async function runCaseUpdate(req: CallRequest = {}): Promise<unknown> {
+    const json = !runCasesMultipart;
+    try {
+      return await run('updateRunCases', req);
+    } catch (err) {
+      if (!(json && encoding === 'auto' && err instanceof ApiError && err.status !== undefined && ENCODING_REFUSED.has(err.status))) throw err;
+      runCasesMultipart = true;
+      try {
+        return await run('updateRunCases', req);
+      } catch (again) {
+        // refused the same way both ways: the data is wrong, not the encoding; JSON stays the first try
+        if (again instanceof ApiError && again.status === err.status) runCasesMultipart = false;
+        throw again;
+      }
+    }
+  }
+
   return {
     pageSize,
-    call: (name, req) => run(name, req) as Promise<never>,
+    timestampUnit: () => stampUnit,
+    call: (name, req) => (name === 'updateRunCases' ? runCaseUpdate(req) : run(name, req)) as Promise<never>,
     paginate: paginate as TmsClient['paginate'],
     getText: (name, req) => run(name, req, req?.query, true) as Promise<string>,
     stats: () => ({ ...counters, byEndpoint: { ...counters.byEndpoint } }),

@@ -8,6 +8,7 @@ import type { CallRequest, TmsClient } from './client.js';
 import {
   toLabel,
   toLookup,
+  reportedLabelIds,
   toRemoteCase,
   toRemoteFolder,
   toRemoteStepGroup,
@@ -108,7 +109,7 @@ export function scopedFolderIds(folders: readonly RemoteFolder[], scope: readonl
  * through the client's queue. The project's resolution overlaps the global lists; pass the
  * `RemoteProject` from `resolveProject` instead of a reference to skip it.
  *
- * Labels of cases: the list carries `label_ids` (emulator); when it does not, `labelsReadable` is
+ * Labels of cases: the list carries `label_ids` (emulator) or `labels` objects (live); when it does not, `labelsReadable` is
  * false and `labelIds` undefined (a GET omits them too, so no per-case reads are spent on them).
  *
  * The result is deep-frozen.
@@ -153,8 +154,11 @@ export async function fetchState(
         if (cached) return Promise.resolve({ ...c, human_id: cached });
         return guard(
           client.call('getTestCase', req({ params: { ...params, test_case_id: c.id } })).then((r) => {
-            cache?.putCaseHumanId(c.id, r.data.test_case.human_id ?? '', c.updated_at);
-            return { ...c, human_id: r.data.test_case.human_id };
+            const got = r.data.test_case;
+            cache?.putCaseHumanId(c.id, got.human_id ?? '', c.updated_at);
+            // the GET may carry the labels the list left out (the live GET sends `labels` objects)
+            const labels = reportedLabelIds(c) === undefined ? reportedLabelIds(got) : undefined;
+            return { ...c, human_id: got.human_id, ...(labels ? { label_ids: labels } : {}) };
           }),
         );
       };
@@ -252,7 +256,7 @@ export async function fetchState(
 
   let folders = flattenFolders(part.folders).map(toRemoteFolder);
   let cases = part.cases.map(toRemoteCase);
-  const labelsReadable = part.cases.every((c) => Array.isArray(c.label_ids));
+  const labelsReadable = part.cases.every((c) => reportedLabelIds(c) !== undefined);
   if (options.scope) {
     const { inside, ancestors } = scopedFolderIds(folders, options.scope);
     folders = folders.filter((f) => inside.has(f.id) || ancestors.has(f.id));

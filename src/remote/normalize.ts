@@ -22,6 +22,24 @@ export function normalizeTimestamp(n: number): number {
   return n > 1e11 ? Math.floor(n / 1000) : n;
 }
 
+/**
+ * A date held in Unix seconds, written in the unit the service answers in: milliseconds when the
+ * timestamps it has sent are (the live service), else seconds (the document).
+ */
+export function toServiceTime(sec: number, unit: 'seconds' | 'milliseconds' | undefined): number {
+  const s = normalizeTimestamp(sec);
+  return unit === 'milliseconds' ? s * 1000 : s;
+}
+
+/** `start_date`/`end_date` of a plan or run body (seconds, or null) in the service's unit. */
+export function withServiceDates<T extends Record<string, unknown>>(body: T, unit: 'seconds' | 'milliseconds' | undefined): T {
+  const out: Record<string, unknown> = { ...body };
+  for (const k of ['start_date', 'end_date']) {
+    if (typeof out[k] === 'number') out[k] = toServiceTime(out[k] as number, unit);
+  }
+  return out as T;
+}
+
 function ts(n: number | null | undefined): number | undefined {
   return n === null || n === undefined ? undefined : normalizeTimestamp(n);
 }
@@ -54,6 +72,23 @@ export function toRemoteStep(w: W.IndividualStep): RemoteStep {
   });
 }
 
+/**
+ * The label ids an item reports: `label_ids` (the emulator's document dialect), or `labels` as
+ * objects `{id, name, createdAt, updatedAt}` (the live GET and list) or bare ids. Undefined when it
+ * reports neither: its labels are unknown, not empty.
+ */
+export function reportedLabelIds(w: { label_ids?: readonly string[] | null; labels?: unknown }): string[] | undefined {
+  if (Array.isArray(w.label_ids)) return [...w.label_ids];
+  if (!Array.isArray(w.labels)) return undefined;
+  const ids: string[] = [];
+  for (const l of w.labels as unknown[]) {
+    if (typeof l === 'string') ids.push(l);
+    else if (l && typeof l === 'object' && typeof (l as { id?: unknown }).id === 'string') ids.push((l as { id: string }).id);
+    else return undefined;
+  }
+  return ids;
+}
+
 export function toRemoteCase(w: W.TestCase): RemoteCase {
   const steps = [...(w.individual_steps ?? [])].sort((a, b) => a.order - b.order).map(toRemoteStep);
   return compact({
@@ -72,7 +107,7 @@ export function toRemoteCase(w: W.TestCase): RemoteCase {
     automationTypeId: text(w.automation_type_id),
     ownerId: text(w.owner_id),
     reviewerId: text(w.reviewer_id),
-    labelIds: w.label_ids ? [...w.label_ids] : undefined,
+    labelIds: reportedLabelIds(w),
     individualSteps: steps,
     createdAt: normalizeTimestamp(w.created_at),
     updatedAt: normalizeTimestamp(w.updated_at),
@@ -92,7 +127,7 @@ export function toRemoteStepGroup(w: W.StepGroup): RemoteStepGroup {
     humanId: w.human_id,
     title: w.title,
     description: text(w.description),
-    labelIds: w.label_ids ? [...w.label_ids] : undefined,
+    labelIds: reportedLabelIds(w),
     steps,
     createdAt: normalizeTimestamp(w.created_at),
     updatedAt: normalizeTimestamp(w.updated_at),

@@ -119,6 +119,12 @@ export interface ClientOptions {
   signal?: AbortSignal;
   /** send run-case updates as multipart/form-data with the JSON in a part named `data` (live service) @default false */
   multipartRunCases?: boolean;
+  /**
+   * How run-case updates travel: `json`, `multipart` (the JSON in a part named `data`, as the live
+   * service needs) or `auto`: JSON, and multipart from the first time the service refuses JSON on
+   * (remembered for the client's life). `multipartRunCases: true` means `multipart`. @default 'auto'
+   */
+  runCaseEncoding?: 'auto' | 'json' | 'multipart';
 }
 
 export const CLIENT_DEFAULTS = Object.freeze({

@@ -23,8 +23,10 @@ const RunCasesResponse = z
     const test_cases = (r.data.test_run_cases ?? []).map((x) => ({
       ...x,
       id: x.test_case.id,
+      ...(x.test_case.human_id !== undefined ? { human_id: x.test_case.human_id } : {}),
       name: x.test_case.title ?? '',
-      status: x.status ?? '',
+      // the document's status word (PASSED, IN_PROGRESS, UNTESTED) from the live status name
+      status: x.status ? x.status.toUpperCase().replace(/[^A-Z0-9]+/g, '_') : 'UNTESTED',
       assignee_id: x.assignee_id,
     }));
     return { ...r, data: { ...r.data, test_cases } };

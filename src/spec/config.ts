@@ -47,6 +47,8 @@ export interface TmsyncConfig {
   maxPages: number;
   /** the largest answer read, in bytes, from `max_response_size`. @default 64 MiB */
   maxResponseBytes: number;
+  /** `results.encoding`: how run-case updates travel. @default 'auto' */
+  resultsEncoding: 'auto' | 'json' | 'multipart';
   profiles: Record<string, TmsyncProfile>;
 }
 
@@ -60,6 +62,7 @@ export const CONFIG_DEFAULTS = {
   maxRetries: 6,
   maxPages: 10_000,
   maxResponseBytes: 64 * 1024 * 1024,
+  resultsEncoding: 'auto',
 } as const;
 
 /** `65536` (bytes), `"512KiB"`, `"64MiB"`, `"1GiB"`, `"100MB"` → bytes. */
@@ -194,6 +197,7 @@ export function parseConfigText(file: string, text: string): { config?: TmsyncCo
     maxRetries: input.max_retries ?? CONFIG_DEFAULTS.maxRetries,
     maxPages: input.max_pages ?? CONFIG_DEFAULTS.maxPages,
     maxResponseBytes: input.max_response_size === undefined ? CONFIG_DEFAULTS.maxResponseBytes : parseSize(input.max_response_size),
+    resultsEncoding: input.results?.encoding ?? CONFIG_DEFAULTS.resultsEncoding,
     profiles,
   };
   return { config, problems };

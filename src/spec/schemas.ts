@@ -167,6 +167,18 @@ export const configSchema = z
       .union([z.number().int().positive(), z.string().regex(SIZE_PATTERN, 'must be a size like 64MiB, 512KiB or a number of bytes')])
       .meta({ description: 'largest answer read from the service: bytes, or a size like 64MiB (default 64MiB)' })
       .optional(),
+    results: z
+      .strictObject({
+        encoding: z
+          .enum(['auto', 'json', 'multipart'])
+          .meta({
+            description:
+              'how run-case results travel: auto (JSON, then multipart/form-data from the first time the service refuses JSON; the default), json, or multipart (what the live service needs; same as --multipart)',
+          })
+          .optional(),
+      })
+      .meta({ description: 'results push and run-case updates' })
+      .optional(),
     profiles: z
       .record(z.string(), profileSchema)
       .meta({ description: 'named targets for --profile (migrations, staging)' })

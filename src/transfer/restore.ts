@@ -1,6 +1,7 @@
 import { TmsyncError } from '../errors.js';
 import type { RemoteProject } from '../model.js';
 import type { TmsClient } from '../remote/client.js';
+import { withServiceDates } from '../remote/normalize.js';
 import type { Backup, BackupFolder, BackupTestCase, BackupTestRun } from './backup-format.js';
 import { caseBody, planBody, runBody, runResults, stepGroupBody, type NewId } from './restore-bodies.js';
 import { ambiguousError, heldCounts, planAdoption, readTargetItems, TYPE_WORDS, type AdoptionPlan } from './restore-adopt.js';
@@ -358,7 +359,7 @@ class Restorer {
       if (!this.adoptedNow.has(`plan:${p.id}`)) this.skipped += 1;
       return;
     }
-    const body = planBody(p);
+    const body = withServiceDates(planBody(p), this.o.client.timestampUnit());
     const { fresh } = await this.create(
       'plan',
       p.id,
@@ -385,7 +386,7 @@ class Restorer {
 
   private async testRun(r: BackupTestRun): Promise<void> {
     if (this.finished('run', r.id)) return;
-    const body = runBody(r, this.map, this.idOf, this.o.keepEnvironments ?? false);
+    const body = withServiceDates(runBody(r, this.map, this.idOf, this.o.keepEnvironments ?? false), this.o.client.timestampUnit());
     const { id, fresh } = await this.create(
       'run',
       r.id,

@@ -1,7 +1,7 @@
 import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator as startEmulator } from '../dialect.js';
 import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
 import { createClient, fetchState, type TmsClient } from '../../src/remote/index.js';
 import { loadConfig, loadRepository } from '../../src/spec/index.js';

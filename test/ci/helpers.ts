@@ -55,7 +55,9 @@ export async function seedCases(client: TmsClient, count: number): Promise<{ pro
 export async function runStatuses(client: TmsClient, projectId: string, runId: string): Promise<Record<string, string>> {
   const res = await client.call('listRunCases', { params: { project_id: projectId, test_run_id: runId } });
   const out: Record<string, string> = {};
-  for (const c of res.data.test_cases as unknown as Array<{ human_id?: string; id: string; status: string }>) out[c.human_id ?? c.id] = c.status;
+  // the document's status word (PASSED) or the live status name (Passed, null when untested), as one word
+  const word = (s: string | null | undefined) => (s ? s.toUpperCase().replace(/[^A-Z0-9]+/g, '_') : 'UNTESTED');
+  for (const c of res.data.test_cases as unknown as Array<{ human_id?: string; id: string; status: string | null }>) out[c.human_id ?? c.id] = word(c.status);
   return out;
 }
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { memoryIo } from '../../src/cli/io.js';
-import { startEmulator } from '../../src/emulator/index.js';
+import { TEST_DIALECT, startTestEmulator as startEmulator } from '../dialect.js';
 import { KEY, type Emulator } from './helpers.js';
 
 let emu: Emulator;
@@ -34,7 +34,9 @@ describe('tmsync test-plan', () => {
     ]);
     expect(created.code).toBe(0);
     const plan = JSON.parse(created.out).test_plan;
-    expect(plan).toMatchObject({ title: 'Release 2.4', status: 'ACTIVE', start_date: 1_795_132_800, end_date: 1_795_802_400 });
+    // the dates land in the unit the service reads them in: seconds (document), milliseconds (live)
+    const unit = TEST_DIALECT === 'live' ? 1000 : 1;
+    expect(plan).toMatchObject({ title: 'Release 2.4', status: 'ACTIVE', start_date: 1_795_132_800 * unit, end_date: 1_795_802_400 * unit });
     expect(plan.label_ids).toHaveLength(2);
     expect(created.err).toContain(`Created test plan ${plan.human_id} "Release 2.4"`);
 
@@ -42,6 +44,9 @@ describe('tmsync test-plan', () => {
     expect(got.code).toBe(0);
     expect(got.out.split('\n')[0]).toBe(`${plan.human_id}  ACTIVE  Release 2.4`);
     expect(got.out).toContain('start: 2026-11-20T00:00:00.000Z');
+    // the emulator's integer id for the execution interface
+    expect(got.out).toContain(`execution id: ${plan.execution_id}`);
+    expect(Number.isInteger(plan.execution_id)).toBe(true);
 
     const done = await tmsync(['test-plan', 'complete', plan.human_id]);
     expect(done.code).toBe(0);

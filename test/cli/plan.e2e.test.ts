@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator as startEmulator } from '../dialect.js';
 import { parsePlanFile, PLAN_COMMENT_MARKER } from '../../src/plan/index.js';
 
 const API_KEY = 'plan-e2e-secret-key';

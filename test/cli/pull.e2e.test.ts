@@ -99,7 +99,8 @@ describe('tmsync pull against the emulator', () => {
     try {
       const project = await resolveProject(c, 'PSC');
       const params = { project_id: project.id };
-      const folders = (await c.call('listFolders', { params, query: { page_size: 100 } })).data.folders as { id: string; name: string; parent_folder_id: string | null }[];
+      const folders: { id: string; name: string; parent_folder_id?: string | null }[] = [];
+      for await (const f of c.paginate('listFolders', { params })) folders.push(f);
       const checkout = folders.find((f) => f.name === 'Checkout' && !f.parent_folder_id)!;
       const other = (await c.call('createFolder', { params, body: { name: 'Other' } })).data.folder;
       await c.call('moveFolder', { params: { ...params, folder_id: other.id }, body: { parent_folder_id: checkout.id } });

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { memoryIo } from '../../src/cli/io.js';
-import { startEmulator } from '../../src/emulator/index.js';
+import { TEST_DIALECT, startTestEmulator as startEmulator } from '../dialect.js';
 import type { TmsClient } from '../../src/remote/index.js';
 import { KEY, runStatuses, seedCases, setupClient, startProxy, type Emulator } from '../ci/helpers.js';
 
@@ -66,6 +66,25 @@ describe('tmsync results push', () => {
     const statuses = await runStatuses(setup, projectId, run.id);
     expect(statuses['DEMO-7']).toBe('FAILED');
     expect(statuses['DEMO-5']).toBe('SKIPPED');
+  });
+
+  it('sends the encoding results.encoding names in tmsync.yaml: json is taken by the document dialect and refused by the live one with a hint naming --multipart, which wins over it', async () => {
+    const config = join(cwd, 'json-encoding.yaml');
+    await writeFile(config, 'project: DEMO\nresults: { encoding: json }\n');
+    const run = await createRun('CLI encoding json');
+    const r = await tmsync(['--config', config, 'results', 'push', '--test-run', run.human_id, 'reports/surefire.xml']);
+    if (TEST_DIALECT === 'live') {
+      expect(r.code).toBe(1);
+      expect(r.err).toMatch(/NOT sent \(invalid_request\): PUT \/projects\/[^ ]+\/test_runs\/[^ ]+\/test_cases failed \(invalid_request 415\).*\[x-request-id [0-9a-f-]{36}\]/);
+      expect(r.err).toContain('Hint:');
+      expect(r.err).toContain('--multipart');
+      expect(r.err).toContain('results.encoding');
+      const forced = await tmsync(['--config', config, 'results', 'push', '--multipart', '--test-run', run.human_id, 'reports/surefire.xml']);
+      expect(forced.code).toBe(0);
+    } else {
+      expect(r.code).toBe(0);
+    }
+    expect(Object.values(await runStatuses(setup, projectId, run.id))).toContain('PASSED');
   });
 
   it('with --multipart and --status-map, sends multipart bodies and uses the mapped status', async () => {

@@ -6,7 +6,7 @@ import { parseJunit } from '../../src/ci/junit.js';
 import { main } from '../../src/cli/main.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { outputSchemas } from '../../src/cli/output-schemas.js';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator as startEmulator } from '../dialect.js';
 import type { TmsClient } from '../../src/remote/index.js';
 import { KEY, seedCases, setupClient, startProxy, type Emulator } from '../ci/helpers.js';
 
@@ -60,6 +60,14 @@ describe('tmsync run trigger', () => {
     const junit = parseJunit(await readFile(join(cwd, 'reports/run.xml'), 'utf8'), 'run.xml');
     expect(junit).toHaveLength(3);
     expect(junit.every((t) => t.outcome === 'passed')).toBe(true);
+  });
+
+  it("starts a plan named by its integer execution id, as the vendor's CI script does", async () => {
+    const plan = (await setup.call('getTestPlan', { params: { project_id: projectId, test_plan_id: passingPlan } })).data.test_plan;
+    expect(Number.isInteger(plan.execution_id)).toBe(true);
+    const r = await tmsync(['run', 'trigger', '--test-plan', String(plan.execution_id), '--wait', '--poll', '50ms', '--timeout', '20s']);
+    expect(r.code).toBe(0);
+    expect(r.err).toContain('passed (SUCCESS): 3 total, 3 passed, 0 failed');
   });
 
   it('exits 3 for a run that completes with FAILURE and prints its counts', async () => {

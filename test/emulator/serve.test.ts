@@ -37,6 +37,30 @@ describe('tmsync serve', () => {
     expect(io.out.join('\n') + io.err.join('\n')).not.toContain('given');
   });
 
+  it('answers in the live dialect with --dialect live (milliseconds, cursors capped by --page-size-cap) and says so', async () => {
+    const ac = new AbortController();
+    const io = { ...memoryIo(), signal: ac.signal };
+    const done = runServe({ port: '0', memory: true, seed: 'demo', apiKey: ['k'], dialect: 'live', pageSizeCap: '1', rateLimit: '1000' }, io);
+    for (let i = 0; i < 3000 && io.out.length < 1; i++) await new Promise((r) => setTimeout(r, 10));
+    const base = LISTEN.exec(io.out[0])![1];
+    const res = await fetch(`${base}/test_cases/types?page_size=50`, { headers: { authorization: 'Bearer k' } });
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+    const body = (await res.json()) as { data: { types: unknown[] }; page_info: { next: string | null } };
+    expect(body.data.types).toHaveLength(1);
+    expect(body.page_info.next).toMatch(/^[A-Za-z0-9+/=]+$/);
+    const project = (await (await fetch(`${base}/projects/DEMO`, { headers: { authorization: 'Bearer k' } })).json()) as { data: { project: { created_at: number } } };
+    expect(String(project.data.project.created_at)).toMatch(/^\d{13}$/);
+    ac.abort();
+    expect(await done).toBe(0);
+    expect(io.err.join('\n')).toContain('dialect: live');
+  });
+
+  it('refuses a --page-size-cap outside 1..100 naming the flag', async () => {
+    const err = await runServe({ port: '0', memory: true, pageSizeCap: '0' }, memoryIo()).catch((e: unknown) => e);
+    expect((err as TmsyncError).code).toBe('invalid_option');
+    expect((err as TmsyncError).message).toContain('--page-size-cap');
+  });
+
   it('refuses an out-of-range fault flag with a TmsyncError naming the flag', async () => {
     const err = await runServe({ port: '0', memory: true, failRate: '2' }, memoryIo()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TmsyncError);

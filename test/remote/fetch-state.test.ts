@@ -137,6 +137,19 @@ describe('fetchState', () => {
     expect(state.cases.every((c) => c.labelIds === undefined)).toBe(true);
   });
 
+  it("reads labels the list reports as objects (the live shape) without a request per case", async () => {
+    const w = world();
+    w.cases = w.cases.map((c) => {
+      const { label_ids: _drop, ...rest } = c;
+      return { ...rest, labels: [{ id: 'l1', name: 'smoke', createdAt: 1_700_000_000_000, updatedAt: 1_700_000_000_000 }] };
+    }) as unknown as World['cases'];
+    const { server, client } = await setup(w);
+    const state = await fetchState(client, PID);
+    expect(state.labelsReadable).toBe(true);
+    expect(state.cases.every((c) => c.labelIds?.length === 1 && c.labelIds[0] === 'l1')).toBe(true);
+    expect(server.log.filter((r) => /test_cases\/c\d+$/.test(r.path))).toHaveLength(0);
+  });
+
   it('keeps only the scoped top-level folders, their subfolders and their cases', async () => {
     const { client } = await setup(world());
     const state = await fetchState(client, 'Shop Project', { scope: ['Checkout'] });

@@ -22,6 +22,7 @@ describe('loadConfig', () => {
       maxRetries: 6,
       maxPages: 10_000,
       maxResponseBytes: 64 * 1024 * 1024,
+      resultsEncoding: 'auto',
       profiles: {},
     });
   });
@@ -47,6 +48,7 @@ request_timeout: 2m
 max_retries: 0
 max_pages: 200
 max_response_size: 16MiB
+results: { encoding: multipart }
 profiles:
   staging: { base_url: https://staging.example/api/v1, project: SHOP, api_key_env: STAGING_KEY, rate_limit: 1, concurrency: 1, app_url: https://app.example }
 `,
@@ -67,6 +69,7 @@ profiles:
       maxRetries: 0,
       maxPages: 200,
       maxResponseBytes: 16 * 1024 * 1024,
+      resultsEncoding: 'multipart',
       profiles: {
         staging: {
           baseUrl: 'https://staging.example/api/v1',

@@ -1,4 +1,8 @@
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
+import { TEST_DIALECT, startTestEmulator as startEmulator } from '../dialect.js';
+
+/** Plan and run dates in the unit the dialect under test stores them in (seconds; live: milliseconds). */
+const DATE_UNIT = TEST_DIALECT === 'live' ? 1000 : 1;
 import { createClient, fetchState, resolveProject, type TmsClient } from '../../src/remote/index.js';
 import { createProject } from '../../src/emulator/index.js';
 
@@ -123,7 +127,7 @@ export async function seedVariedProject(emu: RunningEmulator, prefix: string, op
       }
     }
 
-    const plan1 = (await c.call('createTestPlan', { params, body: { title: 'Release 1.0', description: 'First release', start_date: 1_700_000_000, end_date: 1_700_086_400 } })).data.test_plan;
+    const plan1 = (await c.call('createTestPlan', { params, body: { title: 'Release 1.0', description: 'First release', start_date: 1_700_000_000 * DATE_UNIT, end_date: 1_700_086_400 * DATE_UNIT } })).data.test_plan;
     const plan2 = (await c.call('createTestPlan', { params, body: { title: 'Release 0.9', description: '' } })).data.test_plan;
     const run = async (title: string, planId: string | null, ids: string[]) =>
       (

@@ -46,7 +46,7 @@ export async function runResultsPush(options: ResultsPushOptions, io: CliIo): Pr
   const mapping = options.mapping !== undefined ? await loadMapping(resolve(options.cwd, options.mapping), options.mapping) : undefined;
   const testcases = await loadJunitFiles(options.args, options.cwd);
 
-  const target = await loadTarget(options, io, { clientOptions: { multipartRunCases: Boolean(options.multipart) } });
+  const target = await loadTarget(options, io, { clientOptions: options.multipart ? { multipartRunCases: true } : {} });
   let result: PushResultsResult;
   try {
     const project = await resolveProject(target.client, target.projectRef);
@@ -109,6 +109,7 @@ function report(result: PushResultsResult, testcaseCount: number, io: CliIo, jso
       const rows = result.rows.filter((r) => b.caseIds.includes(r.caseId));
       io.stderr(`Error: ${b.caseIds.length} result${b.caseIds.length === 1 ? ' was' : 's were'} NOT sent (${b.error.code}): ${b.error.message}`);
       io.stderr(`  not sent: ${rows.map((r) => r.humanId ?? r.caseId).join(', ')}`);
+      if (b.error.hint) io.stderr(`  Hint: ${b.error.hint}`);
     }
   }
   const suiteFailures = result.unmatched.filter((t) => t.suiteLevel);

@@ -16,8 +16,11 @@ export interface ServeOptions extends Partial<GlobalOptions> {
   /** a duration (bare number: seconds) @default '0' */
   latency?: string | number;
   rateLimit?: string | number;
-  /** @default '429' */
+  /** @default '429' (`live` with `--dialect live`) */
   rateLimitStyle?: '429' | 'live';
+  /** @default 'document' */
+  dialect?: 'document' | 'live';
+  pageSizeCap?: string | number;
   failRate?: string | number;
   resetRate?: string | number;
   faultSeed?: string | number;
@@ -72,7 +75,9 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
     seed: options.seed,
     latencyMs: dur('--latency', options.latency),
     rateLimit: num('rate-limit', options.rateLimit, (n) => isInt(n) && n > 0, 'a positive whole number'),
-    rateLimitStyle: options.rateLimitStyle ?? '429',
+    rateLimitStyle: options.rateLimitStyle,
+    dialect: options.dialect ?? 'document',
+    pageSizeCap: num('page-size-cap', options.pageSizeCap, (n) => Number.isInteger(n) && n >= 1 && n <= 100, 'a whole number from 1 to 100'),
     failRate: num('fail-rate', options.failRate, isProb, 'a probability between 0 and 1'),
     resetRate: num('reset-rate', options.resetRate, isProb, 'a probability between 0 and 1'),
     faultSeed: num('fault-seed', options.faultSeed, Number.isInteger, 'an integer'),
@@ -117,7 +122,7 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
     if (emu.generatedKey) io.stdout(`api key: ${emu.generatedKey}`);
   }
   io.stderr(
-    `execution interface at ${emu.appUrl}/api/v1/execution_results; web UI at ${emu.appUrl}/; storage: ${emulatorOptions.db ?? 'memory'}` +
+    `execution interface at ${emu.appUrl}/api/v1/execution_results; web UI at ${emu.appUrl}/; storage: ${emulatorOptions.db ?? 'memory'}; dialect: ${emulatorOptions.dialect}` +
       (options.seed === 'demo' ? '; demo project DEMO seeded' : '') +
       '. Stop with Ctrl-C.',
   );

@@ -3,7 +3,7 @@ import { TmsyncError } from '../../errors.js';
 import type { RemoteProject } from '../../model.js';
 import type { TmsClient } from '../../remote/client.js';
 import { looksLikeId, resolveProject } from '../../remote/project.js';
-import { normalizeTimestamp } from '../../remote/normalize.js';
+import { normalizeTimestamp, toServiceTime } from '../../remote/normalize.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { loadTarget } from '../target.js';
@@ -36,11 +36,13 @@ export async function runTestPlanCreate(options: TestPlanCreateOptions, io: CliI
   try {
     const project = await resolveProject(target.client, target.projectRef);
     const labelIds = options.label?.length ? await labelIdsOf(target.client, options.label) : undefined;
+    // dates in the unit the service answers in (the project's timestamps were just read)
+    const unit = target.client.timestampUnit();
     const body = {
       title: options.title,
       description: options.description ?? '',
-      ...(start !== undefined ? { start_date: start } : {}),
-      ...(end !== undefined ? { end_date: end } : {}),
+      ...(start !== undefined ? { start_date: toServiceTime(start, unit) } : {}),
+      ...(end !== undefined ? { end_date: toServiceTime(end, unit) } : {}),
       ...(labelIds ? { label_ids: labelIds } : {}),
     };
     // a create is not repeated blindly: after an ambiguous failure, a plan with this title made since we started is ours
@@ -81,6 +83,8 @@ export async function runTestPlanGet(options: TestPlanRefOptions, io: CliIo): Pr
     const lines = [
       `${plan.human_id ?? plan.id}  ${plan.status}  ${plan.title}`,
       `id: ${plan.id}`,
+      // the emulator's integer id for the execution interface (`run trigger --plan`, `executionId`)
+      ...(typeof plan.execution_id === 'number' ? [`execution id: ${plan.execution_id}`] : []),
       ...(plan.description ? [`description: ${plan.description}`] : []),
       ...(plan.start_date ? [`start: ${isoDate(plan.start_date)}`] : []),
       ...(plan.end_date ? [`end: ${isoDate(plan.end_date)}`] : []),

@@ -3,6 +3,8 @@ import { nextNumber, parseJsonArray, type DbContext, type Page, type PageRequest
 
 export interface PlanRow {
   id: string;
+  /** the plan's stable integer id on the execution interface (its insertion number; an emulator extension) */
+  execution_id: number;
   human_id: string;
   title: string;
   description: string;
@@ -24,7 +26,7 @@ export interface PlanFields {
   label_ids: string[];
 }
 
-const COLS = 'id, human_id, title, description, status, start_date, end_date, label_ids, completed_at, project_id, created_at, updated_at';
+const COLS = 'id, seq AS execution_id, human_id, title, description, status, start_date, end_date, label_ids, completed_at, project_id, created_at, updated_at';
 type Raw = Omit<PlanRow, 'label_ids'> & { label_ids: string };
 const toRow = (r: Raw): PlanRow => ({ ...r, label_ids: parseJsonArray(r.label_ids) });
 
@@ -50,9 +52,15 @@ export function findPlan(ctx: DbContext, projectId: string, idOrHuman: string): 
   return r && toRow(r);
 }
 
-/** Any project: the execution interface names a plan without its project. */
-export function findPlanAnywhere(ctx: DbContext, idOrHuman: string): PlanRow | undefined {
-  const r = ctx.stmt(`SELECT ${COLS} FROM plans WHERE id = ? OR human_id = ? LIMIT 1`).get(idOrHuman, idOrHuman) as Raw | undefined;
+/**
+ * Any project: the execution interface names a plan without its project, by its integer
+ * `execution_id` (a number or a numeric string), its uuid or its human id.
+ */
+export function findPlanAnywhere(ctx: DbContext, ref: string | number): PlanRow | undefined {
+  const text = String(ref).trim();
+  const r = (/^[0-9]+$/.test(text)
+    ? ctx.stmt(`SELECT ${COLS} FROM plans WHERE seq = ?`).get(Number(text))
+    : ctx.stmt(`SELECT ${COLS} FROM plans WHERE id = ? OR human_id = ? LIMIT 1`).get(text, text)) as Raw | undefined;
   return r && toRow(r);
 }
 

@@ -61,9 +61,10 @@ const settle = (c: RouteContext, e: ExecutionRow): void => settleExecution(c.db,
 
 export const executionRoutes: HandlerTable = {
   triggerExecution(c) {
-    const b = c.body as { executionId: string | number; environmentId?: string | number; buildNo?: string; runtimeData?: unknown };
-    const plan = db.findPlanAnywhere(c.db, String(b.executionId));
-    if (!plan) throw invalidField('executionId', 'no test plan with this id');
+    const b = c.body as { executionId: string | number; environmentId?: string | number; buildNo?: string | number; runtimeData?: unknown };
+    const plan = db.findPlanAnywhere(c.db, b.executionId);
+    if (!plan) throw invalidField('executionId', 'no test plan with this execution id, uuid or human id');
+    const buildNo = b.buildNo === undefined ? '' : String(b.buildNo);
     const project = db.findProject(c.db, plan.project_id)!;
     return c.db.tx(() => {
       const fromRuns = db.caseIdsOfPlanRuns(c.db, plan.id);
@@ -73,12 +74,12 @@ export const executionRoutes: HandlerTable = {
         plan.project_id,
         project.human_id_prefix,
         {
-          title: `${plan.title}${b.buildNo ? ` (build ${b.buildNo})` : ''}`,
+          title: `${plan.title}${buildNo ? ` (build ${buildNo})` : ''}`,
           description: 'Started through the execution interface',
           status: 'ACTIVE',
           selection_type: 'STATIC',
           filters: { static_selection_filters: [{ field: 'id', operator: 'IN', values: caseIds }] },
-          start_date: c.db.nowSec(),
+          start_date: c.dialect === 'live' ? c.now() : c.db.nowSec(),
           end_date: null,
           assignee_id: null,
           labels: [],
@@ -95,7 +96,7 @@ export const executionRoutes: HandlerTable = {
         project_id: plan.project_id,
         run_id: run.id,
         environment_id: b.environmentId === undefined ? null : String(b.environmentId),
-        build_no: b.buildNo ?? '',
+        build_no: buildNo,
         runtime_data: JSON.stringify(b.runtimeData ?? {}),
         started_ms: c.now(),
         result: failing ? 'FAILURE' : 'SUCCESS',
@@ -114,7 +115,7 @@ export const executionRoutes: HandlerTable = {
     return {
       body: {
         id: e.id,
-        executionId: e.execution_id,
+        executionId: /^[0-9]+$/.test(e.execution_id) ? Number(e.execution_id) : e.execution_id,
         status,
         result: done ? e.result : 'QUEUED',
         message: done ? `Run completed: ${e.total - e.failed} passed, ${e.failed} failed` : status === 'STATUS_CREATED' ? 'Run queued' : 'Run in progress',

@@ -1,6 +1,6 @@
 import * as db from '../db/index.js';
 import type { FolderRow } from '../db/index.js';
-import { ok, pageRequest, paged, projectOf, type HandlerTable, type RouteContext } from '../http.js';
+import { listPage, ok, projectOf, type HandlerTable, type RouteContext } from '../http.js';
 import { ServiceError, invalidField, notFound } from '../service-error.js';
 
 interface FolderWire {
@@ -43,9 +43,7 @@ function folderOf(c: RouteContext): FolderRow {
 export const folderRoutes: HandlerTable = {
   listFolders(c) {
     const project = projectOf(c);
-    const p = pageRequest(c.query);
-    const { items, total } = db.listFolders(c.db, project.id, p);
-    return paged(c, 'folders', p, items.map((f) => folderWire(f)), total);
+    return listPage(c, 'folders', (p) => db.listFolders(c.db, project.id, p), (f) => ({ ...folderWire(f) }));
   },
   getFolder(c) {
     const f = folderOf(c);

@@ -1,6 +1,6 @@
 import * as db from '../db/index.js';
 import type { LookupKind, LookupRow } from '../db/index.js';
-import { pageRequest, paged, type HandlerTable, type RouteContext } from '../http.js';
+import { listPage, passes, type HandlerTable, type RouteContext } from '../http.js';
 
 function lookupWire(c: RouteContext, r: LookupRow) {
   return { id: r.id, name: r.name, order: r.order, alias: r.alias, icon_url: `${c.urls.assetsUrl}/icons/${r.icon}` };
@@ -8,9 +8,7 @@ function lookupWire(c: RouteContext, r: LookupRow) {
 
 function lookupList(kind: LookupKind, key: string) {
   return (c: RouteContext) => {
-    const p = pageRequest(c.query);
-    const { items, total } = db.listLookups(c.db, kind, p);
-    return paged(c, key, p, items.map((r) => lookupWire(c, r)), total);
+    return listPage(c, key, (p) => db.listLookups(c.db, kind, p), (r) => lookupWire(c, r));
   };
 }
 
@@ -21,11 +19,13 @@ export const lookupRoutes: HandlerTable = {
   listAutomationTypes: lookupList('automation_types', 'automation_types'),
   listRunStatuses: lookupList('run_statuses', 'statuses'),
   listUsers(c) {
-    return { body: { message: '', data: db.listUsers(c.db) } };
+    const users = db.listUsers(c.db).filter((u) => c.filters.every((f) => passes({ ...u }, f)));
+    return { body: { message: '', data: users } };
   },
   listLabels(c) {
     // camelCase timestamps, as the live service sends them
-    const labels = db.listLabels(c.db).map((l) => ({ id: l.id, name: l.name, createdAt: l.created_at, updatedAt: l.updated_at }));
+    const labels = db.listLabels(c.db).map((l) => ({ id: l.id, name: l.name, createdAt: l.created_at, updatedAt: l.updated_at }))
+      .filter((l) => c.filters.every((f) => passes(l, f)));
     return { body: { message: '', data: { labels } } };
   },
 };

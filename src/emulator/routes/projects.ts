@@ -1,12 +1,10 @@
 import * as db from '../db/index.js';
-import { ok, pageRequest, paged, projectOf, type HandlerTable } from '../http.js';
+import { listPage, ok, projectOf, type HandlerTable } from '../http.js';
 import { invalidField } from '../service-error.js';
 
 export const projectRoutes: HandlerTable = {
   listProjects(c) {
-    const p = pageRequest(c.query);
-    const { items, total } = db.listProjects(c.db, { nameNeq: c.query.name__NEQ, nameContains: c.query.name__CONTAINS }, p);
-    return paged(c, 'projects', p, items, total);
+    return listPage(c, 'projects', (p) => db.listProjects(c.db, {}, p), (r) => ({ ...r }));
   },
   getProject(c) {
     return ok('project', projectOf(c));

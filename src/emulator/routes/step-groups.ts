@@ -1,6 +1,6 @@
 import * as db from '../db/index.js';
 import type { GroupStepInput, StepGroupRow } from '../db/index.js';
-import { ok, pageRequest, paged, projectOf, type HandlerTable, type RouteContext } from '../http.js';
+import { listPage, ok, projectOf, type HandlerTable, type RouteContext } from '../http.js';
 import { RefChecker } from '../refs.js';
 import { notFound } from '../service-error.js';
 
@@ -44,9 +44,7 @@ function groupOf(c: RouteContext): StepGroupRow {
 export const stepGroupRoutes: HandlerTable = {
   listStepGroups(c) {
     const project = projectOf(c);
-    const p = pageRequest(c.query);
-    const { items, total } = db.listStepGroups(c.db, project.id, p);
-    return paged(c, 'step_groups', p, items.map((g) => groupWire(c, g, false)), total);
+    return listPage(c, 'step_groups', (p) => db.listStepGroups(c.db, project.id, p), (g) => groupWire(c, g, false));
   },
   getStepGroup(c) {
     return ok('step_group', groupWire(c, groupOf(c), true));

@@ -1,6 +1,6 @@
 import * as db from '../db/index.js';
 import type { CaseFields, CaseRow, StepInput, StepRow } from '../db/index.js';
-import { ok, pageInfo, pageRequest, projectOf, type HandlerTable, type RouteContext } from '../http.js';
+import { listPage, ok, pageInfo, pageRequest, projectOf, type HandlerTable, type RouteContext } from '../http.js';
 import { RefChecker } from '../refs.js';
 import { notFound } from '../service-error.js';
 
@@ -110,16 +110,17 @@ function caseOf(c: RouteContext): CaseRow {
 export const testCaseRoutes: HandlerTable = {
   listTestCases(c) {
     const project = projectOf(c);
-    const p = pageRequest(c.query);
-    const filter = { folderId: c.query.folder_id, search: c.query.search, titleContains: c.query.title__CONTAINS };
+    const filter = { folderId: c.query.folder_id, search: c.query.search };
+    // list extension: human_id and label_ids too, so clients need no GET per case
+    const wire = (r: CaseRow & { individual_steps: StepRow[] }) => caseWire(r, { humanId: true, labels: true, steps: r.individual_steps });
+    if (c.filters.length > 0 || c.dialect === 'live') return listPage(c, 'test_cases', (p) => db.listCases(c.db, project.id, filter, p), wire);
+    const p = pageRequest(c);
     const key = JSON.stringify([project.id, filter, p.limit, p.offset]);
     const listCache = cacheOf(c);
     let page = listCache.get(c.db.generation, key);
     if (!page) {
       const { items, total } = db.listCases(c.db, project.id, filter, p);
-      // list extension: human_id and label_ids too, so clients need no GET per case
-      const wire = items.map((r) => caseWire(r, { humanId: true, labels: true, steps: r.individual_steps }));
-      page = { json: Buffer.from(JSON.stringify(wire)), total };
+      page = { json: Buffer.from(JSON.stringify(items.map(wire))), total };
       listCache.set(c.db.generation, key, page);
     }
     // the page_info URLs follow the request's Host, so only the items are cached
@@ -132,7 +133,8 @@ export const testCaseRoutes: HandlerTable = {
     return { body, contentType: 'application/json; charset=utf-8' };
   },
   getTestCase(c) {
-    return ok('test_case', caseWire(caseOf(c), { humanId: true, labels: false }));
+    // the live GET carries the labels (as objects; see dialect.ts)
+    return ok('test_case', caseWire(caseOf(c), { humanId: true, labels: c.dialect === 'live' }));
   },
   createTestCase(c) {
     const project = projectOf(c);

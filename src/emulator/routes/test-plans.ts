@@ -1,6 +1,6 @@
 import * as db from '../db/index.js';
 import type { PlanFields, PlanRow } from '../db/index.js';
-import { ok, pageRequest, paged, projectOf, type HandlerTable, type RouteContext } from '../http.js';
+import { listPage, ok, projectOf, type HandlerTable, type RouteContext } from '../http.js';
 import { RefChecker } from '../refs.js';
 import { notFound } from '../service-error.js';
 import { runWire } from './test-runs.js';
@@ -9,6 +9,8 @@ import { runWire } from './test-runs.js';
 function planWire(p: PlanRow, labels: boolean) {
   return {
     id: p.id,
+    /** emulator extension: the integer the execution interface's `executionId` takes */
+    execution_id: p.execution_id,
     human_id: p.human_id,
     title: p.title,
     description: p.description,
@@ -35,9 +37,7 @@ type PlanBody = Partial<Omit<PlanFields, 'description'>> & { description?: strin
 export const testPlanRoutes: HandlerTable = {
   listTestPlans(c) {
     const project = projectOf(c);
-    const p = pageRequest(c.query);
-    const { items, total } = db.listPlans(c.db, project.id, { nameNeq: c.query.name__NEQ, titleContains: c.query.title__CONTAINS }, p);
-    return paged(c, 'test_plans', p, items.map((x) => planWire(x, false)), total);
+    return listPage(c, 'test_plans', (p) => db.listPlans(c.db, project.id, {}, p), (x) => planWire(x, false));
   },
   getTestPlan(c) {
     return ok('test_plan', planWire(planOf(c), false));
@@ -77,8 +77,6 @@ export const testPlanRoutes: HandlerTable = {
   },
   listTestPlanRuns(c) {
     const plan = planOf(c);
-    const p = pageRequest(c.query);
-    const { items, total } = db.listRuns(c.db, plan.project_id, { planId: plan.id }, p);
-    return paged(c, 'test_runs', p, items.map(runWire), total);
+    return listPage(c, 'test_runs', (p) => db.listRuns(c.db, plan.project_id, { planId: plan.id }, p), (r) => runWire(c, r));
   },
 };

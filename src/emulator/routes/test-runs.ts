@@ -1,11 +1,16 @@
 import * as db from '../db/index.js';
 import type { RunFields, RunRow } from '../db/index.js';
-import { ok, pageRequest, paged, projectOf, type HandlerTable, type RouteContext } from '../http.js';
+import { listPage, ok, projectOf, type HandlerTable, type RouteContext } from '../http.js';
 import { RefChecker } from '../refs.js';
 import { dynamicSelection, staticSelection, type Filter } from '../selection.js';
-import { ServiceError, notFound } from '../service-error.js';
+import { ServiceError, invalidField, notFound } from '../service-error.js';
 
-export function runWire(r: RunRow) {
+/**
+ * The run as the notes show it. A DYNAMIC run also carries `dynamic_selection_excluded_test_case_ids`:
+ * the excluded case ids in the document dialect, `null` in the live one (as the live GET answers).
+ */
+export function runWire(c: RouteContext, r: RunRow) {
+  const excluded = r.selection_type === 'DYNAMIC' ? { dynamic_selection_excluded_test_case_ids: c.dialect === 'live' ? null : excludedOf(r) } : {};
   return {
     id: r.id,
     human_id: r.human_id,
@@ -21,9 +26,15 @@ export function runWire(r: RunRow) {
     environment_ids: r.environment_ids,
     test_plan_id: r.test_plan_id,
     test_cases_count: r.test_cases_count,
+    ...excluded,
     created_at: r.created_at,
     updated_at: r.updated_at,
   };
+}
+
+function excludedOf(r: RunRow): string[] {
+  const v = ((r.filters ?? {}) as { dynamic_selection_excluded_test_case_ids?: unknown }).dynamic_selection_excluded_test_case_ids;
+  return Array.isArray(v) ? (v as string[]) : [];
 }
 
 export function runOf(c: RouteContext): RunRow {
@@ -51,6 +62,7 @@ interface RunBody {
   label_names?: string[];
   environment_ids?: (string | number)[];
   test_plan_id?: string | null;
+  dynamic_selection_excluded_test_case_ids?: string[] | null;
 }
 
 /** Checks references and works out the case list when the selection changes. */
@@ -68,28 +80,45 @@ function prepare(c: RouteContext, projectId: string, b: RunBody, current?: RunRo
   if (b.label_names !== undefined) patch.labels = b.label_names;
   if (b.environment_ids !== undefined) patch.environment_ids = b.environment_ids;
   if (planId !== undefined) patch.test_plan_id = planId;
-  const selectionChanged = b.selection_type !== undefined || b.static_selection_filters !== undefined || b.dynamic_selection_filters !== undefined;
+  const excluded = b.dynamic_selection_excluded_test_case_ids;
+  if (excluded === null && c.dialect === 'live') {
+    // what the live service does to a client echoing its own GET back
+    throw invalidField('dynamic_selection_excluded_test_case_ids', 'must be a list of test case ids; send only the fields being changed');
+  }
+  const selectionChanged =
+    b.selection_type !== undefined || b.static_selection_filters !== undefined || b.dynamic_selection_filters !== undefined || excluded !== undefined;
   if (!selectionChanged && current) return { patch };
   const type = b.selection_type ?? (b.dynamic_selection_filters && !b.static_selection_filters ? 'DYNAMIC' : (current?.selection_type ?? 'STATIC'));
   patch.selection_type = type;
-  const filters = type === 'STATIC' ? (b.static_selection_filters ?? []) : (b.dynamic_selection_filters ?? []);
-  patch.filters = { [type === 'STATIC' ? 'static_selection_filters' : 'dynamic_selection_filters']: filters };
-  const caseIds =
-    type === 'STATIC'
-      ? staticSelection(c.db, projectId, filters, 'static_selection_filters')
-      : dynamicSelection(c.db, projectId, filters, 'dynamic_selection_filters');
+  const kept = (current?.selection_type === type ? current.filters : undefined) ?? {};
+  if (type === 'STATIC') {
+    const filters = b.static_selection_filters ?? (kept as { static_selection_filters?: Filter[] }).static_selection_filters ?? [];
+    patch.filters = { static_selection_filters: filters };
+    return { patch, caseIds: staticSelection(c.db, projectId, filters, 'static_selection_filters') };
+  }
+  const filters = b.dynamic_selection_filters ?? (kept as { dynamic_selection_filters?: Filter[] }).dynamic_selection_filters ?? [];
+  const exclude = excluded === undefined ? (current && current.selection_type === 'DYNAMIC' ? excludedOf(current) : []) : (excluded ?? []);
+  const excludedIds = resolveExcluded(c, projectId, exclude);
+  patch.filters = { dynamic_selection_filters: filters, dynamic_selection_excluded_test_case_ids: excludedIds };
+  const caseIds = dynamicSelection(c.db, projectId, filters, 'dynamic_selection_filters', c.dialect).filter((id) => !excludedIds.includes(id));
   return { patch, caseIds };
+}
+
+/** Excluded cases by id or human id, as ids; an unknown one is a field error. */
+function resolveExcluded(c: RouteContext, projectId: string, refs: string[]): string[] {
+  const checker = new RefChecker(c.db, projectId);
+  const ids = refs.map((r, i) => checker.testCase(`dynamic_selection_excluded_test_case_ids.${i}`, r));
+  checker.check();
+  return ids.filter((x): x is string => typeof x === 'string');
 }
 
 export const testRunRoutes: HandlerTable = {
   listTestRuns(c) {
     const project = projectOf(c);
-    const p = pageRequest(c.query);
-    const { items, total } = db.listRuns(c.db, project.id, { planId: c.query.test_plan_id, search: c.query.search }, p);
-    return paged(c, 'test_runs', p, items.map(runWire), total);
+    return listPage(c, 'test_runs', (p) => db.listRuns(c.db, project.id, { planId: c.query.test_plan_id, search: c.query.search }, p), (r) => runWire(c, r));
   },
   getTestRun(c) {
-    return ok('test_run', runWire(runOf(c)));
+    return ok('test_run', runWire(c, runOf(c)));
   },
   createTestRun(c) {
     const project = projectOf(c);
@@ -110,14 +139,14 @@ export const testRunRoutes: HandlerTable = {
         test_plan_id: null,
         ...patch,
       };
-      return ok('test_run', runWire(db.insertRun(c.db, project.id, project.human_id_prefix, fields, caseIds ?? [])));
+      return ok('test_run', runWire(c, db.insertRun(c.db, project.id, project.human_id_prefix, fields, caseIds ?? [])));
     });
   },
   updateTestRun(c) {
     const current = runOf(c);
     return c.db.tx(() => {
       const { patch, caseIds } = prepare(c, current.project_id, c.body as RunBody, current);
-      return ok('test_run', runWire(db.updateRun(c.db, current, patch, caseIds)));
+      return ok('test_run', runWire(c, db.updateRun(c.db, current, patch, caseIds)));
     });
   },
   deleteTestRun(c) {
@@ -126,7 +155,23 @@ export const testRunRoutes: HandlerTable = {
   },
   listRunCases(c) {
     const run = runOf(c);
-    const test_cases = db.runCases(c.db, run.id).map((r) => ({
+    const rows = db.runCases(c.db, run.id);
+    if (c.dialect === 'live') {
+      // the live shape: `test_run_cases[]` with the status id and name and the case embedded
+      const cases = new Map(rows.map((r) => [r.case_id, db.findCase(c.db, run.project_id, r.case_id)]));
+      const test_run_cases = rows.map((r) => {
+        const tc = cases.get(r.case_id);
+        return {
+          test_case_id: r.case_id,
+          status_id: r.status_id,
+          status: r.status_name,
+          assignee_id: r.user_id,
+          test_case: { id: r.case_id, human_id: r.human_id, title: r.title, folder_id: tc?.folder_id ?? null },
+        };
+      });
+      return { body: { message: '', data: { test_run_cases } } };
+    }
+    const test_cases = rows.map((r) => ({
       id: r.case_id,
       name: r.title,
       status: statusWord(r.status_name),

@@ -1,0 +1,242 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { folder, refs, start, testCase, type Api } from './helpers.js';
+
+const MS = /^\d{13}$/;
+
+describe('the live dialect answers as the live service does', () => {
+  let emu: RunningEmulator;
+  let http: Api;
+  let r: Awaited<ReturnType<typeof refs>>;
+  let folderId: string;
+
+  beforeAll(async () => {
+    ({ emu, http } = await start({ dialect: 'live' }));
+    r = await refs(http);
+    folderId = await folder(http, 'Live');
+  });
+  afterAll(async () => {
+    await emu.close();
+  });
+
+  it('sends timestamps in milliseconds and a null parent for a root folder', async () => {
+    const project = (await http.get('/projects/DEMO')).body.data.project;
+    expect(String(project.created_at)).toMatch(MS);
+    const folders = (await http.get('/projects/DEMO/folders')).body.data.folders as { id: string; parent_folder_id: unknown }[];
+    expect(folders.find((f) => f.id === folderId)!.parent_folder_id).toBeNull();
+  });
+
+  it('keeps plan dates as sent (milliseconds) and completes with a millisecond completed_at', async () => {
+    const plan = (await http.post('/projects/DEMO/test_plans', { title: 'Live plan', start_date: 1_795_132_800_000 })).body.data.test_plan;
+    expect(plan.start_date).toBe(1_795_132_800_000);
+    expect(String(plan.updated_at)).toMatch(MS);
+    const done = (await http.post(`/projects/DEMO/test_plans/${plan.id}/complete`)).body.data.test_plan;
+    expect(String(done.completed_at)).toMatch(MS);
+  });
+
+  it('pages with base64 cursors followed by ?cursor=, null on the last page', async () => {
+    for (const name of ['P1', 'P2', 'P3']) await http.post('/projects/DEMO/test_plans', { title: `Paged ${name}` });
+    const seen: string[] = [];
+    let next: string | null = null;
+    let pages = 0;
+    do {
+      const q: string = next ? `page_size=2&cursor=${encodeURIComponent(next)}` : 'page_size=2';
+      const page = (await http.get(`/projects/DEMO/test_plans?${q}`)).body;
+      seen.push(...page.data.test_plans.map((p: { title: string }) => p.title));
+      next = page.page_info.next;
+      if (pages === 0) {
+        expect(page.page_info.prev).toBeNull();
+        const decoded = JSON.parse(Buffer.from(next!, 'base64').toString('utf8'));
+        expect(decoded).toEqual([{ field: 'test_plans.tsid', value: '2', direction: 'ASC' }]);
+      }
+      pages++;
+    } while (next);
+    expect(pages).toBe(Math.ceil(seen.length / 2));
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).toEqual(expect.arrayContaining(['Paged P1', 'Paged P2', 'Paged P3']));
+  });
+
+  it('answers a validation failure with 400 and a string errors.details', async () => {
+    const res = await http.post('/projects/DEMO/test_cases', { title: 'No ids' });
+    expect(res.status).toBe(400);
+    expect(typeof res.body.errors.details).toBe('string');
+    expect(res.body.errors.details).toContain('type_id');
+  });
+
+  it('answers an unknown route with the flat {"code":404,"message":"Not Found"}', async () => {
+    const res = await http.get('/no/such/route');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ code: 404, message: 'Not Found' });
+  });
+
+  it('sends x-request-id and the x-tms-api-* headers on every answer, and identity_user_uuid on users', async () => {
+    const a = await http.get('/users');
+    const b = await http.get('/users');
+    expect(a.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(a.headers.get('x-request-id')).not.toBe(b.headers.get('x-request-id'));
+    expect(a.headers.get('x-tms-api-limit')).toMatch(/^\d+$/);
+    expect(a.headers.get('x-tms-api-reset')).toBe('-1');
+    expect(a.body.data[0].identity_user_uuid).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await http.get('/no/such/route')).headers.get('x-request-id')).toBeTruthy();
+  });
+
+  it('carries labels as objects instead of label_ids on case GETs and lists', async () => {
+    const label = r.labels[0];
+    const created = await testCase(http, r, folderId, { title: 'Labelled', label_ids: [label.id] });
+    const got = (await http.get(`/projects/DEMO/test_cases/${created.id}`)).body.data.test_case;
+    expect(got.label_ids).toBeUndefined();
+    expect(got.labels).toEqual([{ id: label.id, name: label.name, createdAt: expect.any(Number), updatedAt: expect.any(Number) }]);
+    expect(String(got.labels[0].createdAt)).toMatch(MS);
+    const listed = (await http.get('/projects/DEMO/test_cases?page_size=100')).body.data.test_cases.find((c: { id: string }) => c.id === created.id);
+    expect(listed.label_ids).toBeUndefined();
+    expect(listed.labels.map((l: { name: string }) => l.name)).toEqual([label.name]);
+  });
+
+  it('takes run-case results only as multipart and lists run cases as test_run_cases with an embedded test_case', async () => {
+    const c = await testCase(http, r, folderId, { title: 'Run me' });
+    const run = (await http.post('/projects/DEMO/test_runs', { title: 'Live run', static_selection_filters: [{ field: 'id', operator: 'IN', values: [c.id] }] })).body.data.test_run;
+    const statuses = (await http.get('/test_runs/statuses')).body.data.statuses as { id: string; name: string }[];
+    const passed = statuses.find((s) => s.name === 'Passed')!;
+    const rows = { test_run_cases: [{ test_case_id: c.id, test_run_status_id: passed.id }] };
+    const json = await http.put(`/projects/DEMO/test_runs/${run.id}/test_cases`, rows);
+    expect(json.status).toBe(415);
+    const form = new FormData();
+    form.append('data', JSON.stringify(rows));
+    const multipart = await http.call('PUT', `/projects/DEMO/test_runs/${run.id}/test_cases`, undefined, { raw: form });
+    expect(multipart.status).toBe(200);
+    const list = (await http.get(`/projects/DEMO/test_runs/${run.id}/test_cases`)).body.data;
+    expect(list.test_cases).toBeUndefined();
+    expect(list.test_run_cases).toEqual([
+      { test_case_id: c.id, status_id: passed.id, status: 'Passed', assignee_id: null, test_case: { id: c.id, human_id: c.human_id, title: 'Run me', folder_id: folderId } },
+    ]);
+  });
+
+  it('selects everything with an unsupported DYNAMIC operator, shows null exclusions and refuses a PUT echoing them', async () => {
+    const total = (await http.get('/projects/DEMO/test_cases?page_size=1')).body.page_info.total_count;
+    const run = (
+      await http.post('/projects/DEMO/test_runs', { title: 'Dynamic', selection_type: 'DYNAMIC', dynamic_selection_filters: [{ field: 'folder_id', operator: 'EQUALS', values: ['nowhere'] }] })
+    ).body.data.test_run;
+    expect(run.test_cases_count).toBe(total);
+    const got = (await http.get(`/projects/DEMO/test_runs/${run.id}`)).body.data.test_run;
+    expect(got.dynamic_selection_excluded_test_case_ids).toBeNull();
+    const echoed = await http.put(`/projects/DEMO/test_runs/${run.id}`, { title: got.title, dynamic_selection_excluded_test_case_ids: null });
+    expect(echoed.status).toBe(400);
+    expect(echoed.body.errors.details).toContain('dynamic_selection_excluded_test_case_ids');
+    expect((await http.put(`/projects/DEMO/test_runs/${run.id}`, { status: 'CLOSED' })).status).toBe(200);
+  });
+
+  it('ignores unknown query parameters, filters and operators, and applies the known filters', async () => {
+    const all = (await http.get('/projects?page_size=100')).body.data.projects.length;
+    expect((await http.get('/projects?foo=bar&colour__EQ=red&name__LIKE=x')).body.data.projects).toHaveLength(all);
+    const hit = (await http.get('/projects?name__CONTAINS=dem')).body.data.projects;
+    expect(hit.map((p: { name: string }) => p.name)).toEqual(['Demo']);
+  });
+});
+
+describe('the live dialect refuses over the rate limit as the live service does', () => {
+  it('answers 500 {"message":"rate limit exceeded"} without Retry-After unless --rate-limit-style 429 is given', async () => {
+    const { emu, http } = await start({ dialect: 'live', rateLimit: 1 });
+    const styled = await start({ dialect: 'live', rateLimit: 1, rateLimitStyle: '429' });
+    try {
+      await http.get('/users');
+      const refused = await http.get('/users');
+      expect(refused.status).toBe(500);
+      expect(refused.body).toEqual({ message: 'rate limit exceeded' });
+      expect(refused.headers.get('retry-after')).toBeNull();
+      await styled.http.get('/users');
+      expect((await styled.http.get('/users')).status).toBe(429);
+    } finally {
+      await emu.close();
+      await styled.emu.close();
+    }
+  });
+});
+
+describe('both dialects accept what real clients send', () => {
+  for (const dialect of ['document', 'live'] as const) {
+    describe(`${dialect} dialect`, () => {
+      let emu: RunningEmulator;
+      let http: Api;
+      let r: Awaited<ReturnType<typeof refs>>;
+      let folderId: string;
+
+      beforeAll(async () => {
+        ({ emu, http } = await start({ dialect }));
+        r = await refs(http);
+        folderId = await folder(http, 'Clients');
+      });
+      afterAll(async () => {
+        await emu.close();
+      });
+
+      it('starts a run from executionId as a number, a numeric string, a uuid or a human id, with a numeric or text buildNo', async () => {
+        const plan = (await http.post('/projects/DEMO/test_plans', { title: 'Nightly' })).body.data.test_plan;
+        expect(Number.isInteger(plan.execution_id)).toBe(true);
+        const got = (await http.get(`/projects/DEMO/test_plans/${plan.id}`)).body.data.test_plan;
+        expect(got.execution_id).toBe(plan.execution_id);
+        const refsToTry = [plan.execution_id, String(plan.execution_id), plan.id, plan.human_id];
+        for (const [i, executionId] of refsToTry.entries()) {
+          const buildNo = i % 2 === 0 ? 202611231018 + i : `b-${i}`;
+          const res = await http.post('/api/v1/execution_results', { executionId, environmentId: 1, buildNo }, { root: 'app' });
+          expect(res.status).toBe(200);
+          const status = (await http.get(`/api/v1/execution_results/${res.body.id}`, { root: 'app' })).body;
+          expect(status.buildNo).toBe(String(buildNo));
+          const run = (await http.get(`/projects/DEMO/test_runs/${status.test_run_id}`)).body.data.test_run;
+          expect(run.test_plan_id).toBe(plan.id);
+        }
+        const unknown = await http.post('/api/v1/execution_results', { executionId: 999_999 }, { root: 'app' });
+        expect(unknown.status).toBe(dialect === 'live' ? 400 : 422);
+        expect(unknown.text).toContain('executionId');
+      });
+
+      it('honours dynamic_selection_excluded_test_case_ids on a DYNAMIC run, on create and on update', async () => {
+        const a = await testCase(http, r, folderId, { title: 'Keep me' });
+        const b = await testCase(http, r, folderId, { title: 'Exclude me' });
+        const filters = [{ field: 'folder_id', operator: 'IN', values: [folderId] }];
+        const run = (
+          await http.post('/projects/DEMO/test_runs', { title: 'Dyn', selection_type: 'DYNAMIC', dynamic_selection_filters: filters, dynamic_selection_excluded_test_case_ids: [b.human_id] })
+        ).body.data.test_run;
+        const ids = async () => {
+          const data = (await http.get(`/projects/DEMO/test_runs/${run.id}/test_cases`)).body.data;
+          return (data.test_cases ?? data.test_run_cases).map((x: { id?: string; test_case?: { id: string } }) => x.test_case?.id ?? x.id).sort();
+        };
+        expect(await ids()).toEqual([a.id]);
+        expect((await http.put(`/projects/DEMO/test_runs/${run.id}`, { dynamic_selection_excluded_test_case_ids: [a.id] })).status).toBe(200);
+        expect(await ids()).toEqual([b.id]);
+        // a sparse update of something else keeps the exclusions
+        expect((await http.put(`/projects/DEMO/test_runs/${run.id}`, { title: 'Dyn renamed' })).status).toBe(200);
+        expect(await ids()).toEqual([b.id]);
+      });
+
+      it('filters every list with the __EQ, __NEQ, __CONTAINS and __IN suffixes on its text fields', async () => {
+        for (const t of ['Alpha run', 'Beta run', 'Gamma check']) await http.post('/projects/DEMO/test_runs', { title: t });
+        const titles = async (q: string) =>
+          (await http.get(`/projects/DEMO/test_runs?page_size=100&${q}`)).body.data.test_runs.map((x: { title: string }) => x.title).sort();
+        expect(await titles('title__CONTAINS=RUN')).toEqual(['Alpha run', 'Beta run']);
+        expect(await titles('title__EQ=Beta%20run')).toEqual(['Beta run']);
+        expect(await titles('title__IN=Alpha%20run,Gamma%20check')).toEqual(['Alpha run', 'Gamma check']);
+        expect(await titles('title__NEQ=Beta%20run')).not.toContain('Beta run');
+        const cases = (await http.get('/projects/DEMO/test_cases?title__CONTAINS=keep')).body;
+        expect(cases.data.test_cases.map((c: { title: string }) => c.title)).toEqual(['Keep me']);
+        expect(cases.page_info.total_count).toBe(1);
+        const lookups = (await http.get('/test_cases/priorities?name__EQ=High')).body.data.priorities;
+        expect(lookups.map((l: { name: string }) => l.name)).toEqual(['High']);
+        const labels = (await http.get('/labels?name__IN=smoke,auth')).body.data.labels.map((l: { name: string }) => l.name).sort();
+        expect(labels).toEqual(['auth', 'smoke']);
+      });
+
+      it(dialect === 'document' ? 'refuses an unknown query parameter, filter field or operator with a 422 naming it' : 'ignores an unknown query parameter, filter field or operator', async () => {
+        for (const q of ['foo=bar', 'name__CONTAINS=x&colour__EQ=red', 'name__LIKE=x', 'cursor=abc']) {
+          const res = await http.get(`/projects?${q}`);
+          if (dialect === 'document') {
+            expect(res.status).toBe(422);
+            const named = q.split('&').pop()!.split('=')[0];
+            expect(res.body.errors.details.map((d: { field: string }) => d.field)).toContain(named);
+          } else if (!q.startsWith('cursor')) {
+            expect(res.status).toBe(200);
+          }
+        }
+      });
+    });
+  }
+});
