@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { TmsyncError } from '../errors.js';
 import type { CliIo, GlobalOptions } from './io.js';
-import { CONFIG_DEFAULTS, loadConfig, type TmsyncConfig } from '../spec/index.js';
+import { CONFIG_DEFAULTS, CONFIG_FILE_NAME, describeSearch, findConfigFile, loadConfig, type TmsyncConfig } from '../spec/index.js';
 import { createClient, formatRequestEvent, type ClientOptions, type TmsClient } from '../remote/index.js';
 import { proxyFromEnv, retryNotifier } from './notices.js';
 
@@ -39,22 +39,41 @@ export interface LoadTargetOptions {
 
 const DEFAULT_CONFIG: TmsyncConfig = { ...CONFIG_DEFAULTS, defaults: {}, profiles: {} };
 
+/**
+ * The environment as tmsync reads it: a variable set to the empty string counts as unset (an unset
+ * GitHub Actions variable expands to ``, and `TMSYNC_BASE_URL=` must not hide tmsync.yaml's
+ * `base_url`). Applies to every variable tmsync reads, including a profile's `api_key_env`.
+ */
+export function effectiveEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') out[k] = v;
+  return out;
+}
+
 /** Reads tmsync.yaml (when there is one); no network. */
 export async function loadTargetConfig(
   options: GlobalOptions,
   requireConfig = false,
-): Promise<{ config: TmsyncConfig; root: string; configFile?: string }> {
-  const file = resolve(options.cwd, options.config ?? 'tmsync.yaml');
-  try {
-    const loaded = await loadConfig(file);
-    return { config: loaded.config, root: loaded.root, configFile: loaded.file };
-  } catch (err) {
-    const explicit = options.config !== undefined;
-    if (err instanceof TmsyncError && err.code === 'config_not_found' && !explicit && !requireConfig) {
-      return { config: DEFAULT_CONFIG, root: resolve(options.cwd) };
+): Promise<{ config: TmsyncConfig; root: string; configFile?: string; searched?: string[] }> {
+  let file: string;
+  if (options.config !== undefined) {
+    file = resolve(options.cwd, options.config);
+  } else {
+    // like git: the nearest tmsync.yaml in the working directory or above it
+    const found = await findConfigFile(options.cwd);
+    if (!found.file) {
+      if (requireConfig) {
+        throw new TmsyncError('config_not_found', `no ${CONFIG_FILE_NAME} in ${resolve(options.cwd)} or any directory above it`, {
+          hint: `looked in ${describeSearch(found.searched)}; run \`tmsync init\` to create a tests repository, or pass --config FILE`,
+          details: { searched: found.searched },
+        });
+      }
+      return { config: DEFAULT_CONFIG, root: resolve(options.cwd), searched: found.searched };
     }
-    throw err;
+    file = found.file;
   }
+  const loaded = await loadConfig(file);
+  return { config: loaded.config, root: loaded.root, configFile: loaded.file };
 }
 
 export async function loadTarget(
@@ -62,7 +81,7 @@ export async function loadTarget(
   io: CliIo,
   extra: LoadTargetOptions = {},
 ): Promise<Target> {
-  const { config, root, configFile } = await loadTargetConfig(options, extra.requireConfig ?? false);
+  const { config, root, configFile, searched } = await loadTargetConfig(options, extra.requireConfig ?? false);
   const profileName = extra.profile ?? options.profile;
   let profile: TmsyncConfig['profiles'][string] | undefined;
   if (profileName !== undefined) {
@@ -74,7 +93,7 @@ export async function loadTarget(
       });
     }
   }
-  const env = io.env;
+  const env = effectiveEnv(io.env);
   // an explicit --profile wins over the global --base-url/--project only for migrate's --from/--to
   const flagFirst = extra.profile === undefined;
   const pick = (flag: string | undefined, fromProfile: string | undefined, fromEnv: string | undefined, fromConfig: string | undefined) =>
@@ -82,8 +101,11 @@ export async function loadTarget(
 
   const baseUrl = pick(options.baseUrl, profile?.baseUrl, env.TMSYNC_BASE_URL, config.baseUrl);
   if (!baseUrl) {
-    throw new TmsyncError('missing_base_url', 'no service URL is configured', {
-      hint: 'set base_url in tmsync.yaml, export TMSYNC_BASE_URL, or pass --base-url (e.g. http://127.0.0.1:4010/api/v1)',
+    const noConfig = searched ? ` (no ${CONFIG_FILE_NAME} was found; looked in ${describeSearch(searched)})` : '';
+    throw new TmsyncError('missing_base_url', `no service URL is configured${noConfig}`, {
+      hint: searched
+        ? 'run tmsync inside a tests repository (one with tmsync.yaml), pass --config FILE, or set TMSYNC_BASE_URL / --base-url (e.g. http://127.0.0.1:4010/api/v1)'
+        : 'set base_url in tmsync.yaml, export TMSYNC_BASE_URL, or pass --base-url (e.g. http://127.0.0.1:4010/api/v1)',
     });
   }
   validateUrl(baseUrl, 'base URL');

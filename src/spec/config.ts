@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, normalize, resolve } from 'node:path';
 import { TmsyncError, ValidationError, type Problem } from '../errors.js';
 import type { CaseDefaults } from '../model.js';
@@ -89,6 +89,37 @@ export async function loadConfig(file: string): Promise<{ config: TmsyncConfig; 
   const read = await readConfig(file);
   if (!read.config) throw new ValidationError(read.problems);
   return { config: read.config, root: read.root, file: read.file };
+}
+
+/** The configuration file's name; `findConfigFile` looks for it upward from a directory. */
+export const CONFIG_FILE_NAME = 'tmsync.yaml';
+
+/**
+ * Finds `tmsync.yaml` in `dir` or the nearest directory above it, as git finds `.git`: running in
+ * `cases/Checkout` uses the repository's configuration. Returns the absolute file, or undefined
+ * and every directory looked in (nearest first) so an error can say where it looked.
+ */
+export async function findConfigFile(dir: string): Promise<{ file?: string; searched: string[] }> {
+  const searched: string[] = [];
+  let current = resolve(dir);
+  for (;;) {
+    searched.push(current);
+    const candidate = resolve(current, CONFIG_FILE_NAME);
+    const found = await stat(candidate).then(
+      (s) => s.isFile(),
+      () => false,
+    );
+    if (found) return { file: candidate, searched };
+    const parent = dirname(current);
+    if (parent === current) return { searched };
+    current = parent;
+  }
+}
+
+/** "/a/b/c, /a/b, /a and /" — the directories `findConfigFile` looked in, for a message. */
+export function describeSearch(searched: readonly string[]): string {
+  if (searched.length <= 1) return searched.join('');
+  return `${searched.slice(0, -1).join(', ')} and ${searched[searched.length - 1]}`;
 }
 
 /**

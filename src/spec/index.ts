@@ -1,6 +1,9 @@
 /** The tests repository: YAML files → desired state, and the writers pull and apply use. */
 export {
   CONFIG_DEFAULTS,
+  CONFIG_FILE_NAME,
+  describeSearch,
+  findConfigFile,
   loadConfig,
   parseConfigText,
   parseDuration,
@@ -26,7 +29,7 @@ export { fileOps, ioError, isSystemError, nodeFileOps, type FileOps } from './fi
 export { decodeText, type DecodedText } from './text-file.js';
 export { parseCaseFile, parseStepGroupFile } from './case-file.js';
 export { folderNameProblem, parseFolderFile, MAX_FOLDER_NAME_LENGTH } from './folder-file.js';
-export { schemaComment, SCHEMA_FILES, type SchemaKind } from './schema-comment.js';
+export { schemaComment, SCHEMA_DIR, SCHEMA_FILES, writeSchemaFiles, type SchemaKind } from './schema-comment.js';
 export {
   buildSpecJsonSchemas,
   renderJsonSchemaFile,
@@ -38,4 +41,4 @@ export {
   STEP_GROUP_ID_PATTERN,
   FOLDER_ID_PATTERN,
 } from './schemas.js';
-export { GITIGNORE_LINE, STARTER_STEP_GROUP_KEY, starterFiles, type StarterFile } from './starter.js';
+export { GITIGNORE_LINE, STARTER_DEFAULTS, STARTER_STEP_GROUP_KEY, starterFiles, type StarterFile, type StarterTarget } from './starter.js';

@@ -1,4 +1,5 @@
-import { posix, sep } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, posix, sep } from 'node:path';
 
 export type SchemaKind = 'config' | 'test-case' | 'step-group' | 'folder';
 
@@ -10,19 +11,45 @@ export const SCHEMA_FILES: Record<SchemaKind, string> = {
 };
 
 /**
- * The `yaml-language-server: $schema=…` modeline (without `#`) for a file of the repository.
- *
- * It points at `node_modules/tmsync/schemas/` through a path relative to the file (that is how
- * yaml-language-server resolves a relative modeline): teams install tmsync as a dev dependency
- * of the tests repository, and a local path keeps editors working offline and in step with the
- * installed version, where a URL would pin whatever version it names. Without a local install
- * the comment is harmless; editors just find no schema.
+ * Where a tests repository keeps tmsync's JSON Schemas, relative to its root (the directory of
+ * tmsync.yaml). `init` and `pull` write them there and the `$schema` modelines point there, so
+ * editors find them however tmsync is installed (globally, through npx, as a dev dependency, or
+ * in a monorepo subfolder whose node_modules is elsewhere): a path into `node_modules/tmsync`
+ * breaks in all but one of those layouts, and there is no website to point a URL at. Commit the
+ * directory; `tmsync init` and `tmsync pull` write it and refresh it after an upgrade.
+ */
+export const SCHEMA_DIR = '.tmsync-schemas';
+
+/**
+ * The `yaml-language-server: $schema=…` modeline (without `#`) for a file of the repository:
+ * a path relative to the file (that is how yaml-language-server resolves a relative modeline)
+ * into `SCHEMA_DIR` at the repository root.
  *
  * @param fileFromRoot the file's path relative to the repository root (`cases/A/b.yaml`)
  */
 export function schemaComment(kind: SchemaKind, fileFromRoot: string): string {
   const fromDir = posix.dirname(fileFromRoot.split(sep).join('/'));
-  const target = `node_modules/tmsync/schemas/${SCHEMA_FILES[kind]}`;
+  const target = `${SCHEMA_DIR}/${SCHEMA_FILES[kind]}`;
   const rel = posix.relative(fromDir === '.' ? '' : fromDir, target);
   return `yaml-language-server: $schema=${rel}`;
+}
+
+/**
+ * Writes (or refreshes) the JSON Schemas of tmsync.yaml, cases, step groups and folders into
+ * `<root>/SCHEMA_DIR`, copied from the installed package's `schemas/`. Returns the paths written,
+ * relative to `root` and `/`-separated.
+ */
+export async function writeSchemaFiles(root: string): Promise<string[]> {
+  const source = new URL('../../schemas/', import.meta.url);
+  await mkdir(join(root, SCHEMA_DIR), { recursive: true });
+  const written: string[] = [];
+  for (const name of Object.values(SCHEMA_FILES)) {
+    const text = await readFile(new URL(name, source), 'utf8');
+    const dest = join(root, SCHEMA_DIR, name);
+    const previous = await readFile(dest, 'utf8').catch(() => undefined);
+    if (previous === text) continue;
+    await writeFile(dest, text);
+    written.push(`${SCHEMA_DIR}/${name}`);
+  }
+  return written;
 }

@@ -8,11 +8,33 @@ export interface StarterFile {
 
 export const STARTER_STEP_GROUP_KEY = 'sign-in';
 
+/** What `tmsync init` learnt from a running service; without it the starter aims at the demo emulator. */
+export interface StarterTarget {
+  project: string;
+  baseUrl: string;
+  /** names the service accepts */
+  defaults: { type: string; status: string; priority: string; automationType: string; owner: string };
+  /** a comment line for tmsync.yaml saying where the values came from */
+  source: string;
+}
+
+/** The starter's defaults: the names `tmsync serve --seed demo` knows, `qa-lead@example.com` its first user. */
+export const STARTER_DEFAULTS: StarterTarget['defaults'] = {
+  type: 'Functional',
+  status: 'Draft',
+  priority: 'Medium',
+  automationType: 'Not Automated',
+  owner: 'qa-lead@example.com',
+};
+
 /**
  * The starter repository: a commented tmsync.yaml aimed at the local emulator
- * (`tmsync serve --seed demo`), one case that uses one step group. It validates clean.
+ * (`tmsync serve --seed demo`) or at the service `target` describes, one case that uses one step
+ * group. It validates clean, and its first plan works against that service.
  */
-export function starterFiles(): StarterFile[] {
+export function starterFiles(target?: StarterTarget): StarterFile[] {
+  const d = target?.defaults ?? STARTER_DEFAULTS;
+  const q = (v: string) => (/^[\w.@ -]+$/.test(v) && !/^[\s-]|\s$/.test(v) ? v : JSON.stringify(v));
   const config = 'tmsync.yaml';
   const example = 'cases/Example/first-case.yaml';
   const group = `step_groups/${STARTER_STEP_GROUP_KEY}.yaml`;
@@ -23,22 +45,22 @@ export function starterFiles(): StarterFile[] {
 # tmsync configuration. The API key is never written here: export TMSYNC_API_KEY
 # (or set a profile's api_key_env) before \`tmsync plan\`.
 
-# project id, human id prefix or exact name (\`tmsync serve --seed demo\` creates DEMO)
-project: DEMO
-# the service, ending in /api/v1 (or env TMSYNC_BASE_URL); this is the local emulator
-base_url: http://127.0.0.1:4010/api/v1
-
+${
+        target
+          ? `# ${target.source}\n# project id, human id prefix or exact name\nproject: ${q(target.project)}\n# the service, ending in /api/v1 (or env TMSYNC_BASE_URL)\nbase_url: ${target.baseUrl}\n`
+          : `# project id, human id prefix or exact name (\`tmsync serve --seed demo\` creates DEMO)\nproject: DEMO\n# the service, ending in /api/v1 (or env TMSYNC_BASE_URL); this is the local emulator\nbase_url: http://127.0.0.1:4010/api/v1\n`
+      }
 cases_dir: cases              # one directory per folder, one file per test case
 step_groups_dir: step_groups  # one file per step group; the file stem is its key
 
 # scope: [Example]            # only these folders (or paths like Example/Sub) are managed
 
 defaults:                     # used when a new case leaves a field out
-  type: Functional
-  status: Draft
-  priority: Medium
-  automation_type: Not Automated
-  # owner: qa-lead@example.com
+  type: ${q(d.type)}
+  status: ${q(d.status)}
+  priority: ${q(d.priority)}
+  automation_type: ${q(d.automationType)}
+  owner: ${q(d.owner)}${target ? '' : '        # a user of the demo emulator: use one of yours'}
 
 rate_limit: 8                 # requests per second
 concurrency: 4                # requests in flight

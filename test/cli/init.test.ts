@@ -20,24 +20,29 @@ describe('tmsync init', () => {
     const dir = await emptyDir();
     const io = memoryIo();
     expect(await main(['node', 'tmsync', 'init', 'repo'], io, dir)).toBe(0);
-    expect(io.err[0]).toMatch(/^Created a tests repository in repo:\n {2}\+ tmsync\.yaml\n {2}\+ cases\/Example\/first-case\.yaml\n {2}\+ step_groups\/sign-in\.yaml\n {2}\+ \.gitignore\n/);
+    expect(io.err[0]).toMatch(/^Created a tests repository in repo:\n {2}\+ tmsync\.yaml\n {2}\+ cases\/Example\/first-case\.yaml\n {2}\+ step_groups\/sign-in\.yaml\n(?: {2}\+ \.tmsync-schemas\/[a-z-]+\.schema\.json\n){4} {2}\+ \.gitignore\n/);
     const validateIo = memoryIo();
     expect(await main(['node', 'tmsync', 'validate', 'repo'], validateIo, dir)).toBe(0);
     expect(validateIo.err).toEqual(['Valid: 1 test case in 1 folder, 1 step group.']);
   });
 
-  it('starts each YAML file with a yaml-language-server line pointing at the installed schemas', async () => {
+  it('starts each YAML file with a yaml-language-server line pointing at the schemas init writes into the repository', async () => {
     const dir = await emptyDir();
     expect(await main(['node', 'tmsync', 'init'], memoryIo(), dir)).toBe(0);
     const first = async (f: string) => (await readFile(join(dir, f), 'utf8')).split('\n')[0];
-    expect(await first('tmsync.yaml')).toBe('# yaml-language-server: $schema=node_modules/tmsync/schemas/config.schema.json');
+    expect(await first('tmsync.yaml')).toBe('# yaml-language-server: $schema=.tmsync-schemas/config.schema.json');
     expect(await first('cases/Example/first-case.yaml')).toBe(
-      '# yaml-language-server: $schema=../../node_modules/tmsync/schemas/test-case.schema.json',
+      '# yaml-language-server: $schema=../../.tmsync-schemas/test-case.schema.json',
     );
     expect(await first('step_groups/sign-in.yaml')).toBe(
-      '# yaml-language-server: $schema=../node_modules/tmsync/schemas/step-group.schema.json',
+      '# yaml-language-server: $schema=../.tmsync-schemas/step-group.schema.json',
     );
     expect(await readFile(join(dir, '.gitignore'), 'utf8')).toContain('\n.tmsync/\n');
+    // the schemas the lines point at are there, byte for byte the package's
+    for (const name of ['config', 'test-case', 'step-group', 'folder']) {
+      const written = await readFile(join(dir, '.tmsync-schemas', `${name}.schema.json`), 'utf8');
+      expect(written).toBe(await readFile(new URL(`../../schemas/${name}.schema.json`, import.meta.url), 'utf8'));
+    }
   });
 
   it('appends .tmsync/ to an existing .gitignore once and lists what it created with --json', async () => {
@@ -47,7 +52,15 @@ describe('tmsync init', () => {
     expect(await main(['node', 'tmsync', 'init', '--json'], io, dir)).toBe(0);
     expect(JSON.parse(io.out[0])).toEqual({
       format_version: 1,
-      created: ['tmsync.yaml', 'cases/Example/first-case.yaml', 'step_groups/sign-in.yaml'],
+      created: [
+        'tmsync.yaml',
+        'cases/Example/first-case.yaml',
+        'step_groups/sign-in.yaml',
+        '.tmsync-schemas/config.schema.json',
+        '.tmsync-schemas/test-case.schema.json',
+        '.tmsync-schemas/step-group.schema.json',
+        '.tmsync-schemas/folder.schema.json',
+      ],
       updated: ['.gitignore'],
     });
     expect(await readFile(join(dir, '.gitignore'), 'utf8')).toBe('node_modules/\n# tmsync: apply journal and local state\n.tmsync/\n');

@@ -14,7 +14,7 @@ import {
 } from '../../src/spec/index.js';
 import { makeRepo } from './helpers.js';
 
-const COMMENTED = `# yaml-language-server: $schema=../../node_modules/tmsync/schemas/test-case.schema.json
+const COMMENTED = `# yaml-language-server: $schema=../../.tmsync-schemas/test-case.schema.json
 # Owned by the payments team.
 title: Pay with a saved card   # keep it short
 # the steps below mirror the manual script
@@ -35,8 +35,8 @@ describe('setYamlFields', () => {
     const comments = COMMENTED.split('\n').flatMap((l) => (l.includes('#') ? [l.slice(l.indexOf('#'))] : []));
     for (const c of comments) expect(out).toContain(c);
     expect(out.split('\n').find((l) => !l.startsWith('#'))).toBe('id: SHOP-12');
-    expect(out.split('\n')[0]).toBe('# yaml-language-server: $schema=../../node_modules/tmsync/schemas/test-case.schema.json');
-    expect(out).toBe(`# yaml-language-server: $schema=../../node_modules/tmsync/schemas/test-case.schema.json
+    expect(out.split('\n')[0]).toBe('# yaml-language-server: $schema=../../.tmsync-schemas/test-case.schema.json');
+    expect(out).toBe(`# yaml-language-server: $schema=../../.tmsync-schemas/test-case.schema.json
 # Owned by the payments team.
 id: SHOP-12
 title: Pay with a saved card # keep it short
@@ -87,7 +87,7 @@ labels: [smoke, payments] # two labels
       schemaComment: schemaComment('folder', 'cases/A/_folder.yaml'),
     });
     const out = await readFile(file, 'utf8');
-    expect(out.split('\n')[0]).toBe('# yaml-language-server: $schema=../../node_modules/tmsync/schemas/folder.schema.json');
+    expect(out.split('\n')[0]).toBe('# yaml-language-server: $schema=../../.tmsync-schemas/folder.schema.json');
     expect(parse(out)).toEqual({ id: '0f8fad5b-d9cb-469f-a165-70867728950e', name: 'A' });
   });
 
@@ -171,7 +171,7 @@ steps:
         { schemaComment: schemaComment('step-group', 'step_groups/log-in.yaml') },
       ),
     ).toBe(
-      '# yaml-language-server: $schema=../node_modules/tmsync/schemas/step-group.schema.json\n\nid: SHOP-SG-3\ntitle: Log in\nlabels: [auth]\nsteps:\n  - action: Open /login\n    expected: Form\n',
+      '# yaml-language-server: $schema=../.tmsync-schemas/step-group.schema.json\n\nid: SHOP-SG-3\ntitle: Log in\nlabels: [auth]\nsteps:\n  - action: Open /login\n    expected: Form\n',
     );
     expect(renderFolderYaml({ id: '0f8fad5b-d9cb-469f-a165-70867728950e', name: 'a: b', order: 3 })).toBe(
       'id: 0f8fad5b-d9cb-469f-a165-70867728950e\nname: "a: b"\norder: 3\n',
@@ -180,10 +180,10 @@ steps:
 });
 
 describe('schemaComment', () => {
-  it('points at node_modules/tmsync/schemas relative to the file, as yaml-language-server resolves it', () => {
-    expect(schemaComment('config', 'tmsync.yaml')).toBe('yaml-language-server: $schema=node_modules/tmsync/schemas/config.schema.json');
+  it('points at the repository .tmsync-schemas directory relative to the file, as yaml-language-server resolves it', () => {
+    expect(schemaComment('config', 'tmsync.yaml')).toBe('yaml-language-server: $schema=.tmsync-schemas/config.schema.json');
     expect(schemaComment('test-case', 'cases/A/B/c.yaml')).toBe(
-      'yaml-language-server: $schema=../../../node_modules/tmsync/schemas/test-case.schema.json',
+      'yaml-language-server: $schema=../../../.tmsync-schemas/test-case.schema.json',
     );
   });
 });

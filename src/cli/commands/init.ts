@@ -1,9 +1,21 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { TmsyncError } from '../../errors.js';
-import { GITIGNORE_LINE, starterFiles, writeFileAtomic } from '../../spec/index.js';
+import type { LookupEntry, RemoteUser } from '../../model.js';
+import { resolveProject } from '../../remote/index.js';
+import {
+  GITIGNORE_LINE,
+  SCHEMA_DIR,
+  STARTER_DEFAULTS,
+  starterFiles,
+  writeFileAtomic,
+  writeSchemaFiles,
+  type StarterTarget,
+} from '../../spec/index.js';
+import { fetchRestoreDirectory } from '../../transfer/restore-target.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
+import { effectiveEnv, loadTarget } from '../target.js';
 
 export interface InitOptions extends GlobalOptions {
   /** positional: [dir] (default `.`); created when missing */
@@ -22,7 +34,8 @@ const exists = (file: string) =>
  */
 export async function runInit(options: InitOptions, io: CliIo): Promise<number> {
   const dir = resolve(options.cwd, options.args[0] ?? '.');
-  const files = starterFiles();
+  const target = await readServiceDefaults(options, io);
+  const files = starterFiles(target);
   const present: string[] = [];
   for (const f of files) if (await exists(join(dir, f.path))) present.push(f.path);
   if (present.length > 0) {
@@ -36,6 +49,8 @@ export async function runInit(options: InitOptions, io: CliIo): Promise<number> 
     await writeFileAtomic(join(dir, f.path), f.content);
     created.push(f.path);
   }
+
+  created.push(...(await writeSchemaFiles(dir)));
 
   const gitignore = join(dir, '.gitignore');
   let previous: string | undefined;
@@ -61,9 +76,87 @@ export async function runInit(options: InitOptions, io: CliIo): Promise<number> 
       ...created.map((f) => `  + ${f}`),
       ...updated.map((f) => `  ~ ${f} (added ${GITIGNORE_LINE})`),
       '',
-      'Next: set `project` and `base_url` in tmsync.yaml (or try the emulator: `tmsync serve --seed demo`),',
-      'export TMSYNC_API_KEY, then run `tmsync validate` and `tmsync plan`.',
+      ...(target
+        ? [`tmsync.yaml targets ${target.project} at ${target.baseUrl}, with defaults the service accepts.`, 'Next: run `tmsync validate` and `tmsync plan`.']
+        : [
+            'tmsync.yaml targets the demo emulator (`tmsync serve --seed demo`); for your service set `project`,',
+            '`base_url` and `defaults` (or run `tmsync init` with TMSYNC_BASE_URL and TMSYNC_API_KEY set to fill them in).',
+            'Next: export TMSYNC_API_KEY, then run `tmsync validate` and `tmsync plan`.',
+          ]),
+      `Commit ${SCHEMA_DIR}/: the files' \`$schema\` lines point there for editor completion.`,
     ].join('\n'),
   );
   return 0;
+}
+
+/**
+ * With a service URL (`--base-url` or TMSYNC_BASE_URL) and TMSYNC_API_KEY at hand, reads the
+ * service's projects, lookups and users so the starter's `project` and `defaults` are names the
+ * service accepts. Undefined without them (the starter then aims at the demo emulator). A service
+ * that cannot be read is an error: nothing is written, and the message says how to go offline.
+ */
+async function readServiceDefaults(options: InitOptions, io: CliIo): Promise<StarterTarget | undefined> {
+  const env = effectiveEnv(io.env);
+  if (!(options.baseUrl ?? env.TMSYNC_BASE_URL) || !env.TMSYNC_API_KEY || options.profile !== undefined) return undefined;
+  // the URL comes from the flag or the environment, which win over any tmsync.yaml above
+  const target = await loadTarget(options, { ...io, env }, { requireProject: false });
+  try {
+    let project;
+    try {
+      project = target.projectRef ? await resolveProject(target.client, target.projectRef) : await firstProject(target.client);
+    } catch (err) {
+      throw withOfflineHint(err);
+    }
+    const dir = await fetchRestoreDirectory(target.client, io.signal).catch((err: unknown) => {
+      throw withOfflineHint(err);
+    });
+    const pick = (list: LookupEntry[], preferred: string, what: string) => {
+      const sorted = [...list].sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
+      const hit = sorted.find((e) => e.name.toLowerCase() === preferred.toLowerCase()) ?? sorted[0];
+      if (!hit) throw new TmsyncError('init_no_lookup', `the service lists no ${what}`, { hint: 'a case needs one; add one on the service, then run `tmsync init` again' });
+      return hit.name;
+    };
+    const owner = pickUser(dir.users);
+    return {
+      project: project.humanIdPrefix,
+      baseUrl: target.baseUrl,
+      source: `read from the service by \`tmsync init\` (project ${project.name})`,
+      defaults: {
+        type: pick(dir.lookups.types, STARTER_DEFAULTS.type, 'case types'),
+        status: pick(dir.lookups.statuses, STARTER_DEFAULTS.status, 'case statuses'),
+        priority: pick(dir.lookups.priorities, STARTER_DEFAULTS.priority, 'priorities'),
+        automationType: pick(dir.lookups.automationTypes, STARTER_DEFAULTS.automationType, 'automation types'),
+        owner,
+      },
+    };
+  } finally {
+    await target.close();
+  }
+}
+
+function pickUser(users: RemoteUser[]): string {
+  const user = users.find((u) => u.email === STARTER_DEFAULTS.owner) ?? users.find((u) => u.email);
+  if (!user?.email) {
+    throw new TmsyncError('init_no_user', 'the service lists no user to own new cases', { hint: 'add a user on the service, then run `tmsync init` again' });
+  }
+  return user.email;
+}
+
+async function firstProject(client: Parameters<typeof resolveProject>[0]) {
+  for await (const p of client.paginate('listProjects')) {
+    return { id: p.id, name: p.name, humanIdPrefix: p.human_id_prefix };
+  }
+  throw new TmsyncError('project_not_found', 'the service has no project yet', {
+    hint: 'create one on the service (or pass --project), then run `tmsync init` again',
+  });
+}
+
+function withOfflineHint(err: unknown): unknown {
+  if (err instanceof TmsyncError && !err.hint?.includes('offline')) {
+    return new TmsyncError(err.code, `tmsync init could not read the service: ${err.message}`, {
+      hint: `${err.hint ? `${err.hint}; ` : ''}nothing was written. To write the offline starter instead, unset TMSYNC_BASE_URL (or TMSYNC_API_KEY)`,
+      ...(err.details ? { details: err.details } : {}),
+    });
+  }
+  return err;
 }

@@ -1,6 +1,7 @@
 import { access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fetchState, resolveProject } from '../../remote/index.js';
+import { SCHEMA_DIR, writeSchemaFiles } from '../../spec/index.js';
 import { pullIntoRepository } from '../../transfer/pull.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { loadTarget, type Target } from '../target.js';
@@ -74,6 +75,9 @@ async function pullWith(target: Target, root: string, hasConfig: boolean, option
           }),
     });
 
+    // the modelines of the files just written point at these
+    const schemas = await writeSchemaFiles(repoRoot);
+    if (schemas.length > 0) io.stderr(`Wrote the JSON Schemas editors use to ${SCHEMA_DIR}/ (commit them).`);
     for (const w of result.warnings) io.stderr(`Warning: ${w.message}`);
     for (const m of result.moved) io.stderr(`Moved ${m.from} → ${m.to}`);
     if (result.gone.length > 0) {

@@ -1,6 +1,7 @@
 import { join, relative, resolve } from 'node:path';
 import { formatProblem, type Problem } from '../../errors.js';
-import { validateRepository } from '../../spec/index.js';
+import { TmsyncError } from '../../errors.js';
+import { CONFIG_FILE_NAME, describeSearch, findConfigFile, validateRepository } from '../../spec/index.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 
@@ -17,7 +18,18 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
  */
 export async function runValidate(options: ValidateOptions, io: CliIo): Promise<number> {
   const dir = resolve(options.cwd, options.args[0] ?? '.');
-  const configFile = options.config ? resolve(options.cwd, options.config) : undefined;
+  let configFile = options.config ? resolve(options.cwd, options.config) : undefined;
+  if (!configFile && options.args[0] === undefined) {
+    // no DIR: the nearest tmsync.yaml here or above, as every other command finds it
+    const found = await findConfigFile(options.cwd);
+    if (!found.file) {
+      throw new TmsyncError('config_not_found', `no ${CONFIG_FILE_NAME} in ${dir} or any directory above it`, {
+        hint: `looked in ${describeSearch(found.searched)}; run \`tmsync init\` to create a tests repository, or pass DIR or --config FILE`,
+        details: { searched: found.searched },
+      });
+    }
+    configFile = found.file;
+  }
   const result = await validateRepository(dir, configFile ? { configFile } : {});
   const errors = result.problems.filter((p) => p.severity !== 'warning');
   const warnings = result.problems.length - errors.length;
