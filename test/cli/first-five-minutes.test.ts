@@ -1,0 +1,109 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryIo } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+
+const API_KEY = 'first-minutes-secret-key';
+const dirs: string[] = [];
+
+async function emptyDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'tmsync-first-'));
+  dirs.push(dir);
+  return dir;
+}
+
+async function tmsync(cwd: string, env: NodeJS.ProcessEnv, ...args: string[]) {
+  const io = memoryIo(env);
+  const code = await main(['node', 'tmsync', ...args], io, cwd);
+  return { code, out: io.out.join('\n'), err: io.err.join('\n') };
+}
+
+describe("a new user's first five minutes against `tmsync serve --seed demo`", () => {
+  let emu: RunningEmulator;
+  beforeAll(async () => {
+    emu = await startEmulator({ memory: true, apiKeys: [API_KEY], seed: 'demo', port: 0 });
+  });
+  afterAll(async () => {
+    await emu?.close();
+    await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+  });
+
+  it('plans the starter of an offline `tmsync init` without an owner problem', async () => {
+    const dir = await emptyDir();
+    expect((await tmsync(dir, {}, 'init')).code).toBe(0);
+    expect(await readFile(join(dir, 'tmsync.yaml'), 'utf8')).toMatch(/^ {2}owner: qa-lead@example\.com/m);
+    const r = await tmsync(dir, { TMSYNC_API_KEY: API_KEY, TMSYNC_BASE_URL: emu.baseUrl }, 'plan', '--detailed-exitcode');
+    expect(r.err).not.toMatch(/owner/);
+    expect(r.code).toBe(2);
+    expect(r.out).toContain('Plan: 3 to create, 0 to update, 0 to move, 0 to delete.');
+  });
+
+  it('writes the service URL, its project and defaults it accepts when init runs with TMSYNC_BASE_URL and a key', async () => {
+    const dir = await emptyDir();
+    const init = await tmsync(dir, { TMSYNC_API_KEY: API_KEY, TMSYNC_BASE_URL: emu.baseUrl }, 'init');
+    expect(init.code).toBe(0);
+    const config = await readFile(join(dir, 'tmsync.yaml'), 'utf8');
+    expect(config).toContain(`base_url: ${emu.baseUrl}\n`);
+    expect(config).toContain('project: DEMO\n');
+    expect(config).toContain('read from the service by `tmsync init`');
+    expect(config).not.toContain(API_KEY);
+    // the written file alone now reaches the service: no URL in the environment
+    const plan = await tmsync(dir, { TMSYNC_API_KEY: API_KEY }, 'plan', '--detailed-exitcode');
+    expect(plan.err).toBe('');
+    expect(plan.code).toBe(2);
+  });
+
+  it('refuses to write anything when init cannot read the service it was pointed at, and says how to go offline', async () => {
+    const dir = await emptyDir();
+    const r = await tmsync(dir, { TMSYNC_API_KEY: 'wrong-key', TMSYNC_BASE_URL: emu.baseUrl }, 'init');
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('tmsync init could not read the service');
+    expect(r.err).toContain('unset TMSYNC_BASE_URL');
+    await expect(readFile(join(dir, 'tmsync.yaml'), 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+
+  it('treats an empty TMSYNC_BASE_URL or TMSYNC_PROJECT as unset, so tmsync.yaml applies', async () => {
+    const dir = await emptyDir();
+    expect((await tmsync(dir, { TMSYNC_API_KEY: API_KEY, TMSYNC_BASE_URL: emu.baseUrl }, 'init')).code).toBe(0);
+    const r = await tmsync(dir, { TMSYNC_API_KEY: API_KEY, TMSYNC_BASE_URL: '', TMSYNC_PROJECT: '', TMSYNC_APP_URL: '' }, 'plan', '--detailed-exitcode');
+    expect(r.err).toBe('');
+    expect(r.code).toBe(2);
+  });
+
+  it('finds tmsync.yaml upward when run in a subdirectory of the repository, as git does', async () => {
+    const dir = await emptyDir();
+    expect((await tmsync(dir, { TMSYNC_API_KEY: API_KEY, TMSYNC_BASE_URL: emu.baseUrl }, 'init')).code).toBe(0);
+    const sub = join(dir, 'cases', 'Example');
+    const plan = await tmsync(sub, { TMSYNC_API_KEY: API_KEY }, 'plan', '--detailed-exitcode');
+    expect(plan.code).toBe(2);
+    expect(plan.out).toContain('Plan: 3 to create');
+    const validate = await tmsync(sub, {}, 'validate');
+    expect(validate.code).toBe(0);
+    expect(validate.err).toBe('Valid: 1 test case in 1 folder, 1 step group.');
+  });
+
+  it('says plainly that no tmsync.yaml was found and where it looked', async () => {
+    const dir = await emptyDir();
+    const sub = join(dir, 'not', 'a', 'repo');
+    await mkdir(sub, { recursive: true });
+    const validate = await tmsync(sub, {}, 'validate');
+    expect(validate.code).toBe(1);
+    expect(validate.err).toContain(`no tmsync.yaml in ${sub} or any directory above it`);
+    expect(validate.err).toContain(`looked in ${sub}, ${join(dir, 'not', 'a')}, ${join(dir, 'not')}, ${dir}`);
+    const plan = await tmsync(sub, { TMSYNC_API_KEY: API_KEY }, 'plan');
+    expect(plan.code).toBe(1);
+    expect(plan.err).toContain(`no service URL is configured (no tmsync.yaml was found; looked in ${sub}, `);
+  });
+
+  it('keeps the $schema lines of pull pointing into the repository, where pull writes the schemas', async () => {
+    const dir = await emptyDir();
+    await writeFile(join(dir, 'tmsync.yaml'), `project: DEMO\nbase_url: ${emu.baseUrl}\n`);
+    const r = await tmsync(dir, { TMSYNC_API_KEY: API_KEY }, 'pull');
+    expect(r.code).toBe(0);
+    const schema = JSON.parse(await readFile(join(dir, '.tmsync-schemas', 'folder.schema.json'), 'utf8')) as object;
+    expect(schema).toEqual(JSON.parse(await readFile(new URL('../../schemas/folder.schema.json', import.meta.url), 'utf8')));
+  });
+});
