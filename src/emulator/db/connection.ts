@@ -53,7 +53,16 @@ export function openDatabase(file: string | undefined): SqliteDatabase {
 const LOCK_WAIT_MS = 1000;
 
 function unavailable(file: string | undefined, err: unknown): TmsyncError {
-  return new TmsyncError('emulator_db_unavailable', `cannot open the database ${file}: ${err instanceof Error ? err.message : String(err)}`, {
+  const message = err instanceof Error ? err.message : String(err);
+  // better-sqlite3 loads its native addon on first use: missing (installed with --ignore-scripts)
+  // or built for another Node, it fails here, and that is not the database file's fault
+  if ((err as { code?: string }).code === 'ERR_DLOPEN_FAILED' || /better_sqlite3\.node|bindings file/.test(message)) {
+    return new TmsyncError('emulator_unavailable', `the emulator cannot start: better-sqlite3's native addon is missing or not built for this Node (${message.split('\n')[0]})`, {
+      hint: 'build it with `npm rebuild better-sqlite3` where tmsync is installed (it compiles, about two minutes), or reinstall tmsync without --ignore-scripts',
+      cause: err,
+    });
+  }
+  return new TmsyncError('emulator_db_unavailable', `cannot open the database ${file ?? 'in memory'}: ${message}`, {
     hint: 'check that the directory exists and is writable, or use --memory',
     cause: err,
   });
