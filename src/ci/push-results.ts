@@ -27,6 +27,17 @@ export interface PushResultsOptions {
   testRun?: string;
   /** create a STATIC run with this title holding the matched cases */
   newRun?: string;
+  /** --new-run only: link the new run to this test plan (id or human id, `DEMO-P-2`) */
+  testPlan?: string;
+  /**
+   * --new-run only: the environments the run covers (`environment_ids`; numeric ids are sent as
+   * numbers). The service lists no environments through its API, so they are not checked here.
+   */
+  environments?: string[];
+  /** give every failed or errored case's run row to this user (email or user id) */
+  assignFailed?: string;
+  /** close the run (`status: CLOSED`) once every result was sent; left open when any was not */
+  close?: boolean;
   mapping?: ResultMapping;
   /** outcome → run status name or alias */
   statusMap?: Partial<Record<JunitOutcome, string>>;
@@ -53,6 +64,8 @@ export interface PushRow {
   /** testcases that reported to this case */
   testcases: number;
   description: string;
+  /** --assign-failed: the user this row is given to */
+  userId?: string;
 }
 
 export interface FailedBatch {
@@ -63,8 +76,13 @@ export interface FailedBatch {
 
 export interface PushResultsResult {
   dryRun: boolean;
-  /** the run written to; `created` for --new-run (undefined id in a dry run) */
-  run: { id?: string; humanId?: string; title: string; created: boolean };
+  /**
+   * the run written to; `created` for --new-run (undefined id in a dry run); `closed` when --close
+   * closed it, `notClosedReason` when --close was asked for and the run was left open
+   */
+  run: { id?: string; humanId?: string; title: string; created: boolean; closed?: boolean; notClosedReason?: string };
+  /** --assign-failed: the user the failed rows were given to */
+  assignedTo?: { id: string; email?: string; rows: number };
   /** every row that was to be sent */
   rows: PushRow[];
   /** case ids the service confirmed as updated */
@@ -107,11 +125,19 @@ export async function pushResults(options: PushResultsOptions): Promise<PushResu
     });
   }
   const projectId = project.id;
+  if (options.newRun === undefined && (options.testPlan !== undefined || (options.environments ?? []).length > 0)) {
+    throw new TmsyncError('invalid_arguments', '--test-plan and --environment describe a run tmsync creates: use them with --new-run', {
+      hint: 'an existing run keeps its test plan and environments; change them on the service',
+    });
+  }
 
   // statuses first: a bad --status-map fails before anything else is read or written
   const statuses: LookupEntry[] = [];
   for await (const s of client.paginate('listRunStatuses', { signal })) statuses.push(s as LookupEntry);
   const choice = resolveRunStatuses(statuses, options.statusMap);
+  // the user and the plan next: a typo fails before a run is created or a result sent
+  const assignee = options.assignFailed !== undefined ? await resolveUser(client, options.assignFailed, signal) : undefined;
+  const testPlanId = options.testPlan !== undefined ? await resolveTestPlan(client, projectId, options.testPlan, signal) : undefined;
 
   const mapped = mapResults(options.testcases, { mapping: options.mapping, prefix: project.humanIdPrefix });
   const refs = mapped.cases.map((c) => c.ref);
@@ -166,7 +192,10 @@ export async function pushResults(options: PushResultsOptions): Promise<PushResu
           details: { unmatched: mapped.unmatched.length, unknownCases: unknownCases.map((u) => u.ref) },
         });
       }
-      const created = await createRun(client, projectId, options.newRun!, [...byCaseId.keys()], signal);
+      const created = await createRun(client, projectId, options.newRun!, [...byCaseId.keys()], signal, {
+        ...(testPlanId !== undefined ? { test_plan_id: testPlanId } : {}),
+        ...((options.environments ?? []).length > 0 ? { environment_ids: options.environments!.map(environmentId) } : {}),
+      });
       run = { id: created.id, humanId: created.human_id, title: created.title, created: true };
       // read back: a STATIC selection the service trimmed must not be reported as sent
       inRun = new Set((await listRunCases(client, projectId, created.id, signal)).map((c) => c.id));
@@ -192,6 +221,7 @@ export async function pushResults(options: PushResultsOptions): Promise<PushResu
       statusId: status.id,
       testcases: merged.testcases.length,
       description: describeCaseResult(merged),
+      ...(assignee && (merged.outcome === 'failed' || merged.outcome === 'error') ? { userId: assignee.id } : {}),
     });
   }
 
@@ -213,15 +243,24 @@ export async function pushResults(options: PushResultsOptions): Promise<PushResu
     notInRun,
     counts,
     requests: 0,
+    ...(assignee ? { assignedTo: { id: assignee.id, ...(assignee.email ? { email: assignee.email } : {}), rows: rows.filter((r) => r.userId).length } } : {}),
   };
-  if (options.dryRun || rows.length === 0) return result;
+  if (options.dryRun || rows.length === 0) {
+    if (options.close && !options.dryRun) result.run.notClosedReason = 'no result was sent';
+    return result;
+  }
 
   // batches one after another: a failed batch does not stop the others, and only what the service
   // confirmed counts as sent
   for (let i = 0; i < rows.length; i += batchSize) {
     const batch = rows.slice(i, i + batchSize);
     const body = {
-      test_run_cases: batch.map((r) => ({ test_case_id: r.caseId, test_run_status_id: r.statusId, description: r.description })),
+      test_run_cases: batch.map((r) => ({
+        test_case_id: r.caseId,
+        test_run_status_id: r.statusId,
+        description: r.description,
+        ...(r.userId ? { user_id: r.userId } : {}),
+      })),
     };
     result.requests++;
     try {
@@ -241,7 +280,54 @@ export async function pushResults(options: PushResultsOptions): Promise<PushResu
       result.failedBatches.push({ caseIds: batch.map((r) => r.caseId), error: { code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) } });
     }
   }
+  if (options.close) {
+    // a closed run takes no more results: leave it open while any can still be re-sent
+    const unsent = result.failedBatches.reduce((n, b) => n + b.caseIds.length, 0);
+    if (unsent > 0) {
+      result.run.notClosedReason = `${unsent} result${unsent === 1 ? ' was' : 's were'} not sent`;
+    } else {
+      await client.call('updateTestRun', { params: { project_id: projectId, test_run_id: run.id! }, body: { status: 'CLOSED' }, signal });
+      result.run.closed = true;
+    }
+  }
   return result;
+}
+
+/** `--environment 3` is the numeric id the service uses; anything else is sent as given. */
+function environmentId(value: string): string | number {
+  return /^[0-9]+$/.test(value.trim()) ? Number(value.trim()) : value.trim();
+}
+
+/** A user by email (case-insensitive) or id, from the service's user list. */
+async function resolveUser(client: TmsClient, ref: string, signal?: AbortSignal): Promise<{ id: string; email?: string }> {
+  const res = await client.call('listUsers', { signal });
+  const users = res.data as { id: string; email?: string | null }[];
+  const wanted = ref.trim().toLowerCase();
+  const user = users.find((u) => u.id === ref.trim()) ?? users.find((u) => (u.email ?? '').toLowerCase() === wanted);
+  if (!user) {
+    const known = users.map((u) => u.email).filter(Boolean);
+    throw new TmsyncError('unknown_user', `no user "${ref}" on the service, so failed cases cannot be assigned to them; nothing was sent`, {
+      hint: known.length ? `pass the email or id of one of: ${known.slice(0, 10).join(', ')}${known.length > 10 ? ', …' : ''}` : 'the service lists no users',
+      details: { ref },
+    });
+  }
+  return { id: user.id, ...(user.email ? { email: user.email } : {}) };
+}
+
+/** A test plan of the project by id or human id (`DEMO-P-2`) → its id. */
+async function resolveTestPlan(client: TmsClient, projectId: string, ref: string, signal?: AbortSignal): Promise<string> {
+  try {
+    const res = await client.call('getTestPlan', { params: { project_id: projectId, test_plan_id: ref.trim() }, signal });
+    return res.data.test_plan.id;
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'not_found') {
+      throw new TmsyncError('test_plan_not_found', `no test plan "${ref}" in the project; no run was created`, {
+        hint: 'pass a test plan id or human id (e.g. DEMO-P-2); `tmsync test-plan create` makes one',
+        details: { ref },
+      });
+    }
+    throw err;
+  }
 }
 
 function severity(o: JunitOutcome): number {
@@ -319,9 +405,17 @@ async function listRunCases(client: TmsClient, projectId: string, runId: string,
  * A STATIC run holding the cases. The create is not repeated blindly after an ambiguous failure: a
  * run with this exact title created since we started is taken to be ours.
  */
-async function createRun(client: TmsClient, projectId: string, title: string, caseIds: string[], signal?: AbortSignal): Promise<TestRun> {
+async function createRun(
+  client: TmsClient,
+  projectId: string,
+  title: string,
+  caseIds: string[],
+  signal: AbortSignal | undefined,
+  links: { test_plan_id?: string; environment_ids?: (string | number)[] },
+): Promise<TestRun> {
   const startedSec = Math.floor(Date.now() / 1000) - 5;
   const body = {
+    ...links,
     title,
     status: 'ACTIVE',
     selection_type: 'STATIC',

@@ -189,6 +189,10 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--batch-size <n>', 'rows per update request', '100')
     .option('--dry-run', 'show what would be sent, send nothing', false)
     .option('--multipart', 'send the updates as multipart/form-data with a `data` part (as the live service needs; same as results.encoding: multipart; default: JSON, then multipart once JSON is refused)', false)
+    .option('--test-plan <id>', 'with --new-run: link the new run to this test plan (id or human id)')
+    .option('--environment <id>', 'with --new-run: an environment id the run covers; repeatable, or comma-separated', collect)
+    .option('--assign-failed <user>', 'assign failed and errored cases of the run to this user (email or id)')
+    .option('--close', 'close the run once every result was sent (left open when any was not)', false)
     .action(lazy(async () => (await import('./commands/results-push.js')).runResultsPush));
 
   const testPlan = program.command('test-plan').description('script test plans around a release');

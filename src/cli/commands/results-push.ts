@@ -25,6 +25,14 @@ export interface ResultsPushOptions extends GlobalOptions {
   dryRun?: boolean;
   /** send run-case updates as multipart/form-data @default false */
   multipart?: boolean;
+  /** --new-run: link the run to this test plan */
+  testPlan?: string;
+  /** --new-run: environment ids (repeatable) */
+  environment?: string[];
+  /** email or id of the user failed cases are assigned to */
+  assignFailed?: string;
+  /** close the run when every result was sent @default false */
+  close?: boolean;
 }
 
 /**
@@ -60,6 +68,10 @@ export async function runResultsPush(options: ResultsPushOptions, io: CliIo): Pr
       statusMap,
       batchSize,
       dryRun: Boolean(options.dryRun),
+      ...(options.testPlan !== undefined ? { testPlan: options.testPlan } : {}),
+      ...(options.environment !== undefined ? { environments: options.environment.flatMap((e) => e.split(',')).filter((e) => e.trim() !== '') } : {}),
+      ...(options.assignFailed !== undefined ? { assignFailed: options.assignFailed } : {}),
+      close: Boolean(options.close),
       signal: io.signal,
     });
   } finally {
@@ -111,6 +123,11 @@ function report(result: PushResultsResult, testcaseCount: number, io: CliIo, jso
       io.stderr(`  not sent: ${rows.map((r) => r.humanId ?? r.caseId).join(', ')}`);
       if (b.error.hint) io.stderr(`  Hint: ${b.error.hint}`);
     }
+    if (result.assignedTo && result.assignedTo.rows > 0) {
+      io.stderr(`Assigned ${result.assignedTo.rows} failed case${result.assignedTo.rows === 1 ? '' : 's'} to ${result.assignedTo.email ?? result.assignedTo.id}.`);
+    }
+    if (result.run.closed) io.stderr(`Closed test run ${runName(result.run)}.`);
+    if (result.run.notClosedReason) io.stderr(`Left test run ${runName(result.run)} open: ${result.run.notClosedReason}.`);
   }
   const suiteFailures = result.unmatched.filter((t) => t.suiteLevel);
   if (suiteFailures.length > 0) {

@@ -1,0 +1,118 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadJunitFiles } from '../../src/ci/junit.js';
+import { pushResults } from '../../src/ci/push-results.js';
+import { memoryIo } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+import { startEmulator } from '../../src/emulator/index.js';
+import type { RemoteProject } from '../../src/model.js';
+import type { TmsClient } from '../../src/remote/index.js';
+import { KEY, seedCases, setupClient, type Emulator } from './helpers.js';
+
+const FIXTURES = fileURLToPath(new URL('../fixtures/junit/', import.meta.url));
+
+let emu: Emulator;
+let setup: TmsClient;
+let project: RemoteProject;
+let users: { id: string; email: string }[];
+let dir: string;
+
+beforeAll(async () => {
+  emu = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo' });
+  setup = setupClient(emu);
+  ({ project } = await seedCases(setup, 11));
+  users = (await setup.call('listUsers')).data as { id: string; email: string }[];
+  dir = await mkdtemp(join(tmpdir(), 'tmsync-push-options-'));
+});
+
+afterAll(async () => {
+  await setup?.close();
+  await emu?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+async function readRun(id: string) {
+  const run = (await setup.call('getTestRun', { params: { project_id: project.id, test_run_id: id } })).data.test_run as unknown as {
+    status: string;
+    test_plan_id: string | null;
+    environment_ids: (string | number)[];
+  };
+  const cases = (await setup.call('listRunCases', { params: { project_id: project.id, test_run_id: id } })).data.test_cases as unknown as {
+    human_id?: string;
+    id: string;
+    status: string;
+    assignee_id: string | null;
+  }[];
+  return { run, cases };
+}
+
+describe('results push --new-run with a test plan, environments, --assign-failed and --close', () => {
+  it('creates the run linked to the test plan and environments, gives failed cases to the user and closes the run', async () => {
+    const plan = (await setup.call('createTestPlan', { params: { project_id: project.id }, body: { title: 'Release 4.2' } })).data.test_plan;
+    const ben = users.find((u) => u.email === 'ben@example.com')!;
+    const result = await pushResults({
+      client: setup,
+      project,
+      testcases: await loadJunitFiles(['surefire.xml'], FIXTURES),
+      newRun: 'Nightly 812',
+      testPlan: plan.human_id!,
+      environments: ['3', 'staging'],
+      assignFailed: 'BEN@example.com',
+      close: true,
+    });
+    expect(result.failedBatches).toEqual([]);
+    expect(result.run.closed).toBe(true);
+    const { run, cases } = await readRun(result.run.id!);
+    expect(run.status).toBe('CLOSED');
+    expect(run.test_plan_id).toBe(plan.id);
+    expect(run.environment_ids).toEqual([3, 'staging']);
+    const failed = result.rows.filter((r) => r.outcome === 'failed' || r.outcome === 'error').map((r) => r.caseId);
+    const others = result.rows.filter((r) => !failed.includes(r.caseId)).map((r) => r.caseId);
+    expect(failed.length).toBeGreaterThan(0);
+    expect(others.length).toBeGreaterThan(0);
+    const assignee = (caseId: string) => cases.find((c) => c.id === caseId)?.assignee_id ?? null;
+    for (const id of failed) expect(assignee(id)).toBe(ben.id);
+    for (const id of others) expect(assignee(id)).not.toBe(ben.id);
+    expect(result.assignedTo).toEqual({ id: ben.id, email: 'ben@example.com', rows: failed.length });
+  });
+
+  it('refuses an unknown user or test plan before creating a run', async () => {
+    const before = (await setup.call('listTestRuns', { params: { project_id: project.id } })).data.test_runs.length;
+    const testcases = await loadJunitFiles(['surefire.xml'], FIXTURES);
+    await expect(pushResults({ client: setup, project, testcases, newRun: 'Typo', assignFailed: 'nobody@example.com' })).rejects.toMatchObject({
+      code: 'unknown_user',
+    });
+    await expect(pushResults({ client: setup, project, testcases, newRun: 'Typo', testPlan: 'DEMO-P-999' })).rejects.toMatchObject({
+      code: 'test_plan_not_found',
+    });
+    expect((await setup.call('listTestRuns', { params: { project_id: project.id } })).data.test_runs).toHaveLength(before);
+  });
+
+  it('refuses --test-plan and --environment with --test-run, whose run already exists', async () => {
+    const testcases = await loadJunitFiles(['surefire.xml'], FIXTURES);
+    await expect(pushResults({ client: setup, project, testcases, testRun: 'DEMO-R-1', environments: ['3'] })).rejects.toMatchObject({
+      code: 'invalid_arguments',
+    });
+  });
+
+  it('takes the flags on the command line and says it assigned and closed', async () => {
+    const config = join(dir, 'tmsync.yaml');
+    await writeFile(config, `project: DEMO\nbase_url: ${emu.baseUrl}\n`);
+    const io = memoryIo({ TMSYNC_API_KEY: KEY });
+    const code = await main(
+      ['node', 'tmsync', 'results', 'push', '--new-run', 'CLI nightly', '--environment', '4,5', '--assign-failed', 'ana@example.com', '--close', '--json', join(FIXTURES, 'surefire.xml')],
+      io,
+      dir,
+    );
+    expect(io.err.join('\n')).toMatch(/Assigned \d+ failed cases? to ana@example\.com\.\nClosed test run DEMO-R-\d+ "CLI nightly"\./);
+    expect(code).toBe(0);
+    const out = JSON.parse(io.out[0]) as { run: { id: string; closed: boolean } };
+    expect(out.run.closed).toBe(true);
+    const { run } = await readRun(out.run.id);
+    expect(run.environment_ids).toEqual([4, 5]);
+    expect(run.status).toBe('CLOSED');
+  });
+});
