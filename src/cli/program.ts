@@ -80,6 +80,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .command('validate')
     .description('check every file offline: schema, references, duplicate ids, folder names (no network)')
     .argument('[dir]', 'the tests repository', '.')
+    .option('--format <format>', 'text, or codequality: a GitLab Code Quality report (JSON) on stdout', 'text')
     .action(lazy(async () => (await import('./commands/validate.js')).runValidate));
 
   program

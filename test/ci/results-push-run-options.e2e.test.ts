@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -114,5 +114,18 @@ describe('results push --new-run with a test plan, environments, --assign-failed
     const { run } = await readRun(out.run.id);
     expect(run.environment_ids).toEqual([4, 5]);
     expect(run.status).toBe('CLOSED');
+  });
+
+  it('appends what it pushed to the GitHub job summary', async () => {
+    const config = join(dir, 'tmsync.yaml');
+    await writeFile(config, `project: DEMO\nbase_url: ${emu.baseUrl}\n`);
+    const summaryFile = join(dir, 'summary.md');
+    const io = memoryIo({ TMSYNC_API_KEY: KEY, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summaryFile });
+    const code = await main(['node', 'tmsync', 'results', 'push', '--new-run', 'Summary run', '--close', join(FIXTURES, 'surefire.xml')], io, dir);
+    expect(code).toBe(0);
+    const text = await readFile(summaryFile, 'utf8');
+    expect(text).toMatch(/^### tmsync results push\n\n\*\*Pushed (\d+) of \1 results from \d+ testcases into DEMO-R-\d+ "Summary run"\.\*\*/);
+    expect(text).toMatch(/\| Status \| Cases \|\n\|---\|---\|\n(\| \w+ \| \d+ \|\n?)+/);
+    expect(text).toContain('- The run was closed.');
   });
 });

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { TmsyncError, formatProblem } from '../../errors.js';
 import { red, type CliIo, type GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
+import { cell, summary } from '../ci-output.js';
 import { loadTarget } from '../target.js';
 import { loadRepository, removeStrayTempFiles } from '../../spec/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
@@ -126,6 +127,7 @@ async function applyWith(
   io.stderr(options.quiet ? summaryLine(plan) : renderPlanText(plan, { color: options.color.stderr }));
   if (!hasChanges(plan)) {
     if (options.json) io.stdout(jsonOutput({ plan, result: null }));
+    await summary(io, `### tmsync apply\n\n**${summaryLine(plan)}** Nothing was applied.`);
     // the service matches the repository: nothing an earlier run left is still to do
     if (journal.runs > 0) await rotateJournal(root);
     return 0;
@@ -155,6 +157,7 @@ async function applyWith(
     claimedIds: claimedRemoteIds(loaded.state, actual),
   });
   report(result, options, io, plan);
+  await summary(io, applySummary(result));
   if (result.journalError) return 1;
   if (result.interrupted) return EXIT_INTERRUPTED;
   if (result.failed.length === 0 && result.skipped.length === 0) await rotateJournal(root);
@@ -226,6 +229,23 @@ async function execute(
     ctx.signal.removeEventListener('abort', onAbort);
     await journal.close();
   }
+}
+
+/** The job summary of an apply: the counts, then what failed or was skipped. */
+function applySummary(result: ApplyResult): string {
+  const state = result.interrupted ? 'Apply interrupted' : result.failed.length || result.skipped.length ? 'Apply finished with failures' : 'Apply complete';
+  const lines = [
+    '### tmsync apply',
+    '',
+    `**${state}: ${result.created} created, ${result.updated} updated, ${result.moved} moved, ${result.deleted} deleted${result.adopted ? `, ${result.adopted} adopted` : ''}.**`,
+  ];
+  const rows = [
+    ...result.failed.map((f) => `| failed | ${cell(f.file ?? f.key)} | ${cell(f.message)} |`),
+    ...result.skipped.map((s) => `| skipped | ${cell(s.key)} | ${cell(s.reason)} |`),
+  ];
+  if (rows.length) lines.push('', '| | Item | Why |', '|---|---|---|', ...rows.slice(0, 200));
+  if (rows.length > 200) lines.push('', `… and ${rows.length - 200} more (see the job log)`);
+  return lines.join('\n');
 }
 
 function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Plan): void {

@@ -4,13 +4,14 @@ import { parse as parseYaml } from 'yaml';
 import { formatProblem, TmsyncError, type Problem } from '../../errors.js';
 import type { DesiredState } from '../../model.js';
 import { changedCaseQueries, planChanged, stepGroupsToRead, type ChangedFiles, type RemovedCaseFile } from '../../plan/changed.js';
-import { buildPlan, hasChanges, renderPlanJson, renderPlanMarkdown, renderPlanText, summaryLine, type BuildPlanResult, type Plan } from '../../plan/index.js';
+import { buildPlan, hasChanges, PLAN_COMMENT_MARKER, renderPlanJson, renderPlanMarkdown, renderPlanText, summaryLine, type BuildPlanResult, type Plan } from '../../plan/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
 import { ReadCache } from '../../remote/read-cache.js';
 import { loadRepository, type TmsyncConfig } from '../../spec/index.js';
 import { gitChangedFiles, type GitChanges } from '../git.js';
 import { red, type CliIo, type GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
+import { annotateProblems, problemsSummary, summary } from '../ci-output.js';
 import { loadTarget } from '../target.js';
 
 export interface PlanOptions extends GlobalOptions {
@@ -98,11 +99,13 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
     });
     const loadErrors = loaded.problems.filter((p) => p.severity !== 'warning');
     for (const p of loaded.problems) io.stderr(formatProblem(shown(p)));
+    annotateProblems(loaded.problems, root, options.cwd, io);
     if (loadErrors.length > 0) {
       stop.abort();
       await remote.catch(() => undefined);
       if (options.json) io.stdout(jsonOutput({ problems: loaded.problems }));
       io.stderr(`${red('Error:', options.color.stderr)} ${count(loadErrors.length, 'problem')} in the tests repository; fix the files listed (\`tmsync validate\` checks them offline).`);
+      await summary(io, problemsSummary('tmsync plan', `${count(loadErrors.length, 'problem')} in the tests repository`, loadErrors, options.cwd, root));
       return 1;
     }
     const actual = await remote;
@@ -114,12 +117,16 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
       : buildPlan(loaded.state, actual, { prune: options.prune ?? false, allowRecreate: options.allowRecreate ?? false });
     if (problems.length > 0) {
       for (const p of problems) io.stderr(formatProblem(shown(p)));
+      annotateProblems(problems, root, options.cwd, io);
       if (options.json) io.stdout(jsonOutput({ problems }));
       io.stderr(`${red('Error:', options.color.stderr)} ${count(problems.length, 'problem')} between the repository and the service; the plan cannot be applied until they are fixed.`);
+      await summary(io, problemsSummary('tmsync plan', `${count(problems.length, 'problem')} between the repository and the service`, problems, options.cwd, root));
       return 1;
     }
 
     emit(plan, options, io);
+    // the job summary gets the pull-request rendering, without its comment marker
+    await summary(io, `### tmsync plan\n\n${renderPlanMarkdown(plan).replace(PLAN_COMMENT_MARKER, '').trimStart()}`);
     if (options.out !== undefined) {
       const file = resolve(options.cwd, options.out);
       try {

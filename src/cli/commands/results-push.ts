@@ -6,6 +6,7 @@ import { parseStatusMap, type ResultMapping } from '../../ci/map-results.js';
 import { pushResults, type PushResultsResult } from '../../ci/push-results.js';
 import { TmsyncError } from '../../errors.js';
 import { resolveProject } from '../../remote/project.js';
+import { cell, summary } from '../ci-output.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { loadTarget } from '../target.js';
@@ -83,12 +84,40 @@ export async function runResultsPush(options: ResultsPushOptions, io: CliIo): Pr
   const testcaseCount = countTestcases(testcases);
   if (options.json) io.stdout(jsonOutput({ ...result, testcases: testcaseCount, ok: failedRows === 0 && !nothing }));
   report(result, testcaseCount, io, Boolean(options.json));
+  await summary(io, pushSummary(result, testcaseCount));
   if (nothing) {
     io.stderr('Error: nothing was sent: no testcase matched a case of the run.');
     io.stderr('Hint: put a human id (DEMO-12) in the test names, a test_case property in the report, or pass --mapping FILE');
     return 1;
   }
   return failedRows > 0 ? 1 : 0;
+}
+
+/** The job summary of a push: the run, the counts per status, and what was not sent. */
+function pushSummary(result: PushResultsResult, testcaseCount: number): string {
+  const sent = new Set(result.sentCaseIds);
+  const perStatus: Record<string, number> = {};
+  for (const r of result.rows) if (result.dryRun || sent.has(r.caseId)) perStatus[r.status] = (perStatus[r.status] ?? 0) + 1;
+  const lines = [
+    `### tmsync results push${result.dryRun ? ' (dry run)' : ''}`,
+    '',
+    result.dryRun
+      ? `**Would send ${result.rows.length} results to ${cell(runName(result.run))}; nothing was sent.**`
+      : `**Pushed ${sent.size} of ${result.rows.length} results from ${testcaseCount} testcases into ${cell(runName(result.run))}.**`,
+  ];
+  const statuses = Object.entries(perStatus);
+  if (statuses.length) lines.push('', '| Status | Cases |', '|---|---|', ...statuses.map(([s, n]) => `| ${cell(s)} | ${n} |`));
+  const notes: string[] = [];
+  const unsent = result.failedBatches.reduce((n, b) => n + b.caseIds.length, 0);
+  if (unsent) notes.push(`${unsent} results were NOT sent (${result.failedBatches.map((b) => b.error.code).join(', ')}); see the job log.`);
+  if (result.unmatched.length) notes.push(`${result.unmatched.length} testcases named no test case.`);
+  if (result.unknownCases.length) notes.push(`Unknown cases: ${result.unknownCases.map((u) => cell(u.ref)).join(', ')}.`);
+  if (result.notInRun.length) notes.push(`Not in the run: ${result.notInRun.map((n) => cell(n.ref)).join(', ')}.`);
+  if (result.assignedTo?.rows) notes.push(`Assigned ${result.assignedTo.rows} failed cases to ${cell(result.assignedTo.email ?? result.assignedTo.id)}.`);
+  if (result.run.closed) notes.push('The run was closed.');
+  if (result.run.notClosedReason) notes.push(`The run was left open: ${cell(result.run.notClosedReason)}.`);
+  if (notes.length) lines.push('', ...notes.map((n) => `- ${n}`));
+  return lines.join('\n');
 }
 
 function runName(r: PushResultsResult['run']): string {

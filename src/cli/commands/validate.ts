@@ -2,12 +2,15 @@ import { join, relative, resolve } from 'node:path';
 import { formatProblem, type Problem } from '../../errors.js';
 import { TmsyncError } from '../../errors.js';
 import { CONFIG_FILE_NAME, describeSearch, findConfigFile, validateRepository } from '../../spec/index.js';
+import { annotateProblems, codeQualityReport } from '../ci-output.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 
 export interface ValidateOptions extends GlobalOptions {
   /** positional: [dir] (default `.`) */
   args: string[];
+  /** `codequality`: a GitLab Code Quality report on stdout @default 'text' */
+  format?: string;
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -17,6 +20,10 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
  * Exit 0 when there are no errors (warnings are shown but pass), 1 otherwise.
  */
 export async function runValidate(options: ValidateOptions, io: CliIo): Promise<number> {
+  const format = options.format ?? 'text';
+  if (format !== 'text' && format !== 'codequality') {
+    throw new TmsyncError('invalid_arguments', `--format ${format} is not a validate format`, { hint: 'use --format text (the default) or --format codequality' });
+  }
   const dir = resolve(options.cwd, options.args[0] ?? '.');
   let configFile = options.config ? resolve(options.cwd, options.config) : undefined;
   if (!configFile && options.args[0] === undefined) {
@@ -34,10 +41,15 @@ export async function runValidate(options: ValidateOptions, io: CliIo): Promise<
   const errors = result.problems.filter((p) => p.severity !== 'warning');
   const warnings = result.problems.length - errors.length;
 
-  if (options.json) {
+  annotateProblems(result.problems, result.root, options.cwd, io);
+  if (format === 'codequality') {
+    // paths relative to the checkout: GitLab's CI_PROJECT_DIR, else where tmsync runs
+    io.stdout(JSON.stringify(codeQualityReport(result.problems, result.root, io.env.CI_PROJECT_DIR || options.cwd), null, 2));
+  } else if (options.json) {
     const problems = result.problems.map((p) => ({ ...p, severity: p.severity ?? 'error' }));
     io.stdout(jsonOutput({ valid: errors.length === 0, problems }));
-  } else {
+  }
+  if (!options.json) {
     // paths relative to where the user stands, so terminals and editors can open them
     const shown = (p: Problem): Problem => ({
       ...p,
