@@ -147,6 +147,20 @@ describe('tmsync installed per project from the tarball', () => {
   });
 });
 
+describe("the README's library example", () => {
+  it('runs as written where tmsync is installed and prints the plan', async () => {
+    const readme = await readFile(join(repo, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Use as a library'));
+    const code = /```js\n([\s\S]*?)```/.exec(section)![1];
+    const dir = join(local, 'tests');
+    await writeFile(join(dir, 'plan-example.mjs'), code);
+    expect(baseUrl).toBeDefined();
+    const r = await exec(process.execPath, ['plan-example.mjs'], { cwd: dir, env: cleanEnv({ TMSYNC_BASE_URL: baseUrl, TMSYNC_API_KEY: KEY }) });
+    expect(r.stdout).toContain('Plan: 3 to create, 0 to update, 0 to move, 0 to delete.');
+    expect(r.stderr).toBe('');
+  });
+});
+
 describe('tmsync installed globally with --ignore-scripts', () => {
   const bin = () => join(globalPrefix, 'lib', 'node_modules', 'tmsync', 'bin', 'tmsync.js');
 
