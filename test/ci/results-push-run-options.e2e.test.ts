@@ -9,8 +9,8 @@ import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { RemoteProject } from '../../src/model.js';
-import type { TmsClient } from '../../src/remote/index.js';
-import { KEY, seedCases, setupClient, type Emulator } from './helpers.js';
+import { createClient, type TmsClient } from '../../src/remote/index.js';
+import { KEY, seedCases, setupClient, startProxy, type Emulator } from './helpers.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/junit/', import.meta.url));
 
@@ -77,6 +77,35 @@ describe('results push --new-run with a test plan, environments, --assign-failed
     for (const id of failed) expect(assignee(id)).toBe(ben.id);
     for (const id of others) expect(assignee(id)).not.toBe(ben.id);
     expect(result.assignedTo).toEqual({ id: ben.id, email: 'ben@example.com', rows: failed.length });
+  });
+
+  it('leaves the run open when a batch was refused, so a re-run can still send those results', async () => {
+    // the first results update is answered 422 by a scripted proxy; everything else goes through
+    let puts = 0;
+    const proxy = await startProxy(emu.appUrl, (req) =>
+      req.method === 'PUT' && req.url?.endsWith('/test_cases') && ++puts === 1
+        ? { status: 422, body: JSON.stringify({ message: 'Invalid request body', errors: { code: 422, message: 'bad row' } }) }
+        : undefined,
+    );
+    const client = createClient({ baseUrl: `${proxy.origin}/api/v1`, apiKey: KEY, rateLimit: 1000 });
+    try {
+      const result = await pushResults({
+        client,
+        project,
+        testcases: await loadJunitFiles(['surefire.xml'], FIXTURES),
+        newRun: 'Partly refused',
+        batchSize: 2,
+        close: true,
+      });
+      expect(result.failedBatches).toHaveLength(1);
+      expect(result.run.closed).toBeUndefined();
+      expect(result.run.notClosedReason).toBe('2 results were not sent');
+      expect(proxy.seen.some((r) => r.method === 'PUT' && !r.url.endsWith('/test_cases'))).toBe(false);
+      expect((await readRun(result.run.id!)).run.status).toBe('ACTIVE');
+    } finally {
+      await client.close();
+      await proxy.close();
+    }
   });
 
   it('refuses an unknown user or test plan before creating a run', async () => {
