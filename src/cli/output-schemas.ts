@@ -60,7 +60,18 @@ export const outputSchemas = {
   }),
   'results-push': doc('`tmsync results push --json`', {
     dryRun: z.boolean(),
-    run: z.looseObject({ id: z.string().optional(), humanId: z.string().optional(), title: z.string(), created: z.boolean() }),
+    run: z.looseObject({
+      id: z.string().optional(),
+      humanId: z.string().optional(),
+      title: z.string(),
+      created: z.boolean(),
+      /** --close closed the run */
+      closed: z.boolean().optional(),
+      /** --close was asked for and the run was left open: why */
+      notClosedReason: z.string().optional(),
+    }),
+    /** --assign-failed: the user the failed rows were given to */
+    assignedTo: z.object({ id: z.string(), email: z.string().optional(), rows: z.number().int() }).optional(),
     rows: z.array(z.looseObject({})),
     sentCaseIds: z.array(z.string()),
     failedBatches: z.array(z.looseObject({})),
