@@ -80,10 +80,11 @@ describe('results push --new-run with a test plan, environments, --assign-failed
   });
 
   it('leaves the run open when a batch was refused, so a re-run can still send those results', async () => {
-    // the first results update is answered 422 by a scripted proxy; everything else goes through
+    // the first batch is answered 422 by a scripted proxy, as JSON and again in the multipart
+    // encoding the client falls back to; everything else goes through
     let puts = 0;
     const proxy = await startProxy(emu.appUrl, (req) =>
-      req.method === 'PUT' && req.url?.endsWith('/test_cases') && ++puts === 1
+      req.method === 'PUT' && req.url?.endsWith('/test_cases') && ++puts <= 2
         ? { status: 422, body: JSON.stringify({ message: 'Invalid request body', errors: { code: 422, message: 'bad row' } }) }
         : undefined,
     );
