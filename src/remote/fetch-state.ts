@@ -10,6 +10,7 @@ import {
   toLookup,
   reportedLabelIds,
   toRemoteCase,
+  textSharer,
   toRemoteFolder,
   toRemoteStepGroup,
   toRemoteTestPlan,
@@ -255,7 +256,8 @@ export async function fetchState(
   ]);
 
   let folders = flattenFolders(part.folders).map(toRemoteFolder);
-  let cases = part.cases.map(toRemoteCase);
+  const share = textSharer();
+  let cases = part.cases.map((w) => toRemoteCase(w, share));
   const labelsReadable = part.cases.every((c) => reportedLabelIds(c) !== undefined);
   if (options.scope) {
     const { inside, ancestors } = scopedFolderIds(folders, options.scope);

@@ -26,16 +26,20 @@ export interface ParseResult {
 
 export interface ParseFilesOptions {
   /**
-   * Worker threads to parse with, besides the calling thread. Parsing YAML is CPU-bound, so a
-   * large repository loads about twice as fast on two cores. Workers only run from the built
-   * package (they need `parse-worker.js`); under a TypeScript test runner parsing stays in-thread.
-   * @default the idle cores (up to 3, never all) for 2,000 files or more, 0 below; env TMSYNC_PARSE_WORKERS overrides
+   * Worker threads to parse in. With workers, the calling thread parses nothing: it stays free for
+   * what runs beside the load (`plan` reads the service meanwhile, and a busy event loop delays
+   * its requests), and only receives results, in batches. Workers only run from the built package
+   * (they need `parse-worker.js`); under a TypeScript test runner parsing stays in-thread.
+   * @default for 2,000 files or more, one worker per idle core (at least one, even on a busy
+   * machine, at most 4); 0 below; env TMSYNC_PARSE_WORKERS overrides
    */
   workers?: number;
 }
 
 /** Below this, starting a worker (loading yaml and zod again) costs more than it saves. */
 const WORKER_THRESHOLD = 2000;
+/** Files per message a worker sends: small enough that receiving one never stalls this thread. */
+export const RESULT_BATCH = 250;
 const WORKER_URL = new URL('./parse-worker.js', import.meta.url);
 
 /**
@@ -71,18 +75,30 @@ export function parseText(job: ParseJob, text: string): ParseResult {
  * The parallelism that pays is the worker threads of `parseFiles`.
  */
 export function parseFilesInThread(root: string, jobs: readonly ParseJob[]): ParseResult[] {
-  return jobs.map((job) => parseBytes(job, readFileSync(join(root, job.rel))));
+  return jobs.map((job) => detach(parseBytes(job, readFileSync(join(root, job.rel)))));
 }
 
 /**
- * Cores with nothing to do, at most 3. Workers only pay when a core is idle: on a saturated
- * machine they add their start-up and the copying of results and finish later than one thread
- * (measured on 2 cores at load 7: 3.5 s with a worker, 2.6 s without).
+ * A copy of a result that shares nothing with the file's text. The parser's strings are slices of
+ * the text, and a kept slice keeps the whole text alive (V8 sliced strings): about 1 KB per case,
+ * the largest holder of a loaded repository. A worker's results are copies already (they cross
+ * threads by structured clone); this gives the in-thread path the same footprint.
+ */
+function detach(result: ParseResult): ParseResult {
+  return structuredClone(result);
+}
+
+/**
+ * Workers for a large repository: one per idle core, at most 4, and at least one even on a
+ * saturated machine. One worker there finishes a little later than parsing in this thread would
+ * (its start-up and the copying of results: measured on 2 cores at load 7, 3.5 s against 2.6 s),
+ * but the point is that this thread stays free: parsing here stopped `plan`'s requests for
+ * seconds (issue 15).
  */
 function idleCores(): number {
   const cores = availableParallelism();
   const busy = Math.ceil(loadavg()[0]);
-  return Math.max(0, Math.min(cores - 1, cores - busy, 3));
+  return Math.max(1, Math.min(cores - busy, 4));
 }
 
 function workerCount(jobs: number, options: ParseFilesOptions): number {
@@ -94,25 +110,36 @@ function workerCount(jobs: number, options: ParseFilesOptions): number {
       : jobs >= WORKER_THRESHOLD
         ? idleCores()
         : 0);
-  if (wanted <= 0 || jobs < 2) return 0;
+  if (wanted <= 0 || jobs === 0) return 0;
   if (!existsSync(fileURLToPath(WORKER_URL))) return 0;
-  return Math.min(wanted, jobs - 1);
+  return Math.min(wanted, jobs);
 }
+
+/** What a worker posts: a batch of results (in job order), then `done`, or an I/O error. */
+export type WorkerMessage =
+  | { results: ParseResult[] }
+  | { done: true }
+  | { error: { message: string; code?: string; path?: string; syscall?: string } };
 
 function runWorker(root: string, jobs: ParseJob[]): Promise<ParseResult[]> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(WORKER_URL, {
-      workerData: { root, jobs },
+      workerData: { root, jobs, batch: RESULT_BATCH },
       // a larger young generation: parsing allocates many short-lived nodes
-      resourceLimits: { maxYoungGenerationSizeMb: 48 },
+      resourceLimits: { maxYoungGenerationSizeMb: 16 },
     });
     let done = false;
-    worker.once('message', (msg: { results?: ParseResult[]; error?: { message: string; code?: string; path?: string; syscall?: string } }) => {
+    const results: ParseResult[] = [];
+    worker.on('message', (msg: WorkerMessage) => {
+      if ('results' in msg) {
+        for (const r of msg.results) results.push(r);
+        return;
+      }
       done = true;
-      if (msg.results) resolve(msg.results);
+      if ('done' in msg) resolve(results);
       else {
-        const { code, path, syscall } = msg.error ?? {};
-        reject(Object.assign(new Error(msg.error?.message ?? 'parse worker failed'), { code, ...(path ? { path } : {}), ...(syscall ? { syscall } : {}) }));
+        const { code, path, syscall } = msg.error;
+        reject(Object.assign(new Error(msg.error.message), { code, ...(path ? { path } : {}), ...(syscall ? { syscall } : {}) }));
       }
     });
     worker.once('error', (err) => {
@@ -126,26 +153,20 @@ function runWorker(root: string, jobs: ParseJob[]): Promise<ParseResult[]> {
 }
 
 /**
- * Reads and parses files, in this thread and in worker threads for large repositories.
- * Results come back in the order of `jobs`. Throws only on I/O errors.
+ * Reads and parses files: in worker threads for large repositories (this thread then only
+ * receives the results), else in this thread. Results come back in the order of `jobs`. Throws
+ * only on I/O errors.
  */
 export async function parseFiles(root: string, jobs: readonly ParseJob[], options: ParseFilesOptions = {}): Promise<ParseResult[]> {
   const workers = workerCount(jobs.length, options);
   if (workers === 0) return parseFilesInThread(root, jobs);
-  // contiguous chunks: the workers take the first ones (they need time to start), this thread the last
-  const size = Math.ceil(jobs.length / (workers + 1));
+  // contiguous chunks, one per worker
+  const size = Math.ceil(jobs.length / workers);
   const chunks: ParseJob[][] = [];
   for (let i = 0; i < jobs.length; i += size) chunks.push(jobs.slice(i, i + size));
-  const mine = chunks.pop()!;
   const pending = chunks.map((c) => runWorker(root, c));
-  // parse our share while the workers run; their failures surface through Promise.all below
-  pending.forEach((p) => p.catch(() => undefined));
-  let own: ParseResult[];
-  try {
-    own = parseFilesInThread(root, mine);
-  } catch (err) {
-    await Promise.allSettled(pending);
-    throw err;
-  }
-  return [...(await Promise.all(pending)).flat(), ...own];
+  const settled = await Promise.allSettled(pending);
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.flatMap((r) => (r as PromiseFulfilledResult<ParseResult[]>).value);
 }

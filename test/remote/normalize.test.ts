@@ -10,6 +10,7 @@ import {
   toUser,
 } from '../../src/remote/index.js';
 import { TestCase } from '../../src/api/index.js';
+import { textSharer } from '../../src/remote/normalize.js';
 
 describe('normalizers', () => {
   it('turns millisecond timestamps into seconds and leaves seconds alone', () => {
@@ -47,6 +48,32 @@ describe('normalizers', () => {
     ]);
     expect('labelIds' in c).toBe(false);
     expect(toRemoteCase({ ...wire, label_ids: ['l1'] }).labelIds).toEqual(['l1']);
+  });
+
+  it('reads a case the same with a shared text pool as without, key order included, with no undefined keys', () => {
+    const wire = (i: number) =>
+      TestCase.parse({
+        id: `c${i}`,
+        title: `T${i}`,
+        description: null,
+        project_id: 'p',
+        folder_id: 'f',
+        type_id: 'type-1',
+        owner_id: null,
+        label_ids: i % 2 ? ['l1', 'l2'] : undefined,
+        created_at: 1,
+        updated_at: 2,
+        individual_steps: [{ id: `s${i}`, step_description: 'shared', expected_results: null, order: 1, step_group_id: 'g1' }],
+      });
+    const share = textSharer();
+    for (const i of [1, 2, 3]) {
+      const plain = toRemoteCase(wire(i));
+      const shared = toRemoteCase(wire(i), share);
+      expect(shared).toStrictEqual(plain);
+      expect(Object.keys(shared)).toEqual(Object.keys(plain));
+      expect(Object.values(shared).includes(undefined)).toBe(false);
+      expect('labelIds' in shared).toBe(i % 2 === 1);
+    }
   });
 
   it('orders step group steps and reads expected results', () => {

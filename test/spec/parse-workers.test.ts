@@ -28,5 +28,8 @@ describe('loading with worker threads', () => {
     expect(single.state.cases).toHaveLength(295);
     expect(single.problems.map((p) => p.code).sort()).toEqual(['duplicate_title', ...Array(6).fill('yaml_syntax')]);
     expect(pooled).toEqual(single);
+    // one worker sends its 302 results in two batches (RESULT_BATCH is 250), three in one each
+    expect(await spec.loadRepository(root, config, { workers: 1 })).toEqual(single);
+    expect(await spec.loadRepository(root, config, { workers: 3 })).toEqual(single);
   });
 });
