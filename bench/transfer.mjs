@@ -1,8 +1,15 @@
 #!/usr/bin/env node
-// Benchmark of `tmsync backup` and `tmsync restore` (issue 7 figures), through the real CLI
-// against `tmsync serve` children.
+// Benchmark of `tmsync backup`, `tmsync restore` and `tmsync pull` (issue 7 and issue 15 item 5
+// figures), through the real CLI against `tmsync serve` children.
 //
 //   node bench/transfer.mjs [--sizes 2000,10000] [--rate 10] [--restore-cases 1000]
+//                           [--pull-cases LARGEST] [--only backup,restore,pull] [--dist DIR] [--keep]
+//
+// The issue 15 figure (ratio ≤ 1.05 at 10,000 cases for all three) is
+//   node bench/transfer.mjs --sizes 10000 --restore-cases 10000
+// (the restore alone takes ~17 minutes at 10 req/s). `--dist DIR` runs the CLI from another build
+// (a copy of an earlier dist/) against the same seeded projects, to compare before and after in
+// the same conditions; the machine's load average is printed beside the figures.
 //
 // Builds nothing itself: run `npx tsc -p tsconfig.build.json` first (npm run bench does).
 // Seeding: an in-process, unlimited emulator writes each project into an SQLite file through the
@@ -12,8 +19,10 @@
 // 3. Restore of RESTORE_CASES cases into an empty project with `--rate-limit R`: the same ratio.
 //    A restore sends about one request per item, so 10,000 cases at 10 req/s take ~17 minutes:
 //    the default measures 1,000 (pass --restore-cases 10000 for the full figure).
+// 4. Pull of PULL_CASES cases (default: the largest size) into an empty directory with
+//    `--rate-limit R`, then again over the files it wrote (a re-pull): the same ratio.
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readRequestLog, root, runCli, serve as serveChild, stop } from './lib/cli.mjs';
 
@@ -25,6 +34,8 @@ const opt = (name, dflt) => {
 const SIZES = String(opt('sizes', '2000,10000')).split(',').map(Number);
 const RATE = Number(opt('rate', 10));
 const RESTORE_CASES = Number(opt('restore-cases', 1000));
+const ONLY = String(opt('only', 'backup,restore,pull')).split(',');
+const DIST = opt('dist', undefined);
 const KEY = 'bench-transfer';
 
 if (!existsSync(join(root, 'dist', 'cli', 'main.js'))) {
@@ -144,7 +155,7 @@ const serve = (extra) => serveChild(['--api-key', KEY, ...extra]);
 
 /** Runs the CLI in `cwd`; returns exit code, wall ms, stderr and the child's peak RSS (bytes). */
 function tmsync(cwd, argv) {
-  return runCli(cwd, argv, { TMSYNC_API_KEY: KEY }, { scratch: work });
+  return runCli(cwd, argv, { TMSYNC_API_KEY: KEY }, { scratch: work, ...(DIST ? { dist: DIST } : {}) });
 }
 
 function accepted(logFile) {
@@ -160,6 +171,7 @@ function workdir(name, rate) {
 }
 
 const rows = [];
+const load = () => `load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`;
 
 // --- 1. backup memory at each size, no rate limit
 const dbs = new Map();
@@ -169,6 +181,7 @@ for (const n of SIZES) {
   await seed(file, n);
   process.stdout.write(`seeded ${fmt(n)} cases in ${(performance.now() - t0) / 1000 | 0} s\n`);
   dbs.set(n, file);
+  if (!ONLY.includes('backup')) continue;
   const emu = await serve(['--db', file]);
   try {
     const dir = workdir(`backup-${n}`, 100_000);
@@ -183,7 +196,7 @@ for (const n of SIZES) {
 
 // --- 2. backup of the largest size under the rate limit
 const largest = Math.max(...SIZES);
-{
+if (ONLY.includes('backup')) {
   const logFile = join(work, 'backup-limited.jsonl');
   const emu = await serve(['--db', dbs.get(largest), '--rate-limit', String(RATE), '--log', logFile]);
   try {
@@ -193,7 +206,7 @@ const largest = Math.max(...SIZES);
     const { ok, refused } = accepted(logFile);
     const bound = (ok / RATE) * 1000;
     rows.push(
-      `backup ${fmt(largest)} cases at ${RATE} req/s: ${fmt(ok)} requests (${refused} refused), ${(r.ms / 1000).toFixed(1)} s, bound ${(bound / 1000).toFixed(1)} s, ratio ${(r.ms / bound).toFixed(2)} (target ≤ 1.10)`,
+      `backup ${fmt(largest)} cases at ${RATE} req/s: ${fmt(ok)} requests (${refused} refused), ${(r.ms / 1000).toFixed(1)} s, bound ${(bound / 1000).toFixed(1)} s, ratio ${(r.ms / bound).toFixed(2)} (target ≤ 1.05), ${load()}`,
     );
   } finally {
     await stop(emu.child);
@@ -201,7 +214,7 @@ const largest = Math.max(...SIZES);
 }
 
 // --- 3. restore under the rate limit
-{
+if (ONLY.includes('restore')) {
   let sourceDb = dbs.get(RESTORE_CASES);
   if (!sourceDb) {
     sourceDb = join(work, `restore-source-${RESTORE_CASES}.db`);
@@ -223,12 +236,40 @@ const largest = Math.max(...SIZES);
     const { ok, refused } = accepted(logFile);
     const bound = (ok / RATE) * 1000;
     rows.push(
-      `restore ${fmt(RESTORE_CASES)} cases at ${RATE} req/s: ${fmt(ok)} requests (${refused} refused), ${(r.ms / 1000).toFixed(1)} s, bound ${(bound / 1000).toFixed(1)} s, ratio ${(r.ms / bound).toFixed(2)} (target ≤ 1.10), peak RSS ${mb(r.maxRss)}`,
+      `restore ${fmt(RESTORE_CASES)} cases at ${RATE} req/s: ${fmt(ok)} requests (${refused} refused), ${(r.ms / 1000).toFixed(1)} s, bound ${(bound / 1000).toFixed(1)} s, ratio ${(r.ms / bound).toFixed(2)} (target ≤ 1.05), peak RSS ${mb(r.maxRss)}, ${load()}`,
     );
   } finally {
     await stop(target.child);
   }
 }
 
+// --- 4. pull under the rate limit: into an empty directory, then over its own files
+if (ONLY.includes('pull')) {
+  const PULL_CASES = Number(opt('pull-cases', largest));
+  let db = dbs.get(PULL_CASES);
+  if (!db) {
+    db = join(work, `pull-source-${PULL_CASES}.db`);
+    await seed(db, PULL_CASES);
+  }
+  const dir = workdir('pull', RATE);
+  for (const pass of ['into an empty directory', 'again over its files']) {
+    const logFile = join(work, `pull-limited-${pass.length}.jsonl`);
+    const emu = await serve(['--db', db, '--rate-limit', String(RATE), '--log', logFile]);
+    try {
+      const r = await tmsync(dir, ['pull', '--base-url', emu.baseUrl]);
+      if (r.code !== 0) throw new Error(`pull failed (${r.code}):\n${r.stderr.slice(-2000)}`);
+      const { ok, refused } = accepted(logFile);
+      const bound = (ok / RATE) * 1000;
+      rows.push(
+        `pull ${fmt(PULL_CASES)} cases at ${RATE} req/s ${pass}: ${fmt(ok)} requests (${refused} refused), ${(r.ms / 1000).toFixed(1)} s, bound ${(bound / 1000).toFixed(1)} s, ratio ${(r.ms / bound).toFixed(2)} (target ≤ 1.05), peak RSS ${mb(r.maxRss)}, ${load()}`,
+      );
+    } finally {
+      await stop(emu.child);
+    }
+  }
+}
+
+if (DIST) rows.unshift(`(the CLI from ${DIST})`);
 for (const row of rows) process.stdout.write(`${row}\n`);
-rmSync(work, { recursive: true, force: true });
+if (args.includes('--keep')) process.stdout.write(`kept ${work}\n`);
+else rmSync(work, { recursive: true, force: true });

@@ -39,14 +39,15 @@ export function stop(child) {
 /**
  * Runs the CLI in `cwd` through a small wrapper that reports the child's own peak RSS.
  * (A file, not `-e`: worker threads inherit the exec arguments and refuse `--input-type`.)
- * `nodeArgs` go to node itself (`--cpu-prof`, which NODE_OPTIONS refuses).
+ * `nodeArgs` go to node itself (`--cpu-prof`, which NODE_OPTIONS refuses); `dist` runs another
+ * build of the CLI (a copy of an earlier dist/, to compare before and after in the same conditions).
  * @returns {Promise<{ code: number, ms: number, stderr: string, maxRss?: number }>}
  */
-export function runCli(cwd, argv, env, { scratch = tmpdir(), nodeArgs = [] } = {}) {
+export function runCli(cwd, argv, env, { scratch = tmpdir(), nodeArgs = [], dist = join(root, 'dist') } = {}) {
   const wrapper = join(mkdtempSync(join(scratch, 'tmsync-bench-cli-')), 'cli.mjs');
   writeFileSync(
     wrapper,
-    `const { main } = await import(${JSON.stringify(join(root, 'dist', 'cli', 'main.js'))});
+    `const { main } = await import(${JSON.stringify(join(dist, 'cli', 'main.js'))});
 const code = await main(['node', 'tmsync', ...${JSON.stringify(argv)}]);
 process.stderr.write('\\nBENCH_MAXRSS ' + process.resourceUsage().maxRSS + '\\n');
 process.exitCode = code;

@@ -7,6 +7,7 @@ import { createGzip } from 'node:zlib';
 import { ioError } from '../spec/file-ops.js';
 import type { BackupCounts, BackupSection } from './backup-format.js';
 import type { BackupSource } from './backup-source.js';
+import { readAhead, type ReadAhead } from './streams.js';
 
 /**
  * Writes a backup as a stream: the header, then each section's items as the source yields
@@ -20,6 +21,12 @@ export interface WriteBackupOptions {
   signal?: AbortSignal;
   /** opens the file stream (tests inject a disk that fills up) @default node:fs createWriteStream */
   createWriteStream?: (path: string) => Writable;
+  /**
+   * Items of each later section read while an earlier one is written (the sections are
+   * independent reads: their first requests go out at once instead of after the section before
+   * ends). Small, so memory stays flat. @default 8
+   */
+  sectionReadAhead?: number;
 }
 
 async function put(out: Writable, chunk: string): Promise<void> {
@@ -27,32 +34,42 @@ async function put(out: Writable, chunk: string): Promise<void> {
 }
 
 export async function writeBackup(source: BackupSource, out: Writable, options: WriteBackupOptions = {}): Promise<BackupCounts> {
-  const header = await source.header();
-  let head = '{\n';
-  for (const [key, value] of Object.entries(header)) head += `${JSON.stringify(key)}: ${JSON.stringify(value)},\n`;
-  await put(out, head);
-  const counts: BackupCounts = { folders: 0, step_groups: 0, test_cases: 0, test_plans: 0, test_runs: 0 };
-  const sections: [BackupSection, () => AsyncIterable<unknown>][] = [
-    ['folders', () => source.folders()],
-    ['step_groups', () => source.stepGroups()],
-    ['test_cases', () => source.testCases()],
-    ['test_plans', () => source.testPlans()],
-    ['test_runs', () => source.testRuns()],
+  // every section starts reading now, each a few items ahead of the writer, so the source's
+  // requests overlap: a section's first page is there when its turn comes
+  const limit = Math.max(1, options.sectionReadAhead ?? 8);
+  const headerP = source.header();
+  headerP.catch(() => undefined); // awaited first thing below; a failure elsewhere must not leave it unhandled
+  const sections: [BackupSection, ReadAhead<unknown>][] = [
+    ['folders', readAhead(() => source.folders(), limit)],
+    ['step_groups', readAhead(() => source.stepGroups(), limit)],
+    ['test_cases', readAhead(() => source.testCases(), limit)],
+    ['test_plans', readAhead(() => source.testPlans(), limit)],
+    ['test_runs', readAhead(() => source.testRuns(), limit)],
   ];
-  for (const [name, items] of sections) {
-    await put(out, `${JSON.stringify(name)}: [`);
-    let n = 0;
-    for await (const item of items()) {
-      options.signal?.throwIfAborted();
-      await put(out, `${n === 0 ? '\n' : ',\n'}${JSON.stringify(item)}`);
-      n += 1;
-      options.onProgress?.(name, n);
+  try {
+    const header = await headerP;
+    let head = '{\n';
+    for (const [key, value] of Object.entries(header)) head += `${JSON.stringify(key)}: ${JSON.stringify(value)},\n`;
+    await put(out, head);
+    const counts: BackupCounts = { folders: 0, step_groups: 0, test_cases: 0, test_plans: 0, test_runs: 0 };
+    for (const [name, items] of sections) {
+      await put(out, `${JSON.stringify(name)}: [`);
+      let n = 0;
+      for await (const item of items) {
+        options.signal?.throwIfAborted();
+        await put(out, `${n === 0 ? '\n' : ',\n'}${JSON.stringify(item)}`);
+        n += 1;
+        options.onProgress?.(name, n);
+      }
+      counts[name] = n;
+      await put(out, n === 0 ? '],\n' : '\n],\n');
     }
-    counts[name] = n;
-    await put(out, n === 0 ? '],\n' : '\n],\n');
+    await put(out, `"end": ${JSON.stringify({ counts })}\n}\n`);
+    return counts;
+  } finally {
+    // a failure stops the sections still reading ahead
+    for (const [, items] of sections) items.stop();
   }
-  await put(out, `"end": ${JSON.stringify({ counts })}\n}\n`);
-  return counts;
 }
 
 /**

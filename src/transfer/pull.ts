@@ -33,6 +33,12 @@ export interface PullOptions {
   parallel?: number;
   /** file system calls (tests inject failures) */
   ops?: Partial<FileOps>;
+  /**
+   * What the repository already holds, as `loadExistingRepository(root, config)` reads it, when
+   * the caller started that read earlier (while the service is read, so the two overlap).
+   * @default read here
+   */
+  existing?: Promise<ExistingRepository & { strays: string[] }>;
 }
 
 export interface PullResult {
@@ -114,7 +120,7 @@ function changedFields(text: string, fields: Record<string, unknown>): Record<st
 
 export async function pullIntoRepository(actual: ActualState, options: PullOptions): Promise<PullResult> {
   const { root } = options;
-  const existing = await loadExistingRepository(root, options.config);
+  const existing = await (options.existing ?? loadExistingRepository(root, options.config));
   await removeStrayTempFiles(root, existing.strays, options.ops);
   const write = { root, ...(options.ops ? { ops: options.ops } : {}) };
   const ops = fileOps(options.ops);

@@ -47,3 +47,74 @@ export async function forEachLimit<T>(items: readonly T[], limit: number, fn: (i
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
   if (failure) throw failure.err;
 }
+
+/** An async source read ahead of its consumer into a bounded buffer (see `readAhead`). */
+export interface ReadAhead<T> extends AsyncIterable<T> {
+  /** stops reading (the source is closed once its pending step settles); a failure is dropped */
+  stop(): void;
+}
+
+/**
+ * Starts reading `source` at once, up to `limit` items ahead of the consumer, so independent
+ * sources read concurrently while an earlier one is still being consumed. Items come out in the
+ * source's order; a failure of the source is thrown when the consumer reaches it. Iterate once.
+ */
+export function readAhead<T>(source: () => AsyncIterable<T>, limit: number): ReadAhead<T> {
+  const buffer: T[] = [];
+  let done = false;
+  let failure: { err: unknown } | undefined;
+  let stopped = false;
+  /** wakes the consumer (an item, the end, a failure) */
+  let wakeConsumer: (() => void) | undefined;
+  /** wakes the reader (room in the buffer, a stop) */
+  let wakeReader: (() => void) | undefined;
+  const wake = (which: 'consumer' | 'reader') => {
+    const w = which === 'consumer' ? wakeConsumer : wakeReader;
+    if (which === 'consumer') wakeConsumer = undefined;
+    else wakeReader = undefined;
+    w?.();
+  };
+
+  const reading = (async () => {
+    try {
+      for await (const item of source()) {
+        if (stopped) return;
+        buffer.push(item);
+        wake('consumer');
+        while (buffer.length >= limit && !stopped) await new Promise<void>((r) => (wakeReader = r));
+        if (stopped) return;
+      }
+    } catch (err) {
+      failure = { err };
+    } finally {
+      done = true;
+      wake('consumer');
+    }
+  })();
+  reading.catch(() => undefined);
+
+  return {
+    stop() {
+      stopped = true;
+      wake('reader');
+    },
+    async *[Symbol.asyncIterator]() {
+      try {
+        for (;;) {
+          if (buffer.length > 0) {
+            const item = buffer.shift()!;
+            wake('reader');
+            yield item;
+            continue;
+          }
+          if (failure) throw failure.err;
+          if (done) return;
+          await new Promise<void>((r) => (wakeConsumer = r));
+        }
+      } finally {
+        stopped = true;
+        wake('reader');
+      }
+    },
+  };
+}

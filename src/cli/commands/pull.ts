@@ -2,7 +2,7 @@ import { access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fetchState, resolveProject } from '../../remote/index.js';
 import { SCHEMA_DIR, writeSchemaFiles } from '../../spec/index.js';
-import { pullIntoRepository } from '../../transfer/pull.js';
+import { loadExistingRepository, pullIntoRepository } from '../../transfer/pull.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { loadTarget, type Target } from '../target.js';
 import { withRepositoryLock } from '../lock.js';
@@ -53,13 +53,21 @@ async function pullWith(target: Target, root: string, hasConfig: boolean, option
   {
     const { client } = target;
     const folder = parseFolderPath(options.folder);
-    const project = await resolveProject(client, target.projectRef);
-    const actual = await fetchState(client, project.id, { scope: target.config.scope, signal: io.signal });
-    const repoRoot = root;
     const dirs = target.config;
+    const projectP = resolveProject(client, target.projectRef);
+    const actualP = projectP.then((p) => fetchState(client, p.id, { scope: target.config.scope, signal: io.signal }));
+    actualP.catch(() => undefined); // awaited below
+    // the repository's own files are read while the service is (its reads wait on the rate limit);
+    // a problem there is reported after the service's reads, as before
+    const existing = loadExistingRepository(root, dirs);
+    existing.catch(() => undefined); // awaited by pullIntoRepository
+    const project = await projectP;
+    const actual = await actualP;
+    const repoRoot = root;
     const result = await pullIntoRepository(actual, {
       root: repoRoot,
       config: dirs,
+      existing,
       ...(folder ? { folder } : {}),
       ...(hasConfig
         ? {}
