@@ -18,7 +18,7 @@ const GROUPS = 20;
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 
 if (process.argv[2] === '--child') {
-  const { validateRepository } = await import('../dist/spec/index.js');
+  const { validateRepository } = await import('../dist/repository/index.js');
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
   const result = await validateRepository(process.argv[3]);

@@ -6,7 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildOutputJsonSchemas } from '../dist/cli/output-schemas.js';
-import { renderJsonSchemaFile } from '../dist/spec/index.js';
+import { renderJsonSchemaFile } from '../dist/repository/index.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = join(root, 'schemas', 'output');

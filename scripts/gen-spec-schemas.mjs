@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // Writes the JSON Schemas of the tests-as-code format (schemas/*.schema.json) from the zod
-// schemas in src/spec/schemas.ts. Run after a build: `npx tsc -p tsconfig.build.json &&
-// node scripts/gen-spec-schemas.mjs` (or `npm run schemas`). test/spec/json-schemas.test.ts
+// schemas in src/repository/schemas.ts. Run after a build: `npx tsc -p tsconfig.build.json &&
+// node scripts/gen-spec-schemas.mjs` (or `npm run schemas`). test/repository/json-schemas.test.ts
 // fails when the checked-in files drift from the zod source.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildSpecJsonSchemas, renderJsonSchemaFile } from '../dist/spec/index.js';
+import { buildSpecJsonSchemas, renderJsonSchemaFile } from '../dist/repository/index.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = join(root, 'schemas');

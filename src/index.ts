@@ -9,7 +9,7 @@ export { TmsyncError, ValidationError, formatProblem, toTmsyncError, type Proble
 export type * from './model.js';
 export { VERSION } from './version.js';
 
-export { loadConfig, loadRepository, validateRepository, type TmsyncConfig } from './spec/index.js';
+export { loadConfig, loadRepository, validateRepository, type TmsyncConfig } from './repository/index.js';
 export {
   ApiError,
   createClient,

@@ -1,7 +1,7 @@
 /**
  * The two states the plan compares.
  *
- * `DesiredState` is what the tests repository says (built by `src/spec/` from YAML files);
+ * `DesiredState` is what the tests repository says (built by `src/repository/` from YAML files);
  * `ActualState` is what the service holds (built by `src/remote/fetch-state.ts`). Both are plain,
  * immutable data: no class instances, no functions, so they can be logged, compared and saved.
  *

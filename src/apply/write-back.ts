@@ -2,9 +2,9 @@ import { access, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { TmsyncError } from '../errors.js';
-import type { FileOps } from '../spec/file-ops.js';
-import { setYamlFields } from '../spec/index.js';
-import { decodeText } from '../spec/text-file.js';
+import type { FileOps } from '../repository/file-ops.js';
+import { setYamlFields } from '../repository/index.js';
+import { decodeText } from '../repository/text-file.js';
 import type { JournalSummary } from './journal.js';
 
 /**

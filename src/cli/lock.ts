@@ -1,5 +1,5 @@
 import { acquireRepositoryLock } from '../apply/lock.js';
-import { parseDuration } from '../spec/config.js';
+import { parseDuration } from '../repository/config.js';
 import type { CliIo } from './io.js';
 
 /**

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { TmsyncError } from '../errors.js';
 import type { CliIo, GlobalOptions } from './io.js';
-import { CONFIG_DEFAULTS, CONFIG_FILE_NAME, describeSearch, findConfigFile, loadConfig, type TmsyncConfig } from '../spec/index.js';
+import { CONFIG_DEFAULTS, CONFIG_FILE_NAME, describeSearch, findConfigFile, loadConfig, type TmsyncConfig } from '../repository/index.js';
 import { createClient, formatRequestEvent, type ClientOptions, type TmsClient } from '../remote/index.js';
 import { proxyFromEnv, retryNotifier } from './notices.js';
 

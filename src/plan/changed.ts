@@ -39,11 +39,6 @@ export interface ChangedFiles {
   removed: RemovedCaseFile[];
 }
 
-/** The cases of `actual` the queries read (each once, in `actual`'s order). */
-export function simulateCaseQueries(actual: ActualState, queries: readonly CaseQuery[]): RemoteCase[] {
-  return actual.cases.filter((c) => queries.some((q) => answersQuery(c, q)));
-}
-
 /** The desired case files among `present`, by file. */
 function changedCases(desired: DesiredState, changed: ChangedFiles): DesiredCase[] {
   const present = new Set(changed.present);

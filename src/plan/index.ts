@@ -4,15 +4,6 @@ export { PLAN_FORMAT_VERSION, hasChanges } from './operations.js';
 export type { BuildPlanOptions } from './context.js';
 export { buildPlan, folderFingerprint, type BuildPlanResult } from './build-plan.js';
 export { summarize, summaryLine } from './summary.js';
-export {
-  applyPlanInMemory,
-  applyWriteBacksInMemory,
-  counterIdFactory,
-  simulatePlan,
-  type CreatedItem,
-  type IdFactory,
-  type SimulationResult,
-} from './simulate.js';
 export { normalizeText } from './normalize.js';
 export { renderPlanText, type RenderTextOptions } from './render-text.js';
 export { renderPlanMarkdown, PLAN_COMMENT_MARKER, type RenderMarkdownOptions } from './render-markdown.js';

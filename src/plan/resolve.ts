@@ -1,5 +1,5 @@
 import type { ActualState, LookupEntry, RemoteLabel, RemoteUser } from '../model.js';
-import { didYouMean } from '../spec/did-you-mean.js';
+import { didYouMean } from '../did-you-mean.js';
 
 /**
  * Resolves the names a repository uses (lookup names and aliases, user emails, label names) to the

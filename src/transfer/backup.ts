@@ -4,7 +4,7 @@ import { mkdir, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Writable } from 'node:stream';
 import { createGzip } from 'node:zlib';
-import { ioError } from '../spec/file-ops.js';
+import { ioError } from '../repository/file-ops.js';
 import type { BackupCounts, BackupSection } from './backup-format.js';
 import type { BackupSource } from './backup-source.js';
 import { readAhead, type ReadAhead } from './streams.js';

@@ -1,6 +1,6 @@
 import type { ActualState, DesiredStep } from '../model.js';
-import { renderCaseYaml, renderFolderYaml, renderStepGroupYaml } from '../spec/writer.js';
-import { schemaComment, type SchemaKind } from '../spec/schema-comment.js';
+import { renderCaseYaml, renderFolderYaml, renderStepGroupYaml } from '../repository/writer.js';
+import { schemaComment, type SchemaKind } from '../repository/schema-comment.js';
 import type { FieldWarning } from './case-fields.js';
 import { buildRepositoryModel, type BuildModelOptions, type GoneItem, type ModelCase, type ModelFolder, type ModelStepGroup } from './repository-model.js';
 

@@ -2,7 +2,7 @@ import type { ActualState, DesiredCaseFields, RemoteCase, RemoteFolder, RemoteSt
 import { buildResolver } from '../plan/resolve.js';
 import { TmsyncError } from '../errors.js';
 import { remoteCaseFields, labelNames, type FieldWarning } from './case-fields.js';
-import { folderNameProblem } from '../spec/folder-file.js';
+import { folderNameProblem } from '../repository/folder-file.js';
 import { NameAllocator, isPortableDirName, safeDirName, slugify, twinKey } from './naming.js';
 
 /**

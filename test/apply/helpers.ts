@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { startTestEmulator as startEmulator } from '../dialect.js';
 import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
 import { createClient, fetchState, type TmsClient } from '../../src/remote/index.js';
-import { loadConfig, loadRepository } from '../../src/spec/index.js';
+import { loadConfig, loadRepository } from '../../src/repository/index.js';
 import { buildPlan } from '../../src/plan/index.js';
 import type { ActualState } from '../../src/model.js';
 import type { Plan } from '../../src/plan/operations.js';

@@ -3,8 +3,8 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DURATION_PATTERN, formatDuration, parseDuration } from '../../src/ci/duration.js';
-import { loadConfig } from '../../src/spec/index.js';
-import { configSchema } from '../../src/spec/schemas.js';
+import { loadConfig } from '../../src/repository/index.js';
+import { configSchema } from '../../src/repository/schemas.js';
 
 describe('parseDuration (the one duration syntax of tmsync.yaml and every flag)', () => {
   it('reads units and combinations of units', () => {

@@ -6,7 +6,7 @@ import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { buildOutputJsonSchemas, outputSchemas, type OutputName } from '../../src/cli/output-schemas.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { renderJsonSchemaFile } from '../../src/spec/index.js';
+import { renderJsonSchemaFile } from '../../src/repository/index.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const API_KEY = 'output-schemas-key';

@@ -5,11 +5,11 @@ import {
   changedCaseQueries,
   planChanged,
   restrictPlan,
-  simulateCaseQueries,
   stepGroupsToRead,
   type ChangedFiles,
 } from '../../src/plan/changed.js';
 import { buildPlan } from '../../src/plan/index.js';
+import { simulateCaseQueries } from '../support/simulate.js';
 import { actualState, desiredCase, desiredFolders, desiredState, remoteCase, remoteFolder } from './builders.js';
 import { buildActual, buildDesired, desiredWorld, remoteWorld } from './worlds.js';
 

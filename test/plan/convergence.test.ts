@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ActualState, DesiredFolder, DesiredState } from '../../src/model.js';
-import { applyWriteBacksInMemory, buildPlan, counterIdFactory, simulatePlan, type Operation } from '../../src/plan/index.js';
+import { buildPlan, type Operation } from '../../src/plan/index.js';
+import { applyWriteBacksInMemory, counterIdFactory, simulatePlan } from '../support/simulate.js';
 import { scopeRelation, type ScopeRelation } from '../../src/scope.js';
 import { buildActual, buildDesired, desiredWorld, keepPossibleOrders, remoteWorld } from './worlds.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { counterIdFactory, simulatePlan, summaryLine } from '../../src/plan/index.js';
+import { summaryLine } from '../../src/plan/index.js';
+import { counterIdFactory, simulatePlan } from '../support/simulate.js';
 import {
   actualState,
   desiredCase,

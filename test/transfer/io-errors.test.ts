@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TmsyncError } from '../../src/errors.js';
-import type { FileOps } from '../../src/spec/index.js';
+import type { FileOps } from '../../src/repository/index.js';
 import { writeBackupFile } from '../../src/transfer/backup.js';
 import type { BackupSource } from '../../src/transfer/backup-source.js';
 import type { BackupHeader } from '../../src/transfer/backup-format.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { parseCaseFile, parseStepGroupFile } from '../../src/spec/case-file.js';
-import { parseFolderFile } from '../../src/spec/folder-file.js';
+import { parseCaseFile, parseStepGroupFile } from '../../src/repository/case-file.js';
+import { parseFolderFile } from '../../src/repository/folder-file.js';
 import { buildPullFiles, caseDoc, renderModelCase, renderModelStepGroup, stepGroupDoc, type PullFile } from '../../src/transfer/pull-files.js';
 import { buildRepositoryModel } from '../../src/transfer/repository-model.js';
 import { isPortableDirName, safeDirName, slugify } from '../../src/transfer/naming.js';

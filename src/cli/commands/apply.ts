@@ -5,7 +5,7 @@ import { red, type CliIo, type GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { cell, summary } from '../ci-output.js';
 import { loadTarget } from '../target.js';
-import { loadRepository, removeStrayTempFiles } from '../../spec/index.js';
+import { loadRepository, removeStrayTempFiles } from '../../repository/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
 import { buildPlan, hasChanges, parsePlanFile, renderPlanText, summaryLine, type Plan } from '../../plan/index.js';
 import type { ActualState } from '../../model.js';

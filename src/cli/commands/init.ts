@@ -11,7 +11,7 @@ import {
   writeFileAtomic,
   writeSchemaFiles,
   type StarterTarget,
-} from '../../spec/index.js';
+} from '../../repository/index.js';
 import { fetchRestoreDirectory } from '../../transfer/restore-target.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';

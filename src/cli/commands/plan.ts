@@ -7,7 +7,7 @@ import { changedCaseQueries, planChanged, stepGroupsToRead, type ChangedFiles, t
 import { buildPlan, hasChanges, PLAN_COMMENT_MARKER, renderPlanJson, renderPlanMarkdown, renderPlanText, summaryLine, type BuildPlanResult, type Plan } from '../../plan/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
 import { ReadCache } from '../../remote/read-cache.js';
-import { loadRepository, type TmsyncConfig } from '../../spec/index.js';
+import { loadRepository, type TmsyncConfig } from '../../repository/index.js';
 import { gitChangedFiles, type GitChanges } from '../git.js';
 import { red, type CliIo, type GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';

@@ -1,7 +1,7 @@
 import { access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fetchState, resolveProject } from '../../remote/index.js';
-import { SCHEMA_DIR, writeSchemaFiles } from '../../spec/index.js';
+import { SCHEMA_DIR, writeSchemaFiles } from '../../repository/index.js';
 import { loadExistingRepository, pullIntoRepository } from '../../transfer/pull.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { loadTarget, type Target } from '../target.js';

@@ -1,7 +1,7 @@
 import { join, relative, resolve } from 'node:path';
 import { formatProblem, type Problem } from '../../errors.js';
 import { TmsyncError } from '../../errors.js';
-import { CONFIG_FILE_NAME, describeSearch, findConfigFile, validateRepository } from '../../spec/index.js';
+import { CONFIG_FILE_NAME, describeSearch, findConfigFile, validateRepository } from '../../repository/index.js';
 import { annotateProblems, codeQualityReport } from '../ci-output.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatProblem } from '../../src/errors.js';
-import { validateRepository } from '../../src/spec/index.js';
+import { validateRepository } from '../../src/repository/index.js';
 import { makeRepo } from './helpers.js';
 
 const CONFIG = { 'tmsync.yaml': 'project: SHOP\n' };

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileWriteBack } from '../../src/apply/write-back.js';
 import { TmsyncError } from '../../src/errors.js';
-import { CONFIG_DEFAULTS, loadRepository, removeStrayTempFiles, setYamlFields, writeFileAtomic, type FileOps, type TmsyncConfig } from '../../src/spec/index.js';
+import { CONFIG_DEFAULTS, loadRepository, removeStrayTempFiles, setYamlFields, writeFileAtomic, type FileOps, type TmsyncConfig } from '../../src/repository/index.js';
 import { makeRepo } from './helpers.js';
 
 const config: TmsyncConfig = { ...CONFIG_DEFAULTS, defaults: {}, profiles: {} };

@@ -10,7 +10,7 @@ import {
   parseConfigText,
   parseFolderFile,
   parseStepGroupFile,
-} from '../../src/spec/index.js';
+} from '../../src/repository/index.js';
 import { makeRepo } from './helpers.js';
 
 fc.configureGlobal({ seed: process.env.FC_SEED ? Number(process.env.FC_SEED) : 777 });

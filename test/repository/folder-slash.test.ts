@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, loadRepository } from '../../src/spec/index.js';
+import { loadConfig, loadRepository } from '../../src/repository/index.js';
 
 describe('folder names with a slash', () => {
   it('are accepted from _folder.yaml `name:`, the place for names a directory cannot have', async () => {

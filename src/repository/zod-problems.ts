@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Problem } from '../errors.js';
-import { didYouMean } from './did-you-mean.js';
+import { didYouMean } from '../did-you-mean.js';
 import {
   describeValue,
   locate,

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { setYamlFields } from '../../src/spec/index.js';
+import { setYamlFields } from '../../src/repository/index.js';
 
 describe('writing an id back into a file saved on Windows', () => {
   it('keeps its byte-order mark, its CRLF line endings and its comment', async () => {

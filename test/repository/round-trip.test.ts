@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { DesiredCaseFields, DesiredStep } from '../../src/model.js';
-import { loadConfig, loadRepository, parseCaseFile, renderCaseYaml, renderStepGroupYaml, parseStepGroupFile } from '../../src/spec/index.js';
+import { loadConfig, loadRepository, parseCaseFile, renderCaseYaml, renderStepGroupYaml, parseStepGroupFile } from '../../src/repository/index.js';
 import { makeRepo } from './helpers.js';
 
 // seeded, so a failure reproduces; FC_SEED explores other inputs

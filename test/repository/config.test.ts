@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TmsyncError, ValidationError } from '../../src/errors.js';
-import { loadConfig, parseDuration } from '../../src/spec/index.js';
+import { loadConfig, parseDuration } from '../../src/repository/index.js';
 import { makeRepo } from './helpers.js';
 
 describe('loadConfig', () => {

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, loadRepository } from '../../src/spec/index.js';
+import { loadConfig, loadRepository } from '../../src/repository/index.js';
 import { makeRepo } from './helpers.js';
 
 const PRODUCT_EXAMPLE: Record<string, string> = {

@@ -11,7 +11,7 @@ import {
   schemaComment,
   setYamlFields,
   writeFileAtomic,
-} from '../../src/spec/index.js';
+} from '../../src/repository/index.js';
 import { makeRepo } from './helpers.js';
 
 const COMMENTED = `# yaml-language-server: $schema=../../.tmsync-schemas/test-case.schema.json

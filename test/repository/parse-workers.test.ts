@@ -3,14 +3,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeRepo } from './helpers.js';
 
-// Worker threads run only from the built package (they load dist/spec/parse-worker.js), so this
+// Worker threads run only from the built package (they load dist/repository/parse-worker.js), so this
 // test uses dist/: `npm test` builds first; alone, run `npx tsc -p tsconfig.build.json`.
 const DIST = join(import.meta.dirname, '..', '..', 'dist', 'spec', 'index.js');
 
 describe('loading with worker threads', () => {
   it('gives the same state and problems as loading in one thread', async () => {
     expect(existsSync(DIST), 'dist/ is missing: run npx tsc -p tsconfig.build.json').toBe(true);
-    const spec = (await import(DIST)) as typeof import('../../src/spec/index.js');
+    const spec = (await import(DIST)) as typeof import('../../src/repository/index.js');
     const files: Record<string, string> = {
       'tmsync.yaml': 'project: SHOP\n',
       'step_groups/g.yaml': 'title: G\nsteps:\n  - action: a\n',

@@ -1,5 +1,6 @@
-import type { ActualState, DesiredState, RemoteCase, RemoteFolder, RemoteStepGroup } from '../model.js';
-import type { Operation, Plan, Ref } from './operations.js';
+import type { ActualState, DesiredState, RemoteCase, RemoteFolder, RemoteStepGroup } from '../../src/model.js';
+import { answersQuery, type CaseQuery } from '../../src/case-query.js';
+import type { Operation, Plan, Ref } from '../../src/plan/operations.js';
 
 /**
  * Applies a plan to an ActualState in memory, the way the service would: for tests (the
@@ -178,7 +179,7 @@ export function simulatePlan(actual: ActualState, plan: Plan, idFactory: IdFacto
   };
 }
 
-function applyCaseBody(c: RemoteCase, b: import('./operations.js').CaseBody, resolve: (r: Ref) => string, labelsReadable: boolean): void {
+function applyCaseBody(c: RemoteCase, b: import('../../src/plan/operations.js').CaseBody, resolve: (r: Ref) => string, labelsReadable: boolean): void {
   c.title = b.title;
   c.folderId = resolve(b.folder);
   if (b.description !== undefined) c.description = b.description;
@@ -243,4 +244,10 @@ export function applyWriteBacksInMemory(desired: DesiredState, plan: Plan, creat
     cases: desired.cases.map((c) => (ids.has(c.file) ? { ...c, id: ids.get(c.file) } : c)),
     stepGroups: desired.stepGroups.map((g) => (ids.has(g.file) ? { ...g, id: ids.get(g.file) } : g)),
   };
+}
+
+/** The cases of `actual` the queries read (each once, in `actual`'s order): what the service's
+ * filtered case lists would answer, for `--changed-since` tests. */
+export function simulateCaseQueries(actual: ActualState, queries: readonly CaseQuery[]): RemoteCase[] {
+  return actual.cases.filter((c) => queries.some((q) => answersQuery(c, q)));
 }

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildSpecJsonSchemas, renderJsonSchemaFile } from '../../src/spec/index.js';
+import { buildSpecJsonSchemas, renderJsonSchemaFile } from '../../src/repository/index.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -22,7 +22,7 @@ describe('the checked-in JSON Schemas', () => {
       const onDisk = await readFile(join(root, 'schemas', name), 'utf8').catch(() => '(missing)');
       const fresh = renderJsonSchemaFile(schema);
       if (onDisk !== fresh) {
-        expect.fail(`schemas/${name} is out of date with src/spec/schemas.ts: run npm run schemas (or node scripts/gen-spec-schemas.mjs after a build)`);
+        expect.fail(`schemas/${name} is out of date with src/repository/schemas.ts: run npm run schemas (or node scripts/gen-spec-schemas.mjs after a build)`);
       }
     });
   }
