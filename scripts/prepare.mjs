@@ -23,4 +23,8 @@ const res = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
   stdio: 'inherit',
   cwd: new URL('..', import.meta.url),
 });
+if (res.status === 0) {
+  const prune = spawnSync(process.execPath, [new URL('./prune-dist.mjs', import.meta.url).pathname], { stdio: 'inherit' });
+  process.exit(prune.status ?? 1);
+}
 process.exit(res.status ?? 1);
