@@ -1,6 +1,7 @@
 import type { ActualState } from '../model.js';
 import { folderFingerprint } from '../plan/build-plan.js';
 import type { Operation, Plan } from '../plan/operations.js';
+import { canonicalJson } from '../canonical-json.js';
 
 /**
  * Is a saved plan still the plan? Pure. A saved plan is applied only when the repository and every
@@ -110,11 +111,5 @@ function describeOp(op: Operation): string {
   return `${verb} ${name}${file && name !== file ? ` (${file})` : ''}`;
 }
 
-/** JSON with object keys sorted: a plan read back from a file compares equal to the same plan built now. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, (v as Record<string, unknown>)[k]]))
-      : v,
-  );
-}
+/** A plan read back from a file compares equal to the same plan built now through canonical JSON. */
+export { canonicalJson };

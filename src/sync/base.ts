@@ -1,0 +1,247 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { canonicalJson } from '../canonical-json.js';
+import { TmsyncError } from '../errors.js';
+import { fileOps, ioError, type FileOps } from '../repository/file-ops.js';
+import { writeFileAtomic } from '../repository/writer.js';
+
+/**
+ * The sync base: for each item the last `apply` or `pull` synced, the service's `updated_at` and a
+ * hash of each managed field as it was synced. With it, a field that differs between the repository
+ * and the service can be told apart: changed in the repository, changed on the service, or changed
+ * on both sides (a conflict). See docs/sync.md.
+ *
+ * `tmsync.base` at the repository root, meant to be committed beside the YAML files, like a lockfile.
+ * A text file made to merge well in git: a header line, then one line per item in a stable order
+ * (folders, step groups, cases; by id), fields sorted by name:
+ *
+ *     tmsync-base 1 project 0b1c…
+ *     case 3f2a… 2026-11-23T10:00:00Z description=9c1d2e3f4a5b title=77aa01bc23de
+ *
+ * Reading is forgiving where git is likely to have been: merge-conflict markers are skipped, and an
+ * item that appears twice with different lines (both branches synced it) has no base, so the next
+ * plan treats it as today's two-way compare and the next sync records it again. A base written for
+ * another project is not used. A base of a newer format is refused (never rewritten by an older tmsync).
+ */
+export const SYNC_BASE_FILE = 'tmsync.base';
+export const SYNC_BASE_FORMAT_VERSION = 1;
+
+export type BaseKind = 'folder' | 'step_group' | 'case';
+const KIND_ORDER: readonly BaseKind[] = ['folder', 'step_group', 'case'];
+
+export interface BaseEntry {
+  kind: BaseKind;
+  id: string;
+  /** the service's `updated_at` as synced; undefined when the service gave none */
+  updatedAt: string | undefined;
+  /** field name → hash of its value as synced */
+  fields: ReadonlyMap<string, string>;
+}
+
+/** The hash recorded for a field value: 12 hex digits of the SHA-256 of its canonical JSON. */
+export function fieldHash(value: unknown): string {
+  return createHash('sha256')
+    .update(canonicalJson(value === undefined ? null : value))
+    .digest('hex')
+    .slice(0, 12);
+}
+
+const FIELD_NAME = /^[A-Za-z0-9_.[\]-]+$/;
+const HASH = /^[0-9a-f]{12}$/;
+const CONFLICT_MARKER = /^(<{7}|={7}|>{7}|\|{7})( |$)/;
+const keyOf = (kind: BaseKind, id: string) => `${kind} ${id}`;
+
+export class SyncBase {
+  private readonly entries = new Map<string, BaseEntry>();
+
+  constructor(readonly project: string) {}
+
+  /** A base holding these entries (as read from a file). */
+  static of(project: string, entries: Iterable<BaseEntry>): SyncBase {
+    const base = new SyncBase(project);
+    for (const e of entries) base.entries.set(keyOf(e.kind, e.id), e);
+    return base;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(kind: BaseKind, id: string): BaseEntry | undefined {
+    return this.entries.get(keyOf(kind, id));
+  }
+
+  /** Records an item as synced now: its `updated_at` and its fields' values (hashed here). */
+  record(kind: BaseKind, id: string, updatedAt: string | number | null | undefined, fields: Readonly<Record<string, unknown>>): void {
+    if (!id || /\s/.test(id)) throw new TmsyncError('invalid_sync_base_entry', `cannot record ${kind} id ${JSON.stringify(id)} in the sync base`);
+    const hashed = new Map<string, string>();
+    for (const name of Object.keys(fields).sort()) {
+      if (!FIELD_NAME.test(name)) throw new TmsyncError('invalid_sync_base_entry', `cannot record field ${JSON.stringify(name)} in the sync base`);
+      hashed.set(name, fieldHash(fields[name]));
+    }
+    const at = updatedAt === null || updatedAt === undefined || updatedAt === '' ? undefined : String(updatedAt);
+    this.entries.set(keyOf(kind, id), { kind, id, updatedAt: at, fields: hashed });
+  }
+
+  /** Forgets an item (deleted on both sides, or no longer managed). */
+  forget(kind: BaseKind, id: string): void {
+    this.entries.delete(keyOf(kind, id));
+  }
+
+  /** The file's text: the same entries always give the same bytes. */
+  serialize(): string {
+    const lines = [
+      '# tmsync sync base: what the last apply or pull synced, per item. Commit it beside the YAML files;',
+      '# apply and pull rewrite it. See docs/sync.md.',
+      `tmsync-base ${SYNC_BASE_FORMAT_VERSION} project ${encodeToken(this.project)}`,
+    ];
+    const sorted = [...this.entries.values()].sort(
+      (a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    );
+    for (const e of sorted) lines.push(entryLine(e));
+    return `${lines.join('\n')}\n`;
+  }
+}
+
+/** A token of a line: percent-encoded, `-` for an empty text (so a text `-` itself is `%2D`). */
+function encodeToken(s: string): string {
+  return s === '' ? '-' : s === '-' ? '%2D' : encodeURIComponent(s);
+}
+
+function decodeToken(s: string): string {
+  return s === '-' ? '' : decodeURIComponent(s);
+}
+
+function entryLine(e: BaseEntry): string {
+  const fields = [...e.fields].map(([name, hash]) => `${name}=${hash}`);
+  return [e.kind, encodeToken(e.id), e.updatedAt === undefined ? '-' : encodeToken(e.updatedAt), ...fields].join(' ');
+}
+
+export interface ParsedSyncBase {
+  base: SyncBase;
+  /** things the user may want to know (merged entries dropped, lines skipped), one line each */
+  notes: string[];
+}
+
+/**
+ * Reads a sync base's text. `project` is the project this run targets: a base written for another
+ * project is not used (an empty base, with a note). Throws for a base of a newer format.
+ */
+export function parseSyncBase(text: string, file: string, project: string): ParsedSyncBase {
+  const notes: string[] = [];
+  const lines = text.split(/\r?\n/);
+  let header: { version: number; project: string } | undefined;
+  const seen = new Map<string, { line: string; entry: BaseEntry }>();
+  const dropped = new Set<string>();
+  let skipped = 0;
+  let markers = false;
+  lines.forEach((raw, i) => {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) return;
+    if (CONFLICT_MARKER.test(line)) {
+      markers = true;
+      return;
+    }
+    const parts = line.split(/\s+/);
+    if (!header) {
+      const version = parts[0] === 'tmsync-base' ? Number(parts[1]) : NaN;
+      if (!Number.isInteger(version) || parts[2] !== 'project' || parts.length !== 4) {
+        throw new TmsyncError('invalid_sync_base', `${file}:${i + 1}: not a tmsync sync base (expected \`tmsync-base ${SYNC_BASE_FORMAT_VERSION} project <id>\`)`, {
+          hint: `delete ${file}: the next apply or pull writes a new one (until then, differences are compared two ways, as without a base)`,
+        });
+      }
+      if (version > SYNC_BASE_FORMAT_VERSION) {
+        throw new TmsyncError('sync_base_too_new', `${file} was written by a newer tmsync (format ${version}; this one reads ${SYNC_BASE_FORMAT_VERSION})`, {
+          hint: 'upgrade tmsync; this version leaves the file as it is',
+        });
+      }
+      header = { version, project: decodeToken(parts[3]!) };
+      return;
+    }
+    const entry = parseEntry(parts);
+    if (!entry) {
+      skipped++;
+      return;
+    }
+    const key = keyOf(entry.kind, entry.id);
+    const normalised = entryLine(entry);
+    const before = seen.get(key);
+    if (before && before.line !== normalised) dropped.add(key);
+    else seen.set(key, { line: normalised, entry });
+  });
+  if (!header) {
+    return { base: new SyncBase(project), notes };
+  }
+  if (header.project !== project) {
+    notes.push(`${file} was written for another project (${header.project}); it is not used, and the next apply or pull replaces it`);
+    return { base: new SyncBase(project), notes };
+  }
+  const base = SyncBase.of(project, [...seen].filter(([key]) => !dropped.has(key)).map(([, { entry }]) => entry));
+  if (markers) notes.push(`${file} held git merge-conflict markers; they are ignored`);
+  if (dropped.size > 0) {
+    notes.push(`${dropped.size} item${dropped.size === 1 ? '' : 's'} appeared twice in ${file} with different records (a merge of two syncs): compared two ways until the next sync`);
+  }
+  if (skipped > 0) notes.push(`${skipped} unreadable line${skipped === 1 ? '' : 's'} in ${file} skipped: those items are compared two ways until the next sync`);
+  return { base, notes };
+}
+
+function parseEntry(parts: string[]): BaseEntry | undefined {
+  const [kind, id, updatedAt, ...fieldParts] = parts;
+  if (kind !== 'folder' && kind !== 'step_group' && kind !== 'case') return undefined;
+  if (!id || !updatedAt) return undefined;
+  const fields = new Map<string, string>();
+  for (const f of fieldParts) {
+    const eq = f.indexOf('=');
+    const name = f.slice(0, eq);
+    const hash = f.slice(eq + 1);
+    if (eq <= 0 || !FIELD_NAME.test(name) || !HASH.test(hash) || fields.has(name)) return undefined;
+    fields.set(name, hash);
+  }
+  try {
+    return { kind, id: decodeToken(id), updatedAt: updatedAt === '-' ? undefined : decodeToken(updatedAt), fields: new Map([...fields].sort(([a], [b]) => (a < b ? -1 : 1))) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads `tmsync.base` under `root`; a missing file is an empty base (`exists: false`). */
+export async function readSyncBase(root: string, project: string, ops?: Partial<FileOps>): Promise<ParsedSyncBase & { exists: boolean }> {
+  const file = join(root, SYNC_BASE_FILE);
+  let text: string;
+  try {
+    text = (await fileOps(ops).readFile(file)).toString('utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { base: new SyncBase(project), notes: [], exists: false };
+    throw ioError(err, 'read', SYNC_BASE_FILE);
+  }
+  return { ...parseSyncBase(text, SYNC_BASE_FILE, project), exists: true };
+}
+
+/** Writes `tmsync.base` under `root` atomically (a whole new file or the old one, never half). */
+export async function writeSyncBase(root: string, base: SyncBase, ops?: Partial<FileOps>): Promise<void> {
+  await writeFileAtomic(join(root, SYNC_BASE_FILE), base.serialize(), { root, ...(ops ? { ops } : {}) });
+}
+
+/**
+ * How one field stands between the base, the repository (local) and the service (remote). The
+ * values must be in the form the plan compares them in (the same normalisation on both sides).
+ * - `no_base`: the item or field has no base: compare two ways, as without a sync base;
+ * - `unchanged`: both sides hold the base value;
+ * - `local`: only the repository changed it (an update, as today);
+ * - `remote`: only the service changed it (keep it; `pull` brings it into the files);
+ * - `same`: both changed it to the same value;
+ * - `conflict`: both changed it, to different values.
+ */
+export type FieldStanding = 'no_base' | 'unchanged' | 'local' | 'remote' | 'same' | 'conflict';
+
+export function fieldStanding(baseHash: string | undefined, local: unknown, remote: unknown): FieldStanding {
+  if (baseHash === undefined) return 'no_base';
+  const l = fieldHash(local);
+  const r = fieldHash(remote);
+  const localChanged = l !== baseHash;
+  const remoteChanged = r !== baseHash;
+  if (!localChanged && !remoteChanged) return 'unchanged';
+  if (localChanged && !remoteChanged) return 'local';
+  if (!localChanged) return 'remote';
+  return l === r ? 'same' : 'conflict';
+}

@@ -1,0 +1,197 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { TmsyncError } from '../../src/errors.js';
+import {
+  SYNC_BASE_FILE,
+  SyncBase,
+  fieldHash,
+  fieldStanding,
+  parseSyncBase,
+  readSyncBase,
+  writeSyncBase,
+  type BaseKind,
+} from '../../src/sync/base.js';
+
+const P = 'proj-1';
+
+function sample(): SyncBase {
+  const base = new SyncBase(P);
+  base.record('case', 'c-2', '2026-11-23T10:00:00Z', { title: 'Log in', description: 'Opens the page', labels: ['a', 'b'] });
+  base.record('folder', 'f-1', 1763892000000, { name: 'Checkout', parent: null, order: 2 });
+  base.record('step_group', 'g-1', undefined, { title: 'Sign in', 'step.0': { action: 'Open', expected: 'Shown' } });
+  base.record('case', 'c-1', '2026-11-22T09:00:00Z', { title: 'Pay' });
+  return base;
+}
+
+describe('the sync base file', () => {
+  it('reads back what it wrote, entry for entry', () => {
+    const text = sample().serialize();
+    const { base, notes } = parseSyncBase(text, SYNC_BASE_FILE, P);
+    expect(notes).toEqual([]);
+    expect(base.size).toBe(4);
+    expect(base.serialize()).toBe(text);
+    expect(base.get('case', 'c-2')?.fields.get('title')).toBe(fieldHash('Log in'));
+    expect(base.get('folder', 'f-1')?.updatedAt).toBe('1763892000000');
+    expect(base.get('step_group', 'g-1')?.updatedAt).toBeUndefined();
+  });
+
+  it('writes one line per item in a stable order (folders, step groups, cases; by id), whatever the order of recording', () => {
+    const lines = sample().serialize().split('\n').filter((l) => l && !l.startsWith('#'));
+    expect(lines[0]).toBe(`tmsync-base 1 project ${P}`);
+    expect(lines.slice(1).map((l) => l.split(' ').slice(0, 2).join(' '))).toEqual(['folder f-1', 'step_group g-1', 'case c-1', 'case c-2']);
+    const other = new SyncBase(P);
+    other.record('case', 'c-1', '2026-11-22T09:00:00Z', { title: 'Pay' });
+    other.record('step_group', 'g-1', undefined, { 'step.0': { expected: 'Shown', action: 'Open' }, title: 'Sign in' });
+    other.record('folder', 'f-1', 1763892000000, { order: 2, parent: null, name: 'Checkout' });
+    other.record('case', 'c-2', '2026-11-23T10:00:00Z', { labels: ['a', 'b'], description: 'Opens the page', title: 'Log in' });
+    expect(other.serialize()).toBe(sample().serialize());
+  });
+
+  it('keeps ids and timestamps with spaces or odd characters intact', () => {
+    const base = new SyncBase('my project');
+    base.record('case', 'TC-1', '2026-11-23 10:00:00', { title: 'x' });
+    base.record('case', '-', '-', { title: 'y' });
+    const back = parseSyncBase(base.serialize(), SYNC_BASE_FILE, 'my project').base;
+    expect(back.get('case', 'TC-1')?.updatedAt).toBe('2026-11-23 10:00:00');
+    expect(back.get('case', '-')?.updatedAt).toBe('-');
+  });
+
+  it('merges in git without conflicts when two branches sync different items', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tmsync-base-git-'));
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } });
+    git('init', '-q', '-b', 'main');
+    const base = new SyncBase(P);
+    for (let i = 0; i < 20; i++) base.record('case', `c-${String(i).padStart(2, '0')}`, `t${i}`, { title: `T${i}` });
+    await writeFile(join(dir, SYNC_BASE_FILE), base.serialize());
+    git('add', '.');
+    git('commit', '-qm', 'base');
+    git('checkout', '-qb', 'left');
+    const left = parseSyncBase(base.serialize(), SYNC_BASE_FILE, P).base;
+    left.record('case', 'c-03', 't3b', { title: 'T3 left' });
+    left.record('case', 'c-03a', 'new', { title: 'added left' });
+    await writeFile(join(dir, SYNC_BASE_FILE), left.serialize());
+    git('commit', '-qam', 'left');
+    git('checkout', '-q', 'main');
+    const right = parseSyncBase(base.serialize(), SYNC_BASE_FILE, P).base;
+    right.record('case', 'c-15', 't15b', { title: 'T15 right' });
+    right.forget('case', 'c-10');
+    await writeFile(join(dir, SYNC_BASE_FILE), right.serialize());
+    git('commit', '-qam', 'right');
+    git('merge', '-q', '--no-edit', 'left');
+    const merged = parseSyncBase(await readFile(join(dir, SYNC_BASE_FILE), 'utf8'), SYNC_BASE_FILE, P);
+    expect(merged.notes).toEqual([]);
+    expect(merged.base.get('case', 'c-03')?.fields.get('title')).toBe(fieldHash('T3 left'));
+    expect(merged.base.get('case', 'c-03a')).toBeDefined();
+    expect(merged.base.get('case', 'c-15')?.fields.get('title')).toBe(fieldHash('T15 right'));
+    expect(merged.base.get('case', 'c-10')).toBeUndefined();
+    expect(merged.base.size).toBe(20);
+  });
+
+  it('after a conflicted merge, drops the items both sides recorded differently and keeps the rest, with a note', () => {
+    const text = [
+      `tmsync-base 1 project ${P}`,
+      `case c-1 t1 title=${fieldHash('A')}`,
+      '<<<<<<< HEAD',
+      `case c-2 t2 title=${fieldHash('left')}`,
+      '=======',
+      `case c-2 t3 title=${fieldHash('right')}`,
+      '>>>>>>> other',
+      `case c-3 t3 title=${fieldHash('C')}`,
+    ].join('\n');
+    const { base, notes } = parseSyncBase(text, SYNC_BASE_FILE, P);
+    expect(base.get('case', 'c-2')).toBeUndefined();
+    expect(base.get('case', 'c-1')).toBeDefined();
+    expect(base.get('case', 'c-3')).toBeDefined();
+    expect(notes.join('\n')).toMatch(/merge-conflict markers/);
+    expect(notes.join('\n')).toMatch(/1 item appeared twice/);
+  });
+
+  it('skips an unreadable line with a note, and keeps the other items', () => {
+    const text = `tmsync-base 1 project ${P}\ncase c-1 t1 title=nothex\ncase c-2 t2 title=${fieldHash('B')}\n`;
+    const { base, notes } = parseSyncBase(text, SYNC_BASE_FILE, P);
+    expect(base.get('case', 'c-1')).toBeUndefined();
+    expect(base.get('case', 'c-2')).toBeDefined();
+    expect(notes).toEqual([`1 unreadable line in ${SYNC_BASE_FILE} skipped: those items are compared two ways until the next sync`]);
+  });
+
+  it('does not use a base written for another project, and says so', () => {
+    const { base, notes } = parseSyncBase(sample().serialize(), SYNC_BASE_FILE, 'other-project');
+    expect(base.size).toBe(0);
+    expect(notes[0]).toMatch(/written for another project \(proj-1\)/);
+  });
+
+  it('refuses a base of a newer format, and a file that is not a base, saying what to do', () => {
+    const newer = () => parseSyncBase(`tmsync-base 2 project ${P}\n`, SYNC_BASE_FILE, P);
+    expect(newer).toThrow(TmsyncError);
+    expect(newer).toThrow(/newer tmsync \(format 2; this one reads 1\)/);
+    const garbage = () => parseSyncBase('{"not": "a base"}\n', SYNC_BASE_FILE, P);
+    expect(garbage).toThrow(/tmsync.base:1: not a tmsync sync base/);
+    try {
+      garbage();
+    } catch (err) {
+      expect((err as TmsyncError).hint).toMatch(/delete tmsync.base/);
+    }
+  });
+
+  it('refuses to record a field name or an id the file cannot hold', () => {
+    const base = new SyncBase(P);
+    expect(() => base.record('case', 'a b', 't', { title: 'x' })).toThrow(/cannot record case id/);
+    expect(() => base.record('case', 'c', 't', { 'ti tle': 'x' })).toThrow(/cannot record field/);
+  });
+
+  it('is written atomically under the repository root and read back; a missing file is an empty base', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tmsync-base-'));
+    const missing = await readSyncBase(dir, P);
+    expect(missing.exists).toBe(false);
+    expect(missing.base.size).toBe(0);
+    await writeSyncBase(dir, sample());
+    const back = await readSyncBase(dir, P);
+    expect(back.exists).toBe(true);
+    expect(back.base.serialize()).toBe(sample().serialize());
+    expect(await readFile(join(dir, SYNC_BASE_FILE), 'utf8')).toBe(sample().serialize());
+  });
+
+  it('round-trips any entries (property)', () => {
+    const kind = fc.constantFrom<BaseKind>('folder', 'step_group', 'case');
+    const entry = fc.record({
+      kind,
+      id: fc.oneof(fc.constant('-'), fc.string({ minLength: 1 })).filter((s) => !/\s/.test(s)),
+      at: fc.option(fc.oneof(fc.string(), fc.integer({ min: 0 })), { nil: undefined }),
+      fields: fc.dictionary(fc.stringMatching(/^[a-z_.]{1,12}$/), fc.jsonValue()),
+    });
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 12 }), (entries) => {
+        const base = new SyncBase(P);
+        for (const e of entries) base.record(e.kind, e.id, e.at, e.fields);
+        const back = parseSyncBase(base.serialize(), SYNC_BASE_FILE, P);
+        expect(back.notes).toEqual([]);
+        expect(back.base.serialize()).toBe(base.serialize());
+        expect(back.base.size).toBe(base.size);
+      }),
+    );
+  });
+});
+
+describe('a field between the base, the repository and the service', () => {
+  const h = fieldHash('synced');
+  it.each([
+    ['no base', undefined, 'x', 'y', 'no_base'],
+    ['neither side changed it', h, 'synced', 'synced', 'unchanged'],
+    ['only the repository changed it', h, 'file text', 'synced', 'local'],
+    ['only the service changed it', h, 'synced', 'UI text', 'remote'],
+    ['both changed it to the same value', h, 'same', 'same', 'same'],
+    ['both changed it to different values', h, 'file text', 'UI text', 'conflict'],
+  ] as const)('%s: %s', (_name, base, local, remote, expected) => {
+    expect(fieldStanding(base, local, remote)).toBe(expected);
+  });
+
+  it('compares structured values whatever the order of their keys', () => {
+    const base = fieldHash({ action: 'Open', expected: 'Shown' });
+    expect(fieldStanding(base, { expected: 'Shown', action: 'Open' }, { action: 'Open', expected: 'Shown' })).toBe('unchanged');
+    expect(fieldHash(undefined)).toBe(fieldHash(null));
+  });
+});
