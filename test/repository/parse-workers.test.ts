@@ -5,7 +5,7 @@ import { makeRepo } from './helpers.js';
 
 // Worker threads run only from the built package (they load dist/repository/parse-worker.js), so this
 // test uses dist/: `npm test` builds first; alone, run `npx tsc -p tsconfig.build.json`.
-const DIST = join(import.meta.dirname, '..', '..', 'dist', 'spec', 'index.js');
+const DIST = join(import.meta.dirname, '..', '..', 'dist', 'repository', 'index.js');
 
 describe('loading with worker threads', () => {
   it('gives the same state and problems as loading in one thread', async () => {
