@@ -146,6 +146,8 @@ export interface RemoteProject {
   name: string;
   humanIdPrefix: string;
   description?: string;
+  /** the project's page in the service's web UI, when its answer gives one (`webLink`) */
+  webUrl?: string;
 }
 
 export interface RemoteFolder {

@@ -13,6 +13,8 @@ export const Project = z.looseObject({
   name: z.string(),
   description: Text,
   human_id_prefix: z.string(),
+  /** emulator extension (document dialect): the item's page in the emulator's web UI */
+  web_url: z.string().optional(),
 });
 export type Project = z.infer<typeof Project>;
 
@@ -71,6 +73,8 @@ export const TestCase = z.looseObject({
   individual_steps: z.array(IndividualStep).optional(),
   created_at: Timestamp,
   updated_at: Timestamp,
+  /** emulator extension (document dialect): the item's page (on its own answers, not in the list) in the emulator's web UI */
+  web_url: z.string().optional(),
 });
 export type TestCase = z.infer<typeof TestCase>;
 
@@ -117,6 +121,8 @@ export const TestPlan = z.looseObject({
   created_at: Timestamp,
   updated_at: Timestamp,
   completed_at: Timestamp.optional(),
+  /** emulator extension (document dialect): the item's page in the emulator's web UI */
+  web_url: z.string().optional(),
 });
 export type TestPlan = z.infer<typeof TestPlan>;
 
@@ -144,6 +150,8 @@ export const TestRun = z.looseObject({
   test_cases_count: z.number().int().optional(),
   created_at: Timestamp,
   updated_at: Timestamp,
+  /** emulator extension (document dialect): the item's page in the emulator's web UI */
+  web_url: z.string().optional(),
 });
 export type TestRun = z.infer<typeof TestRun>;
 

@@ -3,6 +3,7 @@ import { TmsyncError } from '../errors.js';
 import { ApiError } from '../remote/api-error.js';
 import type { TmsClient } from '../remote/client.js';
 import { systemClock } from '../remote/clock.js';
+import { webLink } from '../remote/web-link.js';
 
 /**
  * The execution interface from CI: start a test plan, then follow its run to the end.
@@ -36,7 +37,7 @@ export async function triggerExecution(client: TmsClient, options: TriggerOption
   if (options.runtimeData && Object.keys(options.runtimeData).length > 0) body.runtimeData = options.runtimeData;
   const res = (await client.call('triggerExecution', { body, signal: options.signal })) as Record<string, unknown>;
   const run: TriggeredRun = { id: String(res.id) };
-  const url = runUrl(res);
+  const url = webLink(res);
   if (url) run.url = url;
   return run;
 }
@@ -180,15 +181,6 @@ export function formatCounts(run: ExecutionResult | undefined): string {
   add(run.notExecutedCount, 'not executed');
   add(run.queuedCount, 'queued');
   return parts.length ? parts.join(', ') : 'no counts given';
-}
-
-/** A link to the run: the answer's `url`/`link`/`app_url` fields, whichever is an http(s) URL. */
-export function runUrl(answer: Record<string, unknown>): string | undefined {
-  for (const key of ['url', 'html_url', 'link', 'run_url', 'app_url']) {
-    const v = answer[key];
-    if (typeof v === 'string' && /^https?:\/\//i.test(v)) return v;
-  }
-  return undefined;
 }
 
 /** `["browser=chromium", "tag=smoke"]` → `{ browser: 'chromium', tag: 'smoke' }`. */

@@ -4,6 +4,7 @@ import type { RemoteProject } from '../model.js';
 import { ApiError } from '../remote/api-error.js';
 import type { TmsClient } from '../remote/client.js';
 import { normalizeTimestamp } from '../remote/normalize.js';
+import { webLink } from '../remote/web-link.js';
 import type { JunitOutcome, JunitTestcase } from './junit.js';
 import {
   describeCaseResult,
@@ -78,9 +79,10 @@ export interface PushResultsResult {
   dryRun: boolean;
   /**
    * the run written to; `created` for --new-run (undefined id in a dry run); `closed` when --close
-   * closed it, `notClosedReason` when --close was asked for and the run was left open
+   * closed it, `notClosedReason` when --close was asked for and the run was left open; `url` its
+   * page in the service's web UI, when the service's answer gave one
    */
-  run: { id?: string; humanId?: string; title: string; created: boolean; closed?: boolean; notClosedReason?: string };
+  run: { id?: string; humanId?: string; title: string; created: boolean; closed?: boolean; notClosedReason?: string; url?: string };
   /** --assign-failed: the user the failed rows were given to */
   assignedTo?: { id: string; email?: string; rows: number };
   /** every row that was to be sent */
@@ -101,6 +103,12 @@ export interface PushResultsResult {
   counts: Record<string, number>;
   /** update requests sent */
   requests: number;
+}
+
+/** `{ url }` when the run's answer links to its page in the service's web UI, else nothing. */
+function linkOf(run: TestRun): { url?: string } {
+  const url = webLink(run);
+  return url ? { url } : {};
 }
 
 export const PUSH_DEFAULTS = Object.freeze({ batchSize: 100, lookupThreshold: 20, maxBatchSize: 1000 });
@@ -156,7 +164,7 @@ export async function pushResults(options: PushResultsOptions): Promise<PushResu
         details: { run: found.id },
       });
     }
-    run = { id: found.id, humanId: found.human_id, title: found.title, created: false };
+    run = { id: found.id, humanId: found.human_id, title: found.title, created: false, ...linkOf(found) };
     const runCases = await listRunCases(client, projectId, found.id, signal);
     inRun = new Set(runCases.map((c) => c.id));
     for (const c of runCases) {
@@ -196,7 +204,7 @@ export async function pushResults(options: PushResultsOptions): Promise<PushResu
         ...(testPlanId !== undefined ? { test_plan_id: testPlanId } : {}),
         ...((options.environments ?? []).length > 0 ? { environment_ids: options.environments!.map(environmentId) } : {}),
       });
-      run = { id: created.id, humanId: created.human_id, title: created.title, created: true };
+      run = { id: created.id, humanId: created.human_id, title: created.title, created: true, ...linkOf(created) };
       // read back: a STATIC selection the service trimmed must not be reported as sent
       inRun = new Set((await listRunCases(client, projectId, created.id, signal)).map((c) => c.id));
     }

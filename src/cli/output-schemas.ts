@@ -23,7 +23,12 @@ const applyResult = z.looseObject({
   skipped: z.array(z.looseObject({ key: z.string(), reason: z.string() })),
   interrupted: z.boolean(),
 });
-const executionRun = z.looseObject({ id: z.union([z.string(), z.number()]), url: z.string().optional() });
+/** A page in the service's web UI (`webLink`: the answer's web_url, html_url, app_url, run_url, link or url). */
+const webUrl = z.string().meta({ format: 'uri' });
+const executionRun = z.looseObject({
+  id: z.union([z.string(), z.number()]),
+  url: webUrl.optional().meta({ description: "the run's page in the service's web UI, when the service's answer gave one" }),
+});
 
 export const outputSchemas = {
   error: doc('every command under --json when it fails (also usage errors): stdout holds this, stderr the message', {
@@ -40,6 +45,7 @@ export const outputSchemas = {
   apply: doc('`tmsync apply --json` and `tmsync migrate --json`; result is null when there was nothing to do', {
     plan: PlanFileSchema,
     result: applyResult.nullable(),
+    projectUrl: webUrl.optional().meta({ description: "apply: the project's page in the service's web UI, when the service's answer gave one" }),
   }),
   init: doc('`tmsync init --json`', { created: z.array(z.string()), updated: z.array(z.string()) }),
   pull: doc('`tmsync pull --json`', {
@@ -69,6 +75,7 @@ export const outputSchemas = {
       closed: z.boolean().optional(),
       /** --close was asked for and the run was left open: why */
       notClosedReason: z.string().optional(),
+      url: webUrl.optional().meta({ description: "the run's page in the service's web UI, when the service's answer gave one" }),
     }),
     /** --assign-failed: the user the failed rows were given to */
     assignedTo: z.object({ id: z.string(), email: z.string().optional(), rows: z.number().int() }).optional(),

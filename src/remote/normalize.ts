@@ -10,6 +10,7 @@ import type {
   RemoteTestPlan,
   RemoteUser,
 } from '../model.js';
+import { webLink } from './web-link.js';
 
 /**
  * Wire shapes (snake_case, live variants) to the model (camelCase, one form). Pure functions.
@@ -78,7 +79,7 @@ const text = (s: string | null | undefined): string => s ?? '';
 const idOrNull = (s: string | null | undefined): string | null => (s ? s : null);
 
 export function toRemoteProject(w: W.Project): RemoteProject {
-  return compact({ id: w.id, name: w.name, humanIdPrefix: w.human_id_prefix, description: w.description ?? undefined });
+  return compact({ id: w.id, name: w.name, humanIdPrefix: w.human_id_prefix, description: w.description ?? undefined, webUrl: webLink(w) });
 }
 
 export function toRemoteFolder(w: W.FolderWire): RemoteFolder {

@@ -154,7 +154,7 @@ describe('results push --new-run with a test plan, environments, --assign-failed
     const code = await main(['node', 'tmsync', 'results', 'push', '--new-run', 'Summary run', '--close', join(FIXTURES, 'surefire.xml')], io, dir);
     expect(code).toBe(0);
     const text = await readFile(summaryFile, 'utf8');
-    expect(text).toMatch(/^### tmsync results push\n\n\*\*Pushed (\d+) of \1 results from \d+ testcases into DEMO-R-\d+ "Summary run"\.\*\*/);
+    expect(text).toMatch(/^### tmsync results push\n\n\*\*Pushed (\d+) of \1 results from \d+ testcases into (DEMO-R-\d+) "Summary run"\.\*\*\n\nView run: <http:\/\/[^/]+\/ui\/projects\/DEMO\/runs\/\2>\n/);
     expect(text).toMatch(/\| Status \| Cases \|\n\|---\|---\|\n(\| \w+ \| \d+ \|\n?)+/);
     expect(text).toContain('- The run was closed.');
   });

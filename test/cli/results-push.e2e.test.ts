@@ -116,6 +116,33 @@ describe('tmsync results push', () => {
     expect(await runStatuses(setup, projectId, json.run.id)).toEqual({ 'DEMO-1': 'PASSED', 'DEMO-2': 'FAILED', 'DEMO-11': 'SKIPPED' });
   });
 
+  it("ends with one line `View run: <link>` to the run's page in the web UI, which shows the run, and gives the link in --json (the live dialect, like the live service, sends none: no line then)", async () => {
+    const run = await createRun('Linked run');
+    const r = await tmsync(['results', 'push', '--test-run', run.human_id, 'reports/surefire.xml']);
+    const json = await tmsync(['results', 'push', '--new-run', 'Linked new run', 'reports/playwright.xml', '--json']);
+    expect([r.code, json.code]).toEqual([0, 0]);
+    const created = JSON.parse(json.out).run as { humanId: string; url?: string };
+    const linkLines = [...r.io.err, ...json.io.err].filter((line) => line.includes('View run'));
+    if (TEST_DIALECT === 'live') {
+      expect(linkLines).toEqual([]);
+      expect(created.url).toBeUndefined();
+      expect([...r.io.err, ...json.io.err].filter((line) => line.trim() === '')).toEqual([]);
+      return;
+    }
+    const page = `${emu.appUrl}/ui/projects/DEMO/runs/${run.human_id}`;
+    expect(r.io.err.at(-1)).toBe(`View run: ${page}`);
+    expect(r.io.err.filter((line) => line.startsWith('View run: '))).toHaveLength(1);
+    expect(created.url).toBe(`${emu.appUrl}/ui/projects/DEMO/runs/${created.humanId}`);
+    expect(json.io.err.at(-1)).toBe(`View run: ${created.url}`);
+    // the link opens the run's page (with the key the UI asks for), not a 404
+    for (const [url, title, humanId] of [[page, 'Linked run', run.human_id], [created.url, 'Linked new run', created.humanId]] as const) {
+      const res = await fetch(url!, { headers: { cookie: `tmsync_ui_key=${encodeURIComponent(KEY)}` } });
+      expect(res.status, url).toBe(200);
+      expect(await res.text()).toContain(`<h1>${humanId}: ${title}</h1>`);
+      expect((await fetch(url!)).status, 'without the key').toBe(401);
+    }
+  });
+
   it('maps testcases through a mapping file, which wins over ids in the names', async () => {
     const run = await createRun('Mapped');
     await writeFile(

@@ -125,6 +125,24 @@ describe('the live dialect answers as the live service does', () => {
     expect((await http.put(`/projects/DEMO/test_runs/${run.id}`, { status: 'CLOSED' })).status).toBe(200);
   });
 
+  it('sends no web_url (an emulator extension: the live service links to no UI page)', async () => {
+    const c = await testCase(http, r, folderId, { title: 'No link' });
+    const run = (await http.post('/projects/DEMO/test_runs', { title: 'No link', static_selection_filters: [{ field: 'id', operator: 'IN', values: [c.id] }] })).body.data.test_run;
+    const plan = (await http.post('/projects/DEMO/test_plans', { title: 'No link' })).body.data.test_plan;
+    const answers = [
+      c,
+      run,
+      plan,
+      (await http.get('/projects/DEMO')).body.data.project,
+      (await http.get(`/projects/DEMO/test_cases/${c.id}`)).body.data.test_case,
+      (await http.get(`/projects/DEMO/test_runs/${run.id}`)).body.data.test_run,
+      (await http.get(`/projects/DEMO/test_plans/${plan.id}`)).body.data.test_plan,
+      ...(await http.get('/projects')).body.data.projects,
+      ...(await http.get('/projects/DEMO/test_runs?page_size=100')).body.data.test_runs,
+    ];
+    for (const answer of answers) expect(answer).not.toHaveProperty('web_url');
+  });
+
   it('ignores unknown query parameters, filters and operators, and applies the known filters', async () => {
     const all = (await http.get('/projects?page_size=100')).body.data.projects.length;
     expect((await http.get('/projects?foo=bar&colour__EQ=red&name__LIKE=x')).body.data.projects).toHaveLength(all);

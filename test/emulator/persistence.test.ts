@@ -70,3 +70,42 @@ describe('schema versions', () => {
     expect(err).toMatchObject({ code: 'emulator_db_too_new' });
   });
 });
+
+describe('schema version 3: the run_cases(run_id, seq) index', () => {
+  it("upgrades a version-2 database with a run's results: the index is added, the results kept, and a run's results are read in order without a sort", async () => {
+    const { default: Database } = await import('better-sqlite3');
+    const { SCHEMA_VERSION } = await import('../../src/emulator/db/schema.js');
+    const file = join(mkdtempSync(join(tmpdir(), 'tmsync-schema3-')), 'emu.sqlite');
+    const first = await startEmulator({ db: file, apiKeys: [KEY], seed: 'demo' });
+    const h1 = api(first);
+    const r = await refs(h1);
+    const f = await folder(h1, 'Upgrade');
+    const cases = [await testCase(h1, r, f, { title: 'One' }), await testCase(h1, r, f, { title: 'Two' })];
+    const run = (await h1.post('/projects/DEMO/test_runs', { title: 'Old run', static_selection_filters: [{ field: 'id', operator: 'IN', values: cases.map((c) => c.id) }] })).body.data.test_run;
+    await first.close();
+
+    // what an emulator of schema version 2 left: the same tables, without the index
+    const raw = new Database(file);
+    raw.exec('DROP INDEX run_cases_run');
+    raw.pragma('user_version = 2');
+    raw.close();
+
+    const second = await startEmulator({ db: file, apiKeys: [KEY] });
+    try {
+      const listed = (await api(second).get(`/projects/DEMO/test_runs/${run.id}/test_cases`)).body.data.test_cases as { id: string }[];
+      expect(listed.map((c) => c.id)).toEqual(cases.map((c) => c.id));
+    } finally {
+      await second.close();
+    }
+    const check = new Database(file, { readonly: true });
+    try {
+      expect(check.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      expect((check.pragma('index_info(run_cases_run)') as { name: string }[]).map((c) => c.name)).toEqual(['run_id', 'seq']);
+      const plan = (check.prepare('EXPLAIN QUERY PLAN SELECT case_id FROM run_cases WHERE run_id = ? ORDER BY seq').all(run.id) as { detail: string }[]).map((p) => p.detail);
+      expect(plan.join('\n')).toContain('USING INDEX run_cases_run');
+      expect(plan.join('\n')).not.toContain('TEMP B-TREE');
+    } finally {
+      check.close();
+    }
+  });
+});

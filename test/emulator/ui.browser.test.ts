@@ -1,8 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryIo } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { CHROMIUM, CHROMIUM_ARGS, ensureChromium } from './chromium.js';
 import { HOSTILE, UI_KEY, seedUiProject, type UiSeed } from './ui-fixture.js';
@@ -140,5 +142,25 @@ describe('the web UI in Chromium', () => {
     expect(await bg('Passed')).toBe('rgb(26, 127, 55)');
     expect(await bg('Failed')).toBe('rgb(207, 34, 46)');
     await page.close();
+  });
+
+  it('opens the link `tmsync results push` prints on the page of the run it pushed into', async (ctx) => {
+    if (!browser) return ctx.skip(skipReason);
+    const dir = mkdtempSync(join(tmpdir(), 'tmsync-ui-link-'));
+    try {
+      writeFileSync(join(dir, 'junit.xml'), `<testsuite name="s"><testcase classname="c" name="${seed.plainCase.human_id} valid login"/></testsuite>\n`);
+      const io = memoryIo({ TMSYNC_BASE_URL: emu.baseUrl, TMSYNC_API_KEY: UI_KEY, TMSYNC_PROJECT: 'DEMO' });
+      expect(await main(['node', 'tmsync', 'results', 'push', '--new-run', 'Linked from the terminal', 'junit.xml'], io, dir)).toBe(0);
+      const link = /^View run: (\S+)$/.exec(io.err.at(-1) ?? '')?.[1];
+      expect(link, io.err.join('\n')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/ui\/projects\/DEMO\/runs\/DEMO-R-\d+$/);
+      const page = await signedInPage();
+      await page.goto(link!);
+      expect(await page.locator('h1').innerText()).toMatch(/^DEMO-R-\d+: Linked from the terminal$/);
+      expect(await page.locator('ul.totals[aria-label="results per status"]').innerText()).toBe('Passed: 1');
+      expect(await page.locator('main table').innerText()).toContain(seed.plainCase.human_id);
+      await page.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

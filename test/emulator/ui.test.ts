@@ -207,6 +207,40 @@ describe('the execution interface in the web UI', () => {
   });
 });
 
+describe("the API's web_url extension", () => {
+  const api = (url: string) => app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${UI_KEY}`, host: 'tms.test:8080' } });
+  const data = async (url: string) => (await api(url)).json().data;
+
+  it('links a project, a case, a test plan and a test run to their pages, on the host the API was reached on', async () => {
+    const items = [
+      { wire: (await data('/api/v1/projects/DEMO')).project, path: '/ui/projects/DEMO', h1: 'Demo (DEMO)' },
+      { wire: (await data(`/api/v1/projects/DEMO/test_cases/${seed.plainCase.id}`)).test_case, path: `/ui/projects/DEMO/cases/${seed.plainCase.human_id}`, h1: `${seed.plainCase.human_id}: Valid login` },
+      { wire: (await data(`/api/v1/projects/DEMO/test_plans/${seed.plan.id}`)).test_plan, path: `/ui/projects/DEMO/plans/${seed.plan.human_id}`, h1: `${seed.plan.human_id}: Release 1` },
+      { wire: (await data(`/api/v1/projects/DEMO/test_runs/${seed.run.id}`)).test_run, path: `/ui/projects/DEMO/runs/${seed.run.human_id}`, h1: `${seed.run.human_id}: Nightly` },
+    ];
+    for (const { wire, path, h1 } of items) {
+      expect(wire.web_url).toBe(`http://tms.test:8080${path}`);
+      const page = await get(new URL(wire.web_url).pathname);
+      expect(page.statusCode, path).toBe(200);
+      expect(page.body).toContain(`<h1>${h1}</h1>`);
+    }
+  });
+
+  it('carries it on the items of the project, plan and run lists, and on case writes, but not in the case list', async () => {
+    expect((await data('/api/v1/projects')).projects[0].web_url).toBe('http://tms.test:8080/ui/projects/DEMO');
+    expect((await data('/api/v1/projects/DEMO/test_plans')).test_plans[0].web_url).toBe(`http://tms.test:8080/ui/projects/DEMO/plans/${seed.plan.human_id}`);
+    expect((await data('/api/v1/projects/DEMO/test_runs')).test_runs[0].web_url).toBe(`http://tms.test:8080/ui/projects/DEMO/runs/${seed.run.human_id}`);
+    expect((await data('/api/v1/projects/DEMO/test_cases')).test_cases[0]).not.toHaveProperty('web_url');
+    const updated = await app.inject({
+      method: 'PUT',
+      url: `/api/v1/projects/DEMO/test_cases/${seed.failingCase.id}`,
+      headers: { authorization: `Bearer ${UI_KEY}`, host: 'tms.test:8080', 'content-type': 'application/json' },
+      payload: JSON.stringify({ title: 'Logout everywhere' }),
+    });
+    expect(updated.json().data.test_case.web_url).toBe(`http://tms.test:8080/ui/projects/DEMO/cases/${seed.failingCase.human_id}`);
+  });
+});
+
 describe('the web UI on a large project', () => {
   it('pages a folder of 10,000 cases 50 at a time, with links to the next and previous pages', async () => {
     const project = db.findProject(ctx, 'DEMO')!;

@@ -5,6 +5,7 @@ import {
   toLookup,
   toRemoteCase,
   toRemoteFolder,
+  toRemoteProject,
   toRemoteStepGroup,
   toRemoteTestPlan,
   toUser,
@@ -16,6 +17,12 @@ describe('normalizers', () => {
   it('turns millisecond timestamps into seconds and leaves seconds alone', () => {
     expect(normalizeTimestamp(1_700_000_000)).toBe(1_700_000_000);
     expect(normalizeTimestamp(1_700_000_000_123)).toBe(1_700_000_000);
+  });
+
+  it("keeps the project's web UI link as webUrl, and has no webUrl key when the answer gives none", () => {
+    const p = { id: 'p1', name: 'Demo', description: '', human_id_prefix: 'DEMO', created_at: 1, updated_at: 1 };
+    expect(toRemoteProject({ ...p, web_url: 'http://127.0.0.1:4010/ui/projects/DEMO' }).webUrl).toBe('http://127.0.0.1:4010/ui/projects/DEMO');
+    expect(Object.keys(toRemoteProject(p))).not.toContain('webUrl');
   });
 
   it('makes both root-parent spellings null', () => {

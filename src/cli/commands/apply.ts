@@ -8,7 +8,7 @@ import { loadTarget } from '../target.js';
 import { loadRepository, removeStrayTempFiles } from '../../repository/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
 import { buildPlan, hasChanges, parsePlanFile, renderPlanText, summaryLine, type Plan } from '../../plan/index.js';
-import type { ActualState } from '../../model.js';
+import type { ActualState, RemoteProject } from '../../model.js';
 import { executePlan, type ApplyResult } from '../../apply/executor.js';
 import { Journal, readJournal, rotateJournal, summarizeJournal } from '../../apply/journal.js';
 import { createProgressReporter } from '../../apply/progress.js';
@@ -126,7 +126,7 @@ async function applyWith(
 
   io.stderr(options.quiet ? summaryLine(plan) : renderPlanText(plan, { color: options.color.stderr }));
   if (!hasChanges(plan)) {
-    if (options.json) io.stdout(jsonOutput({ plan, result: null }));
+    if (options.json) io.stdout(jsonOutput({ plan, result: null, ...projectLink(project) }));
     await summary(io, `### tmsync apply\n\n**${summaryLine(plan)}** Nothing was applied.`);
     // the service matches the repository: nothing an earlier run left is still to do
     if (journal.runs > 0) await rotateJournal(root);
@@ -156,8 +156,8 @@ async function applyWith(
     scoped: config.scope !== undefined,
     claimedIds: claimedRemoteIds(loaded.state, actual),
   });
-  report(result, options, io, plan);
-  await summary(io, applySummary(result));
+  report(result, options, io, plan, project);
+  await summary(io, applySummary(result, project));
   if (result.journalError) return 1;
   if (result.interrupted) return EXIT_INTERRUPTED;
   if (result.failed.length === 0 && result.skipped.length === 0) await rotateJournal(root);
@@ -231,14 +231,20 @@ async function execute(
   }
 }
 
-/** The job summary of an apply: the counts, then what failed or was skipped. */
-function applySummary(result: ApplyResult): string {
+/** `{ projectUrl }` when the service's answer for the project linked to its web UI page, else nothing. */
+function projectLink(project: RemoteProject): { projectUrl?: string } {
+  return project.webUrl ? { projectUrl: project.webUrl } : {};
+}
+
+/** The job summary of an apply: the counts, the project's page, then what failed or was skipped. */
+function applySummary(result: ApplyResult, project: RemoteProject): string {
   const state = result.interrupted ? 'Apply interrupted' : result.failed.length || result.skipped.length ? 'Apply finished with failures' : 'Apply complete';
   const lines = [
     '### tmsync apply',
     '',
     `**${state}: ${result.created} created, ${result.updated} updated, ${result.moved} moved, ${result.deleted} deleted${result.adopted ? `, ${result.adopted} adopted` : ''}.**`,
   ];
+  if (project.webUrl) lines.push('', `View project: <${project.webUrl}>`);
   const rows = [
     ...result.failed.map((f) => `| failed | ${cell(f.file ?? f.key)} | ${cell(f.message)} |`),
     ...result.skipped.map((s) => `| skipped | ${cell(s.key)} | ${cell(s.reason)} |`),
@@ -248,7 +254,7 @@ function applySummary(result: ApplyResult): string {
   return lines.join('\n');
 }
 
-function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Plan): void {
+function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Plan, project: RemoteProject): void {
   for (const f of result.failed) {
     const where = f.file ? `${f.file}: ` : '';
     const what = f.stage === 'write_back' ? 'id not written back' : f.kind.replace(/_/g, ' ');
@@ -280,6 +286,8 @@ function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Pla
   if (writeFailures) {
     io.stderr(`${writeFailures} id${writeFailures === 1 ? '' : 's'} could not be written back; the next apply adopts those items by natural key instead of creating them again.`);
   }
+  // the project's page in the service's web UI, when the service gave one (no line otherwise)
+  if (project.webUrl) io.stderr(`View project: ${project.webUrl}`);
   if (options.json) {
     io.stdout(
       jsonOutput({
@@ -295,6 +303,7 @@ function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Pla
           interrupted: result.interrupted,
           ...(result.journalError ? { journal_error: result.journalError } : {}),
         },
+        ...projectLink(project),
       }),
     );
   }

@@ -105,6 +105,7 @@ function pushSummary(result: PushResultsResult, testcaseCount: number): string {
       ? `**Would send ${result.rows.length} results to ${cell(runName(result.run))}; nothing was sent.**`
       : `**Pushed ${sent.size} of ${result.rows.length} results from ${testcaseCount} testcases into ${cell(runName(result.run))}.**`,
   ];
+  if (result.run.url) lines.push('', `View run: <${result.run.url}>`);
   const statuses = Object.entries(perStatus);
   if (statuses.length) lines.push('', '| Status | Cases |', '|---|---|', ...statuses.map(([s, n]) => `| ${cell(s)} | ${n} |`));
   const notes: string[] = [];
@@ -179,6 +180,8 @@ function report(result: PushResultsResult, testcaseCount: number, io: CliIo, jso
   if (result.notInRun.length > 0) {
     io.stderr(`${result.notInRun.length} case${result.notInRun.length === 1 ? ' is' : 's are'} not in the run, so ${result.notInRun.length === 1 ? 'its result was' : 'their results were'} not sent: ${result.notInRun.map((n) => n.ref).join(', ')}`);
   }
+  // last, where the eye lands: the run's page, when the service gave one (no line otherwise)
+  if (result.run.url) io.stderr(`View run: ${result.run.url}`);
 }
 
 /** A mapping file: YAML or JSON object of JUnit name → case ref (or list of refs). */

@@ -1,5 +1,6 @@
-import { classifyResult, formatCounts, getExecution, isCompleted, runUrl } from '../../ci/execution.js';
+import { classifyResult, formatCounts, getExecution, isCompleted } from '../../ci/execution.js';
 import { TmsyncError } from '../../errors.js';
+import { webLink } from '../../remote/web-link.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { loadExecutionTarget } from './run-trigger.js';
@@ -29,7 +30,7 @@ export async function runRunStatus(options: RunStatusOptions, io: CliIo): Promis
     const done = isCompleted(run);
     const verdict = done ? ` ${classifyResult(run.result) === 'passed' ? 'passed' : 'did not pass'}` : '';
     io.stdout(`${run.status} ${run.result ?? ''}`.trim() + ` — ${formatCounts(run)}`);
-    const url = runUrl(run as Record<string, unknown>);
+    const url = webLink(run);
     io.stderr(`Run ${run.id}${verdict}${run.message ? `: ${run.message}` : ''}${url ? `\n${url}` : ''}`);
     return 0;
   } finally {

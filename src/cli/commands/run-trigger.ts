@@ -7,7 +7,6 @@ import {
   fetchExecutionJunit,
   getExecution,
   parseRuntimeData,
-  runUrl,
   triggerExecution,
   waitForExecution,
   type WaitClock,
@@ -15,6 +14,7 @@ import {
 } from '../../ci/execution.js';
 import { TmsyncError, toTmsyncError } from '../../errors.js';
 import type { TmsClient } from '../../remote/client.js';
+import { webLink } from '../../remote/web-link.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { loadTarget, loadTargetConfig, type Target } from '../target.js';
@@ -73,7 +73,7 @@ export async function runRunTrigger(options: RunTriggerOptions, io: CliIo): Prom
     if (!run.url) {
       try {
         first = await getExecution(target.client, run.id, io.signal);
-        const url = runUrl(first as Record<string, unknown>);
+        const url = webLink(first);
         if (url) run.url = url;
       } catch {
         // the link is a courtesy: the wait (or `run status`) reads the status again

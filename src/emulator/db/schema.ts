@@ -200,6 +200,9 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX step_groups_human ON step_groups(project_id, human_id);
   CREATE INDEX runs_human ON runs(project_id, human_id);
   `,
+  /* 3: a run's results in order (the web UI's run page, the run-case list) without sorting the run */ `
+  CREATE INDEX run_cases_run ON run_cases(run_id, seq);
+  `,
 ];
 
 /** The schema version this emulator writes (the number of migrations). */

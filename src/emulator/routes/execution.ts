@@ -3,6 +3,7 @@ import type { ExecutionRow } from '../db/index.js';
 import type { HandlerTable, RouteContext } from '../http.js';
 import { renderJunit } from '../junit.js';
 import { invalidField, notFound, ServiceError } from '../service-error.js';
+import { uiPaths } from '../ui/links.js';
 
 /**
  * The execution interface. A trigger creates a test run (`<PREFIX>-R-<n>`) for the plan holding
@@ -132,7 +133,7 @@ export const executionRoutes: HandlerTable = {
         notExecutedCount: 0,
         queuedCount: done ? 0 : e.total,
         test_run_id: e.run_id,
-        app_url: `${c.urls.origin}/ui/runs/${e.id}`,
+        app_url: `${c.urls.origin}${uiPaths.execution(e.id)}`,
       },
     };
   },

@@ -3,6 +3,8 @@ import type { CaseFields, CaseRow, StepInput, StepRow } from '../db/index.js';
 import { listPage, ok, pageInfo, pageRequest, projectOf, type HandlerTable, type RouteContext } from '../http.js';
 import { RefChecker } from '../refs.js';
 import { notFound } from '../service-error.js';
+import { uiPaths } from '../ui/links.js';
+import { itemWebUrl } from '../web-url.js';
 
 /**
  * Serialized list pages, valid for one database generation (any write empties it). A 100-case
@@ -100,6 +102,9 @@ function checkBody(c: RouteContext, projectId: string, b: CaseBody): StepInput[]
   return steps && orderedSteps(steps);
 }
 
+/** The case's own answers link to its UI page; list items do not (the list is the hot path, its pages cached). */
+const caseWebUrl = (c: RouteContext, r: CaseRow) => itemWebUrl(c, r.project_id, (prefix) => uiPaths.testCase(prefix, r.human_id));
+
 function caseOf(c: RouteContext): CaseRow {
   const project = projectOf(c);
   const r = db.findCase(c.db, project.id, c.params.test_case_id);
@@ -134,7 +139,8 @@ export const testCaseRoutes: HandlerTable = {
   },
   getTestCase(c) {
     // the live GET carries the labels (as objects; see dialect.ts)
-    return ok('test_case', caseWire(caseOf(c), { humanId: true, labels: c.dialect === 'live' }));
+    const r = caseOf(c);
+    return ok('test_case', { ...caseWire(r, { humanId: true, labels: c.dialect === 'live' }), ...caseWebUrl(c, r) });
   },
   createTestCase(c) {
     const project = projectOf(c);
@@ -158,7 +164,7 @@ export const testCaseRoutes: HandlerTable = {
         label_ids: b.label_ids ?? [],
       };
       const r = db.insertCase(c.db, project.id, project.human_id_prefix, fields, steps);
-      return ok('test_case', caseWire(r, { humanId: true, labels: true, steps: db.caseSteps(c.db, r.id) }), 201);
+      return ok('test_case', { ...caseWire(r, { humanId: true, labels: true, steps: db.caseSteps(c.db, r.id) }), ...caseWebUrl(c, r) }, 201);
     });
   },
   updateTestCase(c) {
@@ -175,7 +181,7 @@ export const testCaseRoutes: HandlerTable = {
         if (b[k] !== undefined) patch[k] = b[k] ?? '';
       }
       const r = db.updateCase(c.db, current, patch, steps);
-      return ok('test_case', caseWire(r, { humanId: false, labels: false, steps: db.caseSteps(c.db, r.id) }));
+      return ok('test_case', { ...caseWire(r, { humanId: false, labels: false, steps: db.caseSteps(c.db, r.id) }), ...caseWebUrl(c, r) });
     });
   },
   deleteTestCase(c) {

@@ -3,10 +3,12 @@ import type { PlanFields, PlanRow } from '../db/index.js';
 import { listPage, ok, projectOf, type HandlerTable, type RouteContext } from '../http.js';
 import { RefChecker } from '../refs.js';
 import { notFound } from '../service-error.js';
+import { uiPaths } from '../ui/links.js';
+import { itemWebUrl } from '../web-url.js';
 import { runWire } from './test-runs.js';
 
 /** `label_ids` only where the document shows it (create) and on update (our choice). */
-function planWire(p: PlanRow, labels: boolean) {
+function planWire(c: RouteContext, p: PlanRow, labels: boolean) {
   return {
     id: p.id,
     /** emulator extension: the integer the execution interface's `executionId` takes */
@@ -22,6 +24,7 @@ function planWire(p: PlanRow, labels: boolean) {
     created_at: p.created_at,
     updated_at: p.updated_at,
     ...(p.completed_at !== null ? { completed_at: p.completed_at } : {}),
+    ...itemWebUrl(c, p.project_id, (prefix) => uiPaths.testPlan(prefix, p.human_id)),
   };
 }
 
@@ -37,10 +40,10 @@ type PlanBody = Partial<Omit<PlanFields, 'description'>> & { description?: strin
 export const testPlanRoutes: HandlerTable = {
   listTestPlans(c) {
     const project = projectOf(c);
-    return listPage(c, 'test_plans', (p) => db.listPlans(c.db, project.id, {}, p), (x) => planWire(x, false));
+    return listPage(c, 'test_plans', (p) => db.listPlans(c.db, project.id, {}, p), (x) => planWire(c, x, false));
   },
   getTestPlan(c) {
-    return ok('test_plan', planWire(planOf(c), false));
+    return ok('test_plan', planWire(c, planOf(c), false));
   },
   createTestPlan(c) {
     const project = projectOf(c);
@@ -53,7 +56,7 @@ export const testPlanRoutes: HandlerTable = {
       end_date: b.end_date ?? null,
       label_ids: b.label_ids ?? [],
     });
-    return ok('test_plan', planWire(plan, true));
+    return ok('test_plan', planWire(c, plan, true));
   },
   updateTestPlan(c) {
     const current = planOf(c);
@@ -65,11 +68,11 @@ export const testPlanRoutes: HandlerTable = {
     if (b.start_date !== undefined) patch.start_date = b.start_date;
     if (b.end_date !== undefined) patch.end_date = b.end_date;
     if (b.label_ids !== undefined) patch.label_ids = b.label_ids;
-    return ok('test_plan', planWire(db.updatePlan(c.db, current, patch), true));
+    return ok('test_plan', planWire(c, db.updatePlan(c.db, current, patch), true));
   },
   completeTestPlan(c) {
     const p = db.completePlan(c.db, planOf(c));
-    return { body: { status: 'success', message: 'Test plan completed', data: { test_plan: planWire(p, false) } } };
+    return { body: { status: 'success', message: 'Test plan completed', data: { test_plan: planWire(c, p, false) } } };
   },
   deleteTestPlan(c) {
     db.deletePlan(c.db, planOf(c).id);

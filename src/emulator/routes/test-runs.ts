@@ -4,6 +4,8 @@ import { listPage, ok, projectOf, type HandlerTable, type RouteContext } from '.
 import { RefChecker } from '../refs.js';
 import { dynamicSelection, staticSelection, type Filter } from '../selection.js';
 import { ServiceError, invalidField, notFound } from '../service-error.js';
+import { uiPaths } from '../ui/links.js';
+import { itemWebUrl } from '../web-url.js';
 
 /**
  * The run as the notes show it. A DYNAMIC run also carries `dynamic_selection_excluded_test_case_ids`:
@@ -29,6 +31,7 @@ export function runWire(c: RouteContext, r: RunRow) {
     ...excluded,
     created_at: r.created_at,
     updated_at: r.updated_at,
+    ...itemWebUrl(c, r.project_id, (prefix) => uiPaths.testRun(prefix, r.human_id)),
   };
 }
 

@@ -2,7 +2,8 @@ import * as db from '../db/index.js';
 import type { DbContext, ExecutionRow, FolderRow, ProjectRow } from '../db/index.js';
 import { executionPhase, settleExecution } from '../routes/execution.js';
 import { ServiceError } from '../service-error.js';
-import { html, layout, pageRequest, pager, seg, statusClass, when, type Crumb, type Html } from './html.js';
+import { html, layout, pageRequest, pager, statusClass, when, type Crumb, type Html } from './html.js';
+import { uiPaths } from './links.js';
 
 /**
  * The web UI's pages: each reads through the db module and returns a whole HTML document. Every
@@ -20,7 +21,7 @@ export interface PageEnv {
 
 const frame = (title: string, body: Html, crumbs: Crumb[] = []) => layout(title, body, { crumbs, signedIn: true });
 
-export const projectPath = (p: ProjectRow) => `/ui/projects/${seg(p.human_id_prefix)}`;
+export const projectPath = (p: ProjectRow) => uiPaths.project(p.human_id_prefix);
 
 function projectOf(ctx: DbContext, ref: string): ProjectRow {
   const p = db.findProject(ctx, ref);
@@ -67,7 +68,7 @@ function folderTree(ctx: DbContext, projectId: string): TreeNode[] {
 function renderTree(p: ProjectRow, nodes: TreeNode[], root = false): Html {
   if (nodes.length === 0) return html``;
   return html`<ul${root ? html` class="tree"` : ''}>${nodes.map(
-    (n) => html`<li><a href="${projectPath(p)}/folders/${seg(n.folder.id)}">${n.folder.name}</a> <span class="count" title="cases in this folder">${n.direct}</span>${
+    (n) => html`<li><a href="${uiPaths.folder(p.human_id_prefix, n.folder.id)}">${n.folder.name}</a> <span class="count" title="cases in this folder">${n.direct}</span>${
       n.total !== n.direct ? html` <span class="muted">(${n.total} with subfolders)</span>` : ''
     }${renderTree(p, n.children)}</li>`,
   )}</ul>`;
@@ -97,7 +98,7 @@ function folderChain(ctx: DbContext, p: ProjectRow, folder: FolderRow): Crumb[] 
   const chain: Crumb[] = [];
   let f: FolderRow | undefined = folder;
   for (let guard = 0; f && guard < 1000; guard++) {
-    chain.unshift({ label: f.name, href: `${projectPath(p)}/folders/${seg(f.id)}` });
+    chain.unshift({ label: f.name, href: uiPaths.folder(p.human_id_prefix, f.id) });
     f = f.parent_id ? db.findFolder(ctx, p.id, f.parent_id) : undefined;
   }
   return chain;
@@ -109,7 +110,7 @@ export function folderPage(env: PageEnv, ref: string, folderId: string, page: nu
   if (!folder) throw missing(`No folder ${folderId} in ${p.human_id_prefix}`);
   const list = db.listFolderCases(env.ctx, folder.id, pageRequest(page));
   const chain = folderChain(env.ctx, p, folder);
-  const base = `${projectPath(p)}/folders/${seg(folder.id)}`;
+  const base = uiPaths.folder(p.human_id_prefix, folder.id);
   const find = (nodes: TreeNode[]): TreeNode | undefined => {
     for (const n of nodes) {
       const hit = n.folder.id === folder.id ? n : find(n.children);
@@ -121,7 +122,7 @@ export function folderPage(env: PageEnv, ref: string, folderId: string, page: nu
   const body = html`${sub.length ? html`<h2>Subfolders</h2><div class="card">${renderTree(p, sub, true)}</div><h2>Cases <span class="count">${list.total}</span></h2>` : ''}
 <table class="wide"><thead><tr><th>Id</th><th>Title</th><th>Steps</th><th>Updated</th></tr></thead><tbody>
 ${list.items.map(
-  (c) => html`<tr><td><a href="${projectPath(p)}/cases/${seg(c.human_id)}">${c.human_id}</a></td><td><a href="${projectPath(p)}/cases/${seg(c.human_id)}">${c.title}</a></td><td>${c.step_count}</td><td>${when(c.updated_at)}</td></tr>`,
+  (c) => html`<tr><td><a href="${uiPaths.testCase(p.human_id_prefix, c.human_id)}">${c.human_id}</a></td><td><a href="${uiPaths.testCase(p.human_id_prefix, c.human_id)}">${c.title}</a></td><td>${c.step_count}</td><td>${when(c.updated_at)}</td></tr>`,
 )}
 </tbody></table>
 ${list.total === 0 ? html`<p class="muted">No cases directly in this folder.</p>` : ''}
@@ -156,7 +157,7 @@ export function casePage(env: PageEnv, ref: string, caseRef: string): string {
   const field = (label: string, value: Html | string) => html`<dt>${label}</dt><dd>${value}</dd>`;
   const body = html`<div class="card"><dl class="fields">
 ${field('Id', c.human_id)}
-${field('Folder', folder ? html`<a href="${projectPath(p)}/folders/${seg(folder.id)}">${folder.name}</a>` : c.folder_id)}
+${field('Folder', folder ? html`<a href="${uiPaths.folder(p.human_id_prefix, folder.id)}">${folder.name}</a>` : c.folder_id)}
 ${field('Type', lookupName(ctx, 'types', c.type_id))}
 ${field('Status', lookupName(ctx, 'statuses', c.status_id))}
 ${field('Priority', lookupName(ctx, 'priorities', c.priority_id))}
@@ -179,7 +180,7 @@ ${steps.length === 0 ? html`<p class="muted">No individual steps.</p>` : ''}
     return html`<li${s.step_group_id ? html` class="from-group"` : ''}>${
       s.step_group_id
         ? html`<span class="step-group-mark">From step group ${
-            g ? html`<a href="${projectPath(p)}/step-groups/${seg(g.human_id)}">${g.human_id}: ${g.title}</a>` : s.step_group_id
+            g ? html`<a href="${uiPaths.stepGroup(p.human_id_prefix, g.human_id)}">${g.human_id}: ${g.title}</a>` : s.step_group_id
           }</span><br>`
         : ''
     }<div class="pre">${s.step_description}</div>${s.expected_results ? html`<div class="muted pre">Expected: ${s.expected_results}</div>` : ''}</li>`;
@@ -192,7 +193,7 @@ export function stepGroupsPage(env: PageEnv, ref: string, page: number): string 
   const p = projectOf(env.ctx, ref);
   const list = db.listStepGroups(env.ctx, p.id, pageRequest(page));
   const body = html`<table class="wide"><thead><tr><th>Id</th><th>Title</th><th>Description</th></tr></thead><tbody>
-${list.items.map((g) => html`<tr><td><a href="${projectPath(p)}/step-groups/${seg(g.human_id)}">${g.human_id}</a></td><td>${g.title}</td><td class="pre">${g.description}</td></tr>`)}
+${list.items.map((g) => html`<tr><td><a href="${uiPaths.stepGroup(p.human_id_prefix, g.human_id)}">${g.human_id}</a></td><td>${g.title}</td><td class="pre">${g.description}</td></tr>`)}
 </tbody></table>
 ${list.total === 0 ? html`<p class="muted">No step groups yet.</p>` : ''}
 ${pager(`${projectPath(p)}/step-groups`, page, list.total)}`;
@@ -214,7 +215,7 @@ export function plansPage(env: PageEnv, ref: string, page: number): string {
   const list = db.listPlans(env.ctx, p.id, {}, pageRequest(page));
   const body = html`<table class="wide"><thead><tr><th>Id</th><th>Title</th><th>Status</th><th>Start</th><th>End</th></tr></thead><tbody>
 ${list.items.map(
-  (t) => html`<tr><td><a href="${projectPath(p)}/plans/${seg(t.human_id)}">${t.human_id}</a></td><td>${t.title}</td><td>${t.status}</td><td>${when(t.start_date)}</td><td>${when(t.end_date)}</td></tr>`,
+  (t) => html`<tr><td><a href="${uiPaths.testPlan(p.human_id_prefix, t.human_id)}">${t.human_id}</a></td><td>${t.title}</td><td>${t.status}</td><td>${when(t.start_date)}</td><td>${when(t.end_date)}</td></tr>`,
 )}
 </tbody></table>
 ${list.total === 0 ? html`<p class="muted">No test plans yet.</p>` : ''}
@@ -225,7 +226,7 @@ ${pager(`${projectPath(p)}/plans`, page, list.total)}`;
 function runsTable(p: ProjectRow, runs: db.RunRow[]): Html {
   return html`<table class="wide"><thead><tr><th>Id</th><th>Title</th><th>Status</th><th>Cases</th><th>Created</th></tr></thead><tbody>
 ${runs.map(
-  (r) => html`<tr><td><a href="${projectPath(p)}/runs/${seg(r.human_id)}">${r.human_id}</a></td><td><a href="${projectPath(p)}/runs/${seg(r.human_id)}">${r.title}</a></td><td>${r.status}</td><td>${r.test_cases_count}</td><td>${when(r.created_at)}</td></tr>`,
+  (r) => html`<tr><td><a href="${uiPaths.testRun(p.human_id_prefix, r.human_id)}">${r.human_id}</a></td><td><a href="${uiPaths.testRun(p.human_id_prefix, r.human_id)}">${r.title}</a></td><td>${r.status}</td><td>${r.test_cases_count}</td><td>${when(r.created_at)}</td></tr>`,
 )}
 </tbody></table>`;
 }
@@ -244,7 +245,7 @@ export function planPage(env: PageEnv, ref: string, planRef: string, page: numbe
 </dl></div>
 <h2>Test runs <span class="count">${runs.total}</span></h2>
 ${runsTable(p, runs.items)}
-${pager(`${projectPath(p)}/plans/${seg(t.human_id)}`, page, runs.total)}`;
+${pager(uiPaths.testPlan(p.human_id_prefix, t.human_id), page, runs.total)}`;
   return frame(`${t.human_id}: ${t.title}`, body, [home, projectCrumb(p), { label: 'Test plans', href: `${projectPath(p)}/plans` }]);
 }
 
@@ -268,7 +269,7 @@ export function runPage(env: PageEnv, ref: string, runRef: string, page: number)
   const users = new Map(db.listUsers(ctx).map((u) => [u.id, u]));
   const body = html`<div class="card"><dl class="fields">
 <dt>Status</dt><dd>${r.status}</dd>
-<dt>Test plan</dt><dd>${plan ? html`<a href="${projectPath(p)}/plans/${seg(plan.human_id)}">${plan.human_id}: ${plan.title}</a>` : '—'}</dd>
+<dt>Test plan</dt><dd>${plan ? html`<a href="${uiPaths.testPlan(p.human_id_prefix, plan.human_id)}">${plan.human_id}: ${plan.title}</a>` : '—'}</dd>
 <dt>Created</dt><dd>${when(r.created_at)}</dd>
 ${r.description ? html`<dt>Description</dt><dd>${r.description}</dd>` : ''}
 </dl></div>
@@ -278,10 +279,10 @@ ${r.description ? html`<dt>Description</dt><dd>${r.description}</dd>` : ''}
   )}</ul>
 <table class="wide"><thead><tr><th>Case</th><th>Title</th><th>Result</th><th>Assignee</th><th>Comment</th></tr></thead><tbody>
 ${rows.items.map(
-  (x) => html`<tr><td><a href="${projectPath(p)}/cases/${seg(x.human_id)}">${x.human_id}</a></td><td>${x.title}</td><td><span class="badge ${statusClass(x.status_name)}">${x.status_name ?? 'No result'}</span></td><td>${userName(users, x.user_id)}</td><td class="pre">${x.description}</td></tr>`,
+  (x) => html`<tr><td><a href="${uiPaths.testCase(p.human_id_prefix, x.human_id)}">${x.human_id}</a></td><td>${x.title}</td><td><span class="badge ${statusClass(x.status_name)}">${x.status_name ?? 'No result'}</span></td><td>${userName(users, x.user_id)}</td><td class="pre">${x.description}</td></tr>`,
 )}
 </tbody></table>
-${pager(`${projectPath(p)}/runs/${seg(r.human_id)}`, page, rows.total)}`;
+${pager(uiPaths.testRun(p.human_id_prefix, r.human_id), page, rows.total)}`;
   return frame(`${r.human_id}: ${r.title}`, body, [home, projectCrumb(p), { label: 'Test runs', href: `${projectPath(p)}/runs` }]);
 }
 
@@ -317,7 +318,7 @@ export function executionsPage(env: PageEnv, page: number): string {
 <table class="wide"><thead><tr><th>Run</th><th>Build</th><th>Status</th><th>Result</th><th>Total</th><th>Passed</th><th>Failed</th></tr></thead><tbody>
 ${list.items.map((e) => {
   const v = viewOf(env, e);
-  return html`<tr><td><a href="/ui/runs/${e.id}">#${e.id}</a></td><td>${e.build_no || '—'}</td><td>${badge(v.status)}</td><td>${badge(v.result)}</td><td>${e.total}</td><td>${v.passed}</td><td>${v.failed}</td></tr>`;
+  return html`<tr><td><a href="${uiPaths.execution(e.id)}">#${e.id}</a></td><td>${e.build_no || '—'}</td><td>${badge(v.status)}</td><td>${badge(v.result)}</td><td>${e.total}</td><td>${v.passed}</td><td>${v.failed}</td></tr>`;
 })}
 </tbody></table>
 ${list.total === 0 ? html`<p class="muted">No runs yet.</p>` : ''}
@@ -337,8 +338,8 @@ export function executionPage(env: PageEnv, idText: string): string {
 <dt>Status</dt><dd>${badge(v.status)}</dd>
 <dt>Result</dt><dd>${badge(v.result)}</dd>
 <dt>Project</dt><dd>${p ? html`<a href="${projectPath(p)}">${p.name}</a>` : e.project_id}</dd>
-<dt>Test plan</dt><dd>${p && plan ? html`<a href="${projectPath(p)}/plans/${seg(plan.human_id)}">${plan.human_id}: ${plan.title}</a>` : e.plan_id}</dd>
-<dt>Test run</dt><dd>${p && run ? html`<a href="${projectPath(p)}/runs/${seg(run.human_id)}">${run.human_id}: ${run.title}</a>` : '—'}</dd>
+<dt>Test plan</dt><dd>${p && plan ? html`<a href="${uiPaths.testPlan(p.human_id_prefix, plan.human_id)}">${plan.human_id}: ${plan.title}</a>` : e.plan_id}</dd>
+<dt>Test run</dt><dd>${p && run ? html`<a href="${uiPaths.testRun(p.human_id_prefix, run.human_id)}">${run.human_id}: ${run.title}</a>` : '—'}</dd>
 <dt>Build</dt><dd>${e.build_no || '—'}</dd>
 <dt>Environment</dt><dd>${e.environment_id ?? '—'}</dd>
 <dt>Started</dt><dd>${when(Math.floor(e.started_ms / 1000))}</dd>
