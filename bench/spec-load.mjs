@@ -93,12 +93,14 @@ const dir = process.env.BENCH_DIR ?? (await mkdtemp(join(tmpdir(), 'tmsync-bench
 try {
   const folderCount = await generate(dir);
   const self = fileURLToPath(import.meta.url);
+  const cpuByLabel = new Map();
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   // the default (worker threads on idle cores), then forced to one thread and to one worker
   for (const [label, env] of [
     ['spec-load', {}],
     ['spec-load (one thread)', { TMSYNC_PARSE_WORKERS: '0' }],
     ['spec-load (one worker thread)', { TMSYNC_PARSE_WORKERS: '1' }],
+    ['spec-load (one thread, every file read the exact way: TMSYNC_YAML_FAST=0)', { TMSYNC_PARSE_WORKERS: '0', TMSYNC_YAML_FAST: '0' }],
   ]) {
     const runs = [];
     for (let r = 0; r < RUNS; r++) {
@@ -112,10 +114,14 @@ try {
     const seconds = median(runs.map((x) => x.seconds));
     const rss = Math.max(...runs.map((x) => x.maxRssMb));
     const cpuSeconds = median(runs.map((x) => x.cpuSeconds));
+    cpuByLabel.set(label, cpuSeconds);
     process.stdout.write(
       `${label}: ${CASES} cases, ${folderCount} folders: ${seconds.toFixed(2)} s, peak RSS ${Math.round(rss)} MB (targets: < 2 s, < 300 MB; median of ${RUNS} runs: ${runs.map((x) => x.seconds.toFixed(2)).join('/')} s; CPU ${cpuSeconds.toFixed(2)} s; load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores)\n`,
     );
   }
+  const fast = cpuByLabel.get('spec-load (one thread)');
+  const exact = cpuByLabel.get('spec-load (one thread, every file read the exact way: TMSYNC_YAML_FAST=0)');
+  process.stdout.write(`spec-load: the fast read of plain files needs ${(fast / exact).toFixed(2)}× the CPU of reading every file the exact way (one thread, medians: ${fast.toFixed(2)} s vs ${exact.toFixed(2)} s)\n`);
 } finally {
   if (!process.env.BENCH_DIR) await rm(dir, { recursive: true, force: true });
 }

@@ -1,7 +1,8 @@
 import type { Problem } from '../errors.js';
 import type { DesiredCase, DesiredCaseFields, DesiredStep, DesiredStepGroup } from '../model.js';
 import { stepGroupSchema, testCaseSchema, type StepGroupInput, type TestCaseInput } from './schemas.js';
-import { keyLines, locate, parseYamlFile, posOf, problemAt, type ParsedYaml, type Position } from './yaml-source.js';
+import { documentSourceMap, fastParseYaml, type SourceMap } from './fast-yaml.js';
+import { parseYamlFile, problemAt, type Position } from './yaml-source.js';
 import { zodProblems } from './zod-problems.js';
 
 /** A parsed item with the positions cross-file rules report at. */
@@ -11,22 +12,32 @@ export interface Parsed<T> {
   titlePos: Position;
 }
 
-const posOfKey = (p: ParsedYaml, key: string): Position | undefined => {
-  const loc = locate(p.root, [key]);
-  return loc.node || loc.keyNode ? posOf(p, loc.node ?? loc.keyNode) : undefined;
-};
+type FileResult<T> = { parsed?: Parsed<T>; problems: Problem[] };
 
 /**
  * One test case file → a `DesiredCase` (its `folderPath` is filled in by the loader) or
- * problems. Schema first (zod), then the rules between fields.
+ * problems. Schema first (zod), then the rules between fields. A plainly written file is read the
+ * fast way (`fastParseYaml`); any file with a problem is read again with the `yaml` document, so
+ * problems and their positions are always that exact read's.
  */
-export function parseCaseFile(file: string, text: string): { parsed?: Parsed<DesiredCase>; problems: Problem[] } {
+export function parseCaseFile(file: string, text: string): FileResult<DesiredCase> {
+  const fast = fastParseYaml(text, ['steps']);
+  if (fast) {
+    const result = testCaseSchema.safeParse(fast.data);
+    if (result.success) {
+      const r = caseFromInput(file, result.data, fast.map, []);
+      if (r.parsed && r.problems.length === 0) return r;
+    }
+  }
   const { parsed: p, problems } = parseYamlFile(file, text, 'a test case');
   if (!p) return { problems };
   const result = testCaseSchema.safeParse(p.data);
   if (!result.success) return { problems: [...problems, ...zodProblems(p, result.error.issues, testCaseSchema, 'case')] };
-  const input: TestCaseInput = result.data;
+  return caseFromInput(file, result.data, documentSourceMap(p), problems);
+}
 
+function caseFromInput(file: string, input: TestCaseInput, map: SourceMap, problems: Problem[]): FileResult<DesiredCase> {
+  const p = { file };
   const fields: DesiredCaseFields = {};
   if (input.description !== undefined) fields.description = input.description;
   if (input.preconditions !== undefined) fields.preconditions = input.preconditions;
@@ -47,7 +58,7 @@ export function parseCaseFile(file: string, text: string): { parsed?: Parsed<Des
 
   if (Array.isArray(input.steps)) {
     fields.steps = input.steps.map((s, i): DesiredStep => {
-      const source = { file, ...posOf(p, locate(p.root, ['steps', i]).node) };
+      const source = { file, ...map.itemPos('steps', i) };
       return 'use' in s
         ? { kind: 'use', use: s.use, source }
         : { kind: 'step', action: s.action, expected: s.expected ?? '', source };
@@ -56,7 +67,7 @@ export function parseCaseFile(file: string, text: string): { parsed?: Parsed<Des
       problems.push(
         problemAt(
           p,
-          posOfKey(p, 'expected_results')!,
+          map.keyPos('expected_results')!,
           'expected_results_with_steps_list',
           '`expected_results` goes with `steps` written as a text (template TCD), not with a list of steps',
           'with a list, give each step its own `expected:`; or write `steps` as a text',
@@ -72,7 +83,7 @@ export function parseCaseFile(file: string, text: string): { parsed?: Parsed<Des
     problems.push(
       problemAt(
         p,
-        posOfKey(p, 'template')!,
+        map.keyPos('template')!,
         'template_mismatch',
         `\`template: ${input.template}\` contradicts \`steps\` written as ${implied === 'STEPS' ? 'a list (template STEPS)' : 'a text (template TCD)'}`,
         'remove `template:`; the form of `steps` implies it',
@@ -87,9 +98,9 @@ export function parseCaseFile(file: string, text: string): { parsed?: Parsed<Des
     ...(input.id !== undefined ? { id: input.id } : {}),
     title: input.title,
     fields,
-    lines: keyLines(p),
+    lines: map.keyLines(),
   };
-  return { parsed: { item, idPos: posOfKey(p, 'id'), titlePos: posOfKey(p, 'title')! }, problems };
+  return { parsed: { item, idPos: map.keyPos('id'), titlePos: map.keyPos('title')! }, problems };
 }
 
 /** One step group file → a `DesiredStepGroup` keyed by its file stem, or problems. */
@@ -97,12 +108,20 @@ export function parseStepGroupFile(
   file: string,
   key: string,
   text: string,
-): { parsed?: Parsed<DesiredStepGroup>; problems: Problem[] } {
+): FileResult<DesiredStepGroup> {
+  const fast = fastParseYaml(text, ['steps']);
+  if (fast) {
+    const result = stepGroupSchema.safeParse(fast.data);
+    if (result.success) return stepGroupFromInput(file, key, result.data, fast.map, []);
+  }
   const { parsed: p, problems } = parseYamlFile(file, text, 'a step group');
   if (!p) return { problems };
   const result = stepGroupSchema.safeParse(p.data);
   if (!result.success) return { problems: [...problems, ...zodProblems(p, result.error.issues, stepGroupSchema, 'step_group')] };
-  const input: StepGroupInput = result.data;
+  return stepGroupFromInput(file, key, result.data, documentSourceMap(p), problems);
+}
+
+function stepGroupFromInput(file: string, key: string, input: StepGroupInput, map: SourceMap, problems: Problem[]): FileResult<DesiredStepGroup> {
   const item: DesiredStepGroup = {
     key,
     file,
@@ -113,9 +132,9 @@ export function parseStepGroupFile(
     steps: (input.steps ?? []).map((s, i) => ({
       action: s.action,
       expected: s.expected ?? '',
-      source: { file, ...posOf(p, locate(p.root, ['steps', i]).node) },
+      source: { file, ...map.itemPos('steps', i) },
     })),
-    lines: keyLines(p),
+    lines: map.keyLines(),
   };
-  return { parsed: { item, idPos: posOfKey(p, 'id'), titlePos: posOfKey(p, 'title')! }, problems };
+  return { parsed: { item, idPos: map.keyPos('id'), titlePos: map.keyPos('title')! }, problems };
 }

@@ -1,0 +1,140 @@
+import jsyaml from 'js-yaml';
+import { keyLines, locate, posOf, type ParsedYaml, type Position } from './yaml-source.js';
+
+/**
+ * Where things are in a file, for the positions a parsed item keeps (`id`, `title`, each step) and
+ * the messages of later stages. Two sources give the same answers: the `yaml` library's document
+ * (`documentSourceMap`, exact for any file) and a scan of the lines of a plainly written file
+ * (`fastParseYaml`).
+ */
+export interface SourceMap {
+  /** a top-level key's value (the key itself when it has no value) */
+  keyPos(key: string): Position | undefined;
+  /** item `i` of the list under a top-level key */
+  itemPos(key: string, i: number): Position;
+  /** the line of each top-level key */
+  keyLines(): Record<string, number>;
+}
+
+export function documentSourceMap(p: ParsedYaml): SourceMap {
+  return {
+    keyPos(key) {
+      const loc = locate(p.root, [key]);
+      return loc.node || loc.keyNode ? posOf(p, loc.node ?? loc.keyNode) : undefined;
+    },
+    itemPos: (key, i) => posOf(p, locate(p.root, [key, i]).node),
+    keyLines: () => keyLines(p),
+  };
+}
+
+const TOP_KEY = /^([A-Za-z_][A-Za-z0-9_-]*):(?: +(\S.*)?)?$/;
+/** `TMSYNC_YAML_FAST=0` reads every file the exact way (for comparison in `npm run bench`, or to rule the fast read out). */
+const FAST_READ = process.env.TMSYNC_YAML_FAST !== '0';
+
+/** keys the core schema reads as null or a boolean, not as a text */
+const NOT_A_TEXT_KEY = /^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)$/;
+const BLANK_OR_COMMENT = /^\s*(?:#.*)?$/;
+
+/**
+ * The fast read of a plainly written file: parsed by js-yaml (about ten times faster than the
+ * position-keeping `yaml` document) with positions from a scan of its lines. Answers `undefined`
+ * whenever the file is not plain enough for the scan to be certain (directives, document markers,
+ * tabs, quoted or complex keys, a value that starts on the next line, a list in flow style, a
+ * parse error): the caller then reads it with the `yaml` library as before, so problems are always
+ * reported with that library's positions and words. Both libraries read YAML 1.2's core schema;
+ * where they could differ (numbers with `_`), the fast value is not a text and the file's schema
+ * refuses it, which also sends the file to the exact read.
+ *
+ * `listKeys` are the top-level keys whose block lists need item positions.
+ */
+export function fastParseYaml(text: string, listKeys: readonly string[] = []): { data: Record<string, unknown>; map: SourceMap } | undefined {
+  if (!FAST_READ || text.includes('\t') || /^(?:%|---|\.\.\.)/m.test(text)) return undefined;
+  let data: unknown;
+  try {
+    data = jsyaml.load(text, { schema: jsyaml.CORE_SCHEMA, json: false });
+  } catch {
+    return undefined;
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return undefined;
+  const record = data as Record<string, unknown>;
+
+  const lines = text.split('\n');
+  // each top-level key at column 1, and where its value starts: on the key's line, or, for a block
+  // list or mapping, at the first line of content after it
+  const keys: { key: string; line: number; valuePos?: Position }[] = [];
+  let open: { key: string; line: number; valuePos?: Position } | undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.endsWith('\r') ? lines[i]!.slice(0, -1) : lines[i]!;
+    if (BLANK_OR_COMMENT.test(line)) continue;
+    if (open) {
+      open.valuePos = { line: i + 1, col: line.length - line.trimStart().length + 1 };
+      open = undefined;
+    }
+    const first = line.charCodeAt(0);
+    if (first === 32 /* space */) continue;
+    if (first === 45 /* - */ && (line.length === 1 || line.charCodeAt(1) === 32)) continue; // a list item at column 1, checked below
+    const m = TOP_KEY.exec(line);
+    if (!m || NOT_A_TEXT_KEY.test(m[1]!)) return undefined;
+    const value = m[2];
+    if (value === undefined || value.startsWith('#')) {
+      const v = record[m[1]!];
+      // a value on the next lines must be a block list or mapping; a text there is left to the exact read
+      if (v === null || typeof v !== 'object') return undefined;
+      open = { key: m[1]!, line: i + 1 };
+      keys.push(open);
+    } else {
+      if (/^[&*!]/.test(value)) return undefined;
+      keys.push({ key: m[1]!, line: i + 1, valuePos: { line: i + 1, col: line.length - value.length + 1 } });
+    }
+  }
+  if (open) return undefined;
+  const dataKeys = Object.keys(record);
+  if (keys.length !== dataKeys.length || keys.some((k, i) => k.key !== dataKeys[i])) return undefined;
+
+  const items = new Map<string, Position[]>();
+  for (const listKey of listKeys) {
+    const value = record[listKey];
+    if (!Array.isArray(value) || value.length === 0) continue;
+    const at = keys.findIndex((k) => k.key === listKey);
+    const k = keys[at]!;
+    // a block list starts on a line after its key: `steps: [ … ]` is not a list to scan
+    if (k.valuePos?.line === k.line) return undefined;
+    const end = at + 1 < keys.length ? keys[at + 1]!.line - 1 : lines.length;
+    let indent: string | undefined;
+    const found: Position[] = [];
+    for (let i = k.line; i < end; i++) {
+      const line = lines[i]!.replace(/\r$/, '');
+      if (indent === undefined) {
+        if (BLANK_OR_COMMENT.test(line)) continue;
+        const m = /^( *)-(?: +|$)/.exec(line);
+        if (!m) return undefined;
+        indent = m[1]!;
+      }
+      if (line.startsWith(`${indent}-`)) {
+        const rest = line.slice(indent.length + 1);
+        if (rest === '' || rest.charCodeAt(0) !== 32) {
+          if (rest === '') return undefined; // the item starts on the next line
+          continue;
+        }
+        const col = indent.length + 2 + (rest.length - rest.trimStart().length);
+        if (rest.trim() === '' || rest.trimStart().startsWith('#')) return undefined;
+        found.push({ line: i + 1, col });
+      }
+    }
+    if (found.length !== value.length) return undefined;
+    items.set(listKey, found);
+  }
+
+  const byKey = new Map(keys.map((k) => [k.key, k]));
+  return {
+    data: record,
+    map: {
+      keyPos(key) {
+        const k = byKey.get(key);
+        return k?.valuePos;
+      },
+      itemPos: (key, i) => items.get(key)?.[i] ?? { line: 1, col: 1 },
+      keyLines: () => Object.fromEntries(keys.map((k) => [k.key, k.line])),
+    },
+  };
+}
