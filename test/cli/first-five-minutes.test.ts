@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { createProject, createUser, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 
 const API_KEY = 'first-minutes-secret-key';
 const dirs: string[] = [];
@@ -105,5 +105,56 @@ describe("a new user's first five minutes against `tmsync serve --seed demo`", (
     expect(r.code).toBe(0);
     const schema = JSON.parse(await readFile(join(dir, '.tmsync-schemas', 'folder.schema.json'), 'utf8')) as object;
     expect(schema).toEqual(JSON.parse(await readFile(new URL('../../schemas/folder.schema.json', import.meta.url), 'utf8')));
+  });
+});
+
+describe('`tmsync init` against a service whose lookups and users have none of the starter names', () => {
+  let emu: RunningEmulator;
+  // per kind, the names the service uses instead, in the order it lists them (the first is the one init takes)
+  const RENAMED: Record<'types' | 'statuses' | 'priorities' | 'automation_types', string[]> = {
+    types: ['Acceptance', 'Exploratory', 'Security'],
+    statuses: ['New', 'Approved', 'Live', 'Under Review', 'Retired'],
+    priorities: ['P1', 'P2', 'P3', 'P4'],
+    automation_types: ['Manual Only', 'Scripted', 'Out of Scope'],
+  };
+  beforeAll(async () => {
+    emu = await startEmulator({ memory: true, apiKeys: [API_KEY], port: 0 });
+    createProject(emu, { prefix: 'TEAM', name: 'Team' });
+    // the first user listed is not the starter's qa-lead@example.com (there is none)
+    createUser(emu, { email: 'zoe@team.example' });
+    createUser(emu, { email: 'adam@team.example' });
+    for (const [kind, names] of Object.entries(RENAMED)) {
+      // reversed order: the entry listed first is the last one stored
+      const rows = emu.db.db.prepare('SELECT id FROM lookups WHERE kind = ? ORDER BY seq DESC').all(kind) as { id: string }[];
+      expect(rows).toHaveLength(names.length);
+      rows.forEach((row, i) => emu.db.db.prepare('UPDATE lookups SET name = ?, ord = ? WHERE id = ?').run(names[i], i + 1, row.id));
+    }
+  });
+  afterAll(async () => {
+    await emu?.close();
+    await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+  });
+
+  it('falls back to the first entry the service lists for each default and to its first user, and the starter then applies and converges', async () => {
+    const dir = await emptyDir();
+    const env = { TMSYNC_API_KEY: API_KEY, TMSYNC_BASE_URL: emu.baseUrl };
+    const init = await tmsync(dir, env, 'init');
+    expect(init.err).toContain('tmsync.yaml targets TEAM at');
+    expect(init.code).toBe(0);
+    const config = await readFile(join(dir, 'tmsync.yaml'), 'utf8');
+    expect(config).toContain('project: TEAM\n');
+    expect(config).toMatch(/^ {2}type: Acceptance$/m);
+    expect(config).toMatch(/^ {2}status: New$/m);
+    expect(config).toMatch(/^ {2}priority: P1$/m);
+    expect(config).toMatch(/^ {2}automation_type: Manual Only$/m);
+    expect(config).toMatch(/^ {2}owner: zoe@team\.example$/m);
+    for (const starter of ['Functional', 'Draft', 'Medium', 'Not Automated', 'qa-lead@example.com']) expect(config).not.toContain(starter);
+
+    // the service accepts what init wrote: apply creates the starter, and a second plan is empty
+    const apply = await tmsync(dir, { TMSYNC_API_KEY: API_KEY }, 'apply', '--auto-approve');
+    expect(apply.err).not.toMatch(/error/i);
+    expect(apply.code).toBe(0);
+    const again = await tmsync(dir, { TMSYNC_API_KEY: API_KEY }, 'plan', '--detailed-exitcode');
+    expect(again.code).toBe(0);
   });
 });
