@@ -146,6 +146,34 @@ describe('results push --new-run with a test plan, environments, --assign-failed
     expect(run.status).toBe('CLOSED');
   });
 
+  it('assigns failed cases with --assign-failed when the results go as multipart/form-data with --multipart', async () => {
+    const proxy = await startProxy(emu.appUrl);
+    try {
+      const config = join(dir, 'tmsync.yaml');
+      await writeFile(config, `project: DEMO\nbase_url: ${proxy.origin}/api/v1\n`);
+      const io = memoryIo({ TMSYNC_API_KEY: KEY });
+      const code = await main(
+        ['node', 'tmsync', 'results', 'push', '--new-run', 'Multipart nightly', '--multipart', '--batch-size', '2', '--assign-failed', 'ben@example.com', '--json', join(FIXTURES, 'surefire.xml')],
+        io,
+        dir,
+      );
+      expect(io.err.join('\n')).toMatch(/Assigned \d+ failed cases? to ben@example\.com\./);
+      expect(code).toBe(0);
+      const puts = proxy.seen.filter((s) => s.method === 'PUT' && s.url.endsWith('/test_cases'));
+      expect(puts.length).toBeGreaterThan(1);
+      for (const p of puts) expect(p.contentType).toMatch(/^multipart\/form-data; boundary=/);
+      const out = JSON.parse(io.out[0]) as { run: { id: string }; rows: { caseId: string; outcome: string }[]; assignedTo: { id: string; rows: number } };
+      const ben = users.find((u) => u.email === 'ben@example.com')!;
+      const failed = out.rows.filter((r) => r.outcome === 'failed' || r.outcome === 'error').map((r) => r.caseId);
+      expect(failed.length).toBeGreaterThan(0);
+      expect(out.assignedTo).toMatchObject({ id: ben.id, rows: failed.length });
+      const { cases } = await readRun(out.run.id);
+      for (const c of cases) expect(c.assignee_id === ben.id, c.id).toBe(failed.includes(c.id));
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('appends what it pushed to the GitHub job summary', async () => {
     const config = join(dir, 'tmsync.yaml');
     await writeFile(config, `project: DEMO\nbase_url: ${emu.baseUrl}\n`);
