@@ -147,7 +147,7 @@ describe('tmsync installed per project from the tarball', () => {
   });
 });
 
-describe("the README's library example", () => {
+describe("the README's examples", () => {
   it('runs as written where tmsync is installed and prints the plan', async () => {
     const readme = await readFile(join(repo, 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('## Use as a library'));
@@ -158,6 +158,30 @@ describe("the README's library example", () => {
     const r = await exec(process.execPath, ['plan-example.mjs'], { cwd: dir, env: cleanEnv({ TMSYNC_BASE_URL: baseUrl, TMSYNC_API_KEY: KEY }) });
     expect(r.stdout).toContain('Plan: 3 to create, 0 to update, 0 to move, 0 to delete.');
     expect(r.stderr).toBe('');
+  });
+
+  it('runs the README\'s pull example as written, with TMSYNC_BASE_URL set, and plan in the pulled repository shows no changes', async () => {
+    const readme = await readFile(join(repo, 'README.md'), 'utf8');
+    const usage = /## Using it\n+```text\n([\s\S]*?)```/.exec(readme)![1];
+    const line = usage.split('\n').find((l) => l.startsWith('tmsync pull'))!;
+    expect(line).toContain('(with TMSYNC_BASE_URL set)');
+    const args = line.replace(/#.*$/, '').trim().split(/\s+/).slice(1);
+    expect(baseUrl).toBeDefined();
+    // something to pull: the starter the other examples planned, applied
+    const env = { TMSYNC_BASE_URL: baseUrl, TMSYNC_API_KEY: KEY };
+    expect((await tmsyncIn(join(local, 'node_modules', 'tmsync', 'bin', 'tmsync.js'))(join(local, 'tests'), env, 'apply', '--auto-approve')).code).toBe(0);
+    const dir = join(work, 'readme-pull');
+    await mkdir(dir);
+    const bin = join(globalPrefix, 'lib', 'node_modules', 'tmsync', 'bin', 'tmsync.js');
+    const pull = await tmsyncIn(bin)(dir, env, ...args);
+    expect(pull.stderr).toContain('Pulled 1 test case in 1 folder and 1 step group from Demo (DEMO)');
+    expect(pull.code).toBe(0);
+    const pulled = join(dir, args[args.indexOf('--dir') + 1]);
+    expect(await readFile(join(pulled, 'tmsync.yaml'), 'utf8')).toContain('project: "DEMO"');
+    expect(existsSync(join(pulled, 'cases', 'Example'))).toBe(true);
+    const plan = await tmsyncIn(bin)(pulled, { TMSYNC_API_KEY: KEY }, 'plan', '--detailed-exitcode');
+    expect(plan.stdout + plan.stderr).toContain('No changes');
+    expect(plan.code).toBe(0);
   });
 });
 

@@ -10,11 +10,16 @@ import { jsonOutput } from './json.js';
  */
 export async function main(argv: string[], io: CliIo = processIo(), cwd: string = process.cwd()): Promise<number> {
   let exitCode = 0;
-  const program = buildProgram(io, cwd, (code) => {
-    exitCode = code;
-  });
   const json = argv.includes('--json');
   const color = colorChoice(io, argv.includes('--no-color')).stderr;
+  const program = buildProgram(
+    io,
+    cwd,
+    (code) => {
+      exitCode = code;
+    },
+    color,
+  );
   try {
     await program.parseAsync(argv);
     return exitCode;

@@ -1,5 +1,5 @@
 import { Argument, Command, Option } from 'commander';
-import { colorChoice, type CliIo, type GlobalOptions } from './io.js';
+import { colorChoice, red, yellow, type CliIo, type GlobalOptions } from './io.js';
 import { VERSION } from '../version.js';
 
 /**
@@ -17,7 +17,11 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => void): Command {
+/**
+ * The commander program. `stderrColor`: whether usage errors colour `Error:` and `Hint:` (decided by
+ * the caller from stderr and `--no-color`, as for every other error).
+ */
+export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => void, stderrColor = false): Command {
   const program = new Command();
   program
     .name('tmsync')
@@ -30,7 +34,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--json', 'machine output on stdout, human text on stderr', false)
     .option('--verbose', 'show each request (method, path, status, duration, retries)', false)
     .option('--no-color', 'never colour the output')
-    .showHelpAfterError('(run with --help for usage)')
+    .showHelpAfterError(`${yellow('Hint:', stderrColor)} run with --help for usage`)
     .addHelpText(
       'after',
       '\nThe API key comes only from the environment: TMSYNC_API_KEY, or the variable named by a profile\'s api_key_env.\n' +
@@ -44,6 +48,8 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
   program.configureOutput({
     writeOut: (s) => io.stdout(s),
     writeErr: (s) => io.stderr(s),
+    // usage errors look like every other error: `Error: …` then `Hint: …`
+    outputError: (s, write) => write(`${red('Error:', stderrColor)} ${s.replace(/^error:\s*/i, '')}`),
   });
 
   const globals = (): GlobalOptions => {

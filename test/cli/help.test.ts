@@ -98,6 +98,25 @@ describe('usage errors under --json', () => {
     expect(io.err.join('')).toContain("unknown option '--bogus'");
   });
 
+  it('print Error: and Hint: on stderr like every other error, not commander\'s lowercase error:', async () => {
+    const io = memoryIo({});
+    expect(await main(['node', 'tmsync', 'plan', '--bogus'], io, process.cwd())).toBe(1);
+    expect(io.err.join('')).toBe("Error: unknown option '--bogus'\nHint: run with --help for usage\n");
+  });
+
+  it('colour Error: and Hint: of a usage error when stderr is a terminal, unless NO_COLOR or --no-color', async () => {
+    const tty = (env: NodeJS.ProcessEnv) => ({ ...memoryIo(env), stderrIsTTY: true });
+    const io = tty({});
+    expect(await main(['node', 'tmsync', 'validate', '--bogus'], io, process.cwd())).toBe(1);
+    expect(io.err.join('')).toBe("\u001b[1;31mError:\u001b[0m unknown option '--bogus'\n\u001b[33mHint:\u001b[0m run with --help for usage\n");
+    const plain = tty({ NO_COLOR: '1' });
+    expect(await main(['node', 'tmsync', 'validate', '--bogus'], plain, process.cwd())).toBe(1);
+    expect(plain.err.join('')).not.toContain('\u001b[');
+    const flag = tty({});
+    expect(await main(['node', 'tmsync', 'validate', '--bogus', '--no-color'], flag, process.cwd())).toBe(1);
+    expect(flag.err.join('')).not.toContain('\u001b[');
+  });
+
   it('print nothing on stdout without --json', async () => {
     const io = memoryIo({});
     expect(await main(['node', 'tmsync', 'plan', '--bogus'], io, process.cwd())).toBe(1);

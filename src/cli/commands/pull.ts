@@ -96,7 +96,7 @@ async function pullWith(target: Target, root: string, hasConfig: boolean, option
     const c = result.counts;
     io.stderr(
       `Pulled ${plural(c.cases, 'test case')} in ${plural(c.folders, 'folder')} and ${plural(c.stepGroups, 'step group')} from ${project.name} (${project.humanIdPrefix}) into ${repoRoot}: ` +
-        `${result.created.length} files created, ${result.updated.length} updated, ${result.unchanged} unchanged.`,
+        `${plural(result.created.length, 'file')} created, ${result.updated.length} updated, ${result.unchanged} unchanged.`,
     );
     if (options.json) {
       io.stdout(
