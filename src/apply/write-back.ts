@@ -35,7 +35,7 @@ export function fileWriteBack(root: string, ops?: Partial<FileOps>): WriteBackFn
     try {
       await setYamlFields(abs, { id }, { root, ...(ops ? { ops } : {}) });
     } catch (err) {
-      if (err instanceof TmsyncError && (err.code === 'file_read_only' || err.code === 'invalid_encoding' || err.code === 'link_outside_repository')) {
+      if (err instanceof TmsyncError && ['file_read_only', 'not_a_regular_file', 'invalid_encoding', 'link_outside_repository'].includes(err.code)) {
         // the item exists on the service: say which id the file needs, so nothing is created twice
         throw new TmsyncError(err.code, `${err.message}; add \`id: ${id}\` to ${file} by hand`, {
           hint: err.hint ?? '',

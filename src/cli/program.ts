@@ -129,7 +129,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
   program
     .command('backup')
     .description('a lossless, versioned JSON snapshot of a project (gzip when FILE ends in .gz)')
-    .requiredOption('--out <file>', 'where to write the backup')
+    .requiredOption('--out <file>', 'where to write the backup (a regular file; .gz compresses)')
     .action(lazy(async () => (await import('./commands/backup.js')).runBackup));
 
   program

@@ -97,6 +97,9 @@ export async function* paginatePages(fetchPage: (q: Query) => Promise<PageShape>
   let pagesRead = 0;
   let itemsRead = 0;
   let total: number | undefined;
+  // the total of the first page that gave one: a total that grows on every page (a hostile or
+  // broken service) would otherwise move the page bound ahead of the walk forever
+  let firstTotal: number | undefined;
   let size: number | undefined;
   // the most items one page brought: a service that sends fewer than its page_size says must not
   // look endless
@@ -122,6 +125,11 @@ export async function* paginatePages(fetchPage: (q: Query) => Promise<PageShape>
       const per = Math.max(1, mostOnAPage > 0 ? Math.min(size ?? mostOnAPage, mostOnAPage) : (size ?? 1));
       const bound = Math.ceil(total / per) + 2;
       if (pagesRead > bound) throw runaway(`${pagesRead} pages read, more than the ${bound} that ${total} items (total_count) in pages of ${per} need`);
+      firstTotal ??= total;
+      // growth while the list is read is followed, up to max_pages beyond what the first total needed
+      if (total > firstTotal && pagesRead > Math.max(maxPages, Math.ceil(firstTotal / per) + 2)) {
+        throw runaway(`${pagesRead} pages read while total_count kept growing (${firstTotal} when the walk began, ${total} now), more than ${maxPages} (max_pages)`);
+      }
     } else if (pagesRead > maxPages) {
       throw runaway(`more than ${maxPages} pages (max_pages) and the service gives no total_count`);
     }

@@ -43,7 +43,7 @@ export interface TmsyncConfig {
   requestTimeoutMs: number;
   /** @default 6 */
   maxRetries: number;
-  /** pages read at most from a list without `total_count`, from `max_pages`. @default 10000 */
+  /** pages read at most from a list without `total_count` (or whose total keeps growing), from `max_pages`. @default 10000 */
   maxPages: number;
   /** the largest answer read, in bytes, from `max_response_size`. @default 64 MiB */
   maxResponseBytes: number;

@@ -161,7 +161,7 @@ export const configSchema = z
       .number()
       .int()
       .positive()
-      .meta({ description: 'pages read at most from one list whose answers give no total_count (default 10000); with a total the bound is ceil(total_count / page_size) + 2' })
+      .meta({ description: 'pages read at most from one list whose answers give no total_count, or whose total_count keeps growing while it is read (default 10000); with a steady total the bound is ceil(total_count / page_size) + 2' })
       .optional(),
     max_response_size: z
       .union([z.number().int().positive(), z.string().regex(SIZE_PATTERN, 'must be a size like 64MiB, 512KiB or a number of bytes')])

@@ -6,7 +6,7 @@ import { Document, isCollection, isMap, isScalar, parse, parseDocument, Scalar, 
 import type { ToStringOptions, YAMLMap } from 'yaml';
 import { TmsyncError } from '../errors.js';
 import type { DesiredCaseFields, DesiredStep } from '../model.js';
-import { fileOps, ioError, type FileOps } from './file-ops.js';
+import { fileOps, ioError, notRegularFileError, type FileOps } from './file-ops.js';
 import { decodeTextOrThrow, encodeText, type TextEncodingName } from './text-file.js';
 import { isInside, processGone } from './walk.js';
 
@@ -183,6 +183,11 @@ export async function setYamlFields(
   let text: string | undefined;
   let encoding: TextEncodingName = 'utf-8';
   let bytes: Buffer | undefined;
+  // reading a named pipe would wait for a writer forever; a directory or device is not a YAML file
+  const st = await ops.stat(file).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? undefined : Promise.reject(ioError(err, 'read', file))));
+  if (st && !st.isFile()) {
+    throw notRegularFileError(options.root ? shownPath(resolve(file), resolve(options.root)) : file, st, 'move it away, or point the command at another path');
+  }
   try {
     bytes = await ops.readFile(file);
   } catch (err) {
@@ -387,7 +392,9 @@ async function keepModeAndOwner(ops: FileOps, tmp: string, before: Stats | undef
  * Writes a file so readers see the old or the new content, never a part:
  * - the path is resolved first: a link inside the repository is kept and its target written, a
  *   path leading outside `options.root` is refused;
- * - a read-only file is refused (`file_read_only`), as its owner asked it not to change;
+ * - a read-only file is refused (`file_read_only`), as its owner asked it not to change, and so
+ *   is a path that is not a regular file (`not_a_regular_file`: a directory, a pipe, a device),
+ *   which the rename would replace;
  * - the content goes to a temporary file (under `<root>/.tmsync/tmp/`, or hidden next to the
  *   file without a root or on another file system), is fsynced, given the mode and owner of the
  *   file it replaces, and renamed over it.
@@ -404,6 +411,9 @@ export async function writeFileAtomic(file: string, content: string | Uint8Array
     before = await ops.stat(target);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw ioError(err, 'read', shown);
+  }
+  if (before && !before.isFile()) {
+    throw notRegularFileError(shown, before, 'move it away, or point the command at another path');
   }
   if (before && (before.mode & 0o222) === 0) {
     throw new TmsyncError('file_read_only', `${shown} is read-only; tmsync does not change it`, {

@@ -1,10 +1,10 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, unlink } from 'node:fs/promises';
+import { mkdir, realpath, rename, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Writable } from 'node:stream';
 import { createGzip } from 'node:zlib';
-import { ioError } from '../repository/file-ops.js';
+import { ioError, notRegularFileError } from '../repository/file-ops.js';
 import type { BackupCounts, BackupSection } from './backup-format.js';
 import type { BackupSource } from './backup-source.js';
 import { readAhead, type ReadAhead } from './streams.js';
@@ -73,10 +73,35 @@ export async function writeBackup(source: BackupSource, out: Writable, options: 
 }
 
 /**
- * Writes a backup to `file` (gzip when it ends in `.gz`) through a temporary file renamed into
- * place at the end, so an interrupted backup never leaves a file that looks whole.
+ * The path a backup is renamed to: a symbolic link is followed (the link stays, its target gets
+ * the backup), and anything there that is not a regular file is refused before anything is
+ * read or written (the rename would replace `/dev/null`, a pipe or a directory).
  */
-export async function writeBackupFile(source: BackupSource, file: string, options: WriteBackupOptions = {}): Promise<BackupCounts> {
+export async function backupTarget(file: string): Promise<string> {
+  let st;
+  try {
+    st = await stat(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return file;
+    throw ioError(err, 'read', file);
+  }
+  if (!st.isFile()) {
+    throw notRegularFileError(file, st, 'backup writes a regular file: give --out a new file name (or an existing backup to replace), and copy the file from there');
+  }
+  try {
+    return await realpath(file);
+  } catch (err) {
+    throw ioError(err, 'read', file);
+  }
+}
+
+/**
+ * Writes a backup to `file` (gzip when it ends in `.gz`) through a temporary file renamed into
+ * place at the end, so an interrupted backup never leaves a file that looks whole. A target that
+ * exists and is not a regular file is refused first (`not_a_regular_file`).
+ */
+export async function writeBackupFile(source: BackupSource, given: string, options: WriteBackupOptions = {}): Promise<BackupCounts> {
+  const file = await backupTarget(given);
   try {
     await mkdir(dirname(file), { recursive: true });
   } catch (err) {

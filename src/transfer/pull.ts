@@ -38,8 +38,15 @@ export interface PullOptions {
    * the caller started that read earlier (while the service is read, so the two overlap).
    * @default read here
    */
-  existing?: Promise<ExistingRepository & { strays: string[] }>;
+  existing?: Promise<LocalRepository>;
 }
+
+/** What the repository already holds, with its temporary files a killed run left and its twins. */
+export type LocalRepository = ExistingRepository & {
+  strays: string[];
+  /** files or directories already on disk that macOS and Windows would take for one (`name_twins`) */
+  twins?: FieldWarning[];
+};
 
 export interface PullResult {
   created: string[];
@@ -70,7 +77,7 @@ async function listPaths(root: string, dir: string): Promise<string[]> {
 }
 
 /** What the repository already holds; refuses a repository with errors (a broken file may hide an id). */
-export async function loadExistingRepository(root: string, config: PullOptions['config']): Promise<ExistingRepository & { strays: string[] }> {
+export async function loadExistingRepository(root: string, config: PullOptions['config']): Promise<LocalRepository> {
   const exists = await stat(join(root, config.casesDir)).then(
     () => true,
     () => false,
@@ -99,6 +106,8 @@ export async function loadExistingRepository(root: string, config: PullOptions['
     folders: state.folders.map((f) => ({ ...(f.id !== undefined ? { id: f.id } : {}), dir: f.dir, ...(f.file ? { file: f.file } : {}) })),
     paths: [...(await listPaths(root, config.casesDir)), ...(await listPaths(root, config.stepGroupsDir))],
     strays,
+    // pull keeps writing into such files: it says so, as validate does
+    twins: problems.filter((p) => p.code === 'name_twins').map((p) => ({ code: 'name_twins', message: `${p.message} (${p.hint ?? 'rename one of them'})` })),
   };
 }
 
@@ -137,7 +146,7 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
     unchanged: 0,
     moved: [],
     gone: built.gone,
-    warnings: built.warnings,
+    warnings: [...(existing.twins ?? []), ...built.warnings],
     counts: built.counts,
   };
 

@@ -107,6 +107,40 @@ const parentOf = (rel: string) => (rel.includes('/') ? rel.slice(0, rel.lastInde
 const baseOf = (rel: string) => rel.slice(rel.lastIndexOf('/') + 1);
 const trimDir = (d: string) => d.split(/[\\/]+/).filter(Boolean).join('/');
 
+/** How two names that are one entry on macOS and Windows differ. */
+function twinDifference(a: string, b: string): string {
+  if (a === b) return 'nothing (the same name)';
+  const fold = (x: string) => x.toUpperCase().toLowerCase();
+  if (fold(a) === fold(b)) return 'letter case';
+  if (a.normalize('NFC') === b.normalize('NFC')) return 'Unicode normalisation';
+  return 'letter case and Unicode normalisation';
+}
+/** `"Café" (NFD)`: the form is shown where it is the only visible difference. */
+const quoted = (name: string, showForm: boolean) =>
+  showForm ? `"${name}" (${name === name.normalize('NFC') ? 'NFC' : name === name.normalize('NFD') ? 'NFD' : 'mixed NFC/NFD'})` : `"${name}"`;
+
+/**
+ * The warning for a folder written under another directory than its name because `taken` (a
+ * sibling folder's directory, or an entry already on disk) is its twin: names both and the
+ * directory chosen.
+ */
+function twinMessage(f: RemoteFolder, parent: ModelFolder | undefined, parentDir: string, taken: string, dir: string, placed: ModelFolder[]): string {
+  const other = placed.find((m) => parentOf(m.dir) === parentDir && twinKey(baseOf(m.dir)) === twinKey(taken));
+  // compare with the other folder's name when that is the twin, else with the directory taken
+  const otherName = other && twinKey(other.name) === twinKey(f.name) ? other.name : taken;
+  const how = twinDifference(f.name, otherName);
+  const forms = how.includes('normalisation');
+  const self = `folder ${quoted([...(parent?.path ?? []), f.name].join('/'), forms)}`;
+  const them = other
+    ? otherName === other.name
+      ? `folder ${quoted(other.path.join('/'), forms)} (in ${other.dir})`
+      : `${other.dir} (the directory of folder "${other.path.join('/')}")`
+    : /^_folder\.ya?ml$/i.test(taken)
+      ? `the folder file name ${taken}`
+      : `${parentDir}/${taken}, already on disk`;
+  return `${self} and ${them} differ only by ${how}, which macOS and Windows do not tell apart (one directory there): ${self} is written to ${dir} with \`name: ${f.name}\` in its _folder.yaml`;
+}
+
 export function buildRepositoryModel(actual: ActualState, options: BuildModelOptions = {}): RepositoryModel {
   const casesDir = trimDir(options.casesDir ?? 'cases');
   const stepGroupsDir = trimDir(options.stepGroupsDir ?? 'step_groups');
@@ -238,14 +272,11 @@ export function buildRepositoryModel(actual: ActualState, options: BuildModelOpt
       const twin = alloc.twinOf(f.name.normalize('NFC'));
       const stem = isPortableDirName(f.name) && twin === undefined ? f.name : safeDirName(f.name);
       dir = `${parentDir}/${alloc.allocate(stem)}`;
-      if (twin !== undefined && twin !== f.name && twin !== baseOf(dir)) {
+      if (twin !== undefined && baseOf(dir) !== f.name) {
         // `Login` next to `login`, or `Café` in NFC next to NFD: one directory on macOS and
-        // Windows; written under another name, with the real one in _folder.yaml, and said
-        const how = twin.normalize('NFC') === f.name.normalize('NFC') ? 'Unicode normalisation' : 'letter case';
-        warnings.push({
-          code: 'folder_name_twin',
-          message: `folder "${[...(parent?.path ?? []), f.name].join('/')}" differs from "${twin}" in ${parentDir} only by ${how}, which macOS and Windows do not tell apart: written to ${dir} with \`name: ${f.name}\` in its _folder.yaml`,
-        });
+        // Windows; written under another name, with the real one in _folder.yaml, and said,
+        // whichever of the two came first (the directory taken may carry this folder's own name)
+        warnings.push({ code: 'folder_name_twin', message: twinMessage(f, parent, parentDir, twin, dir, folders) });
       }
     }
     const file = prev?.file && parentOf(prev.file) === dir ? prev.file : `${dir}/_folder.yaml`;

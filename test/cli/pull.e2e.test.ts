@@ -251,8 +251,57 @@ describe('tmsync pull against the emulator', () => {
     const root = await fresh();
     const r = await tmsync(root, 'pull', '--base-url', emu.baseUrl, '--project', 'TWN');
     expect(r.code).toBe(0);
-    expect(r.err).toMatch(/Warning: folder "twins" differs from "Twins" in cases only by letter case.*written to cases\/twins-2/);
+    expect(r.err).toMatch(/Warning: folder "twins" and folder "Twins" \(in cases\/Twins\) differ only by letter case.*written to cases\/twins-2/);
     const top = (await readdir(join(root, 'cases'))).filter((d) => d.toLowerCase().startsWith('twins'));
     expect(top.sort()).toEqual(['Twins', 'twins-2']);
   });
+
+  it('warns when it writes into a repository that already holds case files differing only by letter case or NFC/NFD', async () => {
+    createProject(emu, { prefix: 'CTW', name: 'Case twins' });
+    const c = client(emu.baseUrl);
+    const project = await resolveProject(c, 'CTW');
+    await c.call('createFolder', { params: { project_id: project.id }, body: { name: 'Login' } });
+    await c.close();
+    const root = await fresh();
+    expect((await tmsync(root, 'pull', '--base-url', emu.baseUrl, '--project', 'CTW')).code).toBe(0);
+    await writeFile(join(root, 'cases/Login/Sign-in.yaml'), 'title: Sign in\n');
+    await writeFile(join(root, 'cases/Login/sign-in.yaml'), 'title: Sign in again\n');
+    await writeFile(join(root, 'cases/Login/Caf\u00e9.yaml'), 'title: Coffee\n');
+    await writeFile(join(root, 'cases/Login/Cafe\u0301.yaml'), 'title: Coffee again\n');
+    const r = await tmsync(root, 'pull');
+    expect(r.code).toBe(0);
+    const warnings = r.err.split('\n').filter((l) => l.startsWith('Warning:'));
+    expect(warnings).toEqual([
+      expect.stringMatching(/^Warning: `cases\/Login\/Caf.*\.yaml` and `cases\/Login\/Caf.*\.yaml` differ only by Unicode normalisation/),
+      expect.stringMatching(/^Warning: `cases\/Login\/Sign-in\.yaml` and `cases\/Login\/sign-in\.yaml` differ only by letter case/),
+    ]);
+  });
+
+  for (const [n, first] of [
+    [1, 'NFD'],
+    [2, 'NFC'],
+  ] as const) {
+    it(`warns when two folders named Café, one in NFC and one in NFD, share a parent and the ${first} one is listed first`, async () => {
+      const prefix = `CAF${n}`;
+      createProject(emu, { prefix, name: `Cafe ${n}` });
+      const c = client(emu.baseUrl);
+      const project = await resolveProject(c, prefix);
+      const nfc = 'Caf\u00e9';
+      const nfd = 'Cafe\u0301';
+      const names = first === 'NFD' ? [nfd, nfc] : [nfc, nfd];
+      for (const name of names) await c.call('createFolder', { params: { project_id: project.id }, body: { name } });
+      await c.close();
+      const root = await fresh();
+      const r = await tmsync(root, 'pull', '--base-url', emu.baseUrl, '--project', prefix);
+      expect(r.code).toBe(0);
+      const second = first === 'NFD' ? 'NFC' : 'NFD';
+      const warning = r.err.split('\n').filter((l) => l.startsWith('Warning: folder'));
+      expect(warning).toHaveLength(1);
+      expect(warning[0]).toContain(`folder "${names[1]}" (${second}) and folder "${names[0]}" (${first})`);
+      expect(warning[0]).toContain(`written to cases/${nfc}-2 with \`name: ${names[1]}\``);
+      const top = await readdir(join(root, 'cases'));
+      expect(top.map((d) => d.normalize('NFC')).sort()).toEqual([nfc, `${nfc}-2`]);
+      expect(parse(await readFile(join(root, 'cases', `${nfc}-2`, '_folder.yaml'), 'utf8'))).toMatchObject({ name: names[1] });
+    });
+  }
 });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { TmsyncError } from '../../src/errors.js';
 import { createClient, scaledClock, type ClientOptions, type TmsClient } from '../../src/remote/index.js';
 import { paginatePages, type PageShape, type Query } from '../../src/remote/paginate.js';
 import { startScripted, type LoggedRequest, type Reply, type ScriptedServer } from './scripted-server.js';
@@ -88,6 +89,23 @@ describe('endless pagination', () => {
     expect(err.message).toMatch(/more than 5 pages \(max_pages\) and the service gives no total_count/);
     expect(err.hint).toMatch(/max_pages/);
     expect(asked).toHaveLength(6);
+  });
+
+  it('stops a list whose total_count grows by a page on every page after max_pages pages, naming both totals', async () => {
+    const asked: Query[] = [];
+    const fetchPage = async (q: Query): Promise<PageShape> => {
+      asked.push(q);
+      const page = Number(q.cursor ?? 1);
+      // always one page more than read so far: items never exceed the total, pages never the bound
+      return { data: { types: [item(page)] }, page_info: { page_size: 1, total_count: page + 2, next: String(page + 1) } };
+    };
+    const o = { key: 'types', base: {}, pageSize: 1, cursorParam: 'cursor', baseUrl: 'http://x/api/v1', prefetch: 0, describe: 'GET /types', endpoint: 'listCaseTypes', maxPages: 20 };
+    const err = await (async () => {
+      for await (const x of paginatePages(fetchPage, o)) void x;
+    })().catch((e: unknown) => e);
+    expect((err as TmsyncError).code).toBe('pagination_runaway');
+    expect((err as TmsyncError).message).toBe('GET /types: stopped reading the list: 21 pages read while total_count kept growing (3 when the walk began, 23 now), more than 20 (max_pages)');
+    expect(asked).toHaveLength(21);
   });
 
   it('reads a list without total_count of exactly max_pages pages', async () => {

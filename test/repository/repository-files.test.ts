@@ -156,6 +156,35 @@ describe('writing files back', () => {
     expect((await stat(join(root, 'cases/A/ro.yaml'))).mode & 0o777).toBe(0o444);
   });
 
+  for (const [kind, make, words] of [
+    ['a named pipe', (p: string) => void execFileSync('mkfifo', [p]), 'a named pipe (FIFO)'],
+    ['a directory', (p: string) => mkdir(p), 'a directory'],
+  ] as const) {
+    it(`refuses to replace a path that is ${kind} instead of a regular file, and leaves it and the temporary directory as they were`, async () => {
+      const root = await makeRepo({ 'cases/A/a.yaml': 'title: A\n' });
+      const target = join(root, 'cases/A/b.yaml');
+      await make(target);
+      const before = await lstat(target);
+      const err = await errorOf(writeFileAtomic(target, 'title: B\n', { root }));
+      expect(err.code).toBe('not_a_regular_file');
+      expect(err.message).toBe(`cases/A/b.yaml is ${words}, not a regular file; tmsync writes only regular files and does not replace it`);
+      const after = await lstat(target);
+      expect([after.ino, after.mode]).toEqual([before.ino, before.mode]);
+      expect(await readdir(join(root, 'cases/A'))).toEqual(['a.yaml', 'b.yaml']);
+      expect(await readdir(join(root, '.tmsync/tmp')).catch(() => [])).not.toContainEqual(expect.stringMatching(/\.tmp$/));
+    });
+  }
+
+  it('refuses to write an id back into a case file that has become a named pipe, without waiting on it, and names the id to add by hand', async () => {
+    const root = await makeRepo({ 'cases/A/a.yaml': 'title: A\n' });
+    execFileSync('mkfifo', [join(root, 'cases/A/p.yaml')]);
+    const err = await errorOf(fileWriteBack(root)('cases/A/p.yaml', 'SHOP-7'));
+    expect(err.code).toBe('not_a_regular_file');
+    expect(err.message).toContain('cases/A/p.yaml is a named pipe (FIFO)');
+    expect(err.message).toContain('add `id: SHOP-7` to cases/A/p.yaml by hand');
+    expect((await lstat(join(root, 'cases/A/p.yaml'))).isFIFO()).toBe(true);
+  });
+
   it('keeps the mode of the file it rewrites', async () => {
     const root = await makeRepo({ 'cases/A/p.yaml': 'title: P\n' });
     await chmod(join(root, 'cases/A/p.yaml'), 0o600);

@@ -1,6 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import * as nodeFs from 'node:fs/promises';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -22,6 +23,24 @@ const tempDir = async () => {
   dirs.push(d);
   return d;
 };
+
+/** A character device like /dev/null, made in a temporary directory (root only): never the real one. */
+const deviceNode = (path: string): boolean => {
+  try {
+    execFileSync('mknod', [path, 'c', '1', '3'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+};
+const canMakeDevices = await (async () => {
+  const d = await mkdtemp(join(tmpdir(), 'tmsync-mknod-'));
+  try {
+    return deviceNode(join(d, 'probe'));
+  } finally {
+    await rm(d, { recursive: true, force: true });
+  }
+})();
 
 const systemError = (code: string, syscall: string, path?: string) =>
   Object.assign(new Error(`${code}: simulated, ${syscall}`), { code, syscall, ...(path ? { path } : {}) });
@@ -66,6 +85,59 @@ function fillingDisk(room: number): (path: string) => Writable {
 }
 
 describe('I/O errors in backup', () => {
+  /** A source that fails the test if the backup reads anything: a refused target reads nothing. */
+  const untouchable: BackupSource = {
+    header: async () => {
+      throw new Error('the service was read although the target was refused');
+    },
+    async *folders() {},
+    async *stepGroups() {},
+    async *testCases() {},
+    async *testPlans() {},
+    async *testRuns() {},
+  };
+
+  for (const [kind, make, words] of [
+    ['a named pipe', (p: string) => void execFileSync('mkfifo', [p]), 'a named pipe (FIFO)'],
+    ['a directory', (p: string) => mkdir(p), 'a directory'],
+  ] as const) {
+    it(`refuses a target that is ${kind}, saying what to do instead, and writes nothing`, async () => {
+      const dir = await tempDir();
+      const file = join(dir, 'out.json');
+      await make(file);
+      const before = await lstat(file);
+      const err = await writeBackupFile(untouchable, file).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(TmsyncError);
+      expect((err as TmsyncError).code).toBe('not_a_regular_file');
+      expect((err as TmsyncError).message).toBe(`${file} is ${words}, not a regular file; tmsync writes only regular files and does not replace it`);
+      expect((err as TmsyncError).hint).toContain('give --out a new file name');
+      expect(await readdir(dir)).toEqual(['out.json']);
+      const after = await lstat(file);
+      expect([after.ino, after.mode]).toEqual([before.ino, before.mode]);
+    });
+  }
+
+  it.skipIf(!canMakeDevices)('refuses a character device such as /dev/null or /dev/full as the target and leaves the device in place (a device node made for the test)', async () => {
+    const dir = await tempDir();
+    const dev = join(dir, 'null');
+    deviceNode(dev);
+    const err = await writeBackupFile(untouchable, dev).catch((e: unknown) => e);
+    expect((err as TmsyncError).code).toBe('not_a_regular_file');
+    expect((err as TmsyncError).message).toContain('is a character device');
+    expect((await lstat(dev)).isCharacterDevice()).toBe(true);
+    expect(await readdir(dir)).toEqual(['null']);
+  });
+
+  it('writes through a symbolic link to a regular file, keeping the link', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'real.json'), 'old');
+    await symlink(join(dir, 'real.json'), join(dir, 'link.json'));
+    await writeBackupFile(manyFolders(1), join(dir, 'link.json'));
+    expect((await lstat(join(dir, 'link.json'))).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(await readFile(join(dir, 'real.json'), 'utf8')).kind).toBe('tmsync-backup');
+    expect((await readdir(dir)).sort()).toEqual(['link.json', 'real.json']);
+  });
+
   it('reports a full disk as what it is, with the backup path, and leaves no partial file', async () => {
     const dir = await tempDir();
     const file = join(dir, 'project.tmsync-backup.json');

@@ -122,6 +122,44 @@ describe('buildPullFiles', () => {
     expect(twin).toHaveLength(1);
   });
 
+  for (const first of ['NFD', 'NFC'] as const) {
+    it(`warns, naming both folders and the directory chosen, when two sibling folders differ only by NFC/NFD and the ${first} one is listed first`, () => {
+      const state = fixtureState();
+      const nfc = 'Caf\u00e9';
+      const nfd = 'Cafe\u0301';
+      const [a, b] = first === 'NFD' ? [nfd, nfc] : [nfc, nfd];
+      state.folders.push(
+        { id: '55555555-5555-4555-8555-555555555555', name: a, parentId: null, order: 10 },
+        { id: '66666666-6666-4666-8666-666666666666', name: b, parentId: null, order: 11 },
+      );
+      const { files, warnings } = buildPullFiles(state);
+      const folderFiles = files.filter((f) => /^cases\/Caf/.test(f.path.normalize('NFC')) && f.path.endsWith('/_folder.yaml'));
+      const dirOf = (id: string) => folderFiles.find((f) => contentOf(f).includes(id))!.path.split('/')[1];
+      const dirs = [dirOf('55555555'), dirOf('66666666')];
+      // the second folder listed gets the other directory, whatever its own form
+      expect(dirs).toEqual([nfc, `${nfc}-2`]);
+      const twin = warnings.filter((w) => w.code === 'folder_name_twin' && w.message.includes('Caf'));
+      expect(twin).toHaveLength(1);
+      const message = twin[0].message;
+      expect(message).toContain('Unicode normalisation');
+      expect(message).toContain(`"${b}" (${first === 'NFD' ? 'NFC' : 'NFD'})`);
+      expect(message).toContain(`"${a}" (${first})`);
+      expect(message).toContain(`written to cases/${nfc}-2 with \`name: ${b}\``);
+      expect(parse(contentOf(files.find((f) => f.path === `cases/${nfc}-2/_folder.yaml`)))).toMatchObject({ name: b });
+    });
+  }
+
+  it('warns when two sibling folders have exactly the same name and the second is written to another directory', () => {
+    const state = fixtureState();
+    state.folders.push(
+      { id: '77777777-7777-4777-8777-777777777777', name: 'Same', parentId: null, order: 10 },
+      { id: '88888888-8888-4888-8888-888888888888', name: 'Same', parentId: null, order: 11 },
+    );
+    const { warnings } = buildPullFiles(state);
+    const twin = warnings.filter((w) => w.code === 'folder_name_twin' && w.message.includes('"Same"'));
+    expect(twin.map((w) => w.message)).toEqual([expect.stringMatching(/differ only by nothing \(the same name\).*written to cases\/Same-2 with `name: Same`/)]);
+  });
+
   it('adopts an existing NFD directory without an id for the folder of that name in NFC, instead of writing a twin', () => {
     const state = fixtureState();
     state.folders.push({ id: '44444444-4444-4444-8444-444444444444', name: 'Caf\u00e9', parentId: null, order: 10 });
