@@ -67,6 +67,9 @@ export interface ApplyRunOptions {
   window?: number;
 }
 
+/** What `applyPlan` takes: where the lock and journal are, and how to run. */
+export type ApplyPlanOptions = ApplyRunOptions & ApplySessionOptions;
+
 export interface ApplyPlanResult extends ApplyResult {
   /** the journal file of this run */
   journal: string;
@@ -117,7 +120,7 @@ export async function openApplySession(options: ApplySessionOptions): Promise<Ap
  * releases the lock. Run it again after a kill (with a plan built afresh) and nothing is created
  * twice.
  */
-export async function applyPlan(plan: Plan, options: ApplyRunOptions & ApplySessionOptions): Promise<ApplyPlanResult> {
+export async function applyPlan(plan: Plan, options: ApplyPlanOptions): Promise<ApplyPlanResult> {
   const session = await openApplySession(options);
   try {
     return await session.apply(plan, options);
