@@ -1,4 +1,4 @@
-import { kindCreates } from '../plan/operation-kinds.js';
+import { isOperationKind, kindCreates } from '../plan/operation-kinds.js';
 import type { Plan } from '../plan/operations.js';
 import { executePlan, type ApplyProgress, type ApplyResult } from './executor.js';
 import { Journal, journalPath, readJournal, rotateJournal, summarizeJournal, type JournalSummary } from './journal.js';
@@ -170,7 +170,7 @@ async function runJournalled(
 function resumedCreates(summary: JournalSummary, existing: ReadonlySet<string>): Map<string, { id: string; humanId?: string }> {
   const resumeIds = new Map<string, { id: string; humanId?: string }>();
   for (const [key, rec] of summary.ids) {
-    if (rec.id && kindCreates(rec.kind) && existing.has(rec.id)) resumeIds.set(key, { id: rec.id, ...(rec.humanId ? { humanId: rec.humanId } : {}) });
+    if (rec.id && isOperationKind(rec.kind) && kindCreates(rec.kind) && existing.has(rec.id)) resumeIds.set(key, { id: rec.id, ...(rec.humanId ? { humanId: rec.humanId } : {}) });
   }
   return resumeIds;
 }

@@ -153,6 +153,10 @@ export function itemTypeOf(op: Operation): ItemType {
 export function actionOf(op: Operation): Action {
   return OPERATION_KINDS[op.kind].action;
 }
+/** Whether a string (from a journal, say) names an operation kind. */
+export function isOperationKind(kind: string): kind is OperationKind {
+  return Object.hasOwn(OPERATION_KINDS, kind);
+}
 /** Whether an operation of this kind creates a remote item (its POST is never repeated blindly). */
 export function kindCreates(kind: OperationKind): boolean {
   return OPERATION_KINDS[kind].action === 'create';

@@ -5,7 +5,7 @@ import { withServiceDates } from '../remote/normalize.js';
 import type { Backup, BackupFolder, BackupTestCase, BackupTestRun } from './backup-format.js';
 import { caseBody, planBody, runBody, runResults, stepGroupBody, type NewId } from './restore-bodies.js';
 import { ambiguousError, heldCounts, planAdoption, readTargetItems, TYPE_WORDS, type AdoptionPlan } from './restore-adopt.js';
-import { findCase, findFolder, findPlan, findRun, findStepGroup, type FindContext } from './restore-find.js';
+import { findCase, findFolder, findStepGroup, findTestPlan, findTestRun, type ReconcileContext } from '../apply/reconcile.js';
 import { RestoreJournal, restoreJournalPath, type RestoreItemType } from './restore-journal.js';
 import { buildRestoreMapping, type RestoreMapping, type RestoreMappingOptions, type RestoreTargetDirectory } from './restore-mapping.js';
 import { forEachLimit } from './streams.js';
@@ -77,7 +77,7 @@ export async function restoreBackup(backup: Backup, options: RestoreOptions): Pr
   checkRequiredFields(backup, mapping);
   const file = restoreJournalPath(options.root, backup.source.project.id, backup.created_at, options.target.id);
   // everything below is read before anything (the journal included) is written
-  const earlier = await RestoreJournal.read(file);
+  const earlier = await RestoreJournal.read(file, options.target.id);
   const resuming = earlier.ids.size > 0 || earlier.pending.size > 0;
   const items = await readTargetItems(options.client, options.target.id, options.signal);
   const held = heldCounts(items);
@@ -94,16 +94,7 @@ export async function restoreBackup(backup: Backup, options: RestoreOptions): Pr
     claimed: new Set(earlier.ids.values()),
   });
   if (adoption.conflicts.length > 0) throw ambiguousError(adoption.conflicts, `${options.target.name} (${options.target.humanIdPrefix})`);
-  const journal = await RestoreJournal.open(
-    file,
-    {
-      source_project_id: backup.source.project.id,
-      backup_created_at: backup.created_at,
-      target_project_id: options.target.id,
-      started_at: new Date().toISOString(),
-    },
-    options.journalWrite ? { write: options.journalWrite } : {},
-  );
+  const journal = await RestoreJournal.open(file, options.target.id, options.journalWrite ? { write: options.journalWrite } : {});
   try {
     const r = new Restorer(backup, options, mapping, journal);
     await r.adopt(adoption);
@@ -166,7 +157,7 @@ class Restorer {
   adopted = 0;
   private readonly params: { project_id: string };
   private readonly claimed: Set<string>;
-  private readonly find: FindContext;
+  private readonly find: ReconcileContext;
   private readonly parallel: number;
   /** `type:old` of items adopted by this run as they are: not counted as an earlier run's */
   private readonly adoptedNow = new Set<string>();
@@ -179,7 +170,7 @@ class Restorer {
   ) {
     this.params = { project_id: o.target.id };
     this.claimed = journal.claimed();
-    this.find = { client: o.client, projectId: o.target.id, claimed: this.claimed, signal: o.signal };
+    this.find = { client: o.client, projectId: o.target.id, knownIds: this.claimed, ...(o.signal ? { signal: o.signal } : {}) };
     this.parallel = o.parallel ?? 8;
   }
 
@@ -363,7 +354,7 @@ class Restorer {
     const { fresh } = await this.create(
       'plan',
       p.id,
-      () => findPlan(this.find, p.title),
+      () => findTestPlan(this.find, p.title),
       async (reconcile) =>
         (await this.o.client.call('createTestPlan', { params: this.params, body, reconcile, signal: this.o.signal })).data.test_plan,
     );
@@ -390,7 +381,7 @@ class Restorer {
     const { id, fresh } = await this.create(
       'run',
       r.id,
-      () => findRun(this.find, r.title),
+      () => findTestRun(this.find, r.title),
       async (reconcile) =>
         (await this.o.client.call('createTestRun', { params: this.params, body, reconcile, signal: this.o.signal })).data.test_run,
     );
