@@ -32,7 +32,16 @@ export {
   type BuildPlanResult,
 } from './plan/index.js';
 export type * from './plan/operations.js';
-export { executePlan, type ApplyResult, type ExecuteOptions } from './apply/executor.js';
+export { executePlan, type ApplyProgress, type ApplyResult, type ExecuteOptions } from './apply/executor.js';
+export {
+  applyPlan,
+  openApplySession,
+  type ApplyPlanOptions,
+  type ApplyPlanResult,
+  type ApplyRunOptions,
+  type ApplySession,
+  type ApplySessionOptions,
+} from './apply/engine.js';
 export { fileWriteBack } from './apply/write-back.js';
 export {
   buildPullFiles,

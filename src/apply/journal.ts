@@ -1,5 +1,5 @@
 import { mkdir, open, readFile, rename, writeFile, type FileHandle } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { TmsyncError } from '../errors.js';
 import type { OperationKind } from '../plan/operations.js';
 
@@ -15,7 +15,21 @@ import type { OperationKind } from '../plan/operations.js';
  * - `done` / `failed` close an operation.
  *
  * Journals never hold the API key, request bodies or service answers: only keys, kinds and ids.
+ *
+ * Restore keeps its journal in the same format, one file per backup and target
+ * (`.tmsync/restore-<hash>.jsonl`, see `src/transfer/restore-journal.ts`).
  */
+
+/** What an entry is about: an operation kind, or a restore's create of a test plan or run. */
+export type JournalKind = OperationKind | 'create_test_plan' | 'create_test_run';
+
+/** Names the command a journal belongs to, in its messages. */
+export interface JournalOwner {
+  /** `journal`, `restore journal` @default 'journal' */
+  label?: string;
+  /** the command that resumes it @default 'tmsync apply' */
+  command?: string;
+}
 
 export const JOURNAL_FORMAT_VERSION = 1;
 export const JOURNAL_DIR = '.tmsync';
@@ -30,7 +44,7 @@ export interface JournalHeader {
 export interface JournalBegin {
   type: 'begin';
   key: string;
-  kind: OperationKind;
+  kind: JournalKind;
   /**
    * For a folder create: ids of the top-level folders with the same name that existed before the
    * create was sent. A later lookup for the folder this create may have made never claims them.
@@ -40,7 +54,7 @@ export interface JournalBegin {
 export interface JournalCreated {
   type: 'created' | 'done';
   key: string;
-  kind: OperationKind;
+  kind: JournalKind;
   /** the remote id, when the operation has one */
   id?: string;
   human_id?: string;
@@ -51,7 +65,7 @@ export interface JournalCreated {
 export interface JournalFailed {
   type: 'failed';
   key: string;
-  kind?: OperationKind;
+  kind?: JournalKind;
   message: string;
   /** the request may have reached the service (a create may exist) */
   ambiguous?: boolean;
@@ -65,7 +79,7 @@ export interface JournalSummary {
   /** per pending create: ids its natural-key lookup must not claim (they existed before it was sent) */
   exclude: Map<string, string[]>;
   /** ids recorded by `created`/`done`, latest per key */
-  ids: Map<string, { kind: OperationKind; id?: string; humanId?: string; file?: string; writeBack?: string }>;
+  ids: Map<string, { kind: JournalKind; id?: string; humanId?: string; file?: string; writeBack?: string }>;
   /** keys whose last entry is `done` */
   done: Set<string>;
   /** number of runs found for the project */
@@ -82,7 +96,11 @@ export function journalPath(root: string): string {
  * ignored; a broken line elsewhere is an error.
  */
 export async function readJournal(root: string): Promise<JournalEntry[]> {
-  const file = journalPath(root);
+  return readJournalFile(journalPath(root));
+}
+
+/** Reads the journal in `file` (absent: no entries). */
+export async function readJournalFile(file: string, owner: JournalOwner = {}): Promise<JournalEntry[]> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -90,11 +108,12 @@ export async function readJournal(root: string): Promise<JournalEntry[]> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
   }
-  return parseJournal(text, file);
+  return parseJournal(text, file, owner);
 }
 
 /** Parses journal text; `file` names it in messages. */
-export function parseJournal(text: string, file = JOURNAL_FILE): JournalEntry[] {
+export function parseJournal(text: string, file = JOURNAL_FILE, owner: JournalOwner = {}): JournalEntry[] {
+  const command = owner.command ?? 'tmsync apply';
   const lines = text.split('\n');
   const entries: JournalEntry[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -109,20 +128,20 @@ export function parseJournal(text: string, file = JOURNAL_FILE): JournalEntry[] 
       if (/^\s*\{\s*"format_version"/.test(next) || /"type"\s*:\s*"header"/.test(next)) continue; // …and a later run
 
       throw new TmsyncError('journal_corrupt', `${file}:${i + 1} is not a JSON line`, {
-        hint: `move ${file} aside and run \`tmsync apply\` again (the plan re-reads the service, so nothing is lost)`,
+        hint: `move ${file} aside and run \`${command}\` again (the plan re-reads the service, so nothing is lost)`,
       });
     }
     const entry = value as Partial<JournalEntry> & { format_version?: unknown };
     if (!entry || typeof entry !== 'object' || typeof entry.type !== 'string') {
       throw new TmsyncError('journal_corrupt', `${file}:${i + 1} is not a journal entry`, {
-        hint: `move ${file} aside and run \`tmsync apply\` again`,
+        hint: `move ${file} aside and run \`${command}\` again`,
       });
     }
     if (entry.type === 'header' && entry.format_version !== JOURNAL_FORMAT_VERSION) {
       throw new TmsyncError(
         'journal_version',
         `${file} has format_version ${JSON.stringify(entry.format_version)}; this tmsync reads format_version ${JOURNAL_FORMAT_VERSION}`,
-        { hint: `finish that apply with the tmsync version that wrote it, or move ${file} aside` },
+        { hint: `finish that ${command.replace(/^tmsync /, '')} with the tmsync version that wrote it, or move ${file} aside` },
       );
     }
     entries.push(entry as JournalEntry);
@@ -165,7 +184,11 @@ export function summarizeJournal(entries: readonly JournalEntry[], projectId: st
   return summary;
 }
 
-export interface JournalOptions {
+export interface JournalOptions extends JournalOwner {
+  /** the journal file @default `.tmsync/journal.jsonl` under the root */
+  file?: string;
+  /** what the write-failure message asks to check @default permissions and free space of the repository directory */
+  hint?: string;
   /** fsync after every entry, so entries survive a crash of the machine too. @default true */
   durable?: boolean;
   /** for the header's started_at. @default () => new Date() */
@@ -192,6 +215,8 @@ export class Journal {
     readonly file: string,
     private readonly handle: FileHandle,
     private readonly writeText: (text: string) => Promise<void>,
+    private readonly label: string,
+    private readonly writeHint: string,
   ) {}
 
   /**
@@ -204,11 +229,11 @@ export class Journal {
 
   /** Opens (creating `.tmsync/` and the file if needed) and writes this run's header. */
   static async open(root: string, projectId: string, options: JournalOptions = {}): Promise<Journal> {
-    const dir = join(root, JOURNAL_DIR);
+    const file = options.file ?? journalPath(root);
+    const dir = dirname(file);
     await mkdir(dir, { recursive: true });
     // keep the journal out of commits without asking users to edit their .gitignore
     await writeFile(join(dir, '.gitignore'), '*\n', { flag: 'wx' }).catch(() => undefined);
-    const file = journalPath(root);
     const handle = await open(file, 'a+');
     // a run killed in the middle of a write leaves a line without its newline: end it first
     const { size } = await handle.stat();
@@ -224,7 +249,8 @@ export class Journal {
         await handle.appendFile(text, 'utf8');
         if (durable) await handle.sync();
       });
-    const journal = new Journal(file, handle, write);
+    const hint = options.hint ?? 'check the permissions and free space of the repository directory, then run the command again';
+    const journal = new Journal(file, handle, write, options.label ?? 'journal', hint);
     const header: JournalHeader = {
       format_version: JOURNAL_FORMAT_VERSION,
       type: 'header',
@@ -263,8 +289,8 @@ export class Journal {
         try {
           await this.writeText(batch.map((b) => b.line).join(''));
         } catch (err) {
-          this.failure = new TmsyncError('journal_write', `cannot write the journal ${this.file}: ${(err as Error).message}`, {
-            hint: 'check the permissions and free space of the repository directory, then run the command again',
+          this.failure = new TmsyncError('journal_write', `cannot write the ${this.label} ${this.file}: ${(err as Error).message}`, {
+            hint: this.writeHint,
           });
         }
       }
@@ -275,7 +301,7 @@ export class Journal {
     }
   }
 
-  begin(key: string, kind: OperationKind, exclude?: string[]): Promise<void> {
+  begin(key: string, kind: JournalKind, exclude?: string[]): Promise<void> {
     return this.append({ type: 'begin', key, kind, ...(exclude?.length ? { exclude } : {}) });
   }
   created(entry: Omit<JournalCreated, 'type'>): Promise<void> {

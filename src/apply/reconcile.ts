@@ -1,10 +1,9 @@
 import type { ActualState, DesiredState } from '../model.js';
-import type { CreateCaseOp, CreateFolderOp, CreateStepGroupOp } from '../plan/operations.js';
-import type { RefResolver } from './requests.js';
+import type { CreateOp, RefResolver } from './requests.js';
 
 /**
- * Natural-key lookups after a create whose outcome is unknown (a timeout, a reset after sending, a
- * 5xx; or a `begin` in the journal of a killed run). Finding the item means the create happened:
+ * The natural-key lookups (apply, migrate and restore share them) after a create whose outcome is
+ * unknown (a timeout, a reset after sending, a 5xx; or a `begin` in the journal of a killed run). Finding the item means the create happened:
  * it is adopted instead of being created a second time.
  *
  * An item is only claimed when its id is not already known to this run (`knownIds`: every id the
@@ -27,7 +26,7 @@ export interface ApplyClient {
   ): Promise<any>;
   paginate(
     endpoint: string,
-    options?: { params?: Record<string, string>; query?: Record<string, string | number | undefined> },
+    options?: { params?: Record<string, string>; query?: Record<string, string | number | undefined>; signal?: AbortSignal },
   ): AsyncIterable<any>;
 }
 
@@ -36,16 +35,27 @@ export interface ReconcileContext {
   projectId: string;
   /** ids that belong to other items: never claimed */
   knownIds: { has(id: string): boolean };
+  /** stops the list reads @default none */
+  signal?: AbortSignal;
 }
 
 type WireItem = { id: string; [key: string]: unknown };
+
+/** One list of the project, read page by page. */
+function list(ctx: ReconcileContext, endpoint: string, query?: Record<string, string>): AsyncIterable<any> {
+  return ctx.client.paginate(endpoint, {
+    params: { project_id: ctx.projectId },
+    ...(query ? { query } : {}),
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+  });
+}
 
 /**
  * A folder by name at the top level (where the service puts every new folder before it is moved).
  * The folder list is flat; a top-level folder's parent is `""` (document) or null (live).
  */
 export async function findTopLevelFolder(ctx: ReconcileContext, name: string): Promise<WireItem | undefined> {
-  for await (const f of ctx.client.paginate('listFolders', { params: { project_id: ctx.projectId } })) {
+  for await (const f of list(ctx, 'listFolders')) {
     const top = f.parent_folder_id === '' || f.parent_folder_id === null || f.parent_folder_id === undefined;
     if (top && f.name === name && !ctx.knownIds.has(f.id)) return f as WireItem;
   }
@@ -58,7 +68,7 @@ export async function findTopLevelFolder(ctx: ReconcileContext, name: string): P
  */
 export async function findFolder(ctx: ReconcileContext, name: string, parentId: string | null): Promise<WireItem | undefined> {
   let top: WireItem | undefined;
-  for await (const f of ctx.client.paginate('listFolders', { params: { project_id: ctx.projectId } })) {
+  for await (const f of list(ctx, 'listFolders')) {
     if (f.name !== name || ctx.knownIds.has(f.id)) continue;
     if (parentId !== null && f.parent_folder_id === parentId) return f as WireItem;
     const isTop = f.parent_folder_id === '' || f.parent_folder_id === null || f.parent_folder_id === undefined;
@@ -69,11 +79,7 @@ export async function findFolder(ctx: ReconcileContext, name: string, parentId: 
 
 /** A case by exact title in a folder (`search` narrows the list; the title is compared here). */
 export async function findCase(ctx: ReconcileContext, title: string, folderId: string): Promise<WireItem | undefined> {
-  const pages = ctx.client.paginate('listTestCases', {
-    params: { project_id: ctx.projectId },
-    query: { folder_id: folderId, search: title },
-  });
-  for await (const c of pages) {
+  for await (const c of list(ctx, 'listTestCases', { folder_id: folderId, search: title })) {
     if (c.title === title && (c.folder_id === folderId || c.folder_id === undefined) && !ctx.knownIds.has(c.id)) {
       return c as WireItem;
     }
@@ -83,26 +89,54 @@ export async function findCase(ctx: ReconcileContext, title: string, folderId: s
 
 /** A step group by exact title. */
 export async function findStepGroup(ctx: ReconcileContext, title: string): Promise<WireItem | undefined> {
-  for await (const g of ctx.client.paginate('listStepGroups', { params: { project_id: ctx.projectId } })) {
+  for await (const g of list(ctx, 'listStepGroups')) {
     if (g.title === title && !ctx.knownIds.has(g.id)) return g as WireItem;
   }
   return undefined;
 }
 
+/** A test plan by exact title (`title__CONTAINS` narrows the list). */
+export async function findTestPlan(ctx: ReconcileContext, title: string): Promise<WireItem | undefined> {
+  for await (const p of list(ctx, 'listTestPlans', { title__CONTAINS: title })) if (p.title === title && !ctx.knownIds.has(p.id)) return p as WireItem;
+  return undefined;
+}
+
+/** A test run by exact title (`search` narrows the list). */
+export async function findTestRun(ctx: ReconcileContext, title: string): Promise<WireItem | undefined> {
+  for await (const r of list(ctx, 'listTestRuns', { search: title })) if (r.title === title && !ctx.knownIds.has(r.id)) return r as WireItem;
+  return undefined;
+}
+
+type CreateKind = CreateOp['kind'];
+
+/**
+ * The create kinds' part of the operation table that needs the service: how to look up what a
+ * create may have made, and where to read the human id its answer may lack (cases and step
+ * groups are written back by human id).
+ */
+export const CREATE_KINDS: {
+  readonly [K in CreateKind]: {
+    find: (op: Extract<CreateOp, { kind: K }>, ctx: ReconcileContext, resolve: RefResolver) => Promise<WireItem | undefined>;
+    humanIdFrom?: { endpoint: string; param: string; resultKey: string };
+  };
+} = {
+  create_folder: { find: (op, ctx, resolve) => findFolder(ctx, op.name, op.parent === null ? null : resolve(op.parent)) },
+  create_case: {
+    find: (op, ctx, resolve) => findCase(ctx, op.body.title, resolve(op.body.folder)),
+    humanIdFrom: { endpoint: 'getTestCase', param: 'test_case_id', resultKey: 'test_case' },
+  },
+  create_step_group: {
+    find: (op, ctx) => findStepGroup(ctx, op.body.title),
+    humanIdFrom: { endpoint: 'getStepGroup', param: 'step_group_id', resultKey: 'step_group' },
+  },
+};
+
+type AnyCreateEntry = (typeof CREATE_KINDS)[CreateKind] & { find: (op: CreateOp, ctx: ReconcileContext, resolve: RefResolver) => Promise<WireItem | undefined> };
+
 /** Looks up the item a create operation would have made. */
-export async function findCreated(
-  op: CreateFolderOp | CreateCaseOp | CreateStepGroupOp,
-  ctx: ReconcileContext,
-  resolve: RefResolver,
-): Promise<WireItem | undefined> {
-  switch (op.kind) {
-    case 'create_folder':
-      return findFolder(ctx, op.name, op.parent === null ? null : resolve(op.parent));
-    case 'create_case':
-      return findCase(ctx, op.body.title, resolve(op.body.folder));
-    case 'create_step_group':
-      return findStepGroup(ctx, op.body.title);
-  }
+export function findCreated(op: CreateOp, ctx: ReconcileContext, resolve: RefResolver): Promise<WireItem | undefined> {
+  // each entry accepts its own kind, which `op.kind` picks
+  return (CREATE_KINDS[op.kind] as AnyCreateEntry).find(op, ctx, resolve);
 }
 
 /**

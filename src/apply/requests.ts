@@ -1,4 +1,8 @@
-import type { CaseBody, Operation, Ref, StepGroupBody } from '../plan/operations.js';
+import { actionOf, kindCreates } from '../plan/operation-kinds.js';
+import type { CaseBody, CreateCaseOp, CreateFolderOp, CreateStepGroupOp, Operation, OperationKind, Ref, StepGroupBody } from '../plan/operations.js';
+
+/** The operations that create a remote item. */
+export type CreateOp = CreateFolderOp | CreateCaseOp | CreateStepGroupOp;
 
 /**
  * The one table from plan operation to service requests. Pure: no network, no disk, no clock.
@@ -26,98 +30,80 @@ export interface RequestDescriptor {
 /** Resolves a reference to an id: the id itself, or the id produced by another operation of the plan. */
 export type RefResolver = (ref: Ref) => string;
 
+type RequestsOf<K extends OperationKind> = (op: Extract<Operation, { kind: K }>, resolve: RefResolver, project_id: string) => RequestDescriptor[];
+
+/**
+ * The request column of the operation kinds' table (`src/plan/operation-kinds.ts` holds the
+ * others; `plan/` stays free of wire names): every kind must have an entry, or this fails to compile.
+ */
+export const KIND_REQUESTS: { readonly [K in OperationKind]: RequestsOf<K> } = {
+  create_folder: (op, resolve, project_id) => {
+    const create: RequestDescriptor = {
+      endpoint: 'createFolder',
+      params: { project_id },
+      body: { name: op.name, ...(op.order !== undefined ? { order: op.order } : {}) },
+      produces: 'id',
+      resultKey: 'folder',
+    };
+    // The service creates folders at the top level only; a nested folder is moved afterwards.
+    if (op.parent === null) return [create];
+    const reqs: RequestDescriptor[] = [
+      create,
+      {
+        endpoint: 'moveFolder',
+        params: { project_id, folder_id: SELF },
+        body: { parent_folder_id: resolve(op.parent) },
+        resultKey: 'folder',
+      },
+    ];
+    // A move places the folder at the end of its new parent: set the wanted order again.
+    if (op.order !== undefined) {
+      reqs.push({ endpoint: 'updateFolder', params: { project_id, folder_id: SELF }, body: { order: op.order }, resultKey: 'folder' });
+    }
+    return reqs;
+  },
+  update_folder: (op, _resolve, project_id) => [
+    {
+      endpoint: 'updateFolder',
+      params: { project_id, folder_id: op.id },
+      body: { ...(op.name !== undefined ? { name: op.name } : {}), ...(op.order !== undefined ? { order: op.order } : {}) },
+      resultKey: 'folder',
+    },
+  ],
+  move_folder: (op, resolve, project_id) => [
+    {
+      endpoint: 'moveFolder',
+      params: { project_id, folder_id: op.id },
+      // the document's top level is the empty string
+      body: { parent_folder_id: op.parent === null ? '' : resolve(op.parent) },
+      resultKey: 'folder',
+    },
+  ],
+  delete_folder: (op, _resolve, project_id) => [{ endpoint: 'deleteFolder', params: { project_id, folder_id: op.id } }],
+  create_step_group: (op, _resolve, project_id) => [
+    { endpoint: 'createStepGroup', params: { project_id }, body: stepGroupBody(op.body), produces: 'id', resultKey: 'step_group' },
+  ],
+  update_step_group: (op, _resolve, project_id) => [
+    { endpoint: 'updateStepGroup', params: { project_id, step_group_id: op.id }, body: stepGroupBody(op.body), resultKey: 'step_group' },
+  ],
+  delete_step_group: (op, _resolve, project_id) => [{ endpoint: 'deleteStepGroup', params: { project_id, step_group_id: op.id } }],
+  create_case: (op, resolve, project_id) => [
+    { endpoint: 'createTestCase', params: { project_id }, body: caseBody(op.body, resolve), produces: 'id', resultKey: 'test_case' },
+  ],
+  update_case: (op, resolve, project_id) => [
+    { endpoint: 'updateTestCase', params: { project_id, test_case_id: op.id }, body: caseBody(op.body, resolve), resultKey: 'test_case' },
+  ],
+  move_case: (op, resolve, project_id) => [
+    { endpoint: 'updateTestCase', params: { project_id, test_case_id: op.id }, body: { folder_id: resolve(op.folder) }, resultKey: 'test_case' },
+  ],
+  delete_case: (op, _resolve, project_id) => [{ endpoint: 'deleteTestCase', params: { project_id, test_case_id: op.id } }],
+  adopt: () => [],
+};
+
 /** The requests that carry out one operation, in the order they must run. */
 export function requestsFor(op: Operation, resolve: RefResolver, projectId: string): RequestDescriptor[] {
-  const project_id = projectId;
-  switch (op.kind) {
-    case 'create_folder': {
-      const create: RequestDescriptor = {
-        endpoint: 'createFolder',
-        params: { project_id },
-        body: { name: op.name, ...(op.order !== undefined ? { order: op.order } : {}) },
-        produces: 'id',
-        resultKey: 'folder',
-      };
-      // The service creates folders at the top level only; a nested folder is moved afterwards.
-      if (op.parent === null) return [create];
-      const reqs: RequestDescriptor[] = [
-        create,
-        {
-          endpoint: 'moveFolder',
-          params: { project_id, folder_id: SELF },
-          body: { parent_folder_id: resolve(op.parent) },
-          resultKey: 'folder',
-        },
-      ];
-      // A move places the folder at the end of its new parent: set the wanted order again.
-      if (op.order !== undefined) {
-        reqs.push({ endpoint: 'updateFolder', params: { project_id, folder_id: SELF }, body: { order: op.order }, resultKey: 'folder' });
-      }
-      return reqs;
-    }
-    case 'update_folder':
-      return [
-        {
-          endpoint: 'updateFolder',
-          params: { project_id, folder_id: op.id },
-          body: { ...(op.name !== undefined ? { name: op.name } : {}), ...(op.order !== undefined ? { order: op.order } : {}) },
-          resultKey: 'folder',
-        },
-      ];
-    case 'move_folder':
-      return [
-        {
-          endpoint: 'moveFolder',
-          params: { project_id, folder_id: op.id },
-          // the document's top level is the empty string
-          body: { parent_folder_id: op.parent === null ? '' : resolve(op.parent) },
-          resultKey: 'folder',
-        },
-      ];
-    case 'delete_folder':
-      return [{ endpoint: 'deleteFolder', params: { project_id, folder_id: op.id } }];
-    case 'create_step_group':
-      return [
-        { endpoint: 'createStepGroup', params: { project_id }, body: stepGroupBody(op.body), produces: 'id', resultKey: 'step_group' },
-      ];
-    case 'update_step_group':
-      return [
-        {
-          endpoint: 'updateStepGroup',
-          params: { project_id, step_group_id: op.id },
-          body: stepGroupBody(op.body),
-          resultKey: 'step_group',
-        },
-      ];
-    case 'delete_step_group':
-      return [{ endpoint: 'deleteStepGroup', params: { project_id, step_group_id: op.id } }];
-    case 'create_case':
-      return [
-        { endpoint: 'createTestCase', params: { project_id }, body: caseBody(op.body, resolve), produces: 'id', resultKey: 'test_case' },
-      ];
-    case 'update_case':
-      return [
-        {
-          endpoint: 'updateTestCase',
-          params: { project_id, test_case_id: op.id },
-          body: caseBody(op.body, resolve),
-          resultKey: 'test_case',
-        },
-      ];
-    case 'move_case':
-      return [
-        {
-          endpoint: 'updateTestCase',
-          params: { project_id, test_case_id: op.id },
-          body: { folder_id: resolve(op.folder) },
-          resultKey: 'test_case',
-        },
-      ];
-    case 'delete_case':
-      return [{ endpoint: 'deleteTestCase', params: { project_id, test_case_id: op.id } }];
-    case 'adopt':
-      return [];
-  }
+  // each entry accepts its own kind, which `op.kind` picks
+  return (KIND_REQUESTS[op.kind] as RequestsOf<OperationKind>)(op, resolve, projectId);
 }
 
 /** The wire body of a step group create or (full-replacement) update. */
@@ -174,6 +160,11 @@ export function fillSelf(req: RequestDescriptor, selfId: string | undefined): Re
 }
 
 /** Whether an operation creates a remote item (its POST is never repeated blindly). */
-export function isCreate(op: Operation): op is Extract<Operation, { kind: 'create_folder' | 'create_case' | 'create_step_group' }> {
-  return op.kind === 'create_folder' || op.kind === 'create_case' || op.kind === 'create_step_group';
+export function isCreate(op: Operation): op is CreateOp {
+  return kindCreates(op.kind);
+}
+
+/** Whether an operation deletes a remote item. */
+export function isDelete(op: Operation): op is Extract<Operation, { kind: 'delete_case' | 'delete_folder' | 'delete_step_group' }> {
+  return actionOf(op) === 'delete';
 }

@@ -1,5 +1,6 @@
 import type { ActualState } from '../model.js';
 import { folderFingerprint } from '../plan/build-plan.js';
+import { actionOf, itemTypeOf, kindWords } from '../plan/operation-kinds.js';
 import type { Operation, Plan } from '../plan/operations.js';
 import { canonicalJson } from '../canonical-json.js';
 
@@ -88,7 +89,7 @@ function itemNames(ops: readonly Operation[]): Map<string, string> {
   const names = new Map<string, string>();
   for (const op of ops) {
     if (!('id' in op)) continue;
-    const type = op.kind === 'adopt' ? op.itemType : op.kind.endsWith('_case') ? 'case' : op.kind.endsWith('_step_group') ? 'step_group' : 'folder';
+    const type = itemTypeOf(op);
     const human = 'humanId' in op && op.humanId ? op.humanId : undefined;
     const label =
       type === 'folder'
@@ -103,11 +104,11 @@ function itemNames(ops: readonly Operation[]): Map<string, string> {
 
 /** `update case DEMO-12 (cases/a.yaml)`, `create folder Checkout/Payments`. */
 function describeOp(op: Operation): string {
-  const verb = op.kind.replace(/_/g, ' ');
+  const verb = kindWords(op.kind);
   const human = 'humanId' in op && op.humanId ? op.humanId : undefined;
   const path = 'path' in op ? op.path.join('/') : undefined;
   const file = 'writeBack' in op && op.writeBack?.file ? op.writeBack.file : /^[a-z_]+:(.+\.ya?ml)$/.exec(op.key)?.[1];
-  const name = op.kind.endsWith('_folder') ? path : (human ?? file ?? path ?? op.key);
+  const name = actionOf(op) !== 'adopt' && itemTypeOf(op) === 'folder' ? path : (human ?? file ?? path ?? op.key);
   return `${verb} ${name}${file && name !== file ? ` (${file})` : ''}`;
 }
 

@@ -4,6 +4,7 @@ import { planCases } from './cases.js';
 import type { BuildPlanOptions, PlanContext } from './context.js';
 import { planDeletes } from './deletes.js';
 import { planFolders } from './folders.js';
+import { itemTypeOf } from './operation-kinds.js';
 import { PLAN_FORMAT_VERSION, type Operation, type Plan } from './operations.js';
 import { indexRemote } from './remote-index.js';
 import { buildResolver } from './resolve.js';
@@ -76,14 +77,7 @@ export function remoteVersions(actual: ActualState, ops: readonly Operation[]): 
   const versions: Record<string, string> = {};
   for (const op of ops) {
     if (!('id' in op)) continue;
-    const type =
-      op.kind === 'adopt'
-        ? op.itemType
-        : op.kind.endsWith('_case')
-          ? 'case'
-          : op.kind.endsWith('_step_group')
-            ? 'step_group'
-            : 'folder';
+    const type = itemTypeOf(op);
     if (type === 'case') {
       const c = cases.get(op.id);
       if (c) versions[`case:${op.id}`] = String(c.updatedAt);

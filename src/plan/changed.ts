@@ -10,6 +10,7 @@ import type { Operation } from './operations.js';
 import { indexRemote } from './remote-index.js';
 import { buildResolver } from './resolve.js';
 import { summarize } from './summary.js';
+import { actionOf, itemTypeOf } from './operation-kinds.js';
 
 /**
  * A pull request's plan in O(change): `tmsync plan --changed-since REF` plans only the files a
@@ -181,25 +182,17 @@ function withImpliedFolders(desired: DesiredState): DesiredFolder[] {
 
 /** The file an operation comes from (undefined for deletes, which `--changed-since` never plans). */
 function ownerFile(op: Operation, desired: DesiredState, folderFiles: Map<string, string>): string | undefined {
+  if (actionOf(op) === 'delete') return undefined;
   const after = op.key.slice(op.key.indexOf(':') + 1);
-  switch (op.kind) {
-    case 'create_case':
-    case 'update_case':
-    case 'move_case':
+  switch (itemTypeOf(op)) {
+    case 'case':
       return after;
-    case 'create_step_group':
-    case 'update_step_group':
-      return desired.stepGroups.find((g) => g.key === op.localKey)?.file;
-    case 'create_folder':
-    case 'update_folder':
-    case 'move_folder':
+    case 'step_group': {
+      const key = 'localKey' in op ? op.localKey : after;
+      return desired.stepGroups.find((g) => g.key === key)?.file;
+    }
+    case 'folder':
       return folderFiles.get(after);
-    case 'adopt':
-      if (op.itemType === 'case') return after;
-      if (op.itemType === 'step_group') return desired.stepGroups.find((g) => g.key === after)?.file;
-      return folderFiles.get(after);
-    default:
-      return undefined;
   }
 }
 
@@ -223,7 +216,7 @@ export function restrictPlan(result: BuildPlanResult, desired: DesiredState, act
     keep.add(op.key);
     for (const dep of op.dependsOn) {
       const d = byKey.get(dep);
-      if (d && (d.kind === 'create_folder' || d.kind === 'create_step_group')) visit(d);
+      if (d && actionOf(d) === 'create' && itemTypeOf(d) !== 'case') visit(d);
     }
   };
   for (const op of ops) {

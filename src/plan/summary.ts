@@ -1,3 +1,4 @@
+import { actionOf } from './operation-kinds.js';
 import type { Operation, Plan, PlanSummary } from './operations.js';
 
 /**
@@ -9,32 +10,10 @@ import type { Operation, Plan, PlanSummary } from './operations.js';
 export function summarize(ops: readonly Operation[]): PlanSummary {
   const s: PlanSummary = { create: 0, update: 0, move: 0, delete: 0, adopt: 0 };
   for (const op of ops) {
-    switch (op.kind) {
-      case 'create_folder':
-      case 'create_step_group':
-      case 'create_case':
-        s.create++;
-        break;
-      case 'update_folder':
-      case 'update_step_group':
-      case 'update_case':
-        s.update++;
-        if (op.writeBack) s.adopt++;
-        break;
-      case 'move_folder':
-      case 'move_case':
-        s.move++;
-        if (op.writeBack) s.adopt++;
-        break;
-      case 'delete_folder':
-      case 'delete_step_group':
-      case 'delete_case':
-        s.delete++;
-        break;
-      case 'adopt':
-        s.adopt++;
-        break;
-    }
+    const action = actionOf(op);
+    s[action]++;
+    // an update or move of a natural-key match also writes its id back
+    if ((action === 'update' || action === 'move') && 'writeBack' in op && op.writeBack) s.adopt++;
   }
   return s;
 }

@@ -1,4 +1,4 @@
-import type { BackupStepGroup, BackupTestCase, BackupTestPlan, BackupTestRun } from './backup-format.js';
+import type { BackupTestCase, BackupTestPlan, BackupTestRun } from './backup-format.js';
 import type { RestoreItemType } from './restore-journal.js';
 import type { RestoreMapping } from './restore-mapping.js';
 
@@ -10,17 +10,6 @@ import type { RestoreMapping } from './restore-mapping.js';
 export type NewId = (type: RestoreItemType, old: string) => string;
 
 const CASE_TEMPLATES = new Set(['STEPS', 'TCD']);
-
-export function stepGroupBody(g: BackupStepGroup, m: RestoreMapping): Record<string, unknown> {
-  return {
-    title: g.title,
-    description: g.description,
-    ...(g.label_ids ? { label_ids: m.labels(g.label_ids) } : {}),
-    steps: [...g.steps]
-      .sort((a, b) => a.order - b.order)
-      .map((s, i) => ({ step_description: s.description, expected_result: s.expected, order: i + 1 })),
-  };
-}
 
 export function caseBody(c: BackupTestCase, m: RestoreMapping, newId: NewId): Record<string, unknown> {
   const template = c.template_type.toUpperCase();

@@ -1,42 +1,42 @@
 import { createHash } from 'node:crypto';
-import { mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { JOURNAL_FORMAT_VERSION, Journal, parseJournal, summarizeJournal, type JournalKind, type JournalOwner } from '../apply/journal.js';
 import { TmsyncError } from '../errors.js';
 
 /**
  * The restore journal, `.tmsync/restore-<hash>.jsonl`: which backup item became which target
- * item. One JSON object a line, appended before and after every create, so a killed restore,
- * run again, skips what is done and looks up (by natural key) what may have been created
- * without an answer. Holds ids only: no key, no bodies.
+ * item. It is the apply journal (`src/apply/journal.ts`: same format, same group-committed,
+ * fsynced appends, same reading), one file per backup and target project; an entry's key is
+ * `type:old id` (`case:7f3a…`). A killed restore, run again, skips what is done and looks up (by
+ * natural key) what may have been created without an answer.
  *
  * - `begin`: a create is about to be sent.
  * - `created`: the create answered with this id (more requests may follow: a folder's move, a
  *   run's results).
  * - `done`: nothing is left to do for the item.
+ *
+ * A journal written by an earlier tmsync (format 1 of the restore journal: lines with `t`,
+ * `type`, `old`, `new`, and a `tmsync-restore-journal` header) is read as well: its entries mean
+ * the same, so a restore started with an older version is finished by this one.
  */
-
-export const RESTORE_JOURNAL_FORMAT_VERSION = 1;
 
 export type RestoreItemType = 'folder' | 'step_group' | 'case' | 'plan' | 'run';
 
-export interface RestoreJournalHeader {
-  format_version: number;
-  kind: 'tmsync-restore-journal';
-  source_project_id: string;
-  backup_created_at: string;
-  target_project_id: string;
-  started_at: string;
-}
+const KINDS: Record<RestoreItemType, JournalKind> = {
+  folder: 'create_folder',
+  step_group: 'create_step_group',
+  case: 'create_case',
+  plan: 'create_test_plan',
+  run: 'create_test_run',
+};
 
-export interface RestoreJournalEntry {
-  t: 'begin' | 'created' | 'done';
-  type: RestoreItemType;
-  old: string;
-  new?: string;
-}
+const OWNER: JournalOwner = { label: 'restore journal', command: 'tmsync restore' };
+/** The restore journal format of tmsync before the journals were one (still read). */
+const LEGACY_FORMAT_VERSION = 1;
 
 export interface RestoreJournalState {
-  /** old id → new id, for items with `created` or `done` */
+  /** `type:old` → new id, for items with `created` or `done` */
   ids: Map<string, string>;
   done: Set<string>;
   /** begun, never answered: may exist in the target */
@@ -52,94 +52,79 @@ export function restoreJournalPath(root: string, sourceProjectId: string, backup
   return join(root, '.tmsync', `restore-${hash}.jsonl`);
 }
 
-export function parseRestoreJournal(text: string, file: string): RestoreJournalState {
-  const state: RestoreJournalState = { ids: new Map(), done: new Set(), pending: new Set(), runs: 0 };
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].trim();
-    if (!line) continue;
-    let v: Record<string, unknown>;
-    try {
-      v = JSON.parse(line) as Record<string, unknown>;
-    } catch {
-      if (lines.slice(i + 1).every((l) => !l.trim())) break; // a line cut by a kill
-      throw new TmsyncError('journal_corrupt', `${file}:${i + 1} is not a JSON line`, {
-        hint: `move ${file} aside to start the restore over (items already restored would be created again)`,
-      });
-    }
-    if (v.kind === 'tmsync-restore-journal') {
-      if (v.format_version !== RESTORE_JOURNAL_FORMAT_VERSION) {
-        throw new TmsyncError(
-          'journal_version',
-          `${file} has format_version ${JSON.stringify(v.format_version)}; this tmsync reads restore journals of format_version ${RESTORE_JOURNAL_FORMAT_VERSION}`,
-          { hint: 'finish the restore with the tmsync version that started it' },
-        );
-      }
-      state.runs += 1;
-      continue;
-    }
-    const e = v as unknown as RestoreJournalEntry;
-    if (typeof e.t !== 'string' || typeof e.type !== 'string' || typeof e.old !== 'string') {
-      throw new TmsyncError('journal_corrupt', `${file}:${i + 1} is not a restore journal entry`, {
-        hint: `move ${file} aside to start the restore over`,
-      });
-    }
-    const k = key(e.type, e.old);
-    if (e.t === 'begin') {
-      if (!state.ids.has(k)) state.pending.add(k);
-    } else {
-      state.pending.delete(k);
-      if (e.new !== undefined) state.ids.set(k, e.new);
-      if (e.t === 'done') state.done.add(k);
-    }
-  }
-  return state;
+/** What earlier runs left for this target (lines of the older restore format included). */
+export function parseRestoreJournal(text: string, file: string, targetProjectId: string): RestoreJournalState {
+  const summary = summarizeJournal(parseJournal(fromLegacy(text, file), file, OWNER), targetProjectId);
+  const ids = new Map<string, string>();
+  for (const [k, rec] of summary.ids) if (rec.id !== undefined) ids.set(k, rec.id);
+  return { ids, done: summary.done, pending: summary.pendingCreates, runs: summary.runs };
 }
 
-/** An open journal: reads what earlier runs left, appends this run's entries. */
-export class RestoreJournal {
-  private failure: TmsyncError | undefined;
+/** Lines of the older restore journal, rewritten as journal entries; other lines as they are. */
+function fromLegacy(text: string, file: string): string {
+  if (!text.includes('"tmsync-restore-journal"') && !text.includes('"t":')) return text;
+  return text
+    .split('\n')
+    .map((line) => {
+      let v: Record<string, unknown>;
+      try {
+        v = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        return line;
+      }
+      if (v.kind === 'tmsync-restore-journal') {
+        if (v.format_version !== LEGACY_FORMAT_VERSION) {
+          throw new TmsyncError(
+            'journal_version',
+            `${file} has format_version ${JSON.stringify(v.format_version)}; this tmsync reads restore journals of format_version ${LEGACY_FORMAT_VERSION} and ${JOURNAL_FORMAT_VERSION}`,
+            { hint: 'finish the restore with the tmsync version that started it' },
+          );
+        }
+        return JSON.stringify({ format_version: JOURNAL_FORMAT_VERSION, type: 'header', project_id: v.target_project_id, started_at: v.started_at });
+      }
+      const isLegacy = (v.t === 'begin' || v.t === 'created' || v.t === 'done') && typeof v.type === 'string' && typeof v.old === 'string';
+      if (!isLegacy || !Object.hasOwn(KINDS, v.type as string)) return line;
+      const type = v.type as RestoreItemType;
+      return JSON.stringify({ type: v.t, key: key(type, v.old as string), kind: KINDS[type], ...(typeof v.new === 'string' ? { id: v.new } : {}) });
+    })
+    .join('\n');
+}
 
+/** An open restore journal: what earlier runs left, and this run's entries. */
+export class RestoreJournal {
   private constructor(
-    readonly file: string,
-    private readonly handle: FileHandle,
+    private readonly journal: Journal,
     readonly state: RestoreJournalState,
-    private readonly writeText: (text: string) => Promise<void>,
   ) {}
 
-  /** What earlier runs left, without writing anything (an absent file is an empty journal). */
-  static async read(file: string): Promise<RestoreJournalState> {
-    try {
-      return parseRestoreJournal(await readFile(file, 'utf8'), file);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return parseRestoreJournal('', file);
-      throw err;
-    }
+  get file(): string {
+    return this.journal.file;
   }
 
-  /**
-   * `write` appends one line (tests inject a failing one). After a write fails, every later entry
-   * fails at once with the same `journal_write` error: the restore stops starting creates.
-   */
-  static async open(
-    file: string,
-    header: Omit<RestoreJournalHeader, 'format_version' | 'kind'>,
-    options: { write?: (text: string) => Promise<void> } = {},
-  ): Promise<RestoreJournal> {
+  /** What earlier runs left, without writing anything (an absent file is an empty journal). */
+  static async read(file: string, targetProjectId: string): Promise<RestoreJournalState> {
     let text = '';
     try {
       text = await readFile(file, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
-    const state = parseRestoreJournal(text, file);
-    await mkdir(dirname(file), { recursive: true });
-    const handle = await open(file, 'a');
-    const j = new RestoreJournal(file, handle, state, options.write ?? (async (text) => void (await handle.write(text))));
-    // a line cut by a kill must not glue onto the next entry
-    const prefix = text !== '' && !text.endsWith('\n') ? '\n' : '';
-    await handle.write(`${prefix}${JSON.stringify({ format_version: RESTORE_JOURNAL_FORMAT_VERSION, kind: 'tmsync-restore-journal', ...header })}\n`);
-    return j;
+    return parseRestoreJournal(text, file, targetProjectId);
+  }
+
+  /**
+   * `write` appends lines (tests inject a failing one). After a write fails, every later entry
+   * fails at once with the same `journal_write` error: the restore stops starting creates.
+   */
+  static async open(file: string, targetProjectId: string, options: { write?: (text: string) => Promise<void> } = {}): Promise<RestoreJournal> {
+    const state = await RestoreJournal.read(file, targetProjectId);
+    const journal = await Journal.open('', targetProjectId, {
+      ...OWNER,
+      file,
+      hint: 'check the permissions and free space of the directory',
+      ...(options.write ? { write: options.write } : {}),
+    });
+    return new RestoreJournal(journal, state);
   }
 
   /** The target id of a backup item restored earlier (created or done). */
@@ -165,35 +150,22 @@ export class RestoreJournal {
 
   async begin(type: RestoreItemType, old: string): Promise<void> {
     this.state.pending.add(key(type, old));
-    await this.append({ t: 'begin', type, old });
+    await this.journal.begin(key(type, old), KINDS[type]);
   }
   async created(type: RestoreItemType, old: string, id: string): Promise<void> {
     this.state.pending.delete(key(type, old));
     this.state.ids.set(key(type, old), id);
-    await this.append({ t: 'created', type, old, new: id });
+    await this.journal.created({ key: key(type, old), kind: KINDS[type], id });
   }
   async done(type: RestoreItemType, old: string, id?: string): Promise<void> {
     const k = key(type, old);
     this.state.pending.delete(k);
     if (id !== undefined) this.state.ids.set(k, id);
     this.state.done.add(k);
-    await this.append({ t: 'done', type, old, ...(id !== undefined ? { new: id } : {}) });
+    await this.journal.done({ key: k, kind: KINDS[type], ...(id !== undefined ? { id } : {}) });
   }
 
-  private async append(e: RestoreJournalEntry): Promise<void> {
-    if (this.failure) throw this.failure;
-    try {
-      // one write per line: a kill leaves at most the last line cut, which the reader skips
-      await this.writeText(`${JSON.stringify(e)}\n`);
-    } catch (err) {
-      this.failure ??= new TmsyncError('journal_write', `cannot write the restore journal ${this.file}: ${(err as Error).message}`, {
-        hint: 'check the permissions and free space of the directory',
-      });
-      throw this.failure;
-    }
-  }
-
-  async close(): Promise<void> {
-    await this.handle.close();
+  close(): Promise<void> {
+    return this.journal.close();
   }
 }

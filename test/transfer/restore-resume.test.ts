@@ -75,7 +75,7 @@ describe('restore resumes after a crash', () => {
       const options = { target, directory, root, parallel: 6 };
       await expect(restoreBackup(backup, { ...options, client: crashingClient(real, endpoint, n) })).rejects.toThrow('killed after sending');
       const journal = (await readdirJournal(root)).find((t) => t.includes(target.id)) ?? '';
-      expect(journal).toContain('"t":"begin"');
+      expect(journal).toContain('"type":"begin"');
 
       const result = await restoreBackup(backup, { ...options, client: real });
       // a create without its answer is found and adopted; a PUT or complete is simply finished

@@ -9,13 +9,14 @@ import { loadRepository, removeStrayTempFiles } from '../../repository/index.js'
 import { fetchState, resolveProject } from '../../remote/index.js';
 import { buildPlan, hasChanges, parsePlanFile, renderPlanText, summaryLine, type Plan } from '../../plan/index.js';
 import type { ActualState, RemoteProject } from '../../model.js';
-import { executePlan, type ApplyResult } from '../../apply/executor.js';
-import { Journal, readJournal, rotateJournal, summarizeJournal } from '../../apply/journal.js';
+import type { ApplyResult } from '../../apply/executor.js';
+import { openApplySession, type ApplyRunOptions, type ApplySession } from '../../apply/engine.js';
 import { createProgressReporter } from '../../apply/progress.js';
 import { staleItems, staleMessage } from '../../apply/stale.js';
 import { claimedRemoteIds } from '../../apply/reconcile.js';
-import { applyPendingWriteBacks, fileWriteBack, pendingWriteBacks } from '../../apply/write-back.js';
-import { withRepositoryLock } from '../lock.js';
+import { fileWriteBack } from '../../apply/write-back.js';
+import { kindWords } from '../../plan/operation-kinds.js';
+import { parseDuration } from '../../repository/config.js';
 
 export interface ApplyOptions extends GlobalOptions {
   /** `[planfile]`: a plan saved by `tmsync plan --out` */
@@ -45,7 +46,14 @@ export async function runApply(options: ApplyOptions, io: CliIo): Promise<number
   // the client gets no abort signal: on Ctrl-C the requests in flight finish, nothing new starts
   const target = await loadTarget(options, { ...io, signal: undefined });
   try {
-    return await withRepositoryLock(target.root, 'apply', options.lockTimeout, io, () => applyWith(options, io, target, interrupt.signal));
+    const timeoutMs = options.lockTimeout === undefined ? 0 : parseDuration(options.lockTimeout, '--lock-timeout');
+    const session = await openApplySession({ root: target.root, command: 'apply', lockTimeoutMs: timeoutMs });
+    for (const n of session.notes) io.stderr(`Note: ${n}.`);
+    try {
+      return await applyWith(options, io, target, session, interrupt.signal);
+    } finally {
+      await session.close();
+    }
   } catch (err) {
     // Ctrl-C while planning: reads were cancelled, nothing was changed
     if (interrupt.signal.aborted) {
@@ -63,6 +71,7 @@ async function applyWith(
   options: ApplyOptions,
   io: CliIo,
   target: Awaited<ReturnType<typeof loadTarget>>,
+  session: ApplySession,
   signal: AbortSignal,
 ): Promise<number> {
   const { config, root, client } = target;
@@ -77,15 +86,12 @@ async function applyWith(
       { hint: 'apply it with the configuration it was made with, or run `tmsync plan --out FILE` for this project', details: { changed: [{ key: 'project', message: 'another project' }] } },
     );
   }
-  const journal = summarizeJournal(await readJournal(root), project.id);
   const writeBack = fileWriteBack(root);
 
   // ids an interrupted apply recorded but did not write: written first, so the plan sees them
   // (with a saved plan, only after the staleness check, which compares the files as planned)
   const finishWriteBacks = async () => {
-    const pending = await pendingWriteBacks(journal, root);
-    if (pending.length === 0) return;
-    const { written, failed } = await applyPendingWriteBacks(pending, writeBack);
+    const { written, failed } = await session.finishWriteBacks(project.id, root, writeBack);
     if (written.length) io.stderr(`Wrote ${written.length} id${written.length === 1 ? '' : 's'} recorded by an interrupted apply.`);
     for (const f of failed) io.stderr(`Warning: ${f.file}: the id ${f.id} could not be written: ${f.message}`);
   };
@@ -129,7 +135,7 @@ async function applyWith(
     if (options.json) io.stdout(jsonOutput({ plan, result: null, ...projectLink(project) }));
     await summary(io, `### tmsync apply\n\n**${summaryLine(plan)}** Nothing was applied.`);
     // the service matches the repository: nothing an earlier run left is still to do
-    if (journal.runs > 0) await rotateJournal(root);
+    await session.settled(project.id);
     return 0;
   }
 
@@ -147,9 +153,8 @@ async function applyWith(
   }
   if (signal.aborted) return EXIT_INTERRUPTED;
 
-  const result = await execute(plan, actual, journal, {
+  const result = await execute(plan, actual, session, {
     io,
-    root,
     client,
     signal,
     writeBack,
@@ -160,18 +165,17 @@ async function applyWith(
   await summary(io, applySummary(result, project));
   if (result.journalError) return 1;
   if (result.interrupted) return EXIT_INTERRUPTED;
-  if (result.failed.length === 0 && result.skipped.length === 0) await rotateJournal(root);
   return result.failed.length || result.skipped.length ? 1 : 0;
 }
 
+/** Runs the plan through the engine, with a progress bar (or lines) and a note on Ctrl-C. */
 async function execute(
   plan: Plan,
   actual: ActualState,
-  journalSummary: ReturnType<typeof summarizeJournal>,
+  session: ApplySession,
   ctx: {
     io: CliIo;
-    root: string;
-    client: Parameters<typeof executePlan>[1]['client'];
+    client: ApplyRunOptions['client'];
     signal: AbortSignal;
     writeBack: ReturnType<typeof fileWriteBack>;
     /** the configuration limits the managed folders (`scope`) */
@@ -181,24 +185,8 @@ async function execute(
   },
 ): Promise<ApplyResult> {
   const existingIds = [...actual.folders.map((f) => f.id), ...actual.cases.map((c) => c.id), ...actual.stepGroups.map((g) => g.id)];
-  const existing = new Set(existingIds);
-  // creates an earlier run recorded with an id that the service still holds
-  const resumeIds = new Map<string, { id: string; humanId?: string }>();
-  for (const [key, rec] of journalSummary.ids) {
-    if (rec.id && rec.kind.startsWith('create_') && existing.has(rec.id)) {
-      resumeIds.set(key, { id: rec.id, ...(rec.humanId ? { humanId: rec.humanId } : {}) });
-    }
-  }
-  // every top-level folder, in scope or not: new folders land there, and lookups for them must
-  // never claim one that was there before (fetchState only reads the folders in scope)
-  let topFolders = actual.folders.filter((f) => f.parentId === null).map((f) => ({ id: f.id, name: f.name }));
-  if (ctx.scoped && plan.operations.some((op) => op.kind === 'create_folder')) {
-    topFolders = [];
-    for await (const f of ctx.client.paginate('listFolders', { params: { project_id: plan.project.id } })) {
-      if (!f.parent_folder_id) topFolders.push({ id: f.id, name: f.name });
-    }
-  }
-  const journal = await Journal.open(ctx.root, plan.project.id);
+  // every top-level folder, in scope or not: fetchState only reads the folders in scope
+  const topFolders = ctx.scoped ? 'read' : actual.folders.filter((f) => f.parentId === null).map((f) => ({ id: f.id, name: f.name }));
   // a bar needs a real terminal to redraw on; anything else gets progress lines
   const tty = ctx.io.isTTY && Boolean(process.stderr.isTTY);
   const progress = createProgressReporter({
@@ -210,24 +198,19 @@ async function execute(
   const onAbort = () => ctx.io.stderr('\nInterrupted: finishing the operations in flight, starting no new ones (Ctrl-C again to stop at once).');
   ctx.signal.addEventListener('abort', onAbort, { once: true });
   try {
-    return await executePlan(plan, {
+    return await session.apply(plan, {
       client: ctx.client,
-      journal,
       signal: ctx.signal,
       writeBack: ctx.writeBack,
       existingIds,
       claimedIds: ctx.claimedIds,
       existingTopFolders: topFolders,
-      pendingCreates: journalSummary.pendingCreates,
-      pendingExclude: journalSummary.exclude,
-      resumeIds,
       onProgress: (p) => progress.update(p),
     });
   } finally {
     clearInterval(timer);
     progress.finish();
     ctx.signal.removeEventListener('abort', onAbort);
-    await journal.close();
   }
 }
 
@@ -257,7 +240,7 @@ function applySummary(result: ApplyResult, project: RemoteProject): string {
 function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Plan, project: RemoteProject): void {
   for (const f of result.failed) {
     const where = f.file ? `${f.file}: ` : '';
-    const what = f.stage === 'write_back' ? 'id not written back' : f.kind.replace(/_/g, ' ');
+    const what = f.stage === 'write_back' ? 'id not written back' : kindWords(f.kind);
     io.stderr(`${red('Error:', options.color.stderr)} ${where}${what} (${f.key}) failed: ${f.message}`);
   }
   const skippedByFailure = result.skipped.filter((s) => !s.reason.startsWith('interrupted') && !s.reason.startsWith('not started: the journal'));

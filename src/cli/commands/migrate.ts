@@ -1,16 +1,16 @@
 import { formatProblem, TmsyncError } from '../../errors.js';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { executePlan } from '../../apply/executor.js';
-import { Journal, readJournal, rotateJournal, summarizeJournal } from '../../apply/journal.js';
+import { openApplySession, type ApplySession } from '../../apply/engine.js';
 import { createProgressReporter } from '../../apply/progress.js';
+import { kindWords } from '../../plan/operation-kinds.js';
+import { parseDuration } from '../../repository/config.js';
 import { hasChanges, renderPlanText } from '../../plan/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
 import { migrationScope, planMigration, settlePendingCreates } from '../../transfer/migrate.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { loadTarget, type Target } from '../target.js';
-import { withRepositoryLock } from '../lock.js';
 import { parseFolderPath } from './pull.js';
 
 export interface MigrateOptions extends GlobalOptions {
@@ -41,19 +41,22 @@ export async function runMigrate(options: MigrateOptions, io: CliIo): Promise<nu
     });
   }
   const source = await loadTarget(options, io, { profile: options.from });
-  let locked = false;
   try {
-    // the journal of a migration lives in the source repository's .tmsync/
-    return await withRepositoryLock(source.root, 'migrate', options.lockTimeout, io, () => {
-      locked = true;
-      return migrateFrom(source, options, io);
-    });
+    // the lock and the journal of a migration live in the source repository's .tmsync/
+    const timeoutMs = options.lockTimeout === undefined ? 0 : parseDuration(options.lockTimeout, '--lock-timeout');
+    const session = await openApplySession({ root: source.root, command: 'migrate', lockTimeoutMs: timeoutMs });
+    for (const n of session.notes) io.stderr(`Note: ${n}.`);
+    try {
+      return await migrateFrom(source, session, options, io);
+    } finally {
+      await session.close();
+    }
   } finally {
-    if (!locked) await source.close();
+    await source.close();
   }
 }
 
-async function migrateFrom(source: Target, options: MigrateOptions, io: CliIo): Promise<number> {
+async function migrateFrom(source: Target, session: ApplySession, options: MigrateOptions, io: CliIo): Promise<number> {
   let target: Target | undefined;
   try {
     target = await loadTarget(options, io, { profile: options.to });
@@ -104,37 +107,25 @@ async function migrateFrom(source: Target, options: MigrateOptions, io: CliIo): 
       .digest('hex')
       .slice(0, 16);
     const journalRoot = join(source.root, '.tmsync', `migrate-${pairHash}`);
-    const summary = summarizeJournal(await readJournal(journalRoot), dstProject.id);
-    const existing = new Set([...dstState.folders.map((f) => f.id), ...dstState.cases.map((c) => c.id), ...dstState.stepGroups.map((g) => g.id)]);
-    const resumeIds = new Map<string, { id: string; humanId?: string }>();
-    for (const [key, rec] of summary.ids) {
-      if (rec.id && rec.kind.startsWith('create_') && existing.has(rec.id)) resumeIds.set(key, { id: rec.id, ...(rec.humanId ? { humanId: rec.humanId } : {}) });
-    }
-    const pendingCreates = settlePendingCreates(plan, dstState, claimedIds, summary.pendingCreates, resumeIds);
-    const journal = await Journal.open(journalRoot, dstProject.id);
     const progress = createProgressReporter({ tty: io.isTTY, write: io.isTTY ? (s) => void process.stderr.write(s) : (s) => io.stderr(s) });
     const timer = setInterval(() => progress.tick(), io.isTTY ? 250 : 1000);
     timer.unref();
     let result;
     try {
-      result = await executePlan(plan, {
+      result = await session.apply(plan, {
         client: target.client,
+        journalRoot,
         // no files: the target's ids stay on the target; natural keys find them next time
-        writeBack: async () => undefined,
-        existingIds: existing,
-        journal,
-        pendingCreates,
-        resumeIds,
+        existingIds: [...dstState.folders.map((f) => f.id), ...dstState.cases.map((c) => c.id), ...dstState.stepGroups.map((g) => g.id)],
+        settlePending: (pending, resumeIds) => settlePendingCreates(plan, dstState, claimedIds, pending, resumeIds),
         ...(io.signal ? { signal: io.signal } : {}),
         onProgress: (p) => progress.update(p),
       });
     } finally {
       clearInterval(timer);
       progress.finish();
-      await journal.close();
     }
-    if (!result.interrupted && result.failed.length === 0 && result.skipped.length === 0) await rotateJournal(journalRoot);
-    for (const f of result.failed.filter((x) => x.stage === 'request')) io.stderr(`Error: ${f.kind.replace(/_/g, ' ')} (${f.key}) failed: ${f.message}`);
+    for (const f of result.failed.filter((x) => x.stage === 'request')) io.stderr(`Error: ${kindWords(f.kind)} (${f.key}) failed: ${f.message}`);
     const failed = result.failed.filter((x) => x.stage === 'request').length;
     const line = `${result.created} created, ${result.updated} updated, ${result.moved} moved, ${result.adopted} adopted`;
     if (result.interrupted) io.stderr(`Migration interrupted: ${line}; run the same command again to finish.`);
@@ -153,6 +144,6 @@ async function migrateFrom(source: Target, options: MigrateOptions, io: CliIo): 
     if (result.interrupted) return 130;
     return failed || result.skipped.length ? 1 : 0;
   } finally {
-    await Promise.all([source.close(), target?.close()]);
+    await target?.close();
   }
 }

@@ -1,0 +1,248 @@
+import { actionOf } from '../plan/operation-kinds.js';
+import type { AdoptOp, Operation } from '../plan/operations.js';
+import type { ApplyResult } from './executor.js';
+import { CREATE_KINDS, findCreated } from './reconcile.js';
+import { fillSelf, isCreate, isDelete, requestsFor, type CreateOp, type RequestDescriptor } from './requests.js';
+import type { RunState } from './run-state.js';
+
+/**
+ * Runs one operation of a plan: its requests in order, the id journalled and written back as soon
+ * as it is known. Resolves true on success; never rejects (a failure is recorded in the result).
+ */
+export async function runOperation(state: RunState, op: Operation): Promise<boolean> {
+  const self: SelfId = { id: undefined, humanId: undefined, writtenBack: false };
+  try {
+    if (op.kind === 'adopt') return await adopt(state, op);
+    const gate = await mayStart(state, op);
+    if (gate !== 'start') return gate === 'done';
+    const found = state.prefound.get(op.key);
+    if (found) Object.assign(self, { id: found.id, humanId: found.humanId });
+    if (isCreate(op) && self.id === undefined) {
+      // a create is never sent unless its `begin` is on disk
+      const exclude = op.kind === 'create_folder' ? state.topFolders.get(op.name) : undefined;
+      await state.noteJournal(state.options.journal?.begin(op.key, op.kind, exclude));
+      if (state.journalError) {
+        state.result.skipped.push({ key: op.key, reason: 'not started: the journal could not be written' });
+        return false;
+      }
+    }
+    const requests = requestsFor(op, state.resolve, state.projectId);
+    for (let i = 0; i < requests.length; i++) await sendRequest(state, op, requests[i], i === requests.length - 1, self);
+    await finish(state, op, self);
+    return true;
+  } catch (err) {
+    return failed(state, op, err, self.id === undefined);
+  }
+}
+
+interface SelfId {
+  id: string | undefined;
+  humanId: string | undefined;
+  /** the id was written back before the last request */
+  writtenBack: boolean;
+}
+
+async function adopt(state: RunState, op: AdoptOp): Promise<boolean> {
+  state.produced.set(op.key, op.id);
+  const value = op.writeBack.id ?? (op.itemType === 'folder' ? op.id : (op.humanId ?? op.id));
+  await recordDone(state, op, op.id, op.humanId, value);
+  await writeBackId(state, op, value);
+  state.result.adopted++;
+  return true;
+}
+
+/**
+ * Whether the operation may be sent: `start`, or `done` (nothing to send, counted as success), or
+ * `skip` (not started, counted as failed for its dependents). A pending create of a killed run is
+ * looked up here when the batch lookups before the run did not settle it.
+ */
+async function mayStart(state: RunState, op: Operation): Promise<'start' | 'done' | 'skip'> {
+  const { prefound, options } = state;
+  if (isDelete(op) && state.claimed.has(op.id)) {
+    state.result.skipped.push({ key: op.key, reason: 'the item was claimed by a resumed create in this run' });
+    return 'done';
+  }
+  if (!isCreate(op)) return 'start';
+  if (state.unreconciled.has(op.key)) throw unconfirmed(op.key, state.unreconciled.get(op.key));
+  if (state.blockedKinds.has(op.kind) && !prefound.has(op.key)) {
+    state.result.skipped.push({
+      key: op.key,
+      reason: `not started: ${state.blockedKinds.get(op.kind)}, a create of the same kind, may have been made and could not be looked up; the next apply looks it up first`,
+    });
+    return 'skip';
+  }
+  if (options.pendingCreates?.has(op.key) && !prefound.has(op.key) && !state.lookedUp.has(op.key)) {
+    // an earlier run was killed after sending this create: adopt what it made, if anything
+    let found;
+    try {
+      found = await findCreated(op, state.resumeCtx(op.key), state.resolve);
+    } catch (err) {
+      throw unconfirmed(op.key, err);
+    }
+    if (found) state.claim(op.key, found);
+  }
+  return 'start';
+}
+
+/** Sends one request of an operation (or skips a create already resumed) and keeps the id it produces. */
+async function sendRequest(state: RunState, op: Operation, req: RequestDescriptor, last: boolean, self: SelfId): Promise<void> {
+  const { client, signal } = state.options;
+  if (req.produces && self.id !== undefined) {
+    if (!last) self.writtenBack = await idKnown(state, op, self.id, self.humanId);
+    return;
+  }
+  const filled = fillSelf(req, self.id);
+  const reconcile =
+    req.produces && isCreate(op)
+      ? async () => {
+          const found = await findCreated(op, state.runCtx, state.resolve);
+          return found ? { data: { [req.resultKey ?? 'item']: found } } : undefined;
+        }
+      : undefined;
+  let answer: any;
+  try {
+    answer = await client.call(filled.endpoint, {
+      params: filled.params,
+      // Ctrl-C: requests not yet sent never start; the ones in flight finish
+      ...(signal ? { startSignal: signal } : {}),
+      ...(filled.body !== undefined ? { body: filled.body } : {}),
+      ...(reconcile ? { reconcile } : {}),
+    });
+  } catch (err) {
+    // a delete retried after a lost answer finds nothing: the item is gone, as wanted
+    if (isDelete(op) && (err as { code?: string }).code === 'not_found') return;
+    throw err;
+  }
+  if (!req.produces) return;
+  const item = answer?.data?.[req.resultKey ?? ''] as { id?: string; human_id?: string } | undefined;
+  if (!item || typeof item.id !== 'string') throw new Error(`the service's answer to ${filled.endpoint} has no id`);
+  self.id = item.id;
+  self.humanId = typeof item.human_id === 'string' ? item.human_id : undefined;
+  state.knownIds.add(self.id);
+  if (self.humanId === undefined && isCreate(op)) self.humanId = await fetchHumanId(state, op, self.id);
+  if (!last) self.writtenBack = await idKnown(state, op, self.id, self.humanId);
+}
+
+/** Every request succeeded: the id is recorded, journalled as done and written back, and counted. */
+async function finish(state: RunState, op: Exclude<Operation, AdoptOp>, self: SelfId): Promise<void> {
+  const id = self.id ?? ('id' in op ? op.id : undefined);
+  if (id !== undefined) state.produced.set(op.key, id);
+  const finalHumanId = self.humanId ?? ('humanId' in op ? op.humanId : undefined);
+  const value = isCreate(op) && id !== undefined ? writeBackValue(op, id, self.humanId) : 'writeBack' in op ? op.writeBack?.id : undefined;
+  await recordDone(state, op, id, finalHumanId, value);
+  if (value !== undefined && !self.writtenBack) await writeBackId(state, op, value);
+  state.result[COUNTERS[actionOf(op)]]++;
+}
+
+const COUNTERS = { create: 'created', update: 'updated', move: 'moved', delete: 'deleted', adopt: 'adopted' } as const satisfies Record<
+  ReturnType<typeof actionOf>,
+  keyof ApplyResult
+>;
+
+/** Records a failure (or an interrupt before sending); resolves false. */
+async function failed(state: RunState, op: Operation, err: unknown, noId: boolean): Promise<boolean> {
+  const { result, options } = state;
+  if (options.signal?.aborted && (err as { code?: string }).code === 'aborted') {
+    // stopped before its request was sent: not a failure, the next apply does it
+    result.interrupted = true;
+    result.skipped.push({ key: op.key, reason: 'interrupted before it was sent' });
+    // its `begin` gets an answer: the request never left, so the next run need not look it up
+    await state.noteJournal(options.journal?.failed({ key: op.key, kind: op.kind, message: 'interrupted before it was sent' }));
+    return false;
+  }
+  const message = messageOf(err);
+  result.failed.push({ key: op.key, kind: op.kind, file: fileOf(op), message, stage: 'request' });
+  const ambiguous = isAmbiguousError(err) && isCreate(op) && noId;
+  // an ambiguous create nobody could look up: no create of its kind is sent after it in this run
+  if (ambiguous && !state.blockedKinds.has(op.kind)) state.blockedKinds.set(op.kind, op.key);
+  await state.noteJournal(options.journal?.failed({ key: op.key, kind: op.kind, message, ...(ambiguous ? { ambiguous: true } : {}) }));
+  return false;
+}
+
+/** A create's id is known but the operation has more requests: journal it and write it back first. */
+async function idKnown(state: RunState, op: Operation, id: string, humanId: string | undefined): Promise<boolean> {
+  const value = writeBackValue(op, id, humanId);
+  const file = 'writeBack' in op ? op.writeBack?.file : undefined;
+  await state.noteJournal(
+    state.options.journal?.created({ key: op.key, kind: op.kind, id, ...(humanId ? { human_id: humanId } : {}), ...(file ? { file, write_back: value } : {}) }),
+  );
+  await writeBackId(state, op, value);
+  return true;
+}
+
+async function recordDone(state: RunState, op: Operation, id: string | undefined, humanId: string | undefined, value: string | undefined): Promise<void> {
+  if (id !== undefined) state.result.ids[op.key] = { id, ...(humanId ? { humanId } : {}) };
+  const file = 'writeBack' in op ? op.writeBack?.file : undefined;
+  await state.noteJournal(
+    state.options.journal?.done({
+      key: op.key,
+      kind: op.kind,
+      ...(id !== undefined ? { id } : {}),
+      ...(humanId !== undefined ? { human_id: humanId } : {}),
+      ...(file && value !== undefined ? { file, write_back: value } : {}),
+    }),
+  );
+}
+
+/** A write-back failure is reported but does not fail the operation: the remote item exists. */
+async function writeBackId(state: RunState, op: Operation, value: string): Promise<void> {
+  const file = 'writeBack' in op ? op.writeBack?.file : undefined;
+  if (!file) return;
+  try {
+    await state.options.writeBack(file, value);
+  } catch (err) {
+    state.result.failed.push({
+      key: op.key,
+      kind: op.kind,
+      file,
+      message: `the id ${value} could not be written to ${file}: ${(err as Error).message}`,
+      stage: 'write_back',
+    });
+  }
+}
+
+/** Cases and step groups are written back by human id; fetch it when the create answer lacks it. */
+async function fetchHumanId(state: RunState, op: CreateOp, id: string): Promise<string | undefined> {
+  const read = CREATE_KINDS[op.kind].humanIdFrom;
+  if (!read) return undefined;
+  try {
+    const answer = await state.options.client.call(read.endpoint, { params: { project_id: state.projectId, [read.param]: id } });
+    const item = answer?.data?.[read.resultKey];
+    return typeof item?.human_id === 'string' ? item.human_id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The repository file an operation came from, for failure messages. */
+export function fileOf(op: Operation): string | undefined {
+  if ('writeBack' in op && op.writeBack?.file) return op.writeBack.file;
+  const m = /^[a-z_]+:(.+\.ya?ml)$/.exec(op.key);
+  return m ? m[1] : undefined;
+}
+
+/** Folders are written back by id, cases and step groups by human id. */
+function writeBackValue(op: Operation, id: string, humanId: string | undefined): string {
+  return op.kind === 'create_folder' ? id : (humanId ?? id);
+}
+
+function messageOf(err: unknown): string {
+  if (err && typeof err === 'object') {
+    const e = err as { serviceMessage?: string; message?: string };
+    if (e.message) return e.message;
+    if (e.serviceMessage) return e.serviceMessage;
+  }
+  return String(err);
+}
+
+/** A create that may exist and could not be looked up: it stays ambiguous (journalled so). */
+function unconfirmed(key: string, cause: unknown): Error {
+  return Object.assign(
+    new Error(`${key}: a stopped run may have created it, and looking it up failed (${messageOf(cause)}); the next apply looks it up again before creating anything of its kind`),
+    { ambiguous: true },
+  );
+}
+
+function isAmbiguousError(err: unknown): boolean {
+  return Boolean(err && typeof err === 'object' && (err as { ambiguous?: boolean }).ambiguous);
+}

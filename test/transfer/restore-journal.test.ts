@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { parseRestoreJournal } from '../../src/transfer/restore-journal.js';
+
+const TARGET = 'p-target';
+
+describe('the restore journal', () => {
+  it('reads a journal written by an earlier tmsync (restore journal format 1) as the entries it means', () => {
+    const text = [
+      JSON.stringify({ format_version: 1, kind: 'tmsync-restore-journal', source_project_id: 'p-src', backup_created_at: '2026-01-01T00:00:00Z', target_project_id: TARGET, started_at: '2026-01-02T00:00:00Z' }),
+      JSON.stringify({ t: 'begin', type: 'folder', old: 'f1' }),
+      JSON.stringify({ t: 'created', type: 'folder', old: 'f1', new: 'F1' }),
+      JSON.stringify({ t: 'done', type: 'folder', old: 'f1', new: 'F1' }),
+      JSON.stringify({ t: 'begin', type: 'case', old: 'c1' }),
+      JSON.stringify({ t: 'begin', type: 'run', old: 'r1' }),
+      JSON.stringify({ t: 'created', type: 'run', old: 'r1', new: 'R1' }),
+      // a later run of this tmsync appends entries in the current format
+      JSON.stringify({ format_version: 1, type: 'header', project_id: TARGET, started_at: '2026-01-03T00:00:00Z' }),
+      JSON.stringify({ type: 'done', key: 'run:r1', kind: 'create_test_run', id: 'R1' }),
+    ].join('\n');
+    const state = parseRestoreJournal(text, 'restore.jsonl', TARGET);
+    expect(state.runs).toBe(2);
+    expect([...state.ids]).toEqual([
+      ['folder:f1', 'F1'],
+      ['run:r1', 'R1'],
+    ]);
+    expect([...state.done].sort()).toEqual(['folder:f1', 'run:r1']);
+    expect([...state.pending]).toEqual(['case:c1']);
+  });
+
+  it('refuses a restore journal of an unknown older format, naming the version it reads', () => {
+    const text = JSON.stringify({ format_version: 7, kind: 'tmsync-restore-journal', target_project_id: TARGET, started_at: 'x' });
+    expect(() => parseRestoreJournal(text, 'restore.jsonl', TARGET)).toThrow(/format_version 7; this tmsync reads restore journals of format_version 1/);
+  });
+});
