@@ -1,3 +1,4 @@
+import type { QueryOf } from '../api/endpoints.js';
 import type { CreateCaseOp, CreateFolderOp, CreateStepGroupOp, Operation, Plan, Ref } from '../plan/operations.js';
 import type { Journal } from './journal.js';
 import { findCreated, findFolder, type ApplyClient, type ReconcileContext } from './reconcile.js';
@@ -254,7 +255,7 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
   async function reconcilePending(pending: CreateOp[]): Promise<Map<string, unknown>> {
     const failed = new Map<string, unknown>();
     const params = { project_id: projectId };
-    const read = async (endpoint: string, query?: Record<string, string>) => {
+    const read = async (endpoint: 'listFolders' | 'listStepGroups' | 'listTestCases', query?: QueryOf<'listTestCases'>) => {
       const items: WireItem[] = [];
       for await (const x of client.paginate(endpoint, { params, ...(query ? { query } : {}) })) items.push(x as WireItem);
       return items;
@@ -545,12 +546,14 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
 
   /** Cases and step groups are written back by human id; fetch it when the create answer lacks it. */
   async function fetchHumanId(op: Operation, id: string): Promise<string | undefined> {
-    const endpoint = op.kind === 'create_case' ? 'getTestCase' : op.kind === 'create_step_group' ? 'getStepGroup' : undefined;
-    if (!endpoint) return undefined;
-    const param = op.kind === 'create_case' ? 'test_case_id' : 'step_group_id';
+    const params = { project_id: projectId };
     try {
-      const answer = await client.call(endpoint, { params: { project_id: projectId, [param]: id } });
-      const item = answer?.data?.[op.kind === 'create_case' ? 'test_case' : 'step_group'];
+      const item =
+        op.kind === 'create_case'
+          ? (await client.call('getTestCase', { params: { ...params, test_case_id: id } })).data?.test_case
+          : op.kind === 'create_step_group'
+            ? (await client.call('getStepGroup', { params: { ...params, step_group_id: id } })).data?.step_group
+            : undefined;
       return typeof item?.human_id === 'string' ? item.human_id : undefined;
     } catch {
       return undefined;

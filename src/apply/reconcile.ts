@@ -1,5 +1,6 @@
 import type { ActualState, DesiredState } from '../model.js';
 import type { CreateCaseOp, CreateFolderOp, CreateStepGroupOp } from '../plan/operations.js';
+import type { TmsClient } from '../remote/client.js';
 import type { RefResolver } from './requests.js';
 
 /**
@@ -13,23 +14,7 @@ import type { RefResolver } from './requests.js';
  */
 
 /** What apply needs of the client (a structural subset of the remote client, easy to fake in tests). */
-export interface ApplyClient {
-  call(
-    endpoint: string,
-    options?: {
-      params?: Record<string, string>;
-      query?: Record<string, string | number | undefined>;
-      body?: unknown;
-      reconcile?: () => Promise<unknown>;
-      signal?: AbortSignal;
-      startSignal?: AbortSignal;
-    },
-  ): Promise<any>;
-  paginate(
-    endpoint: string,
-    options?: { params?: Record<string, string>; query?: Record<string, string | number | undefined> },
-  ): AsyncIterable<any>;
-}
+export type ApplyClient = Pick<TmsClient, 'call' | 'paginate'>;
 
 export interface ReconcileContext {
   client: ApplyClient;

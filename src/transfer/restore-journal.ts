@@ -52,6 +52,11 @@ export function restoreJournalPath(root: string, sourceProjectId: string, backup
   return join(root, '.tmsync', `restore-${hash}.jsonl`);
 }
 
+/** A line with the fields of an entry (their values are read as the journal wrote them). */
+function isEntry(v: Record<string, unknown>): v is Record<string, unknown> & RestoreJournalEntry {
+  return typeof v.t === 'string' && typeof v.type === 'string' && typeof v.old === 'string';
+}
+
 export function parseRestoreJournal(text: string, file: string): RestoreJournalState {
   const state: RestoreJournalState = { ids: new Map(), done: new Set(), pending: new Set(), runs: 0 };
   const lines = text.split('\n');
@@ -78,12 +83,12 @@ export function parseRestoreJournal(text: string, file: string): RestoreJournalS
       state.runs += 1;
       continue;
     }
-    const e = v as unknown as RestoreJournalEntry;
-    if (typeof e.t !== 'string' || typeof e.type !== 'string' || typeof e.old !== 'string') {
+    if (!isEntry(v)) {
       throw new TmsyncError('journal_corrupt', `${file}:${i + 1} is not a restore journal entry`, {
         hint: `move ${file} aside to start the restore over`,
       });
     }
+    const e = v;
     const k = key(e.type, e.old);
     if (e.t === 'begin') {
       if (!state.ids.has(k)) state.pending.add(k);
