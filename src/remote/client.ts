@@ -139,6 +139,67 @@ function createAgent(options: ClientOptions, s: ClientSettings): EnvHttpProxyAge
   });
 }
 
+/** What every call of a client shares: the attempt's parts and the caller's abort and retry notice. */
+interface CallContext extends AttemptContext {
+  signal?: AbortSignal;
+  onRetry?: ClientOptions['onRetry'];
+}
+
+function sendOf<N extends EndpointName>(name: N, req: CallRequest<N> = {}, policy: CallPolicy | undefined, text = false): Send {
+  return {
+    ep: lookup(name),
+    params: req.params ?? {},
+    query: toQuery(req.query),
+    body: req.body,
+    reconcile: req.reconcile,
+    signal: req.signal,
+    startSignal: req.startSignal,
+    priority: req.priority ?? 0,
+    text,
+    policy,
+  };
+}
+
+/** One call: attempts, retried by the policy (with this call's overrides), creates reconciled. */
+function send(ctx: CallContext, c: Send): Promise<unknown> {
+  const { ep } = c;
+  const s = ctx.settings;
+  const signal = combine(ctx.signal, c.signal);
+  const stop = combine(signal, c.startSignal);
+  const policy = c.policy?.retries === undefined ? s.policy : { ...s.policy, maxRetries: c.policy.retries };
+  const aborted = () => abortedError(ep, c.params);
+  const firstStart = s.clock.now();
+  const onRetry = ctx.onRetry;
+  return withRetries((n) => attempt(ctx, { ...c, n, signal, stop, aborted, timeoutMs: c.policy?.timeoutMs ?? s.timeoutMs }), {
+    kind: ep.method === 'POST' && !IDEMPOTENT_POSTS.has(ep.name) ? 'create' : 'idempotent',
+    policy,
+    clock: s.clock,
+    random: s.random,
+    signal,
+    stop,
+    reconciler: new Reconciler(c.reconcile, (first, err) => unconfirmedCreate(ep, c.params, first, err)),
+    onRetry: onRetry && ((error, n, wait) => onRetry(retryEvent(ep, error, n, policy.maxRetries + 1, wait, s.clock.now() - firstStart))),
+    aborted,
+  });
+}
+
+/** Every item of a list: its pages, each a call. */
+function paginate(ctx: CallContext, name: ListEndpointName, c: Send, sendPage: (c: Send) => Promise<unknown>): AsyncGenerator<unknown> {
+  const { ep } = c;
+  const s = ctx.settings;
+  return paginatePages((query) => sendPage({ ...c, query }) as Promise<PageShape>, {
+    key: listKey(name),
+    base: { ...c.query },
+    pageSize: s.pageSize,
+    cursorParam: s.cursorParam,
+    baseUrl: s.baseUrl,
+    prefetch: s.prefetchPages,
+    describe: `${ep.method} ${ep.path}`,
+    endpoint: ep.name,
+    maxPages: s.maxPages,
+  });
+}
+
 /**
  * The service client, composed of small parts: the encoding of a request (encode.ts), the lanes
  * (lanes.ts) and the rate gate (gate.ts) it waits in, the transport (transport.ts), the errors it
@@ -151,7 +212,7 @@ export function createClient(options: ClientOptions): TmsClient {
   if (options.signal) setMaxListeners(0, options.signal);
   const agent = createAgent(options, s);
   const encoding = new RunCaseEncoding(s.runCaseEncoding);
-  const ctx: AttemptContext = {
+  const ctx: CallContext = {
     settings: s,
     agent,
     lanes: new Lanes(s.concurrency),
@@ -160,80 +221,32 @@ export function createClient(options: ClientOptions): TmsClient {
     stamps: new TimestampUnit(),
     onEvent: options.onEvent,
     runCasesMultipart: () => encoding.multipart,
+    signal: options.signal,
+    onRetry: options.onRetry,
   };
   let closed = false;
-
-  async function send(c: Send): Promise<unknown> {
+  const sendOpen = async (c: Send): Promise<unknown> => {
     if (closed) throw new TmsyncError('client_closed', 'the service client was closed', { hint: 'this is a bug in tmsync' });
-    const { ep } = c;
-    const signal = combine(options.signal, c.signal);
-    const stop = combine(signal, c.startSignal);
-    const policy = c.policy?.retries === undefined ? s.policy : { ...s.policy, maxRetries: c.policy.retries };
-    const aborted = () => abortedError(ep, c.params);
-    const firstStart = s.clock.now();
-    return withRetries(
-      (n) => attempt(ctx, { ...c, n, signal, stop, aborted, timeoutMs: c.policy?.timeoutMs ?? s.timeoutMs }),
-      {
-        kind: ep.method === 'POST' && !IDEMPOTENT_POSTS.has(ep.name) ? 'create' : 'idempotent',
-        policy,
-        clock: s.clock,
-        random: s.random,
-        signal,
-        stop,
-        reconciler: new Reconciler(c.reconcile, (first, err) => unconfirmedCreate(ep, c.params, first, err)),
-        onRetry: options.onRetry && ((error, n, wait) => options.onRetry!(retryEvent(ep, error, n, policy.maxRetries + 1, wait, s.clock.now() - firstStart))),
-        aborted,
-      },
-    );
-  }
-
-  function sendOf<N extends EndpointName>(name: N, req: CallRequest<N> = {}, policy: CallPolicy | undefined, text = false): Send {
-    return {
-      ep: lookup(name),
-      params: req.params ?? {},
-      query: toQuery(req.query),
-      body: req.body,
-      reconcile: req.reconcile,
-      signal: req.signal,
-      startSignal: req.startSignal,
-      priority: req.priority ?? 0,
-      text,
-      policy,
-    };
-  }
-
-  function paginate(name: ListEndpointName, c: Send): AsyncGenerator<unknown> {
-    const { ep } = c;
-    return paginatePages((query) => send({ ...c, query }) as Promise<PageShape>, {
-      key: listKey(name),
-      base: { ...c.query },
-      pageSize: s.pageSize,
-      cursorParam: s.cursorParam,
-      baseUrl: s.baseUrl,
-      prefetch: s.prefetchPages,
-      describe: `${ep.method} ${ep.path}`,
-      endpoint: ep.name,
-      maxPages: s.maxPages,
-    });
-  }
+    return send(ctx, c);
+  };
 
   return {
     pageSize: s.pageSize,
     timestampUnit: () => ctx.stamps.unit,
     async call<N extends EndpointName>(name: N, req?: CallRequest<N>, policy?: CallPolicy) {
       const c = sendOf(name, req, policy);
-      const answer = c.ep.name === 'updateRunCases' ? encoding.send(() => send(c)) : send(c);
+      const answer = c.ep.name === 'updateRunCases' ? encoding.send(() => sendOpen(c)) : sendOpen(c);
       // the answer was parsed by this endpoint's response schema (schemas.ts): its type is the schema's output
       return answer as Promise<ClientResponseOf<N>>;
     },
     paginate<N extends ListEndpointName>(name: N, req?: CallRequest<N>, policy?: CallPolicy) {
-      const c = sendOf(name, req, policy);
       // pages go first within the read lane: a list is a chain, a waiting page delays all after it
-      return paginate(name, { ...c, priority: req?.priority ?? 1 }) as AsyncGenerator<ItemOf<N>>;
+      const c = { ...sendOf(name, req, policy), priority: req?.priority ?? 1 };
+      return paginate(ctx, name, c, sendOpen) as AsyncGenerator<ItemOf<N>>;
     },
     async getText(name, req, policy) {
       // asked with `Accept: application/xml`, the answer is its text
-      return send(sendOf(name, req, policy, true)) as Promise<string>;
+      return sendOpen(sendOf(name, req, policy, true)) as Promise<string>;
     },
     stats: () => ctx.counters.snapshot(),
     async close() {
