@@ -18,6 +18,8 @@ export {
   CLIENT_DEFAULTS,
   type ClientOptions,
   type TmsClient,
+  type CallRequest,
+  type CallPolicy,
   type RequestEvent,
 } from './remote/index.js';
 export {

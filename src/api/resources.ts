@@ -27,7 +27,7 @@ export interface FolderWire {
   order: number;
   [key: string]: unknown;
 }
-export const Folder: z.ZodType<FolderWire> = z.looseObject({
+export const Folder: z.ZodType<FolderWire, unknown> = z.looseObject({
   id: z.string(),
   name: z.string(),
   project_id: z.string(),
@@ -37,7 +37,7 @@ export const Folder: z.ZodType<FolderWire> = z.looseObject({
   /** `""` for a top-level folder (document) or null (live) */
   parent_folder_id: OptionalId,
   order: z.number().int(),
-}) as unknown as z.ZodType<FolderWire>;
+});
 
 export const IndividualStep = z.looseObject({
   id: z.string().optional(),

@@ -61,7 +61,7 @@ async function lookUpPending(state: RunState, pending: CreateOp[]): Promise<Fail
   return failed;
 }
 
-async function readAll(state: RunState, endpoint: string, query?: Record<string, string>): Promise<WireItem[]> {
+async function readAll(state: RunState, endpoint: 'listFolders' | 'listStepGroups' | 'listTestCases', query?: Record<string, string>): Promise<WireItem[]> {
   const items: WireItem[] = [];
   const pages = state.options.client.paginate(endpoint, { params: { project_id: state.projectId }, ...(query ? { query } : {}) });
   for await (const x of pages) items.push(x as WireItem);

@@ -1,4 +1,6 @@
 import type { ActualState, DesiredState } from '../model.js';
+import type { QueryOf } from '../api/endpoints.js';
+import type { TmsClient } from '../remote/client.js';
 import type { CreateOp, RefResolver } from './requests.js';
 
 /**
@@ -12,23 +14,7 @@ import type { CreateOp, RefResolver } from './requests.js';
  */
 
 /** What apply needs of the client (a structural subset of the remote client, easy to fake in tests). */
-export interface ApplyClient {
-  call(
-    endpoint: string,
-    options?: {
-      params?: Record<string, string>;
-      query?: Record<string, string | number | undefined>;
-      body?: unknown;
-      reconcile?: () => Promise<unknown>;
-      signal?: AbortSignal;
-      startSignal?: AbortSignal;
-    },
-  ): Promise<any>;
-  paginate(
-    endpoint: string,
-    options?: { params?: Record<string, string>; query?: Record<string, string | number | undefined>; signal?: AbortSignal },
-  ): AsyncIterable<any>;
-}
+export type ApplyClient = Pick<TmsClient, 'call' | 'paginate'>;
 
 export interface ReconcileContext {
   client: ApplyClient;
@@ -42,7 +28,7 @@ export interface ReconcileContext {
 type WireItem = { id: string; [key: string]: unknown };
 
 /** One list of the project, read page by page. */
-function list(ctx: ReconcileContext, endpoint: string, query?: Record<string, string>): AsyncIterable<any> {
+function list<N extends 'listFolders' | 'listStepGroups' | 'listTestCases' | 'listTestPlans' | 'listTestRuns'>(ctx: ReconcileContext, endpoint: N, query?: QueryOf<N>) {
   return ctx.client.paginate(endpoint, {
     params: { project_id: ctx.projectId },
     ...(query ? { query } : {}),
@@ -117,17 +103,20 @@ type CreateKind = CreateOp['kind'];
 export const CREATE_KINDS: {
   readonly [K in CreateKind]: {
     find: (op: Extract<CreateOp, { kind: K }>, ctx: ReconcileContext, resolve: RefResolver) => Promise<WireItem | undefined>;
-    humanIdFrom?: { endpoint: string; param: string; resultKey: string };
+    /** reads the created item again for its human id (when the create's answer lacked it) */
+    readHumanId?: (client: ApplyClient, projectId: string, id: string) => Promise<unknown>;
   };
 } = {
   create_folder: { find: (op, ctx, resolve) => findFolder(ctx, op.name, op.parent === null ? null : resolve(op.parent)) },
   create_case: {
     find: (op, ctx, resolve) => findCase(ctx, op.body.title, resolve(op.body.folder)),
-    humanIdFrom: { endpoint: 'getTestCase', param: 'test_case_id', resultKey: 'test_case' },
+    readHumanId: async (client, projectId, id) =>
+      (await client.call('getTestCase', { params: { project_id: projectId, test_case_id: id } })).data?.test_case?.human_id,
   },
   create_step_group: {
     find: (op, ctx) => findStepGroup(ctx, op.body.title),
-    humanIdFrom: { endpoint: 'getStepGroup', param: 'step_group_id', resultKey: 'step_group' },
+    readHumanId: async (client, projectId, id) =>
+      (await client.call('getStepGroup', { params: { project_id: projectId, step_group_id: id } })).data?.step_group?.human_id,
   },
 };
 

@@ -1,3 +1,5 @@
+import type { CaseWireBody } from '../api/bodies.js';
+import type { BodyOf, EndpointName } from '../api/endpoints.js';
 import { actionOf, kindCreates } from '../plan/operation-kinds.js';
 import type { CaseBody, CreateCaseOp, CreateFolderOp, CreateStepGroupOp, Operation, OperationKind, Ref, StepGroupBody } from '../plan/operations.js';
 
@@ -15,17 +17,29 @@ export type CreateOp = CreateFolderOp | CreateCaseOp | CreateStepGroupOp;
 /** Placeholder, in `params` or `body` values, for the id produced by an earlier request of the same operation. */
 export const SELF = '$self';
 
-export interface RequestDescriptor {
+/**
+ * The body each request carries: the endpoint's. A case create carries the case body tmsync builds
+ * (the fields of the update schema): the plan gives every new case the lookups and owner a create
+ * needs (from the file or tmsync.yaml defaults; `missing_required_field` otherwise), which no type
+ * of the plan states.
+ */
+type RequestBody<N extends EndpointName> = N extends 'createTestCase' ? CaseWireBody : BodyOf<N>;
+
+interface Request<N extends EndpointName> {
   /** name from `src/api/endpoints.ts` */
-  endpoint: string;
+  endpoint: N;
   /** path parameters (`project_id`, `folder_id`, …); a value may be {@link SELF} */
   params: Record<string, string>;
-  body?: Record<string, unknown>;
+  /** the endpoint's body, checked against its schema in `src/api/requests.ts` by type */
+  body?: RequestBody<N>;
   /** set on the request that creates the item */
   produces?: 'id';
   /** response data key holding the item (`folder`, `test_case`, `step_group`) */
   resultKey?: string;
 }
+
+/** One request of an operation: any endpoint, with that endpoint's body. */
+export type RequestDescriptor = { [N in EndpointName]: Request<N> }[EndpointName];
 
 /** Resolves a reference to an id: the id itself, or the id produced by another operation of the plan. */
 export type RefResolver = (ref: Ref) => string;
@@ -107,7 +121,7 @@ export function requestsFor(op: Operation, resolve: RefResolver, projectId: stri
 }
 
 /** The wire body of a step group create or (full-replacement) update. */
-export function stepGroupBody(body: StepGroupBody): Record<string, unknown> {
+export function stepGroupBody(body: StepGroupBody): BodyOf<'createStepGroup'> {
   return {
     title: body.title,
     description: body.description ?? '',
@@ -118,9 +132,9 @@ export function stepGroupBody(body: StepGroupBody): Record<string, unknown> {
 }
 
 /** The wire body of a case create or update: only the fields the repository manages. */
-export function caseBody(body: CaseBody, resolve: RefResolver): Record<string, unknown> {
-  const out: Record<string, unknown> = { title: body.title, folder_id: resolve(body.folder) };
-  const set = (key: string, value: unknown) => {
+export function caseBody(body: CaseBody, resolve: RefResolver): CaseWireBody {
+  const out: CaseWireBody = { title: body.title, folder_id: resolve(body.folder) };
+  const set = <K extends keyof CaseWireBody>(key: K, value: CaseWireBody[K] | undefined) => {
     if (value !== undefined) out[key] = value;
   };
   set('template_type', body.templateType);
@@ -148,15 +162,21 @@ export function caseBody(body: CaseBody, resolve: RefResolver): Record<string, u
 }
 
 /** Replaces {@link SELF} in params and top-level body values with the produced id. */
-export function fillSelf(req: RequestDescriptor, selfId: string | undefined): RequestDescriptor {
-  const sub = (v: unknown) => (v === SELF ? selfId : v);
+export function fillSelf<R extends RequestDescriptor>(req: R, selfId: string | undefined): R {
   if (!Object.values(req.params).includes(SELF) && !(req.body && Object.values(req.body).includes(SELF))) return req;
   if (selfId === undefined) throw new Error(`request ${req.endpoint} needs the id of an item not created yet`);
   return {
     ...req,
-    params: Object.fromEntries(Object.entries(req.params).map(([k, v]) => [k, sub(v) as string])),
-    ...(req.body ? { body: Object.fromEntries(Object.entries(req.body).map(([k, v]) => [k, sub(v)])) } : {}),
+    params: Object.fromEntries(Object.entries(req.params).map(([k, v]) => [k, v === SELF ? selfId : v])),
+    ...(req.body ? { body: withSelf(req.body, selfId) } : {}),
   };
+}
+
+/** The body with every top-level {@link SELF} replaced by the id (an id where the body holds an id). */
+function withSelf<B extends object>(body: B, selfId: string): B {
+  const out = { ...body };
+  for (const k of Object.keys(out) as (keyof B & string)[]) if (out[k] === SELF) Object.assign(out, { [k]: selfId });
+  return out;
 }
 
 /** Whether an operation creates a remote item (its POST is never repeated blindly). */

@@ -203,12 +203,11 @@ async function writeBackId(state: RunState, op: Operation, value: string): Promi
 
 /** Cases and step groups are written back by human id; fetch it when the create answer lacks it. */
 async function fetchHumanId(state: RunState, op: CreateOp, id: string): Promise<string | undefined> {
-  const read = CREATE_KINDS[op.kind].humanIdFrom;
+  const read = CREATE_KINDS[op.kind].readHumanId;
   if (!read) return undefined;
   try {
-    const answer = await state.options.client.call(read.endpoint, { params: { project_id: state.projectId, [read.param]: id } });
-    const item = answer?.data?.[read.resultKey];
-    return typeof item?.human_id === 'string' ? item.human_id : undefined;
+    const humanId = await read(state.options.client, state.projectId, id);
+    return typeof humanId === 'string' ? humanId : undefined;
   } catch {
     return undefined;
   }

@@ -1,3 +1,4 @@
+import type { BodyOf } from '../api/endpoints.js';
 import type { ExecutionResult } from '../api/resources.js';
 import { TmsyncError } from '../errors.js';
 import { ApiError } from '../remote/api-error.js';
@@ -29,13 +30,13 @@ export interface TriggeredRun {
 
 /** `POST {app_url}/api/v1/execution_results`. A failure is not retried blindly: a run may have started. */
 export async function triggerExecution(client: TmsClient, options: TriggerOptions): Promise<TriggeredRun> {
-  const body: Record<string, unknown> = { executionId: options.testPlanId };
+  const body: BodyOf<'triggerExecution'> = { executionId: options.testPlanId };
   if (options.environmentId !== undefined) {
     body.environmentId = /^\d+$/.test(options.environmentId) ? Number(options.environmentId) : options.environmentId;
   }
   if (options.buildNo !== undefined) body.buildNo = options.buildNo;
   if (options.runtimeData && Object.keys(options.runtimeData).length > 0) body.runtimeData = options.runtimeData;
-  const res = (await client.call('triggerExecution', { body, signal: options.signal })) as Record<string, unknown>;
+  const res = await client.call('triggerExecution', { body, signal: options.signal });
   const run: TriggeredRun = { id: String(res.id) };
   const url = webLink(res);
   if (url) run.url = url;
@@ -44,7 +45,7 @@ export async function triggerExecution(client: TmsClient, options: TriggerOption
 
 /** `GET {app_url}/api/v1/execution_results/:id`. */
 export async function getExecution(client: TmsClient, runId: string, signal?: AbortSignal): Promise<ExecutionResult> {
-  return (await client.call('getExecution', { params: { run_id: runId }, signal })) as ExecutionResult;
+  return client.call('getExecution', { params: { run_id: runId }, signal });
 }
 
 /** `GET {app_url}/api/v1/reports/junit/:id` (application/xml). */

@@ -401,11 +401,10 @@ async function getRun(client: TmsClient, projectId: string, ref: string, signal?
  */
 async function listRunCases(client: TmsClient, projectId: string, runId: string, signal?: AbortSignal): Promise<ResolvedCase[]> {
   const res = await client.call('listRunCases', { params: { project_id: projectId, test_run_id: runId }, signal });
-  type Item = { id: string; name?: string; human_id?: string; test_case?: { id?: string; human_id?: string; title?: string } };
-  return (res.data.test_cases as unknown as Item[]).map((item) => ({
-    id: item.test_case?.id ?? item.id,
-    humanId: item.test_case?.human_id ?? item.human_id,
-    title: item.test_case?.title ?? item.name,
+  return res.data.test_cases.map((item) => ({
+    id: item.id,
+    humanId: typeof item.human_id === 'string' ? item.human_id : undefined,
+    title: item.name,
   }));
 }
 
@@ -425,8 +424,8 @@ async function createRun(
   const body = {
     ...links,
     title,
-    status: 'ACTIVE',
-    selection_type: 'STATIC',
+    status: 'ACTIVE' as const,
+    selection_type: 'STATIC' as const,
     static_selection_filters: [{ field: 'id', operator: 'IN', values: caseIds }],
   };
   const res = await client.call('createTestRun', {

@@ -3,12 +3,13 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
+import { z } from 'zod';
 import { endpoints, type Endpoint } from '../api/endpoints.js';
 import type { KeyRing } from './auth.js';
 import type { DbContext } from './db/index.js';
 import type { Faults } from './faults.js';
 import { liveBody, liveError } from './dialect.js';
-import { FILTER_OPS, invalid, multipartBoundary, multipartParts, zodProblems, type HandlerTable, type RouteContext, type TextFilter, type Urls } from './http.js';
+import { FILTER_OPS, invalid, multipartBoundary, multipartParts, zodProblems, type HandlerTable, type RegisteredHandler, type RouteContext, type TextFilter, type Urls } from './http.js';
 import type { Dialect } from './options.js';
 import { loggablePath, type RequestLog, type RequestLogEntry } from './request-log.js';
 import { iconSvg } from './routes/lookups.js';
@@ -193,7 +194,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerUi(app, { db: deps.db, keys: deps.keys, now: deps.now, runDurationMs: deps.runDurationMs });
 
   for (const e of endpoints) {
-    const handler = deps.handlers[e.name];
+    const handler: RegisteredHandler = deps.handlers[e.name];
     if (!handler) throw new Error(`no emulator handler for endpoint ${e.name}`);
     app.route({
       method: e.method,
@@ -241,7 +242,7 @@ const NOMINAL_LIVE_LIMIT = 1000;
  */
 function parseQuery(e: Endpoint, query: unknown, dialect: Dialect): { query: unknown; filters: TextFilter[] } {
   const raw = { ...((query ?? {}) as Record<string, unknown>) };
-  const known = new Set(Object.keys((e.query as unknown as { shape?: Record<string, unknown> } | undefined)?.shape ?? {}));
+  const known = new Set(e.query instanceof z.ZodObject ? Object.keys(e.query.shape) : []);
   if (dialect === 'live') known.add('cursor');
   const filters: TextFilter[] = [];
   const problems: { field: string; message: string }[] = [];

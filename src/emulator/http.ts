@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
+import type { EndpointName, ParamName, ParsedBodyOf, ParsedQueryOf } from '../api/endpoints.js';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../api/common.js';
 import type { DbContext, Page, PageRequest, ProjectRow } from './db/index.js';
 import type { Dialect } from './options.js';
@@ -16,9 +17,13 @@ export interface Urls {
   assetsUrl: string;
 }
 
-/** What a route handler receives: validated params, query and body, the database, the addresses. */
-export interface RouteContext<Q = any, B = any> {
-  params: Record<string, string>;
+/**
+ * What a route handler receives: validated params, query and body, the database, the addresses.
+ * A handler of the table gets its endpoint's types ({@link EndpointContext}); shared helpers take
+ * the plain form.
+ */
+export interface RouteContext<Q = unknown, B = unknown, P extends string = string> {
+  params: Record<P, string>;
   query: Q;
   body: B;
   db: DbContext;
@@ -68,8 +73,20 @@ export interface RouteReply {
   contentType?: string;
 }
 
-export type Handler = (c: RouteContext) => RouteReply | Promise<RouteReply>;
-export type HandlerTable = Record<string, Handler>;
+/** The context of one endpoint: its `:param`s, its query and body as its schemas parsed them. */
+export type EndpointContext<N extends EndpointName> = RouteContext<ParsedQueryOf<N>, ParsedBodyOf<N>, ParamName<N>>;
+
+export type Handler<N extends EndpointName> = (c: EndpointContext<N>) => RouteReply | Promise<RouteReply>;
+
+/** A handler for every endpoint of the table, each typed by its endpoint. */
+export type HandlerTable = { [N in EndpointName]: Handler<N> };
+
+/**
+ * How the app calls whichever handler a route has: with the context that route's schemas parsed.
+ * That pairing is made at run time (one route per endpoint), so the call is checked loosely (a
+ * method's parameters are compared both ways).
+ */
+export type RegisteredHandler = { call(c: RouteContext): RouteReply | Promise<RouteReply> }['call'];
 
 /** Zod issues as `errors.details` entries naming the field path. */
 export function zodProblems(error: z.ZodError, prefix = ''): FieldProblem[] {

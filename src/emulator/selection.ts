@@ -38,7 +38,7 @@ export function staticSelection(ctx: DbContext, projectId: string, filters: Filt
 }
 
 function matches(c: CaseRow, f: Filter): boolean {
-  const raw = (c as unknown as Record<string, unknown>)[f.field];
+  const raw: unknown = Reflect.get(c, f.field);
   const have = Array.isArray(raw) ? raw.map(String) : [String(raw ?? '')];
   const op = f.operator.toUpperCase();
   if (op === 'CONTAINS') return have.some((h) => f.values.some((v) => h.toLowerCase().includes(v.toLowerCase())));

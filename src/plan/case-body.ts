@@ -21,7 +21,7 @@ export interface DesiredBody {
   usedGroupIds?: string[];
 }
 
-const LOOKUP_FIELDS: { kind: LookupKind; field: keyof DesiredCase['fields']; bodyKey: keyof CaseBody; remoteKey: keyof RemoteCase }[] = [
+const LOOKUP_FIELDS: { kind: LookupKind; field: keyof DesiredCase['fields']; bodyKey: 'typeId' | 'statusId' | 'priorityId' | 'automationTypeId'; remoteKey: keyof RemoteCase }[] = [
   { kind: 'type', field: 'type', bodyKey: 'typeId', remoteKey: 'typeId' },
   { kind: 'status', field: 'status', bodyKey: 'statusId', remoteKey: 'statusId' },
   { kind: 'priority', field: 'priority', bodyKey: 'priorityId', remoteKey: 'priorityId' },
@@ -60,7 +60,7 @@ export function desiredBody(ctx: PlanContext, dc: DesiredCase, folder: Ref, grou
     }
     const r = ctx.resolver.lookup(l.kind, value);
     // a bad default is reported at tmsync.yaml once per case that needs it; at the line otherwise
-    if (r.ok) (body as unknown as Record<string, unknown>)[l.bodyKey] = r.id;
+    if (r.ok) body[l.bodyKey] = r.id;
     else if (fromFile !== undefined) problem(ctx, `unknown_${l.kind}`, dc.file, dc.lines[l.kind], r.error.message, r.error.hint);
     else problem(ctx, `unknown_${l.kind}`, 'tmsync.yaml', 1, `defaults.${l.kind}: ${r.error.message}`, r.error.hint);
   }

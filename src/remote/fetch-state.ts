@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import type { LookupListName } from '../api/endpoints.js';
 import type { FolderWire, StepGroup, TestCase } from '../api/resources.js';
 import { ApiError } from './api-error.js';
 import type { ActualState, RemoteCase, RemoteFolder, RemoteProject } from '../model.js';
@@ -136,7 +137,7 @@ export async function fetchState(
     g.catch(() => undefined);
     return g;
   };
-  const lookupList = (name: string) => guard(collect(client.paginate(name, req())).then((xs) => xs.map(toLookup)));
+  const lookupList = (name: LookupListName) => guard(collect(client.paginate(name, req())).then((xs) => xs.map(toLookup)));
 
   // the project's chain (resolve, then lists, then per-item reads) is the longest: start it first
   const projectPart = guard(

@@ -1,5 +1,5 @@
 export { ApiError, isAmbiguous, defaultHint, type ApiErrorCode, type ApiErrorInit } from './api-error.js';
-export { createClient, type CallRequest, type ClientStats, type TmsClient } from './client.js';
+export { createClient, type CallRequest, type CallPolicy, type CallBody, type ClientStats, type TmsClient } from './client.js';
 export { systemClock, scaledClock, type Clock } from './clock.js';
 export { RequestGate, type Lane, type GateOptions, type GateSlot } from './gate.js';
 export { CLIENT_DEFAULTS, type ClientOptions, type RequestEvent, type RetryEvent } from './options.js';
@@ -30,4 +30,5 @@ export {
 export { resolveProject, looksLikeId } from './project.js';
 export { fetchState, deepFreeze, scopedFolderIds, type FetchStateOptions } from './fetch-state.js';
 export { formatRequestEvent } from './verbose.js';
-export type { ResponseTypes, ResponseOf, ItemOf, ListItemTypes } from './types.js';
+export type { ClientResponseOf } from './schemas.js';
+export type { EndpointName, ListEndpointName, ResponseOf, ItemOf, BodyOf, QueryOf } from '../api/endpoints.js';

@@ -89,6 +89,9 @@ export async function sendOnce(dispatcher: Dispatcher, req: RawRequest): Promise
       headers: req.headers,
       body: req.body,
       signal: attempt.signal,
+      // the timeout above (on the injected clock) governs; undici's own are only a backstop
+      headersTimeout: req.timeoutMs + 60_000,
+      bodyTimeout: req.timeoutMs + 60_000,
     });
     const length = res.headers['content-length'];
     const announced = typeof length === 'string' && length.trim() !== '' ? Number(length) : NaN;

@@ -210,11 +210,8 @@ export function clientBackupSource(client: TmsClient, project: RemoteProject, op
     },
     testRuns() {
       return orderedMap(client.paginate('listTestRuns', { params, signal }), readAhead, async (r) => {
-        const res = (await client.call('listRunCases', { params: { ...params, test_run_id: r.id }, signal })) as unknown as {
-          data: { test_cases?: Record<string, unknown>[]; test_run_cases?: Record<string, unknown>[] };
-        };
-        const rows = res.data.test_cases ?? res.data.test_run_cases ?? [];
-        return backupRun(r, rows.map(backupRunCase));
+        const res = await client.call('listRunCases', { params: { ...params, test_run_id: r.id }, signal });
+        return backupRun(r, res.data.test_cases.map(backupRunCase));
       });
     },
   };

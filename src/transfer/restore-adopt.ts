@@ -1,3 +1,4 @@
+import type { ListEndpointName } from '../api/endpoints.js';
 import { TmsyncError } from '../errors.js';
 import type { TmsClient } from '../remote/client.js';
 import type { Backup } from './backup-format.js';
@@ -80,7 +81,7 @@ const show = (path: string[] | undefined) => (path ? path.join('/') : '?');
 /** Reads every folder, step group, case, plan and run of the target, keyed. */
 export async function readTargetItems(client: TmsClient, projectId: string, signal?: AbortSignal): Promise<TargetItems> {
   const params = { project_id: projectId };
-  const all = async <T>(name: string): Promise<T[]> => {
+  const all = async <T>(name: ListEndpointName): Promise<T[]> => {
     const out: T[] = [];
     for await (const x of client.paginate(name, { params, signal })) out.push(x as T);
     return out;

@@ -1,3 +1,5 @@
+import { createCaseBody } from '../api/bodies.js';
+import type { BodyOf } from '../api/endpoints.js';
 import type { BackupTestCase, BackupTestPlan, BackupTestRun } from './backup-format.js';
 import type { RestoreItemType } from './restore-journal.js';
 import type { RestoreMapping } from './restore-mapping.js';
@@ -9,15 +11,13 @@ import type { RestoreMapping } from './restore-mapping.js';
 
 export type NewId = (type: RestoreItemType, old: string) => string;
 
-const CASE_TEMPLATES = new Set(['STEPS', 'TCD']);
-
-export function caseBody(c: BackupTestCase, m: RestoreMapping, newId: NewId): Record<string, unknown> {
+export function caseBody(c: BackupTestCase, m: RestoreMapping, newId: NewId): BodyOf<'createTestCase'> {
   const template = c.template_type.toUpperCase();
-  return {
+  return createCaseBody({
     title: c.title,
     description: c.description,
     preconditions: c.preconditions,
-    ...(CASE_TEMPLATES.has(template) ? { template_type: template } : {}),
+    ...(template === 'STEPS' || template === 'TCD' ? { template_type: template } : {}),
     steps: c.steps,
     expected_results: c.expected_results,
     type_id: m.lookup('types', c.type_id),
@@ -37,15 +37,15 @@ export function caseBody(c: BackupTestCase, m: RestoreMapping, newId: NewId): Re
         step_type: s.step_type ?? 'DEFAULT',
         step_group_id: s.step_group_id === null ? null : newId('step_group', s.step_group_id),
       })),
-  };
+  });
 }
 
-export function planBody(p: BackupTestPlan): Record<string, unknown> {
+export function planBody(p: BackupTestPlan): BodyOf<'createTestPlan'> {
   return { title: p.title, description: p.description, start_date: p.start_date, end_date: p.end_date };
 }
 
 /** A run is recreated STATIC with exactly the cases it held, whatever its selection was. */
-export function runBody(r: BackupTestRun, m: RestoreMapping, newId: NewId, keepEnvironments: boolean): Record<string, unknown> {
+export function runBody(r: BackupTestRun, m: RestoreMapping, newId: NewId, keepEnvironments: boolean): BodyOf<'createTestRun'> {
   return {
     title: r.title,
     description: r.description,

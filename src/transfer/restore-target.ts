@@ -1,3 +1,4 @@
+import type { LookupListName } from '../api/endpoints.js';
 import type { TmsClient } from '../remote/client.js';
 import { toLabel, toLookup, toUser } from '../remote/normalize.js';
 import type { RestoreTargetDirectory } from './restore-mapping.js';
@@ -13,7 +14,7 @@ async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
  * and what a restore matches those names against.
  */
 export async function fetchRestoreDirectory(client: TmsClient, signal?: AbortSignal): Promise<RestoreTargetDirectory> {
-  const list = (name: string) => collect(client.paginate(name, { signal })).then((xs) => xs.map(toLookup));
+  const list = (name: LookupListName) => collect(client.paginate(name, { signal })).then((xs) => xs.map(toLookup));
   const [types, statuses, priorities, automationTypes, runStatuses, users, labels] = await Promise.all([
     list('listCaseTypes'),
     list('listCaseStatuses'),

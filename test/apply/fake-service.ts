@@ -9,8 +9,8 @@ import type { Operation, Plan } from '../../src/plan/operations.js';
  */
 export interface FakeCall {
   endpoint: string;
-  params?: Record<string, string>;
-  query?: Record<string, string | number | undefined>;
+  params?: Record<string, string | number>;
+  query?: Record<string, unknown>;
   body?: any;
 }
 
@@ -91,13 +91,15 @@ export function fakeService(options: FakeServiceOptions = {}): FakeService {
         return found ?? (await once({ ...call }));
       }
     },
-    async *paginate(endpoint, o = {}) {
+    // the fake's items carry only the fields the executor reads: typed loosely on purpose
+    async *paginate(endpoint, o = {}): AsyncGenerator<any> {
       // one recorded list read per paginate call (the fake answers in one page)
-      await once({ endpoint, params: o.params, query: o.query });
+      const query: Record<string, unknown> = { ...o.query };
+      await once({ endpoint, params: o.params, query });
       if (endpoint === 'listFolders') yield* folders.map((f) => ({ ...f }));
       if (endpoint === 'listTestCases') {
-        const folderId = o.query?.folder_id;
-        const search = o.query?.search;
+        const folderId = query.folder_id;
+        const search = query.search;
         yield* cases.filter((c) => (folderId === undefined || c.folder_id === folderId) && (search === undefined || c.title.includes(String(search))));
       }
     },

@@ -105,7 +105,11 @@ describe('tmsync pull against the emulator', () => {
       const other = (await c.call('createFolder', { params, body: { name: 'Other' } })).data.folder;
       await c.call('moveFolder', { params: { ...params, folder_id: other.id }, body: { parent_folder_id: checkout.id } });
       const sample = (await c.call('listTestCases', { params, query: { page_size: 1 } })).data.test_cases[0];
-      const fields = { type_id: sample.type_id, status_id: sample.status_id, priority_id: sample.priority_id, automation_type_id: sample.automation_type_id, owner_id: sample.owner_id };
+      const id = (v: string | null | undefined): string => {
+        if (!v) throw new Error('the seeded case lacks a lookup or its owner');
+        return v;
+      };
+      const fields = { type_id: id(sample.type_id), status_id: id(sample.status_id), priority_id: id(sample.priority_id), automation_type_id: id(sample.automation_type_id), owner_id: id(sample.owner_id) };
       for (const [title, folderId] of [['Other one', other.id], ['Other two', other.id], ['Checkout itself', checkout.id]]) {
         await c.call('createTestCase', { params, body: { title, folder_id: folderId, ...fields } });
       }

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { LookupListName } from '../../src/api/index.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { createClient, fetchState, isAmbiguous, type ClientOptions, type RequestEvent, type TmsClient } from '../../src/remote/index.js';
 
@@ -129,11 +130,10 @@ describe('client against the emulator', () => {
 describe('fetchState against the emulator', () => {
   it('reads a seeded project completely with the expected number of requests', async () => {
     const { emu, client, params } = await setup({}, { pageSize: 100, rateLimit: 5000, concurrency: 8 });
-    const lists = async (name: string) => (await client.call(name, { query: { page_size: 100 } })).data;
-    const types = (await lists('listCaseTypes')).types;
-    const statuses = (await lists('listCaseStatuses')).statuses;
-    const prios = (await lists('listPriorities')).priorities;
-    const autos = (await lists('listAutomationTypes')).automation_types;
+    const types = (await client.call('listCaseTypes', { query: { page_size: 100 } })).data.types;
+    const statuses = (await client.call('listCaseStatuses', { query: { page_size: 100 } })).data.statuses;
+    const prios = (await client.call('listPriorities', { query: { page_size: 100 } })).data.priorities;
+    const autos = (await client.call('listAutomationTypes', { query: { page_size: 100 } })).data.automation_types;
     const users = (await client.call('listUsers')).data;
     const top = (await client.call('createFolder', { params, body: { name: 'Checkout' } })).data.folder;
     const sub = (await client.call('createFolder', { params, body: { name: 'Payments' } })).data.folder;
@@ -189,7 +189,7 @@ describe('fetchState against the emulator', () => {
 
   it('with a path scope, returns that subtree and the folders above it, without the sibling subtrees or any case outside the subtree', async () => {
     const { client, params } = await setup({}, { rateLimit: 5000, concurrency: 8 });
-    const list = async (name: string, key: string) => (await client.call(name, { query: { page_size: 100 } })).data[key] as { id: string }[];
+    const list = async (name: LookupListName, key: string) => (await client.call(name, { query: { page_size: 100 } })).data[key] as { id: string }[];
     const [types, statuses, prios, autos] = await Promise.all([
       list('listCaseTypes', 'types'),
       list('listCaseStatuses', 'statuses'),

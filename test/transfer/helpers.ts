@@ -1,3 +1,4 @@
+import type { LookupListName } from '../../src/api/index.js';
 import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
 import { TEST_DIALECT, startTestEmulator as startEmulator } from '../dialect.js';
 
@@ -35,7 +36,7 @@ export async function seedVariedProject(emu: RunningEmulator, prefix: string, op
     const params = { project_id: project.id };
     const users = (await c.call('listUsers')).data;
     const labels = (await c.call('listLabels')).data.labels;
-    const lookup = async (name: string) => {
+    const lookup = async (name: LookupListName) => {
       const out: { id: string; name: string }[] = [];
       for await (const e of c.paginate(name)) out.push(e);
       return out;
@@ -110,7 +111,7 @@ export async function seedVariedProject(emu: RunningEmulator, prefix: string, op
           title,
           description: n % 2 ? `Description of case ${n}.\nWith a second line: and a colon.` : '',
           preconditions: n % 3 ? 'Logged out' : '',
-          template_type: tcd ? 'TCD' : 'STEPS',
+          template_type: tcd ? ('TCD' as const) : ('STEPS' as const),
           steps: tcd ? `1. Open it\n2. Check "${title}"` : '',
           expected_results: tcd ? 'Everything works' : '',
           type_id: types[n % types.length].id,

@@ -1,3 +1,4 @@
+import type { EndpointName } from '../../src/api/index.js';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,11 +25,11 @@ async function takeBackup(c: TmsClient, prefix: string, baseUrl: string): Promis
 }
 
 /** A client whose Nth call of `endpoint` reaches the service but "dies" before the answer arrives. */
-function crashingClient(real: TmsClient, endpoint: string, n: number): TmsClient {
+function crashingClient(real: TmsClient, endpoint: EndpointName, n: number): TmsClient {
   let count = 0;
   return {
     ...real,
-    call: (async (name: string, req?: Parameters<TmsClient['call']>[1]) => {
+    call: (async (name: EndpointName, req?: Parameters<TmsClient['call']>[1]) => {
       if (name === endpoint && ++count === n) {
         await real.call(name, req);
         throw new Error('killed after sending');

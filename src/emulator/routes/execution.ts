@@ -60,9 +60,9 @@ export function settleExecution(ctx: db.DbContext, e: ExecutionRow): void {
 
 const settle = (c: RouteContext, e: ExecutionRow): void => settleExecution(c.db, e);
 
-export const executionRoutes: HandlerTable = {
+export const executionRoutes = {
   triggerExecution(c) {
-    const b = c.body as { executionId: string | number; environmentId?: string | number; buildNo?: string | number; runtimeData?: unknown };
+    const b = c.body;
     const plan = db.findPlanAnywhere(c.db, b.executionId);
     if (!plan) throw invalidField('executionId', 'no test plan with this execution id, uuid or human id');
     const buildNo = b.buildNo === undefined ? '' : String(b.buildNo);
@@ -152,4 +152,4 @@ export const executionRoutes: HandlerTable = {
     );
     return { body: xml, contentType: 'application/xml; charset=utf-8' };
   },
-};
+} satisfies Partial<HandlerTable>;

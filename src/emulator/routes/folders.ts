@@ -40,7 +40,7 @@ function folderOf(c: RouteContext): FolderRow {
   return f;
 }
 
-export const folderRoutes: HandlerTable = {
+export const folderRoutes = {
   listFolders(c) {
     const project = projectOf(c);
     return listPage(c, 'folders', (p) => db.listFolders(c.db, project.id, p), (f) => ({ ...folderWire(f) }));
@@ -51,7 +51,7 @@ export const folderRoutes: HandlerTable = {
   },
   createFolder(c) {
     const project = projectOf(c);
-    const b = c.body as { name: string; order?: number };
+    const b = c.body;
     return ok('folder', folderWire(db.insertFolder(c.db, project.id, b.name, b.order)), 201);
   },
   updateFolder(c) {
@@ -60,7 +60,7 @@ export const folderRoutes: HandlerTable = {
   },
   moveFolder(c) {
     const f = folderOf(c);
-    const parentId = (c.body as { parent_folder_id: string | null }).parent_folder_id || null;
+    const parentId = c.body.parent_folder_id || null;
     if (parentId !== null) {
       if (!db.findFolder(c.db, f.project_id, parentId)) {
         throw invalidField('parent_folder_id', 'no folder with this id in the project');
@@ -85,4 +85,4 @@ export const folderRoutes: HandlerTable = {
     db.deleteFolder(c.db, f);
     return { body: { message: 'Folder deleted' } };
   },
-};
+} satisfies Partial<HandlerTable>;

@@ -41,7 +41,7 @@ function applyReport(ctx: DbContext, run: RunRow, prefix: string, xml: string) {
   return { status: 'completed', summary: { total: cases.length, matched, unmatched } };
 }
 
-export const junitRoutes: HandlerTable = {
+export const junitRoutes = {
   async importJunit(c) {
     const project = projectOf(c);
     const run = runOf(c);
@@ -71,4 +71,4 @@ export const junitRoutes: HandlerTable = {
     if (!row) throw notFound('JUnit import');
     return ok('import', { id: row.id, status: row.status, test_run_id: row.run_id, ...(JSON.parse(row.summary) as object) });
   },
-};
+} satisfies Partial<HandlerTable>;

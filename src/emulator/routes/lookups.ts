@@ -12,7 +12,7 @@ function lookupList(kind: LookupKind, key: string) {
   };
 }
 
-export const lookupRoutes: HandlerTable = {
+export const lookupRoutes = {
   listCaseTypes: lookupList('types', 'types'),
   listCaseStatuses: lookupList('statuses', 'statuses'),
   listPriorities: lookupList('priorities', 'priorities'),
@@ -28,7 +28,7 @@ export const lookupRoutes: HandlerTable = {
       .filter((l) => c.filters.every((f) => passes(l, f)));
     return { body: { message: '', data: { labels } } };
   },
-};
+} satisfies Partial<HandlerTable>;
 
 /** A small SVG icon in the colour of its name, so `icon_url` answers with an image. */
 export function iconSvg(name: string): string {

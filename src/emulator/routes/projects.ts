@@ -7,7 +7,7 @@ import { webUrl } from '../web-url.js';
 
 const projectWire = (c: RouteContext, p: ProjectRow) => ({ ...p, ...webUrl(c, uiPaths.project(p.human_id_prefix)) });
 
-export const projectRoutes: HandlerTable = {
+export const projectRoutes = {
   listProjects(c) {
     return listPage(c, 'projects', (p) => db.listProjects(c.db, {}, p), (r) => projectWire(c, r));
   },
@@ -15,7 +15,7 @@ export const projectRoutes: HandlerTable = {
     return ok('project', projectWire(c, projectOf(c)));
   },
   createProject(c) {
-    const b = c.body as { name: string; description?: string; human_id_prefix: string };
+    const b = c.body;
     return c.db.tx(() => {
       if (db.prefixTaken(c.db, b.human_id_prefix)) {
         throw invalidField('human_id_prefix', `the prefix ${b.human_id_prefix} is used by another project`);
@@ -32,5 +32,5 @@ export const projectRoutes: HandlerTable = {
     db.deleteProject(c.db, p.id);
     return { body: { message: 'Project deleted' } };
   },
-};
+} satisfies Partial<HandlerTable>;
 

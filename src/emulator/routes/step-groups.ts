@@ -1,15 +1,12 @@
+import type { ParsedBodyOf } from '../../api/endpoints.js';
 import * as db from '../db/index.js';
 import type { GroupStepInput, StepGroupRow } from '../db/index.js';
 import { listPage, ok, projectOf, type HandlerTable, type RouteContext } from '../http.js';
 import { RefChecker } from '../refs.js';
 import { notFound } from '../service-error.js';
 
-interface StepGroupBody {
-  title?: string;
-  description?: string | null;
-  label_ids?: string[];
-  steps?: { step_description?: string | null; expected_result?: string | null; expected_results?: string | null; order?: number }[];
-}
+/** A create's or an update's body, as the update schema parses it. */
+type StepGroupBody = ParsedBodyOf<'updateStepGroup'>;
 
 /** `label_ids` is an extension (the document's step group has none); steps only when asked. */
 function groupWire(c: RouteContext, g: StepGroupRow, withSteps: boolean) {
@@ -41,7 +38,7 @@ function groupOf(c: RouteContext): StepGroupRow {
   return g;
 }
 
-export const stepGroupRoutes: HandlerTable = {
+export const stepGroupRoutes = {
   listStepGroups(c) {
     const project = projectOf(c);
     return listPage(c, 'step_groups', (p) => db.listStepGroups(c.db, project.id, p), (g) => groupWire(c, g, false));
@@ -51,7 +48,7 @@ export const stepGroupRoutes: HandlerTable = {
   },
   createStepGroup(c) {
     const project = projectOf(c);
-    const b = c.body as StepGroupBody & { title: string };
+    const b = c.body;
     new RefChecker(c.db, project.id).labels('label_ids', b.label_ids).check();
     const g = db.insertStepGroup(
       c.db,
@@ -64,7 +61,7 @@ export const stepGroupRoutes: HandlerTable = {
   },
   updateStepGroup(c) {
     const current = groupOf(c);
-    const b = c.body as StepGroupBody;
+    const b = c.body;
     new RefChecker(c.db, current.project_id).labels('label_ids', b.label_ids).check();
     const patch: { title?: string; description?: string; label_ids?: string[] } = {};
     if (b.title !== undefined) patch.title = b.title;
@@ -77,4 +74,4 @@ export const stepGroupRoutes: HandlerTable = {
     db.deleteStepGroup(c.db, groupOf(c).id);
     return { status: 204 };
   },
-};
+} satisfies Partial<HandlerTable>;

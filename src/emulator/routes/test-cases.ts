@@ -1,3 +1,4 @@
+import type { ParsedBodyOf } from '../../api/endpoints.js';
 import * as db from '../db/index.js';
 import type { CaseFields, CaseRow, StepInput, StepRow } from '../db/index.js';
 import { listPage, ok, pageInfo, pageRequest, projectOf, type HandlerTable, type RouteContext } from '../http.js';
@@ -37,14 +38,8 @@ function cacheOf(c: RouteContext): ListCache {
   return cache;
 }
 
-type CaseBody = Partial<Omit<CaseFields, 'reviewer_id'>> & {
-  reviewer_id?: string | null;
-  description?: string | null;
-  preconditions?: string | null;
-  steps?: string | null;
-  expected_results?: string | null;
-  individual_steps?: (StepInput & { order?: number })[];
-};
+/** A create's or an update's body, as the update schema parses it (the create's is the same with more required). */
+type CaseBody = ParsedBodyOf<'updateTestCase'>;
 
 /** The case as the document shows it; `extra` adds list/update-only fields. */
 function caseWire(
@@ -112,7 +107,7 @@ function caseOf(c: RouteContext): CaseRow {
   return r;
 }
 
-export const testCaseRoutes: HandlerTable = {
+export const testCaseRoutes = {
   listTestCases(c) {
     const project = projectOf(c);
     const filter = { folderId: c.query.folder_id, search: c.query.search };
@@ -144,7 +139,7 @@ export const testCaseRoutes: HandlerTable = {
   },
   createTestCase(c) {
     const project = projectOf(c);
-    const b = c.body as CaseBody & CaseFields;
+    const b = c.body;
     return c.db.tx(() => {
       const steps = checkBody(c, project.id, b) ?? [];
       const fields: CaseFields = {
@@ -169,7 +164,7 @@ export const testCaseRoutes: HandlerTable = {
   },
   updateTestCase(c) {
     const current = caseOf(c);
-    const b = c.body as CaseBody;
+    const b = c.body;
     return c.db.tx(() => {
       const steps = checkBody(c, current.project_id, b);
       const patch: Partial<CaseFields> = {};
@@ -189,4 +184,4 @@ export const testCaseRoutes: HandlerTable = {
     db.deleteCase(c.db, r.id);
     return { body: { message: 'Test case deleted' } };
   },
-};
+} satisfies Partial<HandlerTable>;

@@ -1,3 +1,4 @@
+import type { ParsedBodyOf } from '../../api/endpoints.js';
 import * as db from '../db/index.js';
 import type { PlanFields, PlanRow } from '../db/index.js';
 import { listPage, ok, projectOf, type HandlerTable, type RouteContext } from '../http.js';
@@ -35,9 +36,10 @@ export function planOf(c: RouteContext): PlanRow {
   return p;
 }
 
-type PlanBody = Partial<Omit<PlanFields, 'description'>> & { description?: string | null };
+/** A create's or an update's body, as the update schema parses it. */
+type PlanBody = ParsedBodyOf<'updateTestPlan'>;
 
-export const testPlanRoutes: HandlerTable = {
+export const testPlanRoutes = {
   listTestPlans(c) {
     const project = projectOf(c);
     return listPage(c, 'test_plans', (p) => db.listPlans(c.db, project.id, {}, p), (x) => planWire(c, x, false));
@@ -47,7 +49,7 @@ export const testPlanRoutes: HandlerTable = {
   },
   createTestPlan(c) {
     const project = projectOf(c);
-    const b = c.body as PlanBody & { title: string };
+    const b = c.body;
     new RefChecker(c.db, project.id).labels('label_ids', b.label_ids).check();
     const plan = db.insertPlan(c.db, project.id, project.human_id_prefix, {
       title: b.title,
@@ -60,7 +62,7 @@ export const testPlanRoutes: HandlerTable = {
   },
   updateTestPlan(c) {
     const current = planOf(c);
-    const b = c.body as PlanBody;
+    const b = c.body;
     new RefChecker(c.db, current.project_id).labels('label_ids', b.label_ids).check();
     const patch: Partial<PlanFields> = {};
     if (b.title !== undefined) patch.title = b.title;
@@ -82,4 +84,4 @@ export const testPlanRoutes: HandlerTable = {
     const plan = planOf(c);
     return listPage(c, 'test_runs', (p) => db.listRuns(c.db, plan.project_id, { planId: plan.id }, p), (r) => runWire(c, r));
   },
-};
+} satisfies Partial<HandlerTable>;

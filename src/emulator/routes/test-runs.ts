@@ -1,3 +1,4 @@
+import type { ParsedBodyOf } from '../../api/endpoints.js';
 import * as db from '../db/index.js';
 import type { RunFields, RunRow } from '../db/index.js';
 import { listPage, ok, projectOf, type HandlerTable, type RouteContext } from '../http.js';
@@ -52,21 +53,8 @@ export function statusWord(name: string | null): string {
   return name ? name.toUpperCase().replace(/[^A-Z0-9]+/g, '_') : 'UNTESTED';
 }
 
-interface RunBody {
-  title?: string;
-  description?: string | null;
-  status?: string;
-  selection_type?: 'STATIC' | 'DYNAMIC';
-  static_selection_filters?: Filter[];
-  dynamic_selection_filters?: Filter[];
-  start_date?: number | null;
-  end_date?: number | null;
-  assignee_id?: string | null;
-  label_names?: string[];
-  environment_ids?: (string | number)[];
-  test_plan_id?: string | null;
-  dynamic_selection_excluded_test_case_ids?: string[] | null;
-}
+/** A create's or an update's body, as the update schema parses it. */
+type RunBody = ParsedBodyOf<'updateTestRun'>;
 
 /** Checks references and works out the case list when the selection changes. */
 function prepare(c: RouteContext, projectId: string, b: RunBody, current?: RunRow): { patch: Partial<RunFields>; caseIds?: string[] } {
@@ -115,7 +103,7 @@ function resolveExcluded(c: RouteContext, projectId: string, refs: string[]): st
   return ids.filter((x): x is string => typeof x === 'string');
 }
 
-export const testRunRoutes: HandlerTable = {
+export const testRunRoutes = {
   listTestRuns(c) {
     const project = projectOf(c);
     return listPage(c, 'test_runs', (p) => db.listRuns(c.db, project.id, { planId: c.query.test_plan_id, search: c.query.search }, p), (r) => runWire(c, r));
@@ -125,7 +113,7 @@ export const testRunRoutes: HandlerTable = {
   },
   createTestRun(c) {
     const project = projectOf(c);
-    const b = c.body as RunBody & { title: string };
+    const b = c.body;
     return c.db.tx(() => {
       const { patch, caseIds } = prepare(c, project.id, b);
       const fields: RunFields = {
@@ -148,7 +136,7 @@ export const testRunRoutes: HandlerTable = {
   updateTestRun(c) {
     const current = runOf(c);
     return c.db.tx(() => {
-      const { patch, caseIds } = prepare(c, current.project_id, c.body as RunBody, current);
+      const { patch, caseIds } = prepare(c, current.project_id, c.body, current);
       return ok('test_run', runWire(c, db.updateRun(c.db, current, patch, caseIds)));
     });
   },
@@ -187,7 +175,7 @@ export const testRunRoutes: HandlerTable = {
   updateRunCases(c) {
     const run = runOf(c);
     if (run.status === 'CLOSED') throw new ServiceError(409, 'Test run is closed: reopen it with {"status":"ACTIVE"} first');
-    const rows = (c.body as { test_run_cases: { test_case_id: string; test_run_status_id: string; user_id?: string | null; description?: string | null }[] }).test_run_cases;
+    const rows = c.body.test_run_cases;
     return c.db.tx(() => {
       const refs = new RefChecker(c.db, run.project_id);
       const inRun = new Set(db.runCases(c.db, run.id).map((r) => r.case_id));
@@ -209,7 +197,7 @@ export const testRunRoutes: HandlerTable = {
   },
   assignRunCaseUser(c) {
     const run = runOf(c);
-    const b = c.body as { user_id: string; test_case_id: string };
+    const b = c.body;
     const refs = new RefChecker(c.db, run.project_id).user('user_id', b.user_id);
     const caseId = refs.testCase('test_case_id', b.test_case_id);
     if (caseId && !db.findRunCase(c.db, run.id, caseId)) refs.problems.push({ field: 'test_case_id', message: 'this test case is not in the run' });
@@ -217,4 +205,4 @@ export const testRunRoutes: HandlerTable = {
     const updated_at = db.assignRunCase(c.db, run.id, caseId!, b.user_id);
     return { body: { message: 'User assigned', data: { test_run_case: { test_case_id: caseId, user_id: b.user_id, updated_at } } } };
   },
-};
+} satisfies Partial<HandlerTable>;

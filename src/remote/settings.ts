@@ -1,0 +1,68 @@
+import { systemClock, type Clock } from './clock.js';
+import { CLIENT_DEFAULTS, type ClientOptions } from './options.js';
+import { defaultRetryPolicy, type RetryPolicy } from './policy.js';
+
+/** {@link ClientOptions} with every default filled in: what the client's parts read. */
+export interface ClientSettings {
+  baseUrl: string;
+  appUrl: string;
+  apiKey: string;
+  appApiKey: string;
+  /** the keys scrubbed from anything the service echoes */
+  secrets: string[];
+  /** the variable the key came from, for hints */
+  keyVar: string;
+  clock: Clock;
+  random: () => number;
+  rateLimit: number;
+  /** in ms (options give it as a fraction of the window) */
+  rateMarginMs?: number;
+  concurrency: number;
+  pageSize: number;
+  timeoutMs: number;
+  lowRemaining: number;
+  cursorParam: string;
+  maxPages: number;
+  prefetchPages: number;
+  maxResponseBytes: number;
+  runCaseEncoding: 'auto' | 'json' | 'multipart';
+  policy: RetryPolicy;
+}
+
+const trimSlash = (s: string) => s.replace(/\/+$/, '');
+
+export function resolveSettings(options: ClientOptions): ClientSettings {
+  const rateLimit = options.rateLimit ?? CLIENT_DEFAULTS.rateLimit;
+  const concurrency = options.concurrency ?? CLIENT_DEFAULTS.concurrency;
+  const baseUrl = trimSlash(options.baseUrl);
+  const appApiKey = options.appApiKey ?? options.apiKey;
+  return {
+    baseUrl,
+    appUrl: trimSlash(options.appUrl ?? baseUrl.replace(/\/api\/v1$/, '')),
+    apiKey: options.apiKey,
+    appApiKey,
+    secrets: [options.apiKey, appApiKey],
+    keyVar: options.apiKeyVar ?? 'TMSYNC_API_KEY',
+    clock: options.clock ?? systemClock,
+    random: options.random ?? Math.random,
+    rateLimit,
+    rateMarginMs:
+      options.rateMargin === undefined ? undefined : options.rateMargin * (Math.max(1, Math.floor(rateLimit)) / rateLimit) * 1000,
+    concurrency,
+    pageSize: options.pageSize ?? CLIENT_DEFAULTS.pageSize,
+    timeoutMs: options.timeoutMs ?? CLIENT_DEFAULTS.timeoutMs,
+    lowRemaining: options.lowRemainingThreshold ?? concurrency,
+    cursorParam: options.cursorParam ?? CLIENT_DEFAULTS.cursorParam,
+    maxPages: options.maxPages ?? CLIENT_DEFAULTS.maxPages,
+    prefetchPages: options.prefetchPages ?? concurrency,
+    maxResponseBytes: options.maxResponseBytes ?? CLIENT_DEFAULTS.maxResponseBytes,
+    runCaseEncoding: options.multipartRunCases ? 'multipart' : (options.runCaseEncoding ?? 'auto'),
+    policy: {
+      ...defaultRetryPolicy,
+      maxRetries: options.maxRetries ?? CLIENT_DEFAULTS.maxRetries,
+      baseDelayMs: options.retryBaseMs ?? CLIENT_DEFAULTS.retryBaseMs,
+      maxDelayMs: options.retryMaxDelayMs ?? CLIENT_DEFAULTS.retryMaxDelayMs,
+      retryAfterCapMs: options.retryAfterCapMs ?? CLIENT_DEFAULTS.retryAfterCapMs,
+    },
+  };
+}
