@@ -9,6 +9,8 @@
  * converts wire shapes into these.
  */
 
+import type { CaseField, CaseFieldValues, CaseTemplate } from './fields.js';
+
 // ---------------------------------------------------------------------------------------------
 // Desired (the repository)
 
@@ -44,29 +46,14 @@ export interface DesiredFolder {
   file?: string;
 }
 
-/** The fields of a test case the repository can manage. Absent means "leave as it is remotely". */
-export interface DesiredCaseFields {
-  description?: string;
-  preconditions?: string;
-  /** STEPS when `steps` is a list, TCD when it is a string; may be explicit */
-  template?: 'STEPS' | 'TCD';
-  /** lookup name, alias or id */
-  type?: string;
-  status?: string;
-  priority?: string;
-  automationType?: string;
-  /** user email or id */
-  owner?: string;
-  reviewer?: string;
-  /** label names or ids */
-  labels?: string[];
-  /** a list for template STEPS */
-  steps?: DesiredStep[];
-  /** free text for template TCD (`steps` given as a string) */
-  stepsText?: string;
-  /** free text for template TCD */
-  expectedResults?: string;
-}
+/**
+ * The fields of a test case the repository can manage, named and typed by the field table
+ * (`src/fields.ts`): texts, the template, lookup names, user emails, label names, `steps` as a list
+ * (template STEPS) or `stepsText` (template TCD). Absent means "leave as it is remotely".
+ */
+export type DesiredCaseFields = Partial<
+  CaseFieldValues<'model', { text: string; template: CaseTemplate; lookup: string; user: string; labels: string[]; steps: DesiredStep[] }>
+>;
 
 export interface DesiredCase {
   /** the YAML file, relative to the repository root */
@@ -94,14 +81,8 @@ export interface DesiredStepGroup {
   lines: Record<string, number>;
 }
 
-/** Defaults applied when a new case leaves a field out (the service requires them). */
-export interface CaseDefaults {
-  type?: string;
-  status?: string;
-  priority?: string;
-  automationType?: string;
-  owner?: string;
-}
+/** Defaults applied when a new case leaves a required field out (the service requires them). */
+export type CaseDefaults = { [F in CaseField as F extends { required: true } ? F['model'] : never]?: string };
 
 export interface DesiredState {
   /** absolute path of the repository root (where tmsync.yaml is) */
@@ -167,26 +148,19 @@ export interface RemoteStep {
   stepGroupId: string | null;
 }
 
-export interface RemoteCase {
+/** The managed fields of a case as the service holds them (ids, not names), named by the field table. */
+export type RemoteCaseFields = CaseFieldValues<
+  'remote',
+  { text: string; template: string; lookup: string; user: string; labels: string[] | undefined; steps: RemoteStep[] }
+>;
+
+export interface RemoteCase extends Omit<RemoteCaseFields, 'labelIds'> {
   id: string;
   humanId: string;
   title: string;
   folderId: string;
-  description: string;
-  preconditions: string;
-  templateType: string;
-  /** free-text steps (TCD) */
-  steps: string;
-  expectedResults: string;
-  typeId: string;
-  statusId: string;
-  priorityId: string;
-  automationTypeId: string;
-  ownerId: string;
-  reviewerId: string;
   /** undefined when the service did not report labels (it is not required to) */
   labelIds?: string[];
-  individualSteps: RemoteStep[];
   /** Unix seconds (normalized from the live service's milliseconds) */
   createdAt: number;
   updatedAt: number;

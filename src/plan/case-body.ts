@@ -1,4 +1,5 @@
-import type { DesiredCase, RemoteCase } from '../model.js';
+import { CASE_FIELDS_BY_KIND, fieldOf, impliedTemplate, setField, type CaseField } from '../fields.js';
+import type { DesiredCase, DesiredStep, RemoteCase } from '../model.js';
 import { problem, type PlanContext } from './context.js';
 import { normalizeText, normalizeTitle, sameList, sortedUnique } from './normalize.js';
 import type { CaseBody, FieldChange, Ref, StepBody } from './operations.js';
@@ -21,107 +22,122 @@ export interface DesiredBody {
   usedGroupIds?: string[];
 }
 
-const LOOKUP_FIELDS: { kind: LookupKind; field: keyof DesiredCase['fields']; bodyKey: 'typeId' | 'statusId' | 'priorityId' | 'automationTypeId'; remoteKey: keyof RemoteCase }[] = [
-  { kind: 'type', field: 'type', bodyKey: 'typeId', remoteKey: 'typeId' },
-  { kind: 'status', field: 'status', bodyKey: 'statusId', remoteKey: 'statusId' },
-  { kind: 'priority', field: 'priority', bodyKey: 'priorityId', remoteKey: 'priorityId' },
-  { kind: 'automation_type', field: 'automationType', bodyKey: 'automationTypeId', remoteKey: 'automationTypeId' },
-];
+type Values = Record<string, unknown>;
+const lookupKind = (f: CaseField) => f.key as LookupKind;
 
 export function desiredBody(ctx: PlanContext, dc: DesiredCase, folder: Ref, groups: StepGroupPlan, isCreate: boolean): DesiredBody {
-  const f = dc.fields;
+  const f: Values = dc.fields;
   const body: CaseBody = { title: normalizeTitle(dc.title), folder };
+  const set = (field: CaseField, value: unknown) => setField(body, field, 'remote', value);
+  const defaults: Values = ctx.desired.defaults;
+  let shown: Pick<DesiredBody, 'stepGroupLabels' | 'groupOps' | 'usedGroupIds'> = { groupOps: [], stepGroupLabels: [] };
+  for (const field of CASE_FIELDS_BY_KIND) {
+    const fromFile = f[field.model];
+    switch (field.kind) {
+      case 'text':
+        if (fromFile !== undefined) set(field, normalizeText(fromFile as string));
+        break;
+      case 'template': {
+        const template = fromFile ?? impliedTemplate((x) => f[x.model] !== undefined, true);
+        if (template !== undefined) set(field, template);
+        break;
+      }
+      case 'lookup':
+      case 'user': {
+        const id = referenceId(ctx, dc, field, fromFile as string | undefined, isCreate ? (defaults[field.model] as string | undefined) : undefined, isCreate);
+        if (id !== undefined) set(field, id);
+        break;
+      }
+      case 'labels':
+        if (fromFile !== undefined) {
+          const ids: string[] = [];
+          for (const l of fromFile as string[]) {
+            const r = ctx.resolver.label(l);
+            if (r.ok) ids.push(r.id);
+            else problem(ctx, 'unknown_label', dc.file, dc.lines[field.key], r.error.message, r.error.hint);
+          }
+          set(field, sortedUnique(ids));
+        }
+        break;
+      case 'steps':
+        if (fromFile !== undefined) {
+          const steps = desiredSteps(ctx, dc, fromFile as DesiredStep[], groups);
+          set(field, steps.steps);
+          shown = steps;
+        }
+        break;
+    }
+  }
+  return { body, ...shown };
+}
+
+/**
+ * A lookup or user field resolved to its id. A required field falls back to tmsync.yaml's default on
+ * create and is reported when neither gives one; an optional user written empty clears it.
+ */
+function referenceId(ctx: PlanContext, dc: DesiredCase, field: CaseField, fromFile: string | undefined, fallback: string | undefined, isCreate: boolean): string | undefined {
+  const required = 'required' in field && field.required;
+  const value = fromFile ?? (required ? fallback : undefined);
+  if (value === undefined) {
+    if (isCreate && required) {
+      problem(
+        ctx,
+        'missing_required_field',
+        dc.file,
+        dc.lines.title,
+        `a new case needs \`${field.key}\`, and neither the file nor tmsync.yaml defaults give one`,
+        `add \`${field.key}:\` to the file or \`defaults.${field.key}\` to tmsync.yaml`,
+      );
+    }
+    return undefined;
+  }
+  if (field.kind === 'user' && !required && value.trim() === '') return '';
+  const r = field.kind === 'lookup' ? ctx.resolver.lookup(lookupKind(field), value) : ctx.resolver.user(value);
+  if (r.ok) return r.id;
+  const code = field.kind === 'lookup' ? `unknown_${field.key}` : 'unknown_user';
+  // a bad default is reported at tmsync.yaml once per case that needs it; at the line otherwise
+  if (fromFile !== undefined) problem(ctx, code, dc.file, dc.lines[field.key], r.error.message, r.error.hint);
+  else problem(ctx, code, 'tmsync.yaml', 1, `defaults.${field.key}: ${r.error.message}`, r.error.hint);
+  return undefined;
+}
+
+/** The steps of a case with every `use:` expanded into its group's steps. */
+function desiredSteps(
+  ctx: PlanContext,
+  dc: DesiredCase,
+  list: DesiredStep[],
+  groups: StepGroupPlan,
+): { steps: StepBody[] } & Pick<DesiredBody, 'stepGroupLabels' | 'groupOps' | 'usedGroupIds'> {
   const groupOps = new Set<string>();
   const stepGroupLabels: (string | undefined)[] = [];
   const usedGroupIds = new Set<string>();
-  if (f.description !== undefined) body.description = normalizeText(f.description);
-  if (f.preconditions !== undefined) body.preconditions = normalizeText(f.preconditions);
-  const template = f.template ?? (f.steps !== undefined ? 'STEPS' : f.stepsText !== undefined ? 'TCD' : undefined);
-  if (template !== undefined) body.templateType = template;
-  if (f.stepsText !== undefined) body.steps = normalizeText(f.stepsText);
-  if (f.expectedResults !== undefined) body.expectedResults = normalizeText(f.expectedResults);
-
-  const defaults = ctx.desired.defaults;
-  for (const l of LOOKUP_FIELDS) {
-    const fromFile = f[l.field] as string | undefined;
-    const value = fromFile ?? (isCreate ? defaults[l.field as keyof typeof defaults] : undefined);
-    if (value === undefined) {
-      if (isCreate) {
-        problem(
-          ctx,
-          'missing_required_field',
-          dc.file,
-          dc.lines.title,
-          `a new case needs \`${l.kind}\`, and neither the file nor tmsync.yaml defaults give one`,
-          `add \`${l.kind}:\` to the file or \`defaults.${l.kind}\` to tmsync.yaml`,
-        );
-      }
+  const steps: StepBody[] = [];
+  for (const s of list) {
+    if (s.kind === 'step') {
+      steps.push({ description: normalizeText(s.action), expected: normalizeText(s.expected), stepGroup: null });
+      stepGroupLabels.push(undefined);
       continue;
     }
-    const r = ctx.resolver.lookup(l.kind, value);
-    // a bad default is reported at tmsync.yaml once per case that needs it; at the line otherwise
-    if (r.ok) body[l.bodyKey] = r.id;
-    else if (fromFile !== undefined) problem(ctx, `unknown_${l.kind}`, dc.file, dc.lines[l.kind], r.error.message, r.error.hint);
-    else problem(ctx, `unknown_${l.kind}`, 'tmsync.yaml', 1, `defaults.${l.kind}: ${r.error.message}`, r.error.hint);
-  }
-  const owner = f.owner ?? (isCreate ? defaults.owner : undefined);
-  if (owner === undefined) {
-    if (isCreate) {
-      problem(ctx, 'missing_required_field', dc.file, dc.lines.title, 'a new case needs `owner`, and neither the file nor tmsync.yaml defaults give one', 'add `owner:` to the file or `defaults.owner` to tmsync.yaml');
+    const used = groups.resolveUse(s.use);
+    if (!used) {
+      problem(
+        ctx,
+        'unknown_step_group',
+        s.source?.file ?? dc.file,
+        s.source?.line ?? dc.lines.steps,
+        `unknown step group "${s.use}"; valid: ${groups.localKeys.length > 0 ? groups.localKeys.join(', ') : '(no step groups in the repository)'}`,
+        'use the file stem of a step group under step_groups/ or its human id',
+      );
+      continue;
     }
-  } else {
-    const r = ctx.resolver.user(owner);
-    if (r.ok) body.ownerId = r.id;
-    else if (f.owner !== undefined) problem(ctx, 'unknown_user', dc.file, dc.lines.owner, r.error.message, r.error.hint);
-    else problem(ctx, 'unknown_user', 'tmsync.yaml', 1, `defaults.owner: ${r.error.message}`, r.error.hint);
-  }
-  if (f.reviewer !== undefined) {
-    if (f.reviewer.trim() === '') body.reviewerId = '';
-    else {
-      const r = ctx.resolver.user(f.reviewer);
-      if (r.ok) body.reviewerId = r.id;
-      else problem(ctx, 'unknown_user', dc.file, dc.lines.reviewer, r.error.message, r.error.hint);
+    if (used.opKey) groupOps.add(used.opKey);
+    if (used.remoteId) usedGroupIds.add(used.remoteId);
+    for (const gs of used.steps) {
+      steps.push({ description: gs.description, expected: gs.expected, stepGroup: used.ref });
+      stepGroupLabels.push(used.label);
     }
   }
-  if (f.labels !== undefined) {
-    const ids: string[] = [];
-    for (const l of f.labels) {
-      const r = ctx.resolver.label(l);
-      if (r.ok) ids.push(r.id);
-      else problem(ctx, 'unknown_label', dc.file, dc.lines.labels, r.error.message, r.error.hint);
-    }
-    body.labelIds = sortedUnique(ids);
-  }
-  if (f.steps !== undefined) {
-    const steps: StepBody[] = [];
-    for (const s of f.steps) {
-      if (s.kind === 'step') {
-        steps.push({ description: normalizeText(s.action), expected: normalizeText(s.expected), stepGroup: null });
-        stepGroupLabels.push(undefined);
-        continue;
-      }
-      const used = groups.resolveUse(s.use);
-      if (!used) {
-        problem(
-          ctx,
-          'unknown_step_group',
-          s.source?.file ?? dc.file,
-          s.source?.line ?? dc.lines.steps,
-          `unknown step group "${s.use}"; valid: ${groups.localKeys.length > 0 ? groups.localKeys.join(', ') : '(no step groups in the repository)'}`,
-          'use the file stem of a step group under step_groups/ or its human id',
-        );
-        continue;
-      }
-      if (used.opKey) groupOps.add(used.opKey);
-      if (used.remoteId) usedGroupIds.add(used.remoteId);
-      for (const gs of used.steps) {
-        steps.push({ description: gs.description, expected: gs.expected, stepGroup: used.ref });
-        stepGroupLabels.push(used.label);
-      }
-    }
-    body.individualSteps = steps;
-  }
-  return { body, groupOps: [...groupOps], stepGroupLabels, ...(f.steps !== undefined ? { usedGroupIds: [...usedGroupIds] } : {}) };
+  return { steps, groupOps: [...groupOps], stepGroupLabels, usedGroupIds: [...usedGroupIds] };
 }
 
 function sameSteps(body: StepBody[], remote: RemoteCase): boolean {
@@ -162,62 +178,57 @@ export function bodyShownSteps(d: DesiredBody): ShownStep[] {
 
 /** Field-level differences between a desired body and the remote case (folder excluded). */
 export function caseChanges(ctx: PlanContext, d: DesiredBody, remote: RemoteCase): FieldChange[] {
-  const b = d.body;
   const changes: FieldChange[] = [];
-  const text = (field: string, want: string | undefined, have: string) => {
-    if (want !== undefined && normalizeText(have) !== want) changes.push({ field, from: normalizeText(have), to: want });
-  };
-  if (normalizeTitle(remote.title) !== b.title) changes.push({ field: 'title', from: remote.title, to: b.title });
-  text('description', b.description, remote.description);
-  text('preconditions', b.preconditions, remote.preconditions);
-  if (b.templateType !== undefined && remote.templateType !== b.templateType) {
-    changes.push({ field: 'template', from: remote.templateType, to: b.templateType });
-  }
-  text('steps', b.steps, remote.steps);
-  text('expected_results', b.expectedResults, remote.expectedResults);
-  for (const l of LOOKUP_FIELDS) {
-    const want = b[l.bodyKey] as string | undefined;
-    const have = remote[l.remoteKey] as string;
-    if (want !== undefined && want !== have) {
-      changes.push({ field: l.kind, from: ctx.resolver.showLookup(l.kind, have), to: ctx.resolver.showLookup(l.kind, want) });
+  if (normalizeTitle(remote.title) !== d.body.title) changes.push({ field: 'title', from: remote.title, to: d.body.title });
+  for (const field of CASE_FIELDS_BY_KIND) {
+    const want = fieldOf(d.body, field, 'remote');
+    if (want === undefined) continue;
+    const have = fieldOf(remote, field, 'remote');
+    switch (field.kind) {
+      case 'text':
+        if (normalizeText(have as string) !== want) changes.push({ field: field.key, from: normalizeText(have as string), to: want as string });
+        break;
+      case 'template':
+        if (have !== want) changes.push({ field: field.key, from: have as string, to: want as string });
+        break;
+      case 'lookup':
+      case 'user':
+        if (want !== (have ?? '')) changes.push({ field: field.key, from: showValue(ctx, field, have as string), to: showValue(ctx, field, want as string) });
+        break;
+      case 'labels':
+        if (ctx.actual.labelsReadable && have !== undefined && !sameList(sortedUnique(have as string[]), want as string[])) {
+          changes.push({ field: field.key, from: ctx.resolver.showLabels(have as string[]), to: ctx.resolver.showLabels(want as string[]) });
+        }
+        break;
+      case 'steps':
+        if (!sameSteps(want as StepBody[], remote)) {
+          changes.push({ field: field.key, from: showSteps(remoteShownSteps(ctx, remote)), to: showSteps(bodyShownSteps(d)) });
+        }
+        break;
     }
-  }
-  if (b.ownerId !== undefined && b.ownerId !== remote.ownerId) {
-    changes.push({ field: 'owner', from: ctx.resolver.showUser(remote.ownerId), to: ctx.resolver.showUser(b.ownerId) });
-  }
-  if (b.reviewerId !== undefined && b.reviewerId !== (remote.reviewerId ?? '')) {
-    changes.push({ field: 'reviewer', from: ctx.resolver.showUser(remote.reviewerId), to: ctx.resolver.showUser(b.reviewerId) });
-  }
-  if (b.labelIds !== undefined && ctx.actual.labelsReadable && remote.labelIds !== undefined) {
-    if (!sameList(sortedUnique(remote.labelIds), b.labelIds)) {
-      changes.push({ field: 'labels', from: ctx.resolver.showLabels(remote.labelIds), to: ctx.resolver.showLabels(b.labelIds) });
-    }
-  }
-  if (b.individualSteps !== undefined && !sameSteps(b.individualSteps, remote)) {
-    changes.push({ field: 'steps', from: showSteps(remoteShownSteps(ctx, remote)), to: showSteps(bodyShownSteps(d)) });
   }
   return changes;
 }
 
+function showValue(ctx: PlanContext, field: CaseField, id: string): string {
+  return field.kind === 'lookup' ? ctx.resolver.showLookup(lookupKind(field), id) : ctx.resolver.showUser(id);
+}
+
 /** Display values of a new case's fields, for the renderers. */
 export function createChanges(ctx: PlanContext, d: DesiredBody): FieldChange[] {
-  const b = d.body;
-  const changes: FieldChange[] = [{ field: 'title', from: '', to: b.title }];
-  const add = (field: string, value: string | undefined) => {
-    if (value !== undefined && value !== '') changes.push({ field, from: '', to: value });
-  };
-  add('description', b.description);
-  add('preconditions', b.preconditions);
-  add('template', b.templateType);
-  add('steps', b.steps);
-  add('expected_results', b.expectedResults);
-  for (const l of LOOKUP_FIELDS) {
-    const id = b[l.bodyKey] as string | undefined;
-    if (id !== undefined) add(l.kind, ctx.resolver.showLookup(l.kind, id));
+  const changes: FieldChange[] = [{ field: 'title', from: '', to: d.body.title }];
+  for (const field of CASE_FIELDS_BY_KIND) {
+    const value = fieldOf(d.body, field, 'remote');
+    if (value === undefined) continue;
+    const shown =
+      field.kind === 'text' || field.kind === 'template'
+        ? (value as string)
+        : field.kind === 'lookup' || field.kind === 'user'
+          ? showValue(ctx, field, value as string)
+          : field.kind === 'labels'
+            ? ctx.resolver.showLabels(value as string[])
+            : showSteps(bodyShownSteps(d));
+    if (shown !== '') changes.push({ field: field.key, from: '', to: shown });
   }
-  if (b.ownerId !== undefined) add('owner', ctx.resolver.showUser(b.ownerId));
-  if (b.reviewerId !== undefined) add('reviewer', ctx.resolver.showUser(b.reviewerId));
-  if (b.labelIds !== undefined) add('labels', ctx.resolver.showLabels(b.labelIds));
-  if (b.individualSteps !== undefined) add('steps', showSteps(bodyShownSteps(d)));
   return changes;
 }

@@ -1,3 +1,5 @@
+import type { CaseFieldValues, CaseTemplate } from '../fields.js';
+
 /**
  * A plan is an ordered list of small, typed operations (a discriminated union on `kind`).
  * One table in `src/apply/requests.ts` turns each kind into requests; another in
@@ -13,8 +15,7 @@ export type Ref = { id: string } | { op: string };
 
 /** One field that changes, with display values (names, emails, not ids) for people. */
 export interface FieldChange {
-  /** repository field name: title, description, preconditions, template, type, status, priority,
-   *  automation_type, owner, reviewer, labels, steps, expected_results, name, order */
+  /** repository field name: title, a YAML key of the field table (src/fields.ts), name, order */
   field: string;
   /** display value before (for steps: the steps rendered one per line) */
   from: string;
@@ -31,24 +32,13 @@ export interface StepBody {
 
 /**
  * The managed fields of a case as the service needs them (ids resolved from names), with refs for
- * items created in the same apply. Fields the repository leaves out are absent (not sent on update).
+ * items created in the same apply, named by the field table (`src/fields.ts`). Fields the repository
+ * leaves out are absent (not sent on update).
  */
-export interface CaseBody {
+export interface CaseBody
+  extends Partial<CaseFieldValues<'remote', { text: string; template: CaseTemplate; lookup: string; user: string; labels: string[]; steps: StepBody[] }>> {
   title: string;
   folder: Ref;
-  description?: string;
-  preconditions?: string;
-  templateType?: 'STEPS' | 'TCD';
-  steps?: string;
-  expectedResults?: string;
-  typeId?: string;
-  statusId?: string;
-  priorityId?: string;
-  automationTypeId?: string;
-  ownerId?: string;
-  reviewerId?: string;
-  labelIds?: string[];
-  individualSteps?: StepBody[];
 }
 
 export interface StepGroupBody {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TmsyncError } from '../errors.js';
+import { CASE_FIELDS_BY_KIND, CASE_TEMPLATES, type FieldKind } from '../fields.js';
 import { PLAN_FORMAT_VERSION, type Plan } from './operations.js';
 
 /**
@@ -14,22 +15,18 @@ const path = z.array(z.string());
 const base = { key: z.string().min(1), dependsOn: z.array(z.string()) };
 
 const stepBody = z.strictObject({ description: z.string(), expected: z.string(), stepGroup: ref.nullable() });
+const bodyValue: Record<FieldKind, z.ZodType> = {
+  text: z.string(),
+  template: z.enum(CASE_TEMPLATES),
+  lookup: z.string(),
+  user: z.string(),
+  labels: z.array(z.string()),
+  steps: z.array(stepBody),
+};
 const caseBody = z.strictObject({
   title: z.string(),
   folder: ref,
-  description: z.string().optional(),
-  preconditions: z.string().optional(),
-  templateType: z.enum(['STEPS', 'TCD']).optional(),
-  steps: z.string().optional(),
-  expectedResults: z.string().optional(),
-  typeId: z.string().optional(),
-  statusId: z.string().optional(),
-  priorityId: z.string().optional(),
-  automationTypeId: z.string().optional(),
-  ownerId: z.string().optional(),
-  reviewerId: z.string().optional(),
-  labelIds: z.array(z.string()).optional(),
-  individualSteps: z.array(stepBody).optional(),
+  ...Object.fromEntries(CASE_FIELDS_BY_KIND.map((f) => [f.remote, bodyValue[f.kind].optional()])),
 });
 const groupBody = z.strictObject({
   title: z.string(),

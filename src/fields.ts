@@ -1,0 +1,127 @@
+/**
+ * The field table: every field of a test case (and of a step group) described once. Everything
+ * that handles a case field field by field is driven by it: the YAML schema (and so the JSON
+ * Schema) and the loader (`src/repository/`), the one YAML renderer that pull and write-back share,
+ * the normalisation of wire answers (`src/remote/normalize.ts`), the plan's body, diff and display
+ * (`src/plan/case-body.ts`, the saved plan's schema), request bodies (`src/apply/requests.ts`), the
+ * backup format and the emulator's route and web UI. docs/architecture.md shows how to add a field.
+ *
+ * `id`, `title` and the folder are not in the table: they identify a case rather than describe it
+ * (natural keys, paths, write-back), and every module treats them on their own.
+ */
+
+/**
+ * How a field is written, resolved, compared and shown:
+ * - `text`: free text; compared after `normalizeText` (line ends, trailing blanks).
+ * - `template`: `STEPS` or `TCD`; implied by which form of `steps` a file uses.
+ * - `lookup`: a lookup name, alias or id in the file; a lookup id on the wire (`GET /test_cases/<list>`).
+ * - `user`: an email or id in the file; a user id on the wire.
+ * - `labels`: label names or ids in the file; label ids on the wire, compared as a set.
+ * - `steps`: a list of individual steps and `use:` of step groups; the wire's individual steps.
+ */
+export type FieldKind = 'text' | 'template' | 'lookup' | 'user' | 'labels' | 'steps';
+
+export type CaseTemplate = 'STEPS' | 'TCD';
+export const CASE_TEMPLATES = ['STEPS', 'TCD'] as const satisfies readonly CaseTemplate[];
+
+export interface CaseFieldSpec {
+  /** the YAML key, also the field's name in plans (`FieldChange.field`), problems and `defaults.<key>` */
+  readonly key: string;
+  /** the key in `DesiredCaseFields` (the repository model) */
+  readonly model: string;
+  /** the key in `RemoteCase` and in the plan's `CaseBody` (ids resolved) */
+  readonly remote: string;
+  /** the key on the wire (requests, answers) and in backups */
+  readonly wire: string;
+  /** other wire keys a service answers with instead (the live service's `labels` objects) */
+  readonly liveWire?: string;
+  readonly kind: FieldKind;
+  /** its description in the JSON Schema of test case files */
+  readonly about: string;
+  /** its label in the emulator's web UI */
+  readonly label: string;
+  /** lookups: the list it names an entry of (`GET /test_cases/<list>`, `Lookups`, backup lookups) */
+  readonly list?: 'types' | 'statuses' | 'priorities' | 'automation_types';
+  /** a new case needs it: it falls back to `defaults.<key>` of tmsync.yaml and is reported when missing */
+  readonly required?: boolean;
+  /** the field belongs to this template only (it is ignored, empty or not shown with the other) */
+  readonly template?: CaseTemplate;
+  /** the field's presence implies its template (the two forms of `steps`) */
+  readonly implies?: boolean;
+  /** often the same text on many cases: a fetched project keeps one copy (see `textSharer`) */
+  readonly repeats?: boolean;
+}
+
+/**
+ * Every managed field of a test case, in the order of the YAML file (the JSON Schema, pull's
+ * output). Two entries share the YAML key `steps`: its list form (template STEPS) and its text form
+ * (template TCD).
+ */
+export const CASE_FIELDS = [
+  { key: 'description', model: 'description', remote: 'description', wire: 'description', kind: 'text', about: 'description', label: 'Description' },
+  { key: 'preconditions', model: 'preconditions', remote: 'preconditions', wire: 'preconditions', kind: 'text', about: 'preconditions', label: 'Preconditions', repeats: true },
+  { key: 'template', model: 'template', remote: 'templateType', wire: 'template_type', kind: 'template', about: 'implied by `steps`: STEPS for a list, TCD for a text', label: 'Template' },
+  { key: 'type', model: 'type', remote: 'typeId', wire: 'type_id', kind: 'lookup', list: 'types', required: true, about: 'lookup name, alias or id (GET /test_cases/types)', label: 'Type' },
+  { key: 'status', model: 'status', remote: 'statusId', wire: 'status_id', kind: 'lookup', list: 'statuses', required: true, about: 'lookup name, alias or id (GET /test_cases/statuses)', label: 'Status' },
+  { key: 'priority', model: 'priority', remote: 'priorityId', wire: 'priority_id', kind: 'lookup', list: 'priorities', required: true, about: 'lookup name, alias or id (GET /test_cases/priorities)', label: 'Priority' },
+  { key: 'automation_type', model: 'automationType', remote: 'automationTypeId', wire: 'automation_type_id', kind: 'lookup', list: 'automation_types', required: true, about: 'lookup name, alias or id (GET /test_cases/automation_types)', label: 'Automation' },
+  { key: 'owner', model: 'owner', remote: 'ownerId', wire: 'owner_id', kind: 'user', required: true, about: 'user email or id (GET /users)', label: 'Owner' },
+  { key: 'reviewer', model: 'reviewer', remote: 'reviewerId', wire: 'reviewer_id', kind: 'user', about: 'user email or id (GET /users)', label: 'Reviewer' },
+  { key: 'labels', model: 'labels', remote: 'labelIds', wire: 'label_ids', liveWire: 'labels', kind: 'labels', about: 'label names or ids (GET /labels)', label: 'Labels' },
+  { key: 'steps', model: 'steps', remote: 'individualSteps', wire: 'individual_steps', kind: 'steps', template: 'STEPS', implies: true, about: 'template STEPS: individual steps and `use:` of step groups', label: 'Steps' },
+  { key: 'steps', model: 'stepsText', remote: 'steps', wire: 'steps', kind: 'text', template: 'TCD', implies: true, about: 'template TCD: the steps as free text, with `expected_results` beside it', label: 'Steps (text)' },
+  { key: 'expected_results', model: 'expectedResults', remote: 'expectedResults', wire: 'expected_results', kind: 'text', template: 'TCD', about: 'template TCD: the expected results as free text', label: 'Expected results' },
+] as const satisfies readonly CaseFieldSpec[];
+
+export type CaseField = (typeof CASE_FIELDS)[number];
+
+const KIND_RANK: Record<FieldKind, number> = { text: 0, template: 0, lookup: 1, user: 2, labels: 3, steps: 4 };
+
+/**
+ * The fields in the order of plans and the service's model: plain values first (texts, template),
+ * then lookups, users, labels and the steps last. Field changes are listed, and `RemoteCase`,
+ * request bodies and backups are built, in this order.
+ */
+export const CASE_FIELDS_BY_KIND: readonly CaseField[] = [...CASE_FIELDS].sort((a, b) => KIND_RANK[a.kind] - KIND_RANK[b.kind]);
+
+/** The YAML keys of a test case file, in the file's order (`steps` once). */
+export const CASE_FIELD_KEYS: readonly string[] = [...new Set(CASE_FIELDS.map((f) => f.key))];
+
+/**
+ * The values of every case field under one of its names (`model`, `remote` or `wire`), typed by kind:
+ * `V` gives the type of each kind. The model types of the repository, the service and the plan are
+ * written this way instead of field by field.
+ */
+export type CaseFieldValues<Name extends 'model' | 'remote' | 'wire', V extends Record<FieldKind, unknown>> = {
+  [F in CaseField as F[Name]]: V[F['kind']];
+};
+
+/** The template a set of values implies (`has` tells whether a field has a value), if any. */
+export function impliedTemplate(has: (f: CaseField) => boolean, onlyImplying = false): CaseTemplate | undefined {
+  for (const f of CASE_FIELDS) {
+    if ('template' in f && (!onlyImplying || ('implies' in f && f.implies)) && has(f)) return f.template;
+  }
+  return undefined;
+}
+
+/** Whether a field holds something for a case of `template` (a field of the other template does not). */
+export function belongsTo(f: CaseField, template: CaseTemplate | undefined): boolean {
+  return !('template' in f) || template === undefined || f.template === template;
+}
+
+/** Reads a field of an object keyed by one of the field's names. */
+export function fieldOf<T>(values: object, f: CaseField, name: 'model' | 'remote' | 'wire'): T | undefined {
+  return (values as Record<string, unknown>)[f[name]] as T | undefined;
+}
+
+/** The step group fields, in the order of the YAML file. */
+export const STEP_GROUP_FIELDS = [
+  { key: 'description', model: 'description', remote: 'description', wire: 'description', kind: 'text', about: 'description' },
+  { key: 'labels', model: 'labels', remote: 'labelIds', wire: 'label_ids', kind: 'labels', about: 'label names or ids (GET /labels)' },
+  { key: 'steps', model: 'steps', remote: 'steps', wire: 'steps', kind: 'steps', about: 'the steps; a step group cannot use another one' },
+] as const satisfies readonly Omit<CaseFieldSpec, 'label'>[];
+
+/** Sets a field of an object keyed by one of the field's names. */
+export function setField(values: object, f: CaseField, name: 'model' | 'remote' | 'wire', value: unknown): void {
+  (values as Record<string, unknown>)[f[name]] = value;
+}
