@@ -57,7 +57,7 @@ export interface CaseFieldSpec {
  * output). Two entries share the YAML key `steps`: its list form (template STEPS) and its text form
  * (template TCD).
  */
-export const CASE_FIELDS = [
+const TABLE = [
   { key: 'description', model: 'description', remote: 'description', wire: 'description', kind: 'text', about: 'description', label: 'Description' },
   { key: 'preconditions', model: 'preconditions', remote: 'preconditions', wire: 'preconditions', kind: 'text', about: 'preconditions', label: 'Preconditions', repeats: true },
   { key: 'template', model: 'template', remote: 'templateType', wire: 'template_type', kind: 'template', about: 'implied by `steps`: STEPS for a list, TCD for a text', label: 'Template' },
@@ -73,7 +73,10 @@ export const CASE_FIELDS = [
   { key: 'expected_results', model: 'expectedResults', remote: 'expectedResults', wire: 'expected_results', kind: 'text', template: 'TCD', about: 'template TCD: the expected results as free text', label: 'Expected results' },
 ] as const satisfies readonly CaseFieldSpec[];
 
-export type CaseField = (typeof CASE_FIELDS)[number];
+/** The entries of the table with their literal names (for the types derived from it). */
+export type CaseFieldEntry = (typeof TABLE)[number];
+export type CaseField = CaseFieldSpec;
+export const CASE_FIELDS: readonly CaseField[] = TABLE;
 
 const KIND_RANK: Record<FieldKind, number> = { text: 0, template: 0, lookup: 1, user: 2, labels: 3, steps: 4 };
 
@@ -93,20 +96,20 @@ export const CASE_FIELD_KEYS: readonly string[] = [...new Set(CASE_FIELDS.map((f
  * written this way instead of field by field.
  */
 export type CaseFieldValues<Name extends 'model' | 'remote' | 'wire', V extends Record<FieldKind, unknown>> = {
-  [F in CaseField as F[Name]]: V[F['kind']];
+  [F in CaseFieldEntry as F[Name]]: V[F['kind']];
 };
 
 /** The template a set of values implies (`has` tells whether a field has a value), if any. */
 export function impliedTemplate(has: (f: CaseField) => boolean, onlyImplying = false): CaseTemplate | undefined {
   for (const f of CASE_FIELDS) {
-    if ('template' in f && (!onlyImplying || ('implies' in f && f.implies)) && has(f)) return f.template;
+    if (f.template !== undefined && (!onlyImplying || f.implies) && has(f)) return f.template;
   }
   return undefined;
 }
 
 /** Whether a field holds something for a case of `template` (a field of the other template does not). */
 export function belongsTo(f: CaseField, template: CaseTemplate | undefined): boolean {
-  return !('template' in f) || template === undefined || f.template === template;
+  return f.template === undefined || template === undefined || f.template === template;
 }
 
 /** Reads a field of an object keyed by one of the field's names. */

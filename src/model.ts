@@ -9,7 +9,7 @@
  * converts wire shapes into these.
  */
 
-import type { CaseField, CaseFieldValues, CaseTemplate } from './fields.js';
+import type { CaseFieldEntry, CaseFieldValues, CaseTemplate } from './fields.js';
 
 // ---------------------------------------------------------------------------------------------
 // Desired (the repository)
@@ -82,7 +82,7 @@ export interface DesiredStepGroup {
 }
 
 /** Defaults applied when a new case leaves a required field out (the service requires them). */
-export type CaseDefaults = { [F in CaseField as F extends { required: true } ? F['model'] : never]?: string };
+export type CaseDefaults = { [F in CaseFieldEntry as F extends { required: true } ? F['model'] : never]?: string };
 
 export interface DesiredState {
   /** absolute path of the repository root (where tmsync.yaml is) */

@@ -1,7 +1,8 @@
 import type { CaseWireBody } from '../api/bodies.js';
 import type { BodyOf, EndpointName } from '../api/endpoints.js';
+import { CASE_FIELDS_BY_KIND, fieldOf, setField } from '../fields.js';
 import { actionOf, kindCreates } from '../plan/operation-kinds.js';
-import type { CaseBody, CreateCaseOp, CreateFolderOp, CreateStepGroupOp, Operation, OperationKind, Ref, StepGroupBody } from '../plan/operations.js';
+import type { CaseBody, CreateCaseOp, CreateFolderOp, CreateStepGroupOp, Operation, OperationKind, Ref, StepBody, StepGroupBody } from '../plan/operations.js';
 
 /** The operations that create a remote item. */
 export type CreateOp = CreateFolderOp | CreateCaseOp | CreateStepGroupOp;
@@ -131,32 +132,26 @@ export function stepGroupBody(body: StepGroupBody): BodyOf<'createStepGroup'> {
   };
 }
 
-/** The wire body of a case create or update: only the fields the repository manages. */
+/** The wire body of a case create or update: only the fields the repository manages (the field table's wire names). */
 export function caseBody(body: CaseBody, resolve: RefResolver): CaseWireBody {
   const out: CaseWireBody = { title: body.title, folder_id: resolve(body.folder) };
-  const set = <K extends keyof CaseWireBody>(key: K, value: CaseWireBody[K] | undefined) => {
-    if (value !== undefined) out[key] = value;
-  };
-  set('template_type', body.templateType);
-  set('description', body.description);
-  set('preconditions', body.preconditions);
-  set('steps', body.steps);
-  set('expected_results', body.expectedResults);
-  set('type_id', body.typeId);
-  set('status_id', body.statusId);
-  set('priority_id', body.priorityId);
-  set('automation_type_id', body.automationTypeId);
-  set('owner_id', body.ownerId);
-  set('reviewer_id', body.reviewerId);
-  set('label_ids', body.labelIds);
-  if (body.individualSteps !== undefined) {
-    out.individual_steps = body.individualSteps.map((s, i) => ({
-      step_description: s.description,
-      expected_results: s.expected,
-      order: i + 1,
-      step_type: 'DEFAULT',
-      step_group_id: s.stepGroup === null ? null : resolve(s.stepGroup),
-    }));
+  for (const f of CASE_FIELDS_BY_KIND) {
+    const value = fieldOf(body, f, 'remote');
+    if (value === undefined) continue;
+    setField(
+      out,
+      f,
+      'wire',
+      f.kind === 'steps'
+        ? (value as StepBody[]).map((s, i) => ({
+            step_description: s.description,
+            expected_results: s.expected,
+            order: i + 1,
+            step_type: 'DEFAULT',
+            step_group_id: s.stepGroup === null ? null : resolve(s.stepGroup),
+          }))
+        : value,
+    );
   }
   return out;
 }

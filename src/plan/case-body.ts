@@ -76,7 +76,7 @@ export function desiredBody(ctx: PlanContext, dc: DesiredCase, folder: Ref, grou
  * create and is reported when neither gives one; an optional user written empty clears it.
  */
 function referenceId(ctx: PlanContext, dc: DesiredCase, field: CaseField, fromFile: string | undefined, fallback: string | undefined, isCreate: boolean): string | undefined {
-  const required = 'required' in field && field.required;
+  const required = field.required === true;
   const value = fromFile ?? (required ? fallback : undefined);
   if (value === undefined) {
     if (isCreate && required) {

@@ -1,4 +1,5 @@
 import type * as W from '../api/resources.js';
+import { CASE_FIELDS_BY_KIND, fieldOf, setField, type CaseField } from '../fields.js';
 import type {
   LookupEntry,
   RemoteCase,
@@ -115,30 +116,39 @@ export function reportedLabelIds(w: { label_ids?: readonly string[] | null; labe
   return ids;
 }
 
-/** `share`: see `textSharer` (a read of many cases passes one). */
+/**
+ * A wire case in the model, field by field as the field table says: texts and ids default to `""`,
+ * ids, lookups, users and texts that repeat are shared (`share`: see `textSharer`; a read of many
+ * cases passes one), labels come from `label_ids` or the live `labels` (`reportedLabelIds`), steps
+ * are put in order.
+ */
 export function toRemoteCase(w: W.TestCase, share: Share = unshared): RemoteCase {
-  const steps = [...(w.individual_steps ?? [])].sort((a, b) => a.order - b.order).map((s) => toRemoteStep(s, share));
-  return compact({
-    id: w.id,
-    humanId: w.human_id ?? '',
-    title: w.title,
-    folderId: share(text(w.folder_id)),
-    description: text(w.description),
-    preconditions: share(text(w.preconditions)),
-    templateType: share(text(w.template_type)),
-    steps: text(w.steps),
-    expectedResults: text(w.expected_results),
-    typeId: share(text(w.type_id)),
-    statusId: share(text(w.status_id)),
-    priorityId: share(text(w.priority_id)),
-    automationTypeId: share(text(w.automation_type_id)),
-    ownerId: share(text(w.owner_id)),
-    reviewerId: share(text(w.reviewer_id)),
-    labelIds: reportedLabelIds(w)?.map(share),
-    individualSteps: steps,
-    createdAt: normalizeTimestamp(w.created_at),
-    updatedAt: normalizeTimestamp(w.updated_at),
-  });
+  const c = { id: w.id, humanId: w.human_id ?? '', title: w.title, folderId: share(text(w.folder_id)) } as RemoteCase;
+  const set = (f: CaseField, value: unknown) => setField(c, f, 'remote', value);
+  for (const f of CASE_FIELDS_BY_KIND) {
+    const value = fieldOf<string | null>(w, f, 'wire');
+    switch (f.kind) {
+      case 'text':
+        set(f, f.repeats ? share(text(value)) : text(value));
+        break;
+      case 'template':
+      case 'lookup':
+      case 'user':
+        set(f, share(text(value)));
+        break;
+      case 'labels': {
+        const ids = reportedLabelIds(w)?.map(share);
+        if (ids !== undefined) set(f, ids);
+        break;
+      }
+      case 'steps':
+        set(f, [...(fieldOf<W.IndividualStep[]>(w, f, 'wire') ?? [])].sort((a, b) => a.order - b.order).map((s) => toRemoteStep(s, share)));
+        break;
+    }
+  }
+  c.createdAt = normalizeTimestamp(w.created_at);
+  c.updatedAt = normalizeTimestamp(w.updated_at);
+  return c;
 }
 
 export function toRemoteStepGroup(w: W.StepGroup): RemoteStepGroup {

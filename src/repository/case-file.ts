@@ -1,9 +1,15 @@
+import type { z } from 'zod';
 import type { Problem } from '../errors.js';
+import { CASE_FIELDS, impliedTemplate, setField, type CaseTemplate } from '../fields.js';
 import type { DesiredCase, DesiredCaseFields, DesiredStep, DesiredStepGroup } from '../model.js';
-import { stepGroupSchema, testCaseSchema, type StepGroupInput, type TestCaseInput } from './schemas.js';
+import { stepGroupSchema, testCaseSchema, type caseStepSchema, type StepGroupInput, type TestCaseInput } from './schemas.js';
 import { documentSourceMap, fastParseYaml, type SourceMap } from './fast-yaml.js';
 import { parseYamlFile, problemAt, type Position } from './yaml-source.js';
 import { zodProblems } from './zod-problems.js';
+
+type TestCaseStep = z.infer<typeof caseStepSchema>;
+const STEPS_KEY = 'steps';
+const TEMPLATE_KEY = 'template';
 
 /** A parsed item with the positions cross-file rules report at. */
 export interface Parsed<T> {
@@ -38,54 +44,47 @@ export function parseCaseFile(file: string, text: string): FileResult<DesiredCas
 
 function caseFromInput(file: string, input: TestCaseInput, map: SourceMap, problems: Problem[]): FileResult<DesiredCase> {
   const p = { file };
+  // a list of steps implies STEPS; any field of template TCD (steps as a text) implies TCD
+  const isList = Array.isArray(input[STEPS_KEY]);
+  const implied = isList ? 'STEPS' : impliedTemplate((f) => f.template === 'TCD' && input[f.key] !== undefined);
+  const written = input[TEMPLATE_KEY] as CaseTemplate | undefined;
   const fields: DesiredCaseFields = {};
-  if (input.description !== undefined) fields.description = input.description;
-  if (input.preconditions !== undefined) fields.preconditions = input.preconditions;
-  const implied = Array.isArray(input.steps)
-    ? 'STEPS'
-    : input.steps !== undefined || input.expected_results !== undefined
-      ? 'TCD'
-      : undefined;
-  const template = input.template ?? implied;
-  if (template !== undefined) fields.template = template;
-  if (input.type !== undefined) fields.type = input.type;
-  if (input.status !== undefined) fields.status = input.status;
-  if (input.priority !== undefined) fields.priority = input.priority;
-  if (input.automation_type !== undefined) fields.automationType = input.automation_type;
-  if (input.owner !== undefined) fields.owner = input.owner;
-  if (input.reviewer !== undefined) fields.reviewer = input.reviewer;
-  if (input.labels !== undefined) fields.labels = input.labels;
-
-  if (Array.isArray(input.steps)) {
-    fields.steps = input.steps.map((s, i): DesiredStep => {
-      const source = { file, ...map.itemPos('steps', i) };
-      return 'use' in s
-        ? { kind: 'use', use: s.use, source }
-        : { kind: 'step', action: s.action, expected: s.expected ?? '', source };
-    });
-    if (input.expected_results !== undefined) {
+  for (const f of CASE_FIELDS) {
+    const value = input[f.key];
+    if (f.kind === 'template') {
+      const template = written ?? implied;
+      if (template !== undefined) setField(fields, f, 'model', template);
+    } else if (value === undefined || Array.isArray(value) !== (f.kind === 'steps' || f.kind === 'labels')) {
+      // the other form of `steps`
+    } else if (f.kind === 'steps') {
+      setField(fields, f, 'model', (value as TestCaseStep[]).map((s, i): DesiredStep => {
+        const source = { file, ...map.itemPos(f.key, i) };
+        return 'use' in s
+          ? { kind: 'use', use: s.use, source }
+          : { kind: 'step', action: s.action, expected: s.expected ?? '', source };
+      }));
+    } else if (isList && f.template === 'TCD') {
       problems.push(
         problemAt(
           p,
-          map.keyPos('expected_results')!,
+          map.keyPos(f.key)!,
           'expected_results_with_steps_list',
-          '`expected_results` goes with `steps` written as a text (template TCD), not with a list of steps',
+          `\`${f.key}\` goes with \`steps\` written as a text (template TCD), not with a list of steps`,
           'with a list, give each step its own `expected:`; or write `steps` as a text',
         ),
       );
+    } else {
+      setField(fields, f, 'model', value);
     }
-  } else if (input.steps !== undefined) {
-    fields.stepsText = input.steps;
   }
-  if (input.expected_results !== undefined && !Array.isArray(input.steps)) fields.expectedResults = input.expected_results;
 
-  if (input.template !== undefined && implied !== undefined && input.template !== implied) {
+  if (written !== undefined && implied !== undefined && written !== implied) {
     problems.push(
       problemAt(
         p,
         map.keyPos('template')!,
         'template_mismatch',
-        `\`template: ${input.template}\` contradicts \`steps\` written as ${implied === 'STEPS' ? 'a list (template STEPS)' : 'a text (template TCD)'}`,
+        `\`template: ${written}\` contradicts \`steps\` written as ${implied === 'STEPS' ? 'a list (template STEPS)' : 'a text (template TCD)'}`,
         'remove `template:`; the form of `steps` implies it',
       ),
     );

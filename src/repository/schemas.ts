@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DURATION_PATTERN } from '../ci/duration.js';
+import { CASE_FIELD_KEYS, CASE_FIELDS, CASE_TEMPLATES, type CaseField } from '../fields.js';
 
 /**
  * The tests-as-code format as zod schemas: the single source of the JSON Schemas in `schemas/`
@@ -49,6 +50,32 @@ export const useStepSchema = z
 
 export const caseStepSchema = z.union([actionStepSchema, useStepSchema]);
 
+/** A case field's YAML schema, by its kind. */
+function yamlValue(f: CaseField): z.ZodType {
+  switch (f.kind) {
+    case 'text':
+    case 'lookup':
+    case 'user':
+      return text(f.about);
+    case 'template':
+      return z.enum(CASE_TEMPLATES).meta({ description: f.about });
+    case 'labels':
+      return labelsSchema;
+    case 'steps':
+      return z.array(caseStepSchema).meta({ description: f.about });
+  }
+}
+
+/** Every case field of the table as an optional key; a key with two forms (`steps`) takes either. */
+function caseFieldShape(): Record<string, z.ZodOptional<z.ZodType>> {
+  return Object.fromEntries(
+    CASE_FIELD_KEYS.map((key) => {
+      const forms = CASE_FIELDS.filter((f) => f.key === key).map(yamlValue);
+      return [key, (forms.length === 1 ? forms[0] : z.union(forms)).optional()];
+    }),
+  );
+}
+
 export const testCaseSchema = z
   .strictObject({
     id: z
@@ -57,26 +84,7 @@ export const testCaseSchema = z
       .meta({ description: 'the remote test case: human id (SHOP-12) or uuid; absent for a new case, apply writes it back' })
       .optional(),
     title: title('the title; unique within its folder for cases without id'),
-    description: text('description').optional(),
-    preconditions: text('preconditions').optional(),
-    template: z
-      .enum(['STEPS', 'TCD'])
-      .meta({ description: 'implied by `steps`: STEPS for a list, TCD for a text' })
-      .optional(),
-    type: text('lookup name, alias or id (GET /test_cases/types)').optional(),
-    status: text('lookup name, alias or id (GET /test_cases/statuses)').optional(),
-    priority: text('lookup name, alias or id (GET /test_cases/priorities)').optional(),
-    automation_type: text('lookup name, alias or id (GET /test_cases/automation_types)').optional(),
-    owner: text('user email or id (GET /users)').optional(),
-    reviewer: text('user email or id (GET /users)').optional(),
-    labels: labelsSchema.optional(),
-    steps: z
-      .union([
-        z.array(caseStepSchema).meta({ description: 'template STEPS: individual steps and `use:` of step groups' }),
-        z.string().meta({ description: 'template TCD: the steps as free text, with `expected_results` beside it' }),
-      ])
-      .optional(),
-    expected_results: text('template TCD: the expected results as free text').optional(),
+    ...caseFieldShape(),
   })
   .meta({ title: 'tmsync test case', description: 'One test case of a tmsync tests repository (cases/**/*.yaml).' });
 
@@ -189,7 +197,8 @@ export const configSchema = z
     description: 'tmsync.yaml. API keys are never written here: they come from TMSYNC_API_KEY or a profile\'s api_key_env.',
   });
 
-export type TestCaseInput = z.infer<typeof testCaseSchema>;
+/** A case file as written: `id`, `title` and the YAML keys of the field table (src/fields.ts). */
+export type TestCaseInput = z.infer<typeof testCaseSchema> & Partial<Record<string, unknown>>;
 export type StepGroupInput = z.infer<typeof stepGroupSchema>;
 export type FolderInput = z.infer<typeof folderSchema>;
 export type ConfigInput = z.infer<typeof configSchema>;

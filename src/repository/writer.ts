@@ -5,6 +5,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Document, isCollection, isMap, isScalar, parse, parseDocument, Scalar, visit } from 'yaml';
 import type { ToStringOptions, YAMLMap } from 'yaml';
 import { TmsyncError } from '../errors.js';
+import { CASE_FIELDS, fieldOf, impliedTemplate } from '../fields.js';
 import type { DesiredCaseFields, DesiredStep } from '../model.js';
 import { fileOps, ioError, notRegularFileError, type FileOps } from './file-ops.js';
 import { decodeTextOrThrow, encodeText, type TextEncodingName } from './text-file.js';
@@ -85,66 +86,74 @@ function renderOnce(obj: Record<string, unknown>, options: RenderOptions, flowKe
   return doc.toString(TO_STRING);
 }
 
-function renderSteps(steps: readonly DesiredStep[]): unknown[] {
+export function renderSteps(steps: readonly DesiredStep[]): unknown[] {
   return steps.map((s) =>
     s.kind === 'use' ? { use: s.use } : s.expected === '' ? { action: s.action } : { action: s.action, expected: s.expected },
   );
 }
 
-/** The template `steps`/`expected_results` already imply, if any. */
-function impliedTemplate(fields: DesiredCaseFields): 'STEPS' | 'TCD' | undefined {
-  if (fields.steps !== undefined) return 'STEPS';
-  if (fields.stepsText !== undefined || fields.expectedResults !== undefined) return 'TCD';
-  return undefined;
+/**
+ * A test case as the YAML document's data, keys in the order people read them (the field table's,
+ * after `id` and `title`); `template` only when the other keys do not imply it. Absent fields are
+ * present with the value undefined: pull updates an existing file key by key from this, and removes
+ * such keys; {@link renderCaseYaml} leaves them out.
+ */
+export function caseDocument(c: { id?: string; title: string; fields: DesiredCaseFields }): Record<string, unknown> {
+  const f = c.fields;
+  const implied = impliedTemplate((x) => fieldOf(f, x, 'model') !== undefined);
+  const o: Record<string, unknown> = { id: c.id, title: c.title };
+  for (const field of CASE_FIELDS) {
+    const value = fieldOf<unknown>(f, field, 'model');
+    // the first form of a key that has a value wins (`steps` as a list, else as a text)
+    if (o[field.key] !== undefined) continue;
+    o[field.key] =
+      value === undefined || (field.kind === 'template' && value === implied)
+        ? undefined
+        : field.kind === 'labels'
+          ? [...(value as string[])]
+          : field.kind === 'steps'
+            ? renderSteps(value as DesiredStep[])
+            : value;
+  }
+  return o;
 }
 
-/**
- * A test case as YAML, keys in the order people read them: id, title, description,
- * preconditions, template (only when not implied), type, status, priority, automation_type,
- * owner, reviewer, labels, steps, expected_results.
- */
+/** A test case as YAML: {@link caseDocument} without its absent keys. */
 export function renderCaseYaml(
   c: { id?: string; title: string; fields: DesiredCaseFields },
   options: RenderOptions = {},
 ): string {
-  const f = c.fields;
-  const o: Record<string, unknown> = {};
-  if (c.id !== undefined) o.id = c.id;
-  o.title = c.title;
-  if (f.description !== undefined) o.description = f.description;
-  if (f.preconditions !== undefined) o.preconditions = f.preconditions;
-  if (f.template !== undefined && f.template !== impliedTemplate(f)) o.template = f.template;
-  if (f.type !== undefined) o.type = f.type;
-  if (f.status !== undefined) o.status = f.status;
-  if (f.priority !== undefined) o.priority = f.priority;
-  if (f.automationType !== undefined) o.automation_type = f.automationType;
-  if (f.owner !== undefined) o.owner = f.owner;
-  if (f.reviewer !== undefined) o.reviewer = f.reviewer;
-  if (f.labels !== undefined) o.labels = [...f.labels];
-  if (f.steps !== undefined) o.steps = renderSteps(f.steps);
-  else if (f.stepsText !== undefined) o.steps = f.stepsText;
-  if (f.expectedResults !== undefined) o.expected_results = f.expectedResults;
-  return render(o, options, ['labels']);
+  return render(defined(caseDocument(c)), options, ['labels']);
 }
 
-/** A step group as YAML: id, title, description, labels, steps. */
-export function renderStepGroupYaml(
-  g: {
-    id?: string;
-    title: string;
-    description?: string;
-    labels?: string[];
-    steps: readonly { action: string; expected: string }[];
-  },
-  options: RenderOptions = {},
-): string {
+/** A step group as the YAML document's data (id, title, description, labels, steps); absent keys undefined. */
+export function stepGroupDocument(g: StepGroupDocumentInput): Record<string, unknown> {
+  return {
+    id: g.id,
+    title: g.title,
+    description: g.description,
+    labels: g.labels ? [...g.labels] : undefined,
+    steps: renderSteps(g.steps.map((s) => ({ kind: 'step' as const, ...s }))),
+  };
+}
+
+export interface StepGroupDocumentInput {
+  id?: string;
+  title: string;
+  description?: string;
+  labels?: string[];
+  steps: readonly { action: string; expected: string }[];
+}
+
+/** A step group as YAML: {@link stepGroupDocument} without its absent keys. */
+export function renderStepGroupYaml(g: StepGroupDocumentInput, options: RenderOptions = {}): string {
+  return render(defined(stepGroupDocument(g)), options, ['labels']);
+}
+
+function defined(doc: Record<string, unknown>): Record<string, unknown> {
   const o: Record<string, unknown> = {};
-  if (g.id !== undefined) o.id = g.id;
-  o.title = g.title;
-  if (g.description !== undefined) o.description = g.description;
-  if (g.labels !== undefined) o.labels = [...g.labels];
-  o.steps = renderSteps(g.steps.map((s) => ({ kind: 'step', ...s })));
-  return render(o, options, ['labels']);
+  for (const [key, value] of Object.entries(doc)) if (value !== undefined) o[key] = value;
+  return o;
 }
 
 /** `_folder.yaml`: id, name, order. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CASE_FIELDS_BY_KIND, type CaseFieldValues, type FieldKind } from '../fields.js';
 
 /**
  * The backup file (`tmsync backup`): one JSON object, written as a stream, read back strictly.
@@ -75,26 +76,32 @@ export const BackupStep = z.strictObject({
   step_group_id: nullableId,
 });
 
+/** A backed-up case field, by kind (texts exactly as sent; labels absent when the service did not report them). */
+const backupValue: Record<FieldKind, z.ZodType> = {
+  text: z.string(),
+  template: z.string(),
+  lookup: z.string(),
+  user: z.string(),
+  labels: z.array(id).optional(),
+  steps: z.array(BackupStep),
+};
+
+/** The fields of a backed-up case under their wire names (src/fields.ts), typed by kind. */
+export type BackupCaseFields = CaseFieldValues<
+  'wire',
+  { text: string; template: string; lookup: string; user: string; labels: string[] | undefined; steps: BackupStep[] }
+>;
+
+const caseFields = Object.fromEntries(CASE_FIELDS_BY_KIND.map((f) => [f.wire, backupValue[f.kind]])) as {
+  [K in keyof BackupCaseFields]-?: K extends 'label_ids' ? z.ZodOptional<z.ZodType<string[]>> : z.ZodType<BackupCaseFields[K]>;
+};
+
 export const BackupTestCase = z.strictObject({
   id,
   human_id: z.string(),
   folder_id: id,
   title: z.string(),
-  description: z.string(),
-  preconditions: z.string(),
-  template_type: z.string(),
-  /** free-text steps (template TCD) */
-  steps: z.string(),
-  expected_results: z.string(),
-  type_id: z.string(),
-  status_id: z.string(),
-  priority_id: z.string(),
-  automation_type_id: z.string(),
-  owner_id: z.string(),
-  reviewer_id: z.string(),
-  /** absent when the service did not report labels of cases */
-  label_ids: z.array(id).optional(),
-  individual_steps: z.array(BackupStep),
+  ...caseFields,
   created_at: timestamp,
   updated_at: timestamp,
 });
@@ -182,6 +189,7 @@ export type Backup = z.infer<typeof Backup>;
 export type BackupFolder = z.infer<typeof BackupFolder>;
 export type BackupStepGroup = z.infer<typeof BackupStepGroup>;
 export type BackupTestCase = z.infer<typeof BackupTestCase>;
+export type BackupStep = z.infer<typeof BackupStep>;
 export type BackupTestPlan = z.infer<typeof BackupTestPlan>;
 export type BackupTestRun = z.infer<typeof BackupTestRun>;
 export type BackupRunCase = z.infer<typeof BackupRunCase>;

@@ -1,5 +1,6 @@
 import type * as W from '../api/resources.js';
-import type { RemoteProject } from '../model.js';
+import { CASE_FIELDS_BY_KIND, fieldOf, setField } from '../fields.js';
+import type { RemoteProject, RemoteStep } from '../model.js';
 import type { TmsClient } from '../remote/client.js';
 import { normalizeTimestamp, toRemoteCase, toRemoteFolder, toRemoteStepGroup } from '../remote/normalize.js';
 import type {
@@ -49,31 +50,27 @@ function compact<T extends object>(o: T): T {
   return o;
 }
 
+/** A case as a backup holds it: the model's values (src/remote/normalize.ts) under the wire names of the field table. */
 export function backupCase(w: W.TestCase, humanId?: string): BackupTestCase {
   const c = toRemoteCase(w);
-  return compact({
-    id: c.id,
-    human_id: humanId ?? c.humanId,
-    folder_id: c.folderId,
-    title: c.title,
-    description: c.description,
-    preconditions: c.preconditions,
-    template_type: c.templateType,
-    steps: c.steps,
-    expected_results: c.expectedResults,
-    type_id: c.typeId,
-    status_id: c.statusId,
-    priority_id: c.priorityId,
-    automation_type_id: c.automationTypeId,
-    owner_id: c.ownerId,
-    reviewer_id: c.reviewerId,
-    label_ids: c.labelIds,
-    individual_steps: c.individualSteps.map((s) =>
-      compact({ description: s.description, expected: s.expected, order: s.order, step_type: s.stepType, step_group_id: s.stepGroupId }),
-    ),
-    created_at: c.createdAt,
-    updated_at: c.updatedAt,
-  });
+  const out = { id: c.id, human_id: humanId ?? c.humanId, folder_id: c.folderId, title: c.title } as BackupTestCase;
+  for (const f of CASE_FIELDS_BY_KIND) {
+    const value = fieldOf<unknown>(c, f, 'remote');
+    if (value === undefined) continue;
+    setField(
+      out,
+      f,
+      'wire',
+      f.kind === 'steps'
+        ? (value as RemoteStep[]).map((s) =>
+            compact({ description: s.description, expected: s.expected, order: s.order, step_type: s.stepType, step_group_id: s.stepGroupId }),
+          )
+        : value,
+    );
+  }
+  out.created_at = c.createdAt;
+  out.updated_at = c.updatedAt;
+  return out;
 }
 
 export function backupStepGroup(w: W.StepGroup): BackupStepGroup {

@@ -1,3 +1,4 @@
+import { belongsTo, CASE_FIELDS, fieldOf, setField } from '../fields.js';
 import type { DesiredCaseFields, DesiredStep, RemoteCase, RemoteStep, RemoteStepGroup } from '../model.js';
 import { normalizeText } from '../plan/normalize.js';
 import type { LookupKind, Resolver } from '../plan/resolve.js';
@@ -113,24 +114,36 @@ export function remoteCaseFields(c: RemoteCase, ctx: FieldContext, where: string
   const { resolver } = ctx;
   const fields: DesiredCaseFields = {};
   let warnings: FieldWarning[] = [];
-  if (c.description) fields.description = c.description;
-  if (c.preconditions) fields.preconditions = c.preconditions;
   const template = caseTemplate(c);
-  fields.template = template;
-  if (c.typeId) fields.type = lookupName(resolver, 'type', c.typeId);
-  if (c.statusId) fields.status = lookupName(resolver, 'status', c.statusId);
-  if (c.priorityId) fields.priority = lookupName(resolver, 'priority', c.priorityId);
-  if (c.automationTypeId) fields.automationType = lookupName(resolver, 'automation_type', c.automationTypeId);
-  if (c.ownerId) fields.owner = userName(resolver, c.ownerId);
-  if (c.reviewerId) fields.reviewer = userName(resolver, c.reviewerId);
-  if (ctx.labelsReadable && c.labelIds && c.labelIds.length > 0) fields.labels = labelNames(resolver, c.labelIds);
-  if (template === 'TCD') {
-    fields.stepsText = c.steps ?? '';
-    if (c.expectedResults) fields.expectedResults = c.expectedResults;
-  } else {
-    const folded = foldSteps(c.individualSteps, ctx, where);
-    fields.steps = folded.steps;
-    warnings = folded.warnings;
+  for (const f of CASE_FIELDS) {
+    // a field of the other template is not written; the one implying the case's template always is
+    if (!belongsTo(f, template)) continue;
+    const value = fieldOf<unknown>(c, f, 'remote');
+    const set = (v: unknown) => setField(fields, f, 'model', v);
+    switch (f.kind) {
+      case 'text':
+        if (f.implies) set(value ?? '');
+        else if (value) set(value);
+        break;
+      case 'template':
+        set(template);
+        break;
+      case 'lookup':
+        if (value) set(lookupName(resolver, f.key as LookupKind, value as string));
+        break;
+      case 'user':
+        if (value) set(userName(resolver, value as string));
+        break;
+      case 'labels':
+        if (ctx.labelsReadable && value && (value as string[]).length > 0) set(labelNames(resolver, value as string[]));
+        break;
+      case 'steps': {
+        const folded = foldSteps(value as RemoteStep[], ctx, where);
+        set(folded.steps);
+        warnings = folded.warnings;
+        break;
+      }
+    }
   }
   return { fields, warnings };
 }

@@ -5,6 +5,8 @@ import { normalizeText, normalizeTitle } from '../plan/normalize.js';
 import type { DesiredCase, DesiredStepGroup, RemoteCase, RemoteStepGroup } from '../model.js';
 import { summarize } from '../plan/summary.js';
 import { actualToDesired } from './to-desired.js';
+import { caseTemplate } from './case-fields.js';
+import { belongsTo, CASE_FIELDS_BY_KIND, fieldOf, type CaseField } from '../fields.js';
 import type { FieldWarning } from './case-fields.js';
 
 export interface PlanMigrationOptions {
@@ -123,16 +125,32 @@ function group<T>(items: readonly T[], key: (item: T) => string | undefined): Ma
 }
 
 const t = (s: string | undefined) => normalizeText(s ?? '');
-/** What a twin holds besides its title, in a form both sides can produce without resolving names. */
+/**
+ * What a twin holds besides its title, in a form both sides can produce without resolving names:
+ * the texts, the template and the plain steps of the field table; a field of the other template
+ * counts as empty.
+ */
+function casePrint(template: string, value: (f: CaseField) => unknown, steps: () => string[][]): string {
+  const of = template === 'STEPS' || template === 'TCD' ? template : undefined;
+  return JSON.stringify(
+    CASE_FIELDS_BY_KIND.flatMap((f): unknown[] => {
+      if (f.kind === 'template') return [template];
+      if (f.kind === 'text') return [belongsTo(f, of) ? t(value(f) as string | undefined) : ''];
+      if (f.kind === 'steps') return [belongsTo(f, of) ? steps() : []];
+      return [];
+    }),
+  );
+}
 function desiredCasePrint(c: DesiredCase): string {
   const f = c.fields;
-  const steps = (f.steps ?? []).flatMap((s) => (s.kind === 'step' ? [[t(s.action), t(s.expected)]] : []));
-  return JSON.stringify([t(f.description), t(f.preconditions), f.template ?? '', t(f.stepsText), t(f.expectedResults), f.template === 'TCD' ? [] : steps]);
+  return casePrint(f.template ?? '', (x) => fieldOf(f, x, 'model'), () =>
+    (f.steps ?? []).flatMap((s) => (s.kind === 'step' ? [[t(s.action), t(s.expected)]] : [])),
+  );
 }
 function remoteCasePrint(c: RemoteCase): string {
-  const tcd = c.templateType.toUpperCase() === 'TCD';
-  const steps = c.individualSteps.filter((s) => !s.stepGroupId).map((s) => [t(s.description), t(s.expected)]);
-  return JSON.stringify([t(c.description), t(c.preconditions), tcd ? 'TCD' : 'STEPS', tcd ? t(c.steps) : '', tcd ? t(c.expectedResults) : '', tcd ? [] : steps]);
+  return casePrint(caseTemplate(c), (x) => fieldOf(c, x, 'remote'), () =>
+    c.individualSteps.filter((s) => !s.stepGroupId).map((s) => [t(s.description), t(s.expected)]),
+  );
 }
 function desiredGroupPrint(g: DesiredStepGroup): string {
   return JSON.stringify([t(g.description), g.steps.map((s) => [t(s.action), t(s.expected)])]);

@@ -1,5 +1,6 @@
-import type { ActualState, DesiredStep } from '../model.js';
-import { renderCaseYaml, renderFolderYaml, renderStepGroupYaml } from '../repository/writer.js';
+import { CASE_FIELD_KEYS } from '../fields.js';
+import type { ActualState } from '../model.js';
+import { caseDocument, renderCaseYaml, renderFolderYaml, renderStepGroupYaml, stepGroupDocument } from '../repository/writer.js';
 import { schemaComment, type SchemaKind } from '../repository/schema-comment.js';
 import type { FieldWarning } from './case-fields.js';
 import { buildRepositoryModel, type BuildModelOptions, type GoneItem, type ModelCase, type ModelFolder, type ModelStepGroup } from './repository-model.js';
@@ -49,22 +50,7 @@ export interface PullFilesResult {
 
 /** The top-level keys each kind of file may hold, in the format's order. */
 export const MANAGED_KEYS: Record<Exclude<PullFileKind, 'config'>, readonly string[]> = {
-  case: [
-    'id',
-    'title',
-    'description',
-    'preconditions',
-    'template',
-    'type',
-    'status',
-    'priority',
-    'automation_type',
-    'owner',
-    'reviewer',
-    'labels',
-    'steps',
-    'expected_results',
-  ],
+  case: ['id', 'title', ...CASE_FIELD_KEYS],
   step_group: ['id', 'title', 'description', 'labels', 'steps'],
   folder: ['id', 'name', 'order'],
 };
@@ -90,43 +76,6 @@ function folderDoc(f: ModelFolder, includeIds: boolean): { id?: string; name?: s
     ...(includeIds ? { id: f.remote.id } : {}),
     ...(f.nameOverride !== undefined ? { name: f.nameOverride } : {}),
     order: f.remote.order,
-  };
-}
-
-const steps = (list: readonly DesiredStep[]) =>
-  list.map((st) => (st.kind === 'use' ? { use: st.use } : st.expected === '' ? { action: st.action } : { action: st.action, expected: st.expected }));
-
-/**
- * The YAML document of each kind as plain data, key for key what the spec writer renders (a
- * unit test holds the two together), so updates need no render-and-parse round trip.
- */
-export function caseDoc(c: ModelCase): Record<string, unknown> {
-  const f = c.fields;
-  const implied = f.steps !== undefined ? 'STEPS' : f.stepsText !== undefined || f.expectedResults !== undefined ? 'TCD' : undefined;
-  return {
-    id: c.id,
-    title: c.title,
-    description: f.description,
-    preconditions: f.preconditions,
-    template: f.template !== undefined && f.template !== implied ? f.template : undefined,
-    type: f.type,
-    status: f.status,
-    priority: f.priority,
-    automation_type: f.automationType,
-    owner: f.owner,
-    reviewer: f.reviewer,
-    labels: f.labels ? [...f.labels] : undefined,
-    steps: f.steps !== undefined ? steps(f.steps) : f.stepsText,
-    expected_results: f.expectedResults,
-  };
-}
-export function stepGroupDoc(g: ModelStepGroup): Record<string, unknown> {
-  return {
-    id: g.id,
-    title: g.title,
-    description: g.description,
-    labels: g.labels ? [...g.labels] : undefined,
-    steps: steps(g.steps.map((st) => ({ kind: 'step' as const, ...st }))),
   };
 }
 
@@ -165,8 +114,8 @@ export function buildPullFiles(actual: ActualState, options: BuildPullFilesOptio
     const doc = folderDoc(f, includeIds);
     files.push(fileFor('folder', f.file, existingFile, (p) => renderModelFolder(f, includeIds, p), { id: doc.id, name: doc.name, order: doc.order }));
   }
-  for (const g of model.stepGroups) files.push(fileFor('step_group', g.file, g.existingFile, (p) => renderModelStepGroup(g, p), stepGroupDoc(g)));
-  for (const c of model.cases) files.push(fileFor('case', c.file, c.existingFile, (p) => renderModelCase(c, p), caseDoc(c)));
+  for (const g of model.stepGroups) files.push(fileFor('step_group', g.file, g.existingFile, (p) => renderModelStepGroup(g, p), stepGroupDocument(g)));
+  for (const c of model.cases) files.push(fileFor('case', c.file, c.existingFile, (p) => renderModelCase(c, p), caseDocument(c)));
   return {
     files,
     gone: model.gone,
