@@ -1,6 +1,7 @@
-import { createCaseBody } from '../api/bodies.js';
+import { createCaseBody, type CaseWireBody } from '../api/bodies.js';
 import type { BodyOf } from '../api/endpoints.js';
-import type { BackupTestCase, BackupTestPlan, BackupTestRun } from './backup-format.js';
+import { CASE_FIELDS_BY_KIND, fieldOf, setField, type CaseField } from '../fields.js';
+import type { BackupStep, BackupTestCase, BackupTestPlan, BackupTestRun } from './backup-format.js';
 import type { RestoreItemType } from './restore-journal.js';
 import type { RestoreMapping } from './restore-mapping.js';
 
@@ -11,33 +12,46 @@ import type { RestoreMapping } from './restore-mapping.js';
 
 export type NewId = (type: RestoreItemType, old: string) => string;
 
+const CASE_TEMPLATES = new Set(['STEPS', 'TCD']);
+
+/** A case create body: every field of the table, its references mapped to the target's ids. */
 export function caseBody(c: BackupTestCase, m: RestoreMapping, newId: NewId): BodyOf<'createTestCase'> {
-  const template = c.template_type.toUpperCase();
-  return createCaseBody({
-    title: c.title,
-    description: c.description,
-    preconditions: c.preconditions,
-    ...(template === 'STEPS' || template === 'TCD' ? { template_type: template } : {}),
-    steps: c.steps,
-    expected_results: c.expected_results,
-    type_id: m.lookup('types', c.type_id),
-    status_id: m.lookup('statuses', c.status_id),
-    priority_id: m.lookup('priorities', c.priority_id),
-    automation_type_id: m.lookup('automation_types', c.automation_type_id),
-    owner_id: m.user(c.owner_id) ?? m.fallbackUser,
-    reviewer_id: c.reviewer_id ? (m.user(c.reviewer_id) ?? '') : '',
-    folder_id: newId('folder', c.folder_id),
-    ...(c.label_ids ? { label_ids: m.labels(c.label_ids) } : {}),
-    individual_steps: [...c.individual_steps]
-      .sort((a, b) => a.order - b.order)
-      .map((s, i) => ({
-        step_description: s.description,
-        expected_results: s.expected,
-        order: i + 1,
-        step_type: s.step_type ?? 'DEFAULT',
-        step_group_id: s.step_group_id === null ? null : newId('step_group', s.step_group_id),
-      })),
-  });
+  const out: CaseWireBody = { title: c.title, folder_id: newId('folder', c.folder_id) };
+  const set = (f: CaseField, value: unknown) => setField(out, f, 'wire', value);
+  for (const f of CASE_FIELDS_BY_KIND) {
+    const value = fieldOf<unknown>(c, f, 'wire');
+    switch (f.kind) {
+      case 'text':
+        set(f, value);
+        break;
+      case 'template': {
+        const template = (value as string).toUpperCase();
+        if (CASE_TEMPLATES.has(template)) set(f, template);
+        break;
+      }
+      case 'lookup':
+        set(f, m.lookup(f.list!, value as string));
+        break;
+      case 'user':
+        set(f, f.required ? (m.user(value as string) ?? m.fallbackUser) : value ? (m.user(value as string) ?? '') : '');
+        break;
+      case 'labels':
+        if (value) set(f, m.labels(value as string[]));
+        break;
+      case 'steps':
+        set(f, [...(value as BackupStep[])]
+          .sort((a, b) => a.order - b.order)
+          .map((s, i) => ({
+            step_description: s.description,
+            expected_results: s.expected,
+            order: i + 1,
+            step_type: s.step_type ?? 'DEFAULT',
+            step_group_id: s.step_group_id === null ? null : newId('step_group', s.step_group_id),
+          })));
+        break;
+    }
+  }
+  return createCaseBody(out);
 }
 
 export function planBody(p: BackupTestPlan): BodyOf<'createTestPlan'> {

@@ -45,8 +45,13 @@ export interface CaseRow extends CaseFields {
   updated_at: number;
 }
 
-const COLS = `id, human_id, title, description, template_type, preconditions, steps, expected_results, type_id,
-  status_id, automation_type_id, priority_id, owner_id, reviewer_id, folder_id, project_id, label_ids, created_at, updated_at`;
+/** The columns of a stored case, in the order the document shows a case's keys. */
+export const CASE_COLUMNS = [
+  'id', 'human_id', 'title', 'description', 'template_type', 'preconditions', 'steps', 'expected_results', 'type_id',
+  'status_id', 'automation_type_id', 'priority_id', 'owner_id', 'reviewer_id', 'folder_id', 'project_id', 'label_ids',
+  'created_at', 'updated_at',
+] as const satisfies readonly (keyof CaseRow)[];
+const COLS = CASE_COLUMNS.join(', ');
 
 type RawCase = Omit<CaseRow, 'label_ids'> & { label_ids: string };
 const toCase = (r: RawCase): CaseRow => ({ ...r, label_ids: parseJsonArray(r.label_ids) });

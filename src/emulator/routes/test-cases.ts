@@ -1,6 +1,7 @@
 import type { ParsedBodyOf } from '../../api/endpoints.js';
 import * as db from '../db/index.js';
-import type { CaseFields, CaseRow, StepInput, StepRow } from '../db/index.js';
+import { CASE_COLUMNS, type CaseFields, type CaseRow, type StepInput, type StepRow } from '../db/index.js';
+import { CASE_FIELDS, fieldOf, setField, type FieldKind } from '../../fields.js';
 import { listPage, ok, pageInfo, pageRequest, projectOf, type HandlerTable, type RouteContext } from '../http.js';
 import { RefChecker } from '../refs.js';
 import { notFound } from '../service-error.js';
@@ -41,33 +42,24 @@ function cacheOf(c: RouteContext): ListCache {
 /** A create's or an update's body, as the update schema parses it (the create's is the same with more required). */
 type CaseBody = ParsedBodyOf<'updateTestCase'>;
 
-/** The case as the document shows it; `extra` adds list/update-only fields. */
+/** What a created case holds for a field the body leaves out. */
+const EMPTY: Record<FieldKind, unknown> = { text: '', template: 'STEPS', lookup: '', user: '', labels: [], steps: [] };
+
+/**
+ * The case as the document shows it: the stored row's columns in their order (the document's),
+ * `human_id` and `label_ids` when asked, and `individual_steps` before the timestamps.
+ */
 function caseWire(
   r: CaseRow,
   opts: { humanId: boolean; labels: boolean; steps?: StepRow[] },
 ): Record<string, unknown> {
-  return {
-    id: r.id,
-    ...(opts.humanId ? { human_id: r.human_id } : {}),
-    title: r.title,
-    description: r.description,
-    template_type: r.template_type,
-    preconditions: r.preconditions,
-    steps: r.steps,
-    expected_results: r.expected_results,
-    type_id: r.type_id,
-    status_id: r.status_id,
-    automation_type_id: r.automation_type_id,
-    priority_id: r.priority_id,
-    owner_id: r.owner_id,
-    reviewer_id: r.reviewer_id,
-    folder_id: r.folder_id,
-    project_id: r.project_id,
-    ...(opts.labels ? { label_ids: r.label_ids } : {}),
-    ...(opts.steps ? { individual_steps: opts.steps } : {}),
-    created_at: r.created_at,
-    updated_at: r.updated_at,
-  };
+  const out: Record<string, unknown> = {};
+  for (const key of CASE_COLUMNS) {
+    if (key === 'created_at' && opts.steps) out.individual_steps = opts.steps;
+    if ((key === 'human_id' && !opts.humanId) || (key === 'label_ids' && !opts.labels)) continue;
+    out[key] = r[key];
+  }
+  return out;
 }
 
 /** Steps in the order their `order` fields give (stable for ties and missing values), renumbered from 1. */
@@ -80,15 +72,13 @@ function orderedSteps(steps: (StepInput & { order?: number })[]): (StepInput & {
 
 /** Checks every reference in the body; returns the steps with step group human ids resolved. */
 function checkBody(c: RouteContext, projectId: string, b: CaseBody): StepInput[] | undefined {
-  const refs = new RefChecker(c.db, projectId)
-    .folder('folder_id', b.folder_id)
-    .lookup('type_id', 'types', b.type_id)
-    .lookup('status_id', 'statuses', b.status_id)
-    .lookup('priority_id', 'priorities', b.priority_id)
-    .lookup('automation_type_id', 'automation_types', b.automation_type_id)
-    .user('owner_id', b.owner_id)
-    .user('reviewer_id', b.reviewer_id)
-    .labels('label_ids', b.label_ids);
+  const refs = new RefChecker(c.db, projectId).folder('folder_id', b.folder_id);
+  for (const f of CASE_FIELDS) {
+    const value = fieldOf<string | null>(b, f, 'wire');
+    if (f.kind === 'lookup') refs.lookup(f.wire, f.list!, value);
+    else if (f.kind === 'user') refs.user(f.wire, value);
+    else if (f.kind === 'labels') refs.labels(f.wire, b.label_ids);
+  }
   const steps = b.individual_steps?.map((s, i) => ({
     ...s,
     step_group_id: refs.stepGroup(`individual_steps.${i}.step_group_id`, s.step_group_id),
@@ -142,22 +132,8 @@ export const testCaseRoutes = {
     const b = c.body;
     return c.db.tx(() => {
       const steps = checkBody(c, project.id, b) ?? [];
-      const fields: CaseFields = {
-        title: b.title,
-        description: b.description ?? '',
-        template_type: b.template_type ?? 'STEPS',
-        preconditions: b.preconditions ?? '',
-        steps: b.steps ?? '',
-        expected_results: b.expected_results ?? '',
-        type_id: b.type_id,
-        status_id: b.status_id,
-        automation_type_id: b.automation_type_id,
-        priority_id: b.priority_id,
-        owner_id: b.owner_id,
-        reviewer_id: b.reviewer_id ?? '',
-        folder_id: b.folder_id,
-        label_ids: b.label_ids ?? [],
-      };
+      const fields = { title: b.title, folder_id: b.folder_id } as CaseFields;
+      for (const f of CASE_FIELDS) if (f.kind !== 'steps') setField(fields, f, 'wire', fieldOf(b, f, 'wire') ?? EMPTY[f.kind]);
       const r = db.insertCase(c.db, project.id, project.human_id_prefix, fields, steps);
       return ok('test_case', { ...caseWire(r, { humanId: true, labels: true, steps: db.caseSteps(c.db, r.id) }), ...caseWebUrl(c, r) }, 201);
     });
@@ -168,12 +144,12 @@ export const testCaseRoutes = {
     return c.db.tx(() => {
       const steps = checkBody(c, current.project_id, b);
       const patch: Partial<CaseFields> = {};
-      for (const k of ['title', 'template_type', 'type_id', 'status_id', 'automation_type_id', 'priority_id', 'owner_id', 'folder_id', 'label_ids'] as const) {
-        if (b[k] !== undefined) (patch as Record<string, unknown>)[k] = b[k];
-      }
-      // text fields: null clears, undefined keeps
-      for (const k of ['description', 'preconditions', 'steps', 'expected_results', 'reviewer_id'] as const) {
-        if (b[k] !== undefined) patch[k] = b[k] ?? '';
+      if (b.title !== undefined) patch.title = b.title;
+      if (b.folder_id !== undefined) patch.folder_id = b.folder_id;
+      // omitted fields keep their values; null clears a text or the reviewer
+      for (const f of CASE_FIELDS) {
+        const value = fieldOf(b, f, 'wire');
+        if (f.kind !== 'steps' && value !== undefined) setField(patch, f, 'wire', value ?? EMPTY[f.kind]);
       }
       const r = db.updateCase(c.db, current, patch, steps);
       return ok('test_case', { ...caseWire(r, { humanId: false, labels: false, steps: db.caseSteps(c.db, r.id) }), ...caseWebUrl(c, r) });

@@ -2,6 +2,7 @@ import * as db from '../db/index.js';
 import type { DbContext, ExecutionRow, FolderRow, ProjectRow } from '../db/index.js';
 import { executionPhase, settleExecution } from '../routes/execution.js';
 import { ServiceError } from '../service-error.js';
+import { CASE_FIELDS, fieldOf, type FieldKind } from '../../fields.js';
 import { html, layout, pageRequest, pager, statusClass, when, type Crumb, type Html } from './html.js';
 import { uiPaths } from './links.js';
 
@@ -134,6 +135,35 @@ function lookupName(ctx: DbContext, kind: db.LookupKind, id: string): string {
   return db.findLookup(ctx, kind, id)?.name ?? id;
 }
 
+const UI_RANK: Record<FieldKind, number> = { lookup: 0, user: 1, labels: 2, template: 3, text: 4, steps: 5 };
+/** The case's fields as the page shows them: references, then the template and the texts (the steps have their own list). */
+const UI_FIELDS = [...CASE_FIELDS].filter((f) => f.kind !== 'steps').sort((a, b) => UI_RANK[a.kind] - UI_RANK[b.kind]);
+
+/** One `<dt>/<dd>` per field (empty for a field of a template the case does not hold text for). */
+function caseFieldRows(
+  c: db.CaseRow,
+  label: (id: string) => string,
+  lookup: (kind: db.LookupKind, id: string) => string,
+  user: (id: string) => string,
+): (Html | string)[] {
+  return UI_FIELDS.map((f) => {
+    const value = fieldOf<unknown>(c, f, 'wire');
+    const shown =
+      f.kind === 'lookup'
+        ? lookup(f.list!, value as string)
+        : f.kind === 'user'
+          ? user(value as string)
+          : f.kind === 'labels'
+            ? (value as string[]).map(label).join(', ') || '—'
+            : f.kind === 'template'
+              ? (value as string)
+              : f.template === undefined
+                ? (value as string) || '—'
+                : (value as string);
+    return f.template !== undefined && !value ? '' : html`<dt>${f.label}</dt><dd>${shown}</dd>`;
+  });
+}
+
 function userName(users: Map<string, db.UserRow>, id: string | null): string {
   if (!id) return '—';
   const u = users.get(id);
@@ -158,19 +188,7 @@ export function casePage(env: PageEnv, ref: string, caseRef: string): string {
   const body = html`<div class="card"><dl class="fields">
 ${field('Id', c.human_id)}
 ${field('Folder', folder ? html`<a href="${uiPaths.folder(p.human_id_prefix, folder.id)}">${folder.name}</a>` : c.folder_id)}
-${field('Type', lookupName(ctx, 'types', c.type_id))}
-${field('Status', lookupName(ctx, 'statuses', c.status_id))}
-${field('Priority', lookupName(ctx, 'priorities', c.priority_id))}
-${field('Automation', lookupName(ctx, 'automation_types', c.automation_type_id))}
-${field('Owner', userName(users, c.owner_id))}
-${field('Reviewer', userName(users, c.reviewer_id))}
-${field('Labels', c.label_ids.map((id) => labels.get(id) ?? id).join(', ') || '—')}
-${field('Template', c.template_type)}
-${field('Description', c.description || '—')}
-${field('Preconditions', c.preconditions || '—')}
-${c.steps ? field('Steps (text)', c.steps) : ''}
-${c.expected_results ? field('Expected results', c.expected_results) : ''}
-${field('Created', when(c.created_at))}
+${caseFieldRows(c, (id) => labels.get(id) ?? id, (kind, id) => lookupName(ctx, kind, id), (id) => userName(users, id)).map((row) => html`${row}\n`)}${field('Created', when(c.created_at))}
 ${field('Updated', when(c.updated_at))}
 </dl></div>
 <h2>Steps <span class="count">${steps.length}</span></h2>
