@@ -52,6 +52,12 @@ export const CASE_COLUMNS = [
   'created_at', 'updated_at',
 ] as const satisfies readonly (keyof CaseRow)[];
 const COLS = CASE_COLUMNS.join(', ');
+/** The columns an update writes: all but what the service assigns. */
+const WRITABLE = CASE_COLUMNS.filter(
+  (k): k is keyof CaseFields => k !== 'id' && k !== 'human_id' && k !== 'project_id' && k !== 'created_at' && k !== 'updated_at',
+);
+const INSERT = `INSERT INTO cases (${COLS}) VALUES (${CASE_COLUMNS.map((k) => (k === 'created_at' || k === 'updated_at' ? '@t' : `@${k}`)).join(', ')})`;
+const UPDATE = `UPDATE cases SET ${WRITABLE.map((k) => `${k} = @${k}`).join(', ')}, updated_at = @t WHERE id = @id`;
 
 type RawCase = Omit<CaseRow, 'label_ids'> & { label_ids: string };
 const toCase = (r: RawCase): CaseRow => ({ ...r, label_ids: parseJsonArray(r.label_ids) });
@@ -130,14 +136,7 @@ export function insertCase(ctx: DbContext, projectId: string, prefix: string, f:
     const t = ctx.nowSec();
     const humanId = `${prefix}-${nextNumber(ctx, projectId, 'case')}`;
     ctx
-      .stmt(
-        `INSERT INTO cases (id, project_id, human_id, title, description, template_type, preconditions, steps,
-           expected_results, type_id, status_id, automation_type_id, priority_id, owner_id, reviewer_id, folder_id,
-           label_ids, created_at, updated_at)
-         VALUES (@id, @project_id, @human_id, @title, @description, @template_type, @preconditions, @steps,
-           @expected_results, @type_id, @status_id, @automation_type_id, @priority_id, @owner_id, @reviewer_id,
-           @folder_id, @label_ids, @t, @t)`,
-      )
+      .stmt(INSERT)
       .run({ ...f, id, project_id: projectId, human_id: humanId, label_ids: JSON.stringify(f.label_ids), t });
     writeSteps(ctx, id, steps);
     return findCase(ctx, projectId, id)!;
@@ -148,32 +147,9 @@ export function insertCase(ctx: DbContext, projectId: string, prefix: string, f:
 export function updateCase(ctx: DbContext, current: CaseRow, patch: Partial<CaseFields>, steps: StepInput[] | undefined): CaseRow {
   return ctx.tx(() => {
     const next = { ...current, ...patch };
-    ctx
-      .stmt(
-        `UPDATE cases SET title = @title, description = @description, template_type = @template_type,
-           preconditions = @preconditions, steps = @steps, expected_results = @expected_results, type_id = @type_id,
-           status_id = @status_id, automation_type_id = @automation_type_id, priority_id = @priority_id,
-           owner_id = @owner_id, reviewer_id = @reviewer_id, folder_id = @folder_id, label_ids = @label_ids,
-           updated_at = @t WHERE id = @id`,
-      )
-      .run({
-        id: current.id,
-        title: next.title,
-        description: next.description,
-        template_type: next.template_type,
-        preconditions: next.preconditions,
-        steps: next.steps,
-        expected_results: next.expected_results,
-        type_id: next.type_id,
-        status_id: next.status_id,
-        automation_type_id: next.automation_type_id,
-        priority_id: next.priority_id,
-        owner_id: next.owner_id,
-        reviewer_id: next.reviewer_id,
-        folder_id: next.folder_id,
-        label_ids: JSON.stringify(next.label_ids),
-        t: ctx.nowSec(),
-      });
+    const values: Record<string, unknown> = { id: current.id, t: ctx.nowSec() };
+    for (const k of WRITABLE) values[k] = k === 'label_ids' ? JSON.stringify(next.label_ids) : next[k];
+    ctx.stmt(UPDATE).run(values);
     if (steps) writeSteps(ctx, current.id, steps);
     return findCase(ctx, current.project_id, current.id)!;
   });
