@@ -60,7 +60,6 @@ export interface CaseFieldSpec {
 const TABLE = [
   { key: 'description', model: 'description', remote: 'description', wire: 'description', kind: 'text', about: 'description', label: 'Description' },
   { key: 'preconditions', model: 'preconditions', remote: 'preconditions', wire: 'preconditions', kind: 'text', about: 'preconditions', label: 'Preconditions', repeats: true },
-  { key: 'estimate', model: 'estimate', remote: 'estimate', wire: 'estimate', kind: 'text', about: 'the estimated effort', label: 'Estimate' },
   { key: 'template', model: 'template', remote: 'templateType', wire: 'template_type', kind: 'template', about: 'implied by `steps`: STEPS for a list, TCD for a text', label: 'Template' },
   { key: 'type', model: 'type', remote: 'typeId', wire: 'type_id', kind: 'lookup', list: 'types', required: true, about: 'lookup name, alias or id (GET /test_cases/types)', label: 'Type' },
   { key: 'status', model: 'status', remote: 'statusId', wire: 'status_id', kind: 'lookup', list: 'statuses', required: true, about: 'lookup name, alias or id (GET /test_cases/statuses)', label: 'Status' },

@@ -48,7 +48,6 @@ const testCaseFields = {
   description: text.nullish(),
   template_type: z.enum(['STEPS', 'TCD']).optional(),
   preconditions: text.nullish(),
-  estimate: text.nullish(),
   steps: text.nullish(),
   expected_results: text.nullish(),
   type_id: id,

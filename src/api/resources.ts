@@ -57,7 +57,6 @@ export const TestCase = z.looseObject({
   description: Text,
   template_type: Text,
   preconditions: Text,
-  estimate: Text,
   steps: Text,
   expected_results: Text,
   type_id: OptionalId,

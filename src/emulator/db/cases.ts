@@ -24,7 +24,6 @@ export interface CaseFields {
   description: string;
   template_type: string;
   preconditions: string;
-  estimate: string;
   steps: string;
   expected_results: string;
   type_id: string;
@@ -48,7 +47,7 @@ export interface CaseRow extends CaseFields {
 
 /** The columns of a stored case, in the order the document shows a case's keys. */
 export const CASE_COLUMNS = [
-  'id', 'human_id', 'title', 'description', 'template_type', 'preconditions', 'estimate', 'steps', 'expected_results', 'type_id',
+  'id', 'human_id', 'title', 'description', 'template_type', 'preconditions', 'steps', 'expected_results', 'type_id',
   'status_id', 'automation_type_id', 'priority_id', 'owner_id', 'reviewer_id', 'folder_id', 'project_id', 'label_ids',
   'created_at', 'updated_at',
 ] as const satisfies readonly (keyof CaseRow)[];

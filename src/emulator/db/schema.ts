@@ -203,7 +203,6 @@ export const MIGRATIONS: readonly string[] = [
   /* 3: a run's results in order (the web UI's run page, the run-case list) without sorting the run */ `
   CREATE INDEX run_cases_run ON run_cases(run_id, seq);
   `,
-  /* 4: estimate */ `ALTER TABLE cases ADD COLUMN estimate TEXT NOT NULL DEFAULT '';`,
 ];
 
 /** The schema version this emulator writes (the number of migrations). */
