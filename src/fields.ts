@@ -1,5 +1,5 @@
 /**
- * The field table: every field of a test case (and of a step group) described once. Everything
+ * The field table: every field of a test case described once. Everything
  * that handles a case field field by field is driven by it: the YAML schema (and so the JSON
  * Schema) and the loader (`src/repository/`), the one YAML renderer that pull and write-back share,
  * the normalisation of wire answers (`src/remote/normalize.ts`), the plan's body, diff and display
@@ -116,13 +116,6 @@ export function belongsTo(f: CaseField, template: CaseTemplate | undefined): boo
 export function fieldOf<T>(values: object, f: CaseField, name: 'model' | 'remote' | 'wire'): T | undefined {
   return (values as Record<string, unknown>)[f[name]] as T | undefined;
 }
-
-/** The step group fields, in the order of the YAML file. */
-export const STEP_GROUP_FIELDS = [
-  { key: 'description', model: 'description', remote: 'description', wire: 'description', kind: 'text', about: 'description' },
-  { key: 'labels', model: 'labels', remote: 'labelIds', wire: 'label_ids', kind: 'labels', about: 'label names or ids (GET /labels)' },
-  { key: 'steps', model: 'steps', remote: 'steps', wire: 'steps', kind: 'steps', about: 'the steps; a step group cannot use another one' },
-] as const satisfies readonly Omit<CaseFieldSpec, 'label'>[];
 
 /** Sets a field of an object keyed by one of the field's names. */
 export function setField(values: object, f: CaseField, name: 'model' | 'remote' | 'wire', value: unknown): void {
