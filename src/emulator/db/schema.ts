@@ -215,6 +215,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER cases_list_delete AFTER DELETE ON cases
     BEGIN UPDATE list_versions SET version = version + 1 WHERE name = 'cases'; END;
   CREATE TRIGGER cases_list_move AFTER UPDATE OF project_id, folder_id, seq ON cases
+    WHEN OLD.project_id IS NOT NEW.project_id OR OLD.folder_id IS NOT NEW.folder_id OR OLD.seq IS NOT NEW.seq
     BEGIN UPDATE list_versions SET version = version + 1 WHERE name = 'cases'; END;
   `,
 ];
