@@ -89,22 +89,63 @@ export function listCases(
   if (page.offset >= end) return { items: [], total };
   // the page's cases lie between its first and last position: an index range, however deep the page
   const range = { ...params, first: seqs[page.offset], last: seqs[end - 1] };
-  const rows = (ctx.stmt(`SELECT ${COLS} FROM cases ${WHERE} AND seq BETWEEN @first AND @last ORDER BY seq`).all(range) as RawCase[]).map(toCase);
-  const byCase = new Map<string, StepRow[]>();
+  // rows as arrays, made into objects of one fixed shape here: a page is 100 cases and ~500 steps
+  const rows = ctx.stmt(`SELECT ${COLS} FROM cases ${WHERE} AND seq BETWEEN @first AND @last ORDER BY seq`).raw(true).all(range) as unknown[][];
   const steps = ctx
     .stmt(
-      `SELECT s.case_id, s.id, s.step_description, s.expected_results, s.ord AS "order", s.step_type, s.step_group_id
+      `SELECT s.case_id, s.id, s.step_description, s.expected_results, s.ord, s.step_type, s.step_group_id
        FROM cases c JOIN case_steps s ON s.case_id = c.id
        WHERE c.project_id = @project AND (@folder IS NULL OR c.folder_id = @folder) AND c.seq BETWEEN @first AND @last
        ORDER BY c.seq, s.ord`,
     )
-    .all({ project: range.project, folder: range.folder, first: range.first, last: range.last }) as (StepRow & { case_id: string })[];
-  for (const { case_id, ...step } of steps) {
-    let list = byCase.get(case_id);
-    if (!list) byCase.set(case_id, (list = []));
-    list.push(step);
+    .raw(true)
+    .all({ project: range.project, folder: range.folder, first: range.first, last: range.last }) as unknown[][];
+  const items: (CaseRow & { individual_steps: StepRow[] })[] = [];
+  let k = 0;
+  for (const r of rows) {
+    const id = r[0] as string;
+    // both queries walk the same positions in order: a case's steps follow the previous case's
+    const individual_steps: StepRow[] = [];
+    for (; k < steps.length && steps[k][0] === id; k++) {
+      const s = steps[k];
+      individual_steps.push({
+        id: s[1] as string,
+        step_description: s[2] as string,
+        expected_results: s[3] as string,
+        order: s[4] as number,
+        step_type: s[5] as string,
+        step_group_id: s[6] as string | null,
+      });
+    }
+    items.push(caseOfColumns(r, individual_steps));
   }
-  return { items: rows.map((r) => ({ ...r, individual_steps: byCase.get(r.id) ?? [] })), total };
+  return { items, total };
+}
+
+/** A case from a raw row of `COLS` (in their order), with its steps. */
+function caseOfColumns(r: unknown[], individual_steps: StepRow[]): CaseRow & { individual_steps: StepRow[] } {
+  return {
+    id: r[0] as string,
+    human_id: r[1] as string,
+    title: r[2] as string,
+    description: r[3] as string,
+    template_type: r[4] as string,
+    preconditions: r[5] as string,
+    steps: r[6] as string,
+    expected_results: r[7] as string,
+    type_id: r[8] as string,
+    status_id: r[9] as string,
+    automation_type_id: r[10] as string,
+    priority_id: r[11] as string,
+    owner_id: r[12] as string,
+    reviewer_id: r[13] as string,
+    folder_id: r[14] as string,
+    project_id: r[15] as string,
+    label_ids: parseJsonArray(r[16] as string),
+    created_at: r[17] as number,
+    updated_at: r[18] as number,
+    individual_steps,
+  };
 }
 
 /**
