@@ -121,7 +121,8 @@ describe('schema version 3: the run_cases(run_id, seq) index', () => {
     // what an emulator of schema version 2 left: the same tables, without the index
     const raw = new Database(file);
     raw.exec('DROP INDEX run_cases_run');
-    raw.pragma('user_version = 3');
+    raw.exec('DROP TRIGGER cases_list_insert; DROP TRIGGER cases_list_delete; DROP TRIGGER cases_list_move; DROP TABLE list_versions');
+    raw.pragma('user_version = 2');
     raw.close();
 
     const second = await startEmulator({ db: file, apiKeys: [KEY] });
