@@ -144,3 +144,27 @@ describe('schema version 3: the run_cases(run_id, seq) index', () => {
     }
   });
 });
+
+describe('a full database', () => {
+  it('answers 507 naming the limit and --db when the database is full, and keeps everything written before', async () => {
+    const emu = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo' });
+    try {
+      const http = api(emu);
+      const r = await refs(http);
+      const f = await folder(http, 'Full');
+      const kept = await testCase(http, r, f, { title: 'Before full' });
+      // SQLite's own cap on pages stands in for the memdb limit (1 GiB) here: the same SQLITE_FULL
+      emu.db.db.pragma(`max_page_count = ${Number(emu.db.db.pragma('page_count', { simple: true }))}`);
+      const { users: _u, labels: _l, ...ids } = r;
+      const big = 'x'.repeat(64 * 1024);
+      const full = await http.post('/projects/DEMO/test_cases', { title: 'Too much', folder_id: f, ...ids, description: big });
+      expect(full.status).toBe(507);
+      expect(full.body.message).toContain("the emulator's database is full (1 GiB with --memory");
+      expect(full.body.message).toContain('--db FILE');
+      const listed = (await http.get(`/projects/DEMO/test_cases?folder_id=${f}`)).body.data.test_cases as { title: string }[];
+      expect(listed.map((c) => c.title)).toEqual([kept.title]);
+    } finally {
+      await emu.close();
+    }
+  });
+});
