@@ -173,6 +173,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return sendError(reply, new ServiceError(413, `Request body too large: the limit is ${BODY_LIMIT} bytes (1 MiB)`));
     }
     if (status === 415) return sendError(reply, new ServiceError(415, 'Unsupported content type: send application/json'));
+    if (err.code === 'SQLITE_FULL') {
+      // nothing was written (the transaction rolled back); --memory holds up to SQLite's memdb limit
+      return sendError(reply, new ServiceError(507, `Insufficient storage: the emulator's database is full (${MEMORY_LIMIT_TEXT} with --memory; otherwise its disk is): nothing was written; serve with --db FILE on a disk with room`));
+    }
     if (status !== undefined && status >= 400 && status < 500) {
       return sendError(reply, new ServiceError(status, `Bad request: ${err.message}`));
     }
@@ -230,6 +234,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   return app;
 }
+
+/** SQLite's default limit of a memdb image (db/connection.ts), which `--memory` opens. */
+const MEMORY_LIMIT_TEXT = '1 GiB';
 
 /** Without --rate-limit, the live dialect's x-tms-api-* headers describe this budget (never spent). */
 const NOMINAL_LIVE_LIMIT = 1000;

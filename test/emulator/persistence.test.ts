@@ -69,6 +69,40 @@ describe('schema versions', () => {
     const err = await startEmulator({ db: old, apiKeys: [KEY] }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'emulator_db_too_new' });
   });
+
+  it('upgrades a version 3 database holding cases: its case lists page as before (schema v4 list versions)', async () => {
+    const { default: Database } = await import('better-sqlite3');
+    const { SCHEMA_VERSION } = await import('../../src/emulator/db/schema.js');
+    const file = join(mkdtempSync(join(tmpdir(), 'tmsync-schema-')), 'v3.sqlite');
+    const first = await startEmulator({ db: file, apiKeys: [KEY], seed: 'demo' });
+    const http = api(first);
+    const ids = await refs(http);
+    const f = await folder(http, 'Before the upgrade');
+    for (const title of ['U1', 'U2', 'U3', 'U4', 'U5']) await testCase(http, ids, f, { title });
+    await first.close();
+    // back to what version 3 wrote: no list versions, no triggers
+    const raw = new Database(file);
+    raw.exec('DROP TRIGGER cases_list_insert; DROP TRIGGER cases_list_delete; DROP TRIGGER cases_list_move; DROP TABLE list_versions');
+    raw.pragma('user_version = 3');
+    raw.close();
+
+    const emu = await startEmulator({ db: file, apiKeys: [KEY] });
+    try {
+      const again = api(emu);
+      const page = async (n: number) => (await again.get(`/projects/DEMO/test_cases?folder_id=${f}&page_size=2&page=${n}`)).body;
+      expect((await page(1)).data.test_cases.map((c: { title: string }) => c.title)).toEqual(['U1', 'U2']);
+      expect((await page(3)).data.test_cases.map((c: { title: string }) => c.title)).toEqual(['U5']);
+      expect((await page(3)).page_info.total_count).toBe(5);
+      // the upgraded file follows later writes
+      await testCase(again, ids, f, { title: 'U6' });
+      expect((await page(3)).data.test_cases.map((c: { title: string }) => c.title)).toEqual(['U5', 'U6']);
+    } finally {
+      await emu.close();
+    }
+    const check = new Database(file);
+    expect(check.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    check.close();
+  });
 });
 
 describe('schema version 3: the run_cases(run_id, seq) index', () => {
@@ -87,6 +121,7 @@ describe('schema version 3: the run_cases(run_id, seq) index', () => {
     // what an emulator of schema version 2 left: the same tables, without the index
     const raw = new Database(file);
     raw.exec('DROP INDEX run_cases_run');
+    raw.exec('DROP TRIGGER cases_list_insert; DROP TRIGGER cases_list_delete; DROP TRIGGER cases_list_move; DROP TABLE list_versions');
     raw.pragma('user_version = 2');
     raw.close();
 
@@ -106,6 +141,30 @@ describe('schema version 3: the run_cases(run_id, seq) index', () => {
       expect(plan.join('\n')).not.toContain('TEMP B-TREE');
     } finally {
       check.close();
+    }
+  });
+});
+
+describe('a full database', () => {
+  it('answers 507 naming the limit and --db when the database is full, and keeps everything written before', async () => {
+    const emu = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo' });
+    try {
+      const http = api(emu);
+      const r = await refs(http);
+      const f = await folder(http, 'Full');
+      const kept = await testCase(http, r, f, { title: 'Before full' });
+      // SQLite's own cap on pages stands in for the memdb limit (1 GiB) here: the same SQLITE_FULL
+      emu.db.db.pragma(`max_page_count = ${Number(emu.db.db.pragma('page_count', { simple: true }))}`);
+      const { users: _u, labels: _l, ...ids } = r;
+      const big = 'x'.repeat(64 * 1024);
+      const full = await http.post('/projects/DEMO/test_cases', { title: 'Too much', folder_id: f, ...ids, description: big });
+      expect(full.status).toBe(507);
+      expect(full.body.message).toContain("the emulator's database is full (1 GiB with --memory");
+      expect(full.body.message).toContain('--db FILE');
+      const listed = (await http.get(`/projects/DEMO/test_cases?folder_id=${f}`)).body.data.test_cases as { title: string }[];
+      expect(listed.map((c) => c.title)).toEqual([kept.title]);
+    } finally {
+      await emu.close();
     }
   });
 });

@@ -73,7 +73,12 @@ const WHERE = `WHERE project_id = @project
   AND (@title IS NULL OR instr(lower(title), lower(@title)) > 0)
   AND (@search IS NULL OR instr(lower(title), lower(@search)) > 0 OR lower(human_id) = lower(@search))`;
 
-/** A page of cases with their steps: two queries per page (cases, then all their steps), never one per case. */
+/**
+ * A page of cases with their steps: two queries per page (cases, then all their steps), never one
+ * per case. The whole project's list and a folder's list are paged through the list's order kept
+ * in memory (`casePositions`): no count and no OFFSET walk per request, so a page costs the same at
+ * any position in any size of project. Title and search filters count and page in SQL.
+ */
 export function listCases(
   ctx: DbContext,
   projectId: string,
@@ -81,13 +86,104 @@ export function listCases(
   page: PageRequest,
 ): Page<CaseRow & { individual_steps: StepRow[] }> {
   const params = { project: projectId, folder: f.folderId ?? null, title: f.titleContains ?? null, search: f.search ?? null };
-  const total = (ctx.stmt(`SELECT count(*) AS n FROM cases ${WHERE}`).get(params) as { n: number }).n;
-  const rows = (
-    ctx.stmt(`SELECT ${COLS} FROM cases ${WHERE} ORDER BY seq LIMIT @limit OFFSET @offset`).all({ ...params, ...page }) as RawCase[]
-  ).map(toCase);
-  const byCase = stepsOf(ctx, rows.map((r) => r.id));
-  return { items: rows.map((r) => ({ ...r, individual_steps: byCase.get(r.id) ?? [] })), total };
+  if (params.title !== null || params.search !== null) {
+    const total = (ctx.stmt(`SELECT count(*) AS n FROM cases ${WHERE}`).get(params) as { n: number }).n;
+    const rows = (
+      ctx.stmt(`SELECT ${COLS} FROM cases ${WHERE} ORDER BY seq LIMIT @limit OFFSET @offset`).all({ ...params, ...page }) as RawCase[]
+    ).map(toCase);
+    const byCase = stepsOf(ctx, rows.map((r) => r.id));
+    return { items: rows.map((r) => ({ ...r, individual_steps: byCase.get(r.id) ?? [] })), total };
+  }
+  const seqs = casePositions(ctx, projectId, params.folder);
+  const total = seqs.length;
+  const end = page.limit < 0 ? total : Math.min(total, page.offset + page.limit);
+  if (page.offset >= end) return { items: [], total };
+  // the page's cases lie between its first and last position: an index range, however deep the page
+  const range = { ...params, first: seqs[page.offset], last: seqs[end - 1] };
+  // rows as arrays, made into objects of one fixed shape here: a page is 100 cases and ~500 steps
+  const rows = ctx.stmt(`SELECT ${COLS} FROM cases ${WHERE} AND seq BETWEEN @first AND @last ORDER BY seq`).raw(true).all(range) as unknown[][];
+  const steps = ctx
+    .stmt(
+      `SELECT s.case_id, s.id, s.step_description, s.expected_results, s.ord, s.step_type, s.step_group_id
+       FROM cases c JOIN case_steps s ON s.case_id = c.id
+       WHERE c.project_id = @project AND (@folder IS NULL OR c.folder_id = @folder) AND c.seq BETWEEN @first AND @last
+       ORDER BY c.seq, s.ord`,
+    )
+    .raw(true)
+    .all({ project: range.project, folder: range.folder, first: range.first, last: range.last }) as unknown[][];
+  const items: (CaseRow & { individual_steps: StepRow[] })[] = [];
+  let k = 0;
+  for (const r of rows) {
+    const id = r[0] as string;
+    // both queries walk the same positions in order: a case's steps follow the previous case's
+    const individual_steps: StepRow[] = [];
+    for (; k < steps.length && steps[k][0] === id; k++) {
+      const s = steps[k];
+      individual_steps.push({
+        id: s[1] as string,
+        step_description: s[2] as string,
+        expected_results: s[3] as string,
+        order: s[4] as number,
+        step_type: s[5] as string,
+        step_group_id: s[6] as string | null,
+      });
+    }
+    items.push(caseOfColumns(r, individual_steps));
+  }
+  return { items, total };
 }
+
+/** A case from a raw row of `COLS` (in their order), with its steps. */
+function caseOfColumns(r: unknown[], individual_steps: StepRow[]): CaseRow & { individual_steps: StepRow[] } {
+  return {
+    id: r[0] as string,
+    human_id: r[1] as string,
+    title: r[2] as string,
+    description: r[3] as string,
+    template_type: r[4] as string,
+    preconditions: r[5] as string,
+    steps: r[6] as string,
+    expected_results: r[7] as string,
+    type_id: r[8] as string,
+    status_id: r[9] as string,
+    automation_type_id: r[10] as string,
+    priority_id: r[11] as string,
+    owner_id: r[12] as string,
+    reviewer_id: r[13] as string,
+    folder_id: r[14] as string,
+    project_id: r[15] as string,
+    label_ids: parseJsonArray(r[16] as string),
+    created_at: r[17] as number,
+    updated_at: r[18] as number,
+    individual_steps,
+  };
+}
+
+/**
+ * The positions (`seq`) of a project's cases, or of one folder's, in list order. Kept in memory per
+ * database while `list_versions.cases` stands: migration 3's triggers bump it on every insert,
+ * delete (a folder's or project's cascade too) and move of a case, and nothing else changes a
+ * list's membership or order. Edits of a case's fields leave it standing.
+ */
+function casePositions(ctx: DbContext, projectId: string, folderId: string | null): number[] {
+  const version = (ctx.stmt(`SELECT version FROM list_versions WHERE name = 'cases'`).get() as { version: number }).version;
+  let memo = positions.get(ctx);
+  if (!memo || memo.version !== version) positions.set(ctx, (memo = { version, lists: new Map() }));
+  const key = `${projectId}\n${folderId ?? ''}`;
+  let seqs = memo.lists.get(key);
+  if (!seqs) {
+    seqs =
+      folderId === null
+        ? (ctx.stmt('SELECT seq FROM cases WHERE project_id = ? ORDER BY seq').raw(true).all(projectId) as [number][]).map((r) => r[0])
+        : (ctx.stmt('SELECT seq FROM cases WHERE folder_id = ? AND project_id = ? ORDER BY seq').raw(true).all(folderId, projectId) as [number][]).map((r) => r[0]);
+    // a bound on the memory: lists of many folders read in turn are read again when needed
+    if (memo.lists.size >= 64) memo.lists.clear();
+    memo.lists.set(key, seqs);
+  }
+  return seqs;
+}
+
+const positions = new WeakMap<DbContext, { version: number; lists: Map<string, number[]> }>();
 
 /** Steps of many cases in one query. */
 export function stepsOf(ctx: DbContext, caseIds: string[]): Map<string, StepRow[]> {

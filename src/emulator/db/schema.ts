@@ -203,6 +203,21 @@ export const MIGRATIONS: readonly string[] = [
   /* 3: a run's results in order (the web UI's run page, the run-case list) without sorting the run */ `
   CREATE INDEX run_cases_run ON run_cases(run_id, seq);
   `,
+  /* 4: a version of the case lists, bumped by every insert, delete (cascades too) or move of a case:
+        the emulator keeps each list's order in memory while the version stands (db/cases.ts) */ `
+  CREATE TABLE list_versions (
+    name TEXT PRIMARY KEY,
+    version INTEGER NOT NULL
+  );
+  INSERT INTO list_versions (name, version) VALUES ('cases', 0);
+  CREATE TRIGGER cases_list_insert AFTER INSERT ON cases
+    BEGIN UPDATE list_versions SET version = version + 1 WHERE name = 'cases'; END;
+  CREATE TRIGGER cases_list_delete AFTER DELETE ON cases
+    BEGIN UPDATE list_versions SET version = version + 1 WHERE name = 'cases'; END;
+  CREATE TRIGGER cases_list_move AFTER UPDATE OF project_id, folder_id, seq ON cases
+    WHEN OLD.project_id IS NOT NEW.project_id OR OLD.folder_id IS NOT NEW.folder_id OR OLD.seq IS NOT NEW.seq
+    BEGIN UPDATE list_versions SET version = version + 1 WHERE name = 'cases'; END;
+  `,
 ];
 
 /** The schema version this emulator writes (the number of migrations). */
