@@ -12,6 +12,9 @@ import type {
   RemoteUser,
 } from '../model.js';
 import { webLink } from './web-link.js';
+import { textSharer } from '../text-sharer.js';
+
+export { textSharer };
 
 /**
  * Wire shapes (snake_case, live variants) to the model (camelCase, one form). Pure functions.
@@ -56,25 +59,9 @@ function compact<T extends object>(o: T): T {
   return out;
 }
 
-/** Gives one copy of each equal short text: see `textSharer`. */
+/** Gives one copy of each equal short text: see `textSharer` (src/text-sharer.ts). */
 export type Share = (s: string) => string;
 const unshared: Share = (s) => s;
-
-/**
- * One copy of each repeated short text (ids of folders, lookups, users, labels, step groups, the
- * steps of step groups), for one read of a project: every parsed JSON page makes new strings, so
- * the lookup ids of 50,000 cases are hundreds of thousands of strings otherwise.
- */
-export function textSharer(): Share {
-  const pool = new Map<string, string>();
-  return (s) => {
-    if (s.length > 64) return s;
-    const had = pool.get(s);
-    if (had !== undefined) return had;
-    pool.set(s, s);
-    return s;
-  };
-}
 
 const text = (s: string | null | undefined): string => s ?? '';
 const idOrNull = (s: string | null | undefined): string | null => (s ? s : null);

@@ -9,6 +9,7 @@ import { folderNameProblem, type ParsedFolderFile } from './folder-file.js';
 import { parseFiles, type ParseFilesOptions, type ParseJob } from './parse-files.js';
 import { byName, listStepGroupFiles, walkCasesDir, type WalkedDir } from './walk.js';
 import { sortProblems } from './yaml-source.js';
+import { textSharer } from '../text-sharer.js';
 
 export { sortProblems };
 
@@ -224,7 +225,7 @@ export async function loadRepository(
   const parsedCases: Parsed<DesiredCase>[] = [];
   const parsedGroups: Parsed<DesiredStepGroup>[] = [];
   const brokenStepGroupKeys = new Set<string>();
-  const share = sharer();
+  const share = textSharer();
   for (const [i, r] of (await parseFiles(root, jobs, options)).entries()) {
     // this thread's copy of the path: the item and the hashes share it
     hashes.set(jobs[i].rel, r.hash);
@@ -264,22 +265,6 @@ export async function loadRepository(
     contentHash: hashContents(hashes),
   };
   return { state, problems: sortProblems(problems), strays: [...(walked?.strays ?? []), ...sg.strays] };
-}
-
-/**
- * One copy of each repeated short text. Parsed items arrive as copies (from worker threads by
- * structured clone, in-thread detached from their file's text), so the `priority: High` of 50,000
- * cases is 50,000 strings; shared, the state of a large repository holds about a third less.
- */
-function sharer(): (s: string) => string {
-  const pool = new Map<string, string>();
-  return (s) => {
-    if (s.length > 64) return s;
-    const had = pool.get(s);
-    if (had !== undefined) return had;
-    pool.set(s, s);
-    return s;
-  };
 }
 
 function shareStep(step: { expected?: string; source?: { file: string } }, file: string, share: (s: string) => string): void {
