@@ -34,21 +34,27 @@ const FAST_READ = process.env.TMSYNC_YAML_FAST !== '0';
 /** keys the core schema reads as null or a boolean, not as a text */
 const NOT_A_TEXT_KEY = /^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)$/;
 const BLANK_OR_COMMENT = /^\s*(?:#.*)?$/;
+/**
+ * A plain value with a sign before its decimal point (`-.5`, `+.5e3`): a number in the core schema
+ * of YAML 1.2 (the exact read), a text to js-yaml. Such a file is left to the exact read (a token
+ * of this shape inside a text sends it there too, which costs time, never a wrong answer).
+ */
+const SIGNED_POINT_NUMBER = /(?:^|[\s[{,])[-+]\.[0-9]/m;
 
 /**
  * The fast read of a plainly written file: parsed by js-yaml (about ten times faster than the
  * position-keeping `yaml` document) with positions from a scan of its lines. Answers `undefined`
  * whenever the file is not plain enough for the scan to be certain (directives, document markers,
  * tabs, quoted or complex keys, a value that starts on the next line, a list in flow style, a
- * parse error): the caller then reads it with the `yaml` library as before, so problems are always
- * reported with that library's positions and words. Both libraries read YAML 1.2's core schema;
+ * plain `-.5`, a parse error): the caller then reads it with the `yaml` library as before, so
+ * problems are always reported with that library's positions and words. Both libraries read YAML 1.2's core schema;
  * where they could differ (numbers with `_`), the fast value is not a text and the file's schema
  * refuses it, which also sends the file to the exact read.
  *
  * `listKeys` are the top-level keys whose block lists need item positions.
  */
 export function fastParseYaml(text: string, listKeys: readonly string[] = []): { data: Record<string, unknown>; map: SourceMap } | undefined {
-  if (!FAST_READ || text.includes('\t') || /^(?:%|---|\.\.\.)/m.test(text)) return undefined;
+  if (!FAST_READ || text.includes('\t') || /^(?:%|---|\.\.\.)/m.test(text) || SIGNED_POINT_NUMBER.test(text)) return undefined;
   let data: unknown;
   try {
     data = jsyaml.load(text, { schema: jsyaml.CORE_SCHEMA, json: false });

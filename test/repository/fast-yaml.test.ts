@@ -138,6 +138,20 @@ describe('the fast read of plainly written files', () => {
     }
   });
 
+  it('refuses a plain value with a sign before its decimal point (-.5) as the exact read does', () => {
+    // js-yaml reads `-.5` and `+.5` as texts; YAML 1.2's core schema (the exact read) as numbers
+    for (const v of ['-.5', '+.5', '-.5e3']) {
+      for (const t of [`title: T\ndescription: ${v}\n`, `title: T\nsteps:\n  - action: ${v}\n`, `title: T\nlabels: [a, ${v}]\n`]) {
+        agrees(t);
+        const r = parseCaseFile('cases/a.yaml', t);
+        expect(r.parsed, t).toBeUndefined();
+        expect(r.problems.map((p) => p.message).join('\n'), t).toMatch(/must be a text, not a number/);
+      }
+    }
+    // quoted, it is a text either way
+    expect(parseCaseFile('cases/a.yaml', "title: T\ndescription: '-.5'\n").parsed!.item.fields.description).toBe('-.5');
+  });
+
   it('gives parsed cases the positions and problems of the exact read', () => {
     const t = 'id: SHOP-1\ntitle: Pay\nsteps:\n  - use: login\n  - action: Open\n    expected: |\n      - not an item\n      shown\n  -   action: Pay\n';
     const r = parseCaseFile('cases/A/pay.yaml', t);
