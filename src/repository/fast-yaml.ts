@@ -16,6 +16,62 @@ export interface SourceMap {
   keyLines(): Record<string, number>;
 }
 
+const NESTED_KEY = /^[A-Za-z_][A-Za-z0-9_-]*:(?: +|$)/;
+
+/**
+ * Whether a quoted value or a flow collection goes on past its line. js-yaml takes continuation
+ * lines that the core schema's indentation rules refuse (`- action: "a` then `  b"` at the item's
+ * column), so a file with one is left to the exact read; the writer renders each on one line.
+ */
+function hasMultilineQuote(lines: readonly string[]): boolean {
+  // the column of the key that opened a block scalar (`|`, `>`): deeper lines are its text
+  let blockAt = -1;
+  for (const raw of lines) {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (BLANK_OR_COMMENT.test(line)) continue;
+    const indent = line.length - line.trimStart().length;
+    if (blockAt >= 0 && indent > blockAt) continue;
+    blockAt = -1;
+    let value = line.trimStart();
+    while (value === '-' || value.startsWith('- ')) value = value.slice(1).trimStart();
+    // a block scalar's text lies deeper than its key (or its list item's content)
+    const column = line.length - value.length;
+    const key = NESTED_KEY.exec(value);
+    if (key) value = value.slice(key[0].length);
+    if (/^[|>]/.test(value)) blockAt = column;
+    else if (/^["'[{]/.test(value) && !closesOnLine(value)) return true;
+  }
+  return false;
+}
+
+/** Whether the quoted text or flow collection (`[…]`, `{…}`) that `value` starts ends on this line. */
+function closesOnLine(value: string): boolean {
+  let depth = 0;
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i];
+    if (c === '"' || c === "'") {
+      i = quoteEnd(value, i);
+      if (i < 0) return false;
+    } else if (c === '[' || c === '{') depth++;
+    else if (c === ']' || c === '}') depth--;
+    if (depth <= 0) return true;
+  }
+  return false;
+}
+
+/** The index of the quote closing the one at `start` (`\\"` and `''` do not close), or -1. */
+function quoteEnd(value: string, start: number): number {
+  const q = value[start];
+  for (let i = start + 1; i < value.length; i++) {
+    if (q === '"' && value[i] === '\\') i++;
+    else if (value[i] === q) {
+      if (q === "'" && value[i + 1] === "'") i++;
+      else return i;
+    }
+  }
+  return -1;
+}
+
 export function documentSourceMap(p: ParsedYaml): SourceMap {
   return {
     keyPos(key) {
@@ -65,6 +121,7 @@ export function fastParseYaml(text: string, listKeys: readonly string[] = []): {
   const record = data as Record<string, unknown>;
 
   const lines = text.split('\n');
+  if (hasMultilineQuote(lines)) return undefined;
   // each top-level key at column 1, and where its value starts: on the key's line, or, for a block
   // list or mapping, at the first line of content after it
   const keys: { key: string; line: number; valuePos?: Position }[] = [];

@@ -152,6 +152,22 @@ describe('the fast read of plainly written files', () => {
     expect(parseCaseFile('cases/a.yaml', "title: T\ndescription: '-.5'\n").parsed!.item.fields.description).toBe('-.5');
   });
 
+  it('leaves a quoted text or flow collection that goes on past its line to the exact read (js-yaml takes lines the core schema refuses)', () => {
+    for (const t of [
+      'title: T\nsteps:\n  - action: "a\n  b"\n  - action: c\n',
+      'title: T\nsteps:\n  - action: a\n    expected: "x\n    y"\n',
+      "title: T\nsteps:\n- action: 'a\n  b'\n- action: c\n",
+      'title: T\nlabels:\n  - "a\n  b"\n  - c\n',
+      'title: T\nsteps:\n  - {action: a,\n  expected: b}\n',
+    ]) {
+      expect(fastParseYaml(t, ['steps']), t).toBeUndefined();
+      agrees(t);
+      expect(parseCaseFile('cases/a.yaml', t).problems.map((p) => p.code), t).toContain('yaml_syntax');
+    }
+    // on one line, or inside a block text, a quote is read the fast way
+    expect(fastParseYaml('title: "T \\" x"\nsteps:\n  - action: \'it\'\'s\'\n    expected: |\n      "open\n      and on\n  - {action: "}", expected: b}\n', ['steps'])).toBeDefined();
+  });
+
   it('gives parsed cases the positions and problems of the exact read', () => {
     const t = 'id: SHOP-1\ntitle: Pay\nsteps:\n  - use: login\n  - action: Open\n    expected: |\n      - not an item\n      shown\n  -   action: Pay\n';
     const r = parseCaseFile('cases/A/pay.yaml', t);
