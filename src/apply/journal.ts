@@ -29,6 +29,8 @@ export interface JournalOwner {
   label?: string;
   /** the command that resumes it @default 'tmsync apply' */
   command?: string;
+  /** what moving the file aside costs, for the hint of a corrupt journal @default the plan re-reads the service */
+  asideCost?: string;
 }
 
 export const JOURNAL_FORMAT_VERSION = 1;
@@ -128,7 +130,7 @@ export function parseJournal(text: string, file = JOURNAL_FILE, owner: JournalOw
       if (/^\s*\{\s*"format_version"/.test(next) || /"type"\s*:\s*"header"/.test(next)) continue; // …and a later run
 
       throw new TmsyncError('journal_corrupt', `${file}:${i + 1} is not a JSON line`, {
-        hint: `move ${file} aside and run \`${command}\` again (the plan re-reads the service, so nothing is lost)`,
+        hint: `move ${file} aside and run \`${command}\` again (${owner.asideCost ?? 'the plan re-reads the service, so nothing is lost'})`,
       });
     }
     const entry = value as Partial<JournalEntry> & { format_version?: unknown };

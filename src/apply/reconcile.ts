@@ -37,18 +37,6 @@ function list<N extends 'listFolders' | 'listStepGroups' | 'listTestCases' | 'li
 }
 
 /**
- * A folder by name at the top level (where the service puts every new folder before it is moved).
- * The folder list is flat; a top-level folder's parent is `""` (document) or null (live).
- */
-export async function findTopLevelFolder(ctx: ReconcileContext, name: string): Promise<WireItem | undefined> {
-  for await (const f of list(ctx, 'listFolders')) {
-    const top = f.parent_folder_id === '' || f.parent_folder_id === null || f.parent_folder_id === undefined;
-    if (top && f.name === name && !ctx.knownIds.has(f.id)) return f as WireItem;
-  }
-  return undefined;
-}
-
-/**
  * A folder by name at its parent or at the top level: a nested folder is created at the top level
  * and then moved, so a create whose move never happened leaves it there. At the parent first.
  */

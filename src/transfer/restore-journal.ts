@@ -31,7 +31,11 @@ const KINDS: Record<RestoreItemType, JournalKind> = {
   run: 'create_test_run',
 };
 
-const OWNER: JournalOwner = { label: 'restore journal', command: 'tmsync restore' };
+const OWNER: JournalOwner = {
+  label: 'restore journal',
+  command: 'tmsync restore',
+  asideCost: 'the restore starts over: items already restored would be created again',
+};
 /** The restore journal format of tmsync before the journals were one (still read). */
 const LEGACY_FORMAT_VERSION = 1;
 

@@ -31,4 +31,22 @@ describe('the restore journal', () => {
     const text = JSON.stringify({ format_version: 7, kind: 'tmsync-restore-journal', target_project_id: TARGET, started_at: 'x' });
     expect(() => parseRestoreJournal(text, 'restore.jsonl', TARGET)).toThrow(/format_version 7; this tmsync reads restore journals of format_version 1/);
   });
+
+  it('says, for a broken line, that moving the journal aside starts the restore over (restore has no plan to re-read the service)', () => {
+    const text = [
+      JSON.stringify({ format_version: 1, type: 'header', project_id: TARGET, started_at: '2026-01-03T00:00:00Z' }),
+      '{"type":"do',
+      JSON.stringify({ type: 'begin', key: 'case:c1', kind: 'create_case' }),
+    ].join('\n');
+    let err: unknown;
+    try {
+      parseRestoreJournal(text, 'restore.jsonl', TARGET);
+    } catch (e) {
+      err = e;
+    }
+    expect((err as { code?: string }).code).toBe('journal_corrupt');
+    expect((err as { hint?: string }).hint).toBe(
+      'move restore.jsonl aside and run `tmsync restore` again (the restore starts over: items already restored would be created again)',
+    );
+  });
 });
