@@ -1,3 +1,4 @@
+import { openApplySession, type ApplySession } from '../apply/engine.js';
 import { acquireRepositoryLock } from '../apply/lock.js';
 import { parseDuration } from '../repository/config.js';
 import type { CliIo } from './io.js';
@@ -14,12 +15,36 @@ export async function withRepositoryLock<T>(
   io: CliIo,
   fn: () => Promise<T>,
 ): Promise<T> {
-  const timeoutMs = lockTimeout === undefined ? 0 : parseDuration(lockTimeout, '--lock-timeout');
-  const lock = await acquireRepositoryLock(root, { command, timeoutMs });
+  const lock = await acquireRepositoryLock(root, { command, timeoutMs: lockTimeoutMs(lockTimeout) });
   for (const n of lock.notes) io.stderr(`Note: ${n}.`);
   try {
     return await fn();
   } finally {
     await lock.release();
   }
+}
+
+/**
+ * Runs `fn` in an apply session of `root` (the write engine's lock, journal and resume: `apply` and
+ * `migrate`, which plan while holding the lock), with the same `--lock-timeout` and notes.
+ */
+export async function withApplySession<T>(
+  root: string,
+  command: string,
+  lockTimeout: string | undefined,
+  io: CliIo,
+  fn: (session: ApplySession) => Promise<T>,
+): Promise<T> {
+  const session = await openApplySession({ root, command, lockTimeoutMs: lockTimeoutMs(lockTimeout) });
+  for (const n of session.notes) io.stderr(`Note: ${n}.`);
+  try {
+    return await fn(session);
+  } finally {
+    await session.close();
+  }
+}
+
+/** `--lock-timeout DUR` in ms: 0 (fail at once when the lock is held) when not given. */
+function lockTimeoutMs(lockTimeout: string | undefined): number {
+  return lockTimeout === undefined ? 0 : parseDuration(lockTimeout, '--lock-timeout');
 }

@@ -4,19 +4,19 @@ import { TmsyncError, formatProblem } from '../../errors.js';
 import { red, type CliIo, type GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { cell, summary } from '../ci-output.js';
+import { withApplySession } from '../lock.js';
 import { loadTarget } from '../target.js';
 import { loadRepository, removeStrayTempFiles } from '../../repository/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
 import { buildPlan, hasChanges, parsePlanFile, renderPlanText, summaryLine, type Plan } from '../../plan/index.js';
 import type { ActualState, RemoteProject } from '../../model.js';
 import type { ApplyResult } from '../../apply/executor.js';
-import { openApplySession, type ApplyRunOptions, type ApplySession } from '../../apply/engine.js';
+import type { ApplyRunOptions, ApplySession } from '../../apply/engine.js';
 import { createProgressReporter } from '../../apply/progress.js';
 import { staleItems, staleMessage } from '../../apply/stale.js';
 import { claimedRemoteIds } from '../../apply/reconcile.js';
 import { fileWriteBack } from '../../apply/write-back.js';
 import { kindWords } from '../../plan/operation-kinds.js';
-import { parseDuration } from '../../repository/config.js';
 
 export interface ApplyOptions extends GlobalOptions {
   /** `[planfile]`: a plan saved by `tmsync plan --out` */
@@ -46,14 +46,7 @@ export async function runApply(options: ApplyOptions, io: CliIo): Promise<number
   // the client gets no abort signal: on Ctrl-C the requests in flight finish, nothing new starts
   const target = await loadTarget(options, { ...io, signal: undefined });
   try {
-    const timeoutMs = options.lockTimeout === undefined ? 0 : parseDuration(options.lockTimeout, '--lock-timeout');
-    const session = await openApplySession({ root: target.root, command: 'apply', lockTimeoutMs: timeoutMs });
-    for (const n of session.notes) io.stderr(`Note: ${n}.`);
-    try {
-      return await applyWith(options, io, target, session, interrupt.signal);
-    } finally {
-      await session.close();
-    }
+    return await withApplySession(target.root, 'apply', options.lockTimeout, io, (session) => applyWith(options, io, target, session, interrupt.signal));
   } catch (err) {
     // Ctrl-C while planning: reads were cancelled, nothing was changed
     if (interrupt.signal.aborted) {

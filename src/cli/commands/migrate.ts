@@ -1,15 +1,15 @@
 import { formatProblem, TmsyncError } from '../../errors.js';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { openApplySession, type ApplySession } from '../../apply/engine.js';
+import type { ApplySession } from '../../apply/engine.js';
 import { createProgressReporter } from '../../apply/progress.js';
 import { kindWords } from '../../plan/operation-kinds.js';
-import { parseDuration } from '../../repository/config.js';
 import { hasChanges, renderPlanText } from '../../plan/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
 import { migrationScope, planMigration, settlePendingCreates } from '../../transfer/migrate.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
+import { withApplySession } from '../lock.js';
 import { loadTarget, type Target } from '../target.js';
 import { parseFolderPath } from './pull.js';
 
@@ -43,14 +43,7 @@ export async function runMigrate(options: MigrateOptions, io: CliIo): Promise<nu
   const source = await loadTarget(options, io, { profile: options.from });
   try {
     // the lock and the journal of a migration live in the source repository's .tmsync/
-    const timeoutMs = options.lockTimeout === undefined ? 0 : parseDuration(options.lockTimeout, '--lock-timeout');
-    const session = await openApplySession({ root: source.root, command: 'migrate', lockTimeoutMs: timeoutMs });
-    for (const n of session.notes) io.stderr(`Note: ${n}.`);
-    try {
-      return await migrateFrom(source, session, options, io);
-    } finally {
-      await session.close();
-    }
+    return await withApplySession(source.root, 'migrate', options.lockTimeout, io, (session) => migrateFrom(source, session, options, io));
   } finally {
     await source.close();
   }
