@@ -3,7 +3,8 @@
 // figures), through the real CLI against `tmsync serve` children.
 //
 //   node bench/transfer.mjs [--sizes 2000,10000] [--rate 10] [--restore-cases 1000]
-//                           [--pull-cases LARGEST] [--only backup,restore,pull] [--dist DIR] [--keep]
+//                           [--pull-cases LARGEST] [--pull-write batch,each] [--only backup,restore,pull]
+//                           [--dist DIR] [--keep]
 //
 // The issue 15 figure (ratio ≤ 1.05 at 10,000 cases for all three) is
 //   node bench/transfer.mjs --sizes 10000 --restore-cases 10000
@@ -21,6 +22,9 @@
 //    the default measures 1,000 (pass --restore-cases 10000 for the full figure).
 // 4. Pull of PULL_CASES cases (default: the largest size) into an empty directory with
 //    `--rate-limit R`, then again over the files it wrote (a re-pull): the same ratio.
+//    `--pull-write batch,each` repeats the pair with each way of writing new files
+//    (`TMSYNC_PULL_WRITE`: `batch` flushes them together, the default; `each` fsyncs them one by
+//    one, the way before), so before and after print from one run.
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -154,8 +158,8 @@ async function seed(file, cases) {
 const serve = (extra) => serveChild(['--api-key', KEY, ...extra]);
 
 /** Runs the CLI in `cwd`; returns exit code, wall ms, stderr and the child's peak RSS (bytes). */
-function tmsync(cwd, argv) {
-  return runCli(cwd, argv, { TMSYNC_API_KEY: KEY }, { scratch: work, ...(DIST ? { dist: DIST } : {}) });
+function tmsync(cwd, argv, env = {}) {
+  return runCli(cwd, argv, { TMSYNC_API_KEY: KEY, ...env }, { scratch: work, ...(DIST ? { dist: DIST } : {}) });
 }
 
 function accepted(logFile) {
@@ -251,20 +255,22 @@ if (ONLY.includes('pull')) {
     db = join(work, `pull-source-${PULL_CASES}.db`);
     await seed(db, PULL_CASES);
   }
-  const dir = workdir('pull', RATE);
-  for (const pass of ['into an empty directory', 'again over its files']) {
-    const logFile = join(work, `pull-limited-${pass.length}.jsonl`);
-    const emu = await serve(['--db', db, '--rate-limit', String(RATE), '--log', logFile]);
-    try {
-      const r = await tmsync(dir, ['pull', '--base-url', emu.baseUrl]);
-      if (r.code !== 0) throw new Error(`pull failed (${r.code}):\n${r.stderr.slice(-2000)}`);
-      const { ok, refused } = accepted(logFile);
-      const bound = (ok / RATE) * 1000;
-      rows.push(
-        `pull ${fmt(PULL_CASES)} cases at ${RATE} req/s ${pass}: ${fmt(ok)} requests (${refused} refused), ${(r.ms / 1000).toFixed(1)} s, bound ${(bound / 1000).toFixed(1)} s, ratio ${(r.ms / bound).toFixed(2)} (target ≤ 1.05), peak RSS ${mb(r.maxRss)}, ${load()}`,
-      );
-    } finally {
-      await stop(emu.child);
+  for (const mode of String(opt('pull-write', 'batch')).split(',')) {
+    const dir = workdir(`pull-${mode}`, RATE);
+    for (const pass of ['into an empty directory', 'again over its files']) {
+      const logFile = join(work, `pull-limited-${mode}-${pass.length}.jsonl`);
+      const emu = await serve(['--db', db, '--rate-limit', String(RATE), '--log', logFile]);
+      try {
+        const r = await tmsync(dir, ['pull', '--base-url', emu.baseUrl], { TMSYNC_PULL_WRITE: mode });
+        if (r.code !== 0) throw new Error(`pull failed (${r.code}):\n${r.stderr.slice(-2000)}`);
+        const { ok, refused } = accepted(logFile);
+        const bound = (ok / RATE) * 1000;
+        rows.push(
+          `pull ${fmt(PULL_CASES)} cases at ${RATE} req/s ${pass} (write ${mode}): ${fmt(ok)} requests (${refused} refused), ${(r.ms / 1000).toFixed(1)} s, bound ${(bound / 1000).toFixed(1)} s, ratio ${(r.ms / bound).toFixed(2)} (target ≤ 1.05), peak RSS ${mb(r.maxRss)}, ${load()}`,
+        );
+      } finally {
+        await stop(emu.child);
+      }
     }
   }
 }

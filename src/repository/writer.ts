@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
@@ -7,6 +8,7 @@ import type { ToStringOptions, YAMLMap } from 'yaml';
 import { TmsyncError } from '../errors.js';
 import { CASE_FIELDS, fieldOf, impliedTemplate } from '../fields.js';
 import type { DesiredCaseFields, DesiredStep } from '../model.js';
+import { fastParseYaml } from './fast-yaml.js';
 import { fileOps, ioError, notRegularFileError, type FileOps } from './file-ops.js';
 import { decodeTextOrThrow, encodeText, type TextEncodingName } from './text-file.js';
 import { isInside, processGone } from './walk.js';
@@ -68,7 +70,11 @@ export interface RenderOptions {
 function render(obj: Record<string, unknown>, options: RenderOptions, flowKeys: string[] = []): string {
   const text = renderOnce(obj, options, flowKeys, false);
   // a safety net under the block-scalar corner cases of the yaml library: what we write must
-  // read back as what we meant, or we fall back to double quotes, which are always exact
+  // read back as what we meant, or we fall back to double quotes, which are always exact. The
+  // loader's fast read answers first (about ten times cheaper: a pull renders 10,000 files); when
+  // it declines the text or reads something else, the exact read decides, as before
+  const fast = fastParseYaml(text);
+  if (fast !== undefined && isDeepStrictEqual(fast.data, obj)) return text;
   if (isDeepStrictEqual(parse(text), obj)) return text;
   return renderOnce(obj, options, flowKeys, true);
 }
@@ -264,7 +270,11 @@ export async function setYamlFields(
   // keep Windows line endings and a byte-order mark where the author has them
   if (text?.includes('\r\n')) out = out.replace(/\r?\n/g, '\r\n');
   if (text?.startsWith('\uFEFF') && !out.startsWith('\uFEFF')) out = `\uFEFF${out}`;
-  await writeFileAtomic(file, encodeText(out, encoding), { ...(options.root !== undefined ? { root: options.root } : {}), ...(options.ops ? { ops: options.ops } : {}) });
+  await writeFileAtomic(file, encodeText(out, encoding), {
+    ...(options.root !== undefined ? { root: options.root } : {}),
+    ...(options.ops ? { ops: options.ops } : {}),
+    ...(options.session ? { session: options.session } : {}),
+  });
 }
 
 type Pair = YAMLMap['items'][number];
@@ -300,6 +310,35 @@ export interface WriteFileOptions {
   root?: string;
   /** file system calls (tests inject failures) */
   ops?: Partial<FileOps>;
+  /**
+   * Shared by the writes of one batch (a pull's thousands of files): the repository root, its
+   * real path, the temporary directory and each file's directory are made and resolved once
+   * instead of once a file. Every file keeps its own checks (links, read-only, not a regular
+   * file), its fsync and its rename. @default none (each write prepares everything itself)
+   */
+  session?: WriteSession;
+}
+
+/** What the writes of one batch prepare once; see {@link createWriteSession}. */
+export interface WriteSession {
+  readonly once: Map<string, Promise<unknown>>;
+}
+
+/** A {@link WriteSession} for a batch of writes under one root that nothing else moves meanwhile. */
+export function createWriteSession(): WriteSession {
+  return { once: new Map() };
+}
+
+/** `make()` once per key in the session, every time without one. */
+function once<T>(session: WriteSession | undefined, key: string, make: () => Promise<T>): Promise<T> {
+  if (!session) return make();
+  let p = session.once.get(key) as Promise<T> | undefined;
+  if (!p) {
+    p = make();
+    p.catch(() => undefined); // observed by every caller that awaits it
+    session.once.set(key, p);
+  }
+  return p;
 }
 
 /** Where temporary files go, under the repository root; git-ignored by a `.gitignore` of its own. */
@@ -312,7 +351,12 @@ const shownPath = (file: string, root?: string) => (root ? relative(root, file).
  * stays a link and its target is written. Refuses a path that leads outside `root`, and a link
  * whose target is missing.
  */
-export async function resolveWriteTarget(file: string, root: string | undefined, ops: FileOps): Promise<string> {
+export async function resolveWriteTarget(file: string, root: string | undefined, ops: FileOps, session?: WriteSession): Promise<string> {
+  return (await resolveTarget(file, root, ops, session)).target;
+}
+
+/** {@link resolveWriteTarget}, and whether the file is missing (so no one needs to stat it again). */
+async function resolveTarget(file: string, root: string | undefined, ops: FileOps, session?: WriteSession): Promise<{ target: string; missing: boolean }> {
   const abs = resolve(file);
   let existing = abs;
   const rest: string[] = [];
@@ -330,7 +374,8 @@ export async function resolveWriteTarget(file: string, root: string | undefined,
   }
   let real: string;
   try {
-    real = await ops.realpath(existing);
+    // a directory's real path is resolved once a session (the files of a batch share a few)
+    real = await (rest.length > 0 ? once(session, `realpath:${existing}`, () => ops.realpath(existing)) : ops.realpath(existing));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new TmsyncError('link_dangling', `${shownPath(existing, root)} is a symbolic link to a missing file; tmsync does not write through it`, {
@@ -342,7 +387,7 @@ export async function resolveWriteTarget(file: string, root: string | undefined,
   }
   const target = join(real, ...rest);
   if (root !== undefined) {
-    const rootReal = await ops.realpath(resolve(root));
+    const rootReal = await once(session, `realpath:${resolve(root)}`, () => ops.realpath(resolve(root)));
     if (!isInside(rootReal, target)) {
       throw new TmsyncError(
         'link_outside_repository',
@@ -351,7 +396,7 @@ export async function resolveWriteTarget(file: string, root: string | undefined,
       );
     }
   }
-  return target;
+  return { target, missing: rest.length > 0 };
 }
 
 /** `<root>/.tmsync/tmp/`, created with a `.gitignore` of `*` (so git never sees a temporary file). */
@@ -373,12 +418,12 @@ async function tempDir(root: string, ops: FileOps): Promise<string> {
 }
 
 /** Writes and fsyncs a new file (exclusive create); the caller removes it when anything fails. */
-async function writeNewFile(ops: FileOps, path: string, content: string | Uint8Array): Promise<void> {
+async function writeNewFile(ops: FileOps, path: string, content: string | Uint8Array, sync = true): Promise<void> {
   const fh = await ops.open(path, 'wx');
   try {
     await fh.writeFile(content);
     // the data is on the disk before the rename makes it the file: a crash leaves old or new
-    await fh.sync();
+    if (sync) await fh.sync();
   } finally {
     await fh.close();
   }
@@ -412,30 +457,14 @@ async function keepModeAndOwner(ops: FileOps, tmp: string, before: Stats | undef
 export async function writeFileAtomic(file: string, content: string | Uint8Array, options: WriteFileOptions = {}): Promise<void> {
   const ops = fileOps(options.ops);
   const root = options.root === undefined ? undefined : resolve(options.root);
-  const shown = shownPath(resolve(file), root);
-  if (root !== undefined) await ops.mkdir(root, { recursive: true }).catch((err: unknown) => Promise.reject(ioError(err, 'create the directory', root)));
-  const target = await resolveWriteTarget(file, root, ops);
-  let before: Stats | undefined;
-  try {
-    before = await ops.stat(target);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw ioError(err, 'read', shown);
-  }
-  if (before && !before.isFile()) {
-    throw notRegularFileError(shown, before, 'move it away, or point the command at another path');
-  }
-  if (before && (before.mode & 0o222) === 0) {
-    throw new TmsyncError('file_read_only', `${shown} is read-only; tmsync does not change it`, {
-      hint: 'make it writable (chmod u+w) and run the command again, or make the change by hand',
-      details: { file: shown },
-    });
-  }
+  const { shown, target, before } = await prepareWrite(file, root, ops, options.session);
+  const session = options.session;
   const dir = dirname(target);
   const unique = `${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   let tmp: string | undefined;
   try {
-    await ops.mkdir(dir, { recursive: true });
-    tmp = root !== undefined ? join(await tempDir(await ops.realpath(root), ops), `${basename(target)}.${unique}`) : join(dir, `.${basename(target)}.${unique}`);
+    await once(session, `mkdir:${dir}`, () => ops.mkdir(dir, { recursive: true }));
+    tmp = root !== undefined ? join(await sessionTempDir(root, ops, session), `${basename(target)}.${unique}`) : join(dir, `.${basename(target)}.${unique}`);
     await writeNewFile(ops, tmp, content);
     await keepModeAndOwner(ops, tmp, before);
     try {
@@ -456,6 +485,153 @@ export async function writeFileAtomic(file: string, content: string | Uint8Array
     if (tmp !== undefined) await ops.unlink(tmp).catch(() => undefined);
     throw ioError(err, 'write', shown);
   }
+}
+
+/** The checks every write makes before it writes anything (see {@link writeFileAtomic}). */
+async function prepareWrite(
+  file: string,
+  root: string | undefined,
+  ops: FileOps,
+  session: WriteSession | undefined,
+): Promise<{ shown: string; target: string; before: Stats | undefined }> {
+  const shown = shownPath(resolve(file), root);
+  if (root !== undefined) {
+    await once(session, `mkdir:${root}`, () => ops.mkdir(root, { recursive: true })).catch((err: unknown) => Promise.reject(ioError(err, 'create the directory', root)));
+  }
+  const { target, missing } = await resolveTarget(file, root, ops, session);
+  let before: Stats | undefined;
+  try {
+    // a path found missing is missing through its real directory too
+    if (!missing) before = await ops.stat(target);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw ioError(err, 'read', shown);
+  }
+  if (before && !before.isFile()) {
+    throw notRegularFileError(shown, before, 'move it away, or point the command at another path');
+  }
+  if (before && (before.mode & 0o222) === 0) {
+    throw new TmsyncError('file_read_only', `${shown} is read-only; tmsync does not change it`, {
+      hint: 'make it writable (chmod u+w) and run the command again, or make the change by hand',
+      details: { file: shown },
+    });
+  }
+  return { shown, target, before };
+}
+
+function sessionTempDir(root: string, ops: FileOps, session: WriteSession | undefined): Promise<string> {
+  return once(session, `temp:${root}`, async () => tempDir(await ops.realpath(root), ops));
+}
+
+export interface WriteFilesOptions extends WriteFileOptions {
+  /** files in flight at once @default 32 */
+  parallel?: number;
+  /**
+   * Flushes every file of the file system holding `dir` to the disk at once; answers false when it
+   * cannot (each file is then fsynced on its own). @default `sync -f DIR` (syncfs(2)) on Linux
+   */
+  syncFileSystem?: (dir: string) => Promise<boolean>;
+}
+
+/** `sync -f DIR`: one syncfs(2) for the whole file system; false where it is missing or fails. */
+export function syncFileSystem(dir: string): Promise<boolean> {
+  if (process.platform !== 'linux') return Promise.resolve(false);
+  return new Promise((done) => {
+    execFile('sync', ['-f', dir], { timeout: 120_000 }, (err) => done(err === null));
+  });
+}
+
+/**
+ * Writes many files with the guarantees of {@link writeFileAtomic} (each reads old or new, never a
+ * part; the same checks and errors), with the cost of durability paid once instead of once a file:
+ * every content goes to its temporary file first, all of them are flushed to the disk together
+ * (one syncfs, or else one fsync each), and only then renamed into place. A failure before the
+ * renames leaves no file written and no temporary file; a failure during them leaves whole files
+ * (run again). `content` may be a function: each file is rendered as its turn comes. Without a
+ * root each file is written by {@link writeFileAtomic}.
+ */
+export async function writeFilesAtomic(
+  files: readonly { file: string; content: string | Uint8Array | (() => string | Uint8Array) }[],
+  options: WriteFilesOptions = {},
+): Promise<void> {
+  const parallel = options.parallel ?? 32;
+  const session = options.session ?? createWriteSession();
+  const single: WriteFileOptions = { ...(options.root !== undefined ? { root: options.root } : {}), ...(options.ops ? { ops: options.ops } : {}), session };
+  const contentOf = (c: string | Uint8Array | (() => string | Uint8Array)) => (typeof c === 'function' ? c() : c);
+  if (options.root === undefined) {
+    await limit(files, parallel, (f) => writeFileAtomic(f.file, contentOf(f.content), single));
+    return;
+  }
+  const ops = fileOps(options.ops);
+  const root = resolve(options.root);
+  const staged: { file: string; shown: string; target: string; content: string | Uint8Array; tmp: string | undefined }[] = [];
+  try {
+    await limit(files, parallel, async (f) => {
+      const { shown, target, before } = await prepareWrite(f.file, root, ops, session);
+      const content = contentOf(f.content);
+      const dir = dirname(target);
+      const entry = { file: f.file, shown, target, content, tmp: undefined as string | undefined };
+      staged.push(entry);
+      try {
+        await once(session, `mkdir:${dir}`, () => ops.mkdir(dir, { recursive: true }));
+        entry.tmp = join(await sessionTempDir(root, ops, session), `${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+        await writeNewFile(ops, entry.tmp, content, false);
+        await keepModeAndOwner(ops, entry.tmp, before);
+      } catch (err) {
+        throw ioError(err, 'write', shown);
+      }
+    });
+    // the data of every file is on the disk before any rename makes it a file: a crash leaves old or new
+    const flushed = staged.length > 0 && (await (options.syncFileSystem ?? syncFileSystem)(await sessionTempDir(root, ops, session)));
+    if (!flushed) {
+      await limit(staged, parallel, async (e) => {
+        try {
+          const fh = await ops.open(e.tmp!, 'r+');
+          try {
+            await fh.sync();
+          } finally {
+            await fh.close();
+          }
+        } catch (err) {
+          throw ioError(err, 'write', e.shown);
+        }
+      });
+    }
+    await limit(staged, parallel, async (e) => {
+      const tmp = e.tmp!;
+      try {
+        await ops.rename(tmp, e.target);
+        e.tmp = undefined;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw ioError(err, 'write', e.shown);
+        // the temporary directory is on another file system than the file: the single write handles it
+        await ops.unlink(tmp).catch(() => undefined);
+        e.tmp = undefined;
+        await writeFileAtomic(e.file, e.content, single);
+      }
+    });
+  } catch (err) {
+    await Promise.all(staged.map((e) => (e.tmp === undefined ? undefined : ops.unlink(e.tmp).catch(() => undefined))));
+    throw err;
+  }
+}
+
+/** Runs `fn` over `items`, `n` at a time; the first failure is thrown once the running calls settle. */
+async function limit<T>(items: readonly T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { err: unknown } | undefined;
+  await Promise.all(
+    Array.from({ length: Math.max(1, Math.min(n, items.length)) }, async () => {
+      while (next < items.length && !failure) {
+        const item = items[next++]!;
+        try {
+          await fn(item);
+        } catch (err) {
+          failure ??= { err };
+        }
+      }
+    }),
+  );
+  if (failure) throw failure.err;
 }
 
 /**

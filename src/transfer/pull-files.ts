@@ -29,6 +29,12 @@ export type PullFileKind = 'case' | 'step_group' | 'folder' | 'config';
 export interface BuildPullFilesOptions extends BuildModelOptions {
   /** write a `tmsync.yaml` with these settings (when the repository has none) */
   config?: PulledConfig;
+  /**
+   * Render each file's `content` when it is first read instead of here (the same text, memoized):
+   * `pull` then renders file N while files before it are being written, instead of rendering all
+   * of them before the first write. @default false
+   */
+  lazyContent?: boolean;
 }
 
 /** What a fresh pull writes into `tmsync.yaml`. */
@@ -84,13 +90,33 @@ function fileFor(
   path: string,
   existingFile: string | undefined,
   render: (path: string) => string,
-  doc: Record<string, unknown>,
+  doc: () => Record<string, unknown>,
+  lazy: boolean,
 ): PullFile {
-  const content = render(path);
-  if (existingFile === undefined) return { kind, path, action: 'create', content };
+  const file: PullFile =
+    existingFile === undefined
+      ? { kind, path, action: 'create', content: '' }
+      : { kind, path, action: 'update', content: '', fields: managedFields(kind, doc()), ...(existingFile !== path ? { renameFrom: existingFile } : {}) };
+  if (!lazy) {
+    file.content = render(path);
+    return file;
+  }
+  let content: string | undefined;
+  Object.defineProperty(file, 'content', {
+    enumerable: true,
+    configurable: true,
+    get: () => (content ??= render(path)),
+    set: (v: string) => {
+      content = v;
+    },
+  });
+  return file;
+}
+
+function managedFields(kind: Exclude<PullFileKind, 'config'>, doc: Record<string, unknown>): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   for (const key of MANAGED_KEYS[kind]) fields[key] = doc[key];
-  return { kind, path, action: 'update', content, fields, ...(existingFile !== path ? { renameFrom: existingFile } : {}) };
+  return fields;
 }
 
 /** The configuration a fresh pull writes: just enough for `plan` to find the project again. */
@@ -106,16 +132,17 @@ export function renderPulledConfig(config: PulledConfig): string {
 
 export function buildPullFiles(actual: ActualState, options: BuildPullFilesOptions = {}): PullFilesResult {
   const includeIds = options.includeIds ?? true;
+  const lazy = options.lazyContent ?? false;
   const model = buildRepositoryModel(actual, { ...options, includeIds });
   const files: PullFile[] = [];
   if (options.config) files.push({ kind: 'config', path: 'tmsync.yaml', action: 'create', content: renderPulledConfig(options.config) });
   for (const f of model.folders) {
     const existingFile = f.movedFrom ?? (options.existing?.folders.some((e) => e.file === f.file) ? f.file : undefined);
     const doc = folderDoc(f, includeIds);
-    files.push(fileFor('folder', f.file, existingFile, (p) => renderModelFolder(f, includeIds, p), { id: doc.id, name: doc.name, order: doc.order }));
+    files.push(fileFor('folder', f.file, existingFile, (p) => renderModelFolder(f, includeIds, p), () => ({ id: doc.id, name: doc.name, order: doc.order }), lazy));
   }
-  for (const g of model.stepGroups) files.push(fileFor('step_group', g.file, g.existingFile, (p) => renderModelStepGroup(g, p), stepGroupDocument(g)));
-  for (const c of model.cases) files.push(fileFor('case', c.file, c.existingFile, (p) => renderModelCase(c, p), caseDocument(c)));
+  for (const g of model.stepGroups) files.push(fileFor('step_group', g.file, g.existingFile, (p) => renderModelStepGroup(g, p), () => stepGroupDocument(g), lazy));
+  for (const c of model.cases) files.push(fileFor('case', c.file, c.existingFile, (p) => renderModelCase(c, p), () => caseDocument(c), lazy));
   return {
     files,
     gone: model.gone,

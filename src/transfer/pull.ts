@@ -8,7 +8,7 @@ import { CONFIG_DEFAULTS, type TmsyncConfig } from '../repository/config.js';
 import { loadRepository } from '../repository/loader.js';
 import { fileOps, ioError, type FileOps } from '../repository/file-ops.js';
 import { decodeTextOrThrow } from '../repository/text-file.js';
-import { removeStrayTempFiles, setYamlFields, writeFileAtomic } from '../repository/writer.js';
+import { createWriteSession, removeStrayTempFiles, setYamlFields, writeFileAtomic, writeFilesAtomic } from '../repository/writer.js';
 import { forEachLimit } from './streams.js';
 import { buildPullFiles, MANAGED_KEYS, type PullFile, type PulledConfig } from './pull-files.js';
 import type { FieldWarning } from './case-fields.js';
@@ -33,6 +33,13 @@ export interface PullOptions {
   parallel?: number;
   /** file system calls (tests inject failures) */
   ops?: Partial<FileOps>;
+  /**
+   * How new files reach the disk: `batch` writes them all, flushes them together, then renames
+   * them into place (`writeFilesAtomic`); `each` writes and fsyncs them one by one
+   * (`writeFileAtomic`, the way before; kept to compare in the bench).
+   * @default `TMSYNC_PULL_WRITE` when it is `each`, else `batch`
+   */
+  writeMode?: 'batch' | 'each';
   /**
    * What the repository already holds, as `loadExistingRepository(root, config)` reads it, when
    * the caller started that read earlier (while the service is read, so the two overlap).
@@ -131,7 +138,8 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
   const { root } = options;
   const existing = await (options.existing ?? loadExistingRepository(root, options.config));
   await removeStrayTempFiles(root, existing.strays, options.ops);
-  const write = { root, ...(options.ops ? { ops: options.ops } : {}) };
+  // the root, its temporary directory and each directory are prepared once for all the files
+  const write = { root, session: createWriteSession(), ...(options.ops ? { ops: options.ops } : {}) };
   const ops = fileOps(options.ops);
   const built = buildPullFiles(actual, {
     casesDir: options.config.casesDir,
@@ -139,6 +147,8 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
     ...(options.folder ? { folder: options.folder } : {}),
     existing,
     ...(options.writeConfig ? { config: options.writeConfig } : {}),
+    // each file is rendered as its turn to be written comes: rendering overlaps the writes before it
+    lazyContent: true,
   });
   const result: PullResult = {
     created: [],
@@ -164,7 +174,10 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
     vacated.add(dirname(f.renameFrom));
   }
 
-  await forEachLimit(built.files, options.parallel ?? 32, async (f: PullFile) => {
+  const parallel = options.parallel ?? 32;
+  const creates = built.files.filter((f) => f.action === 'create');
+  const mode = options.writeMode ?? (process.env.TMSYNC_PULL_WRITE === 'each' ? 'each' : 'batch');
+  await forEachLimit(mode === 'each' ? built.files : built.files.filter((f) => f.action !== 'create'), parallel, async (f: PullFile) => {
     const abs = join(root, f.path);
     if (f.action === 'create') {
       await writeFileAtomic(abs, f.content, write);
@@ -189,6 +202,15 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
     await setYamlFields(abs, changed, f.kind === 'config' ? write : { ...write, order: MANAGED_KEYS[f.kind] });
     result.updated.push(f.path);
   });
+  if (mode === 'batch') {
+    // new files: all written, flushed to the disk together, then renamed into place (a failure
+    // before the renames leaves none of them); each is rendered as its turn comes
+    await writeFilesAtomic(
+      creates.map((f) => ({ file: join(root, f.path), content: () => f.content })),
+      { ...write, parallel },
+    );
+    for (const f of creates) result.created.push(f.path);
+  }
 
   // directories left empty by moves would read as new folders: remove them (never anything else)
   const stop = new Set([options.config.casesDir, options.config.stepGroupsDir, '.', '']);
