@@ -1,24 +1,14 @@
 import type { ClientOptions, RetryEvent } from '../remote/index.js';
+import { knownCause } from '../remote/api-error.js';
 import { formatDuration } from '../ci/duration.js';
 
 /** How long a request retries before the CLI says it is waiting (ms, client clock). */
 export const RETRY_NOTICE_AFTER_MS = 2000;
 
-const CAUSES: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'connection reset',
-  EPIPE: 'connection closed',
-  ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'DNS lookup failed',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  UND_ERR_CONNECT_TIMEOUT: 'connect timeout',
-  UND_ERR_SOCKET: 'connection closed',
-};
-
 /** Why an attempt failed, in words: `connection refused`, `HTTP 503`, `rate limited (HTTP 429)`. */
 export function retryReason(e: RetryEvent): string {
-  if (e.cause && CAUSES[e.cause]) return CAUSES[e.cause];
+  const words = e.cause ? knownCause(e.cause) : undefined;
+  if (words) return words;
   if (e.error === 'timeout') return 'no answer in time';
   if (e.error === 'rate_limited') return `rate limited${e.status ? ` (HTTP ${e.status})` : ''}`;
   if (e.status !== undefined) return `HTTP ${e.status}`;

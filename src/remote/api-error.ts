@@ -58,7 +58,7 @@ export class ApiError extends TmsyncError {
   constructor(init: ApiErrorInit) {
     const what = `${init.method} ${init.path}`;
     const status = init.status !== undefined ? ` ${init.status}` : '';
-    const said = init.serviceMessage ? `: ${init.serviceMessage}` : init.cause ? `: ${init.cause}` : '';
+    const said = init.serviceMessage ? `: ${init.serviceMessage}` : init.cause ? `: ${causeInWords(init.cause)}` : '';
     const rid = init.requestId ? ` [x-request-id ${init.requestId}]` : '';
     super(init.code, `${what} failed (${init.code}${status})${said}${rid}`, {
       hint: init.hint ?? defaultHint(init.code, init.status),
@@ -135,4 +135,27 @@ export function scrubValue(value: unknown, secrets: readonly string[]): unknown 
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubValue(v, secrets)]));
   }
   return value;
+}
+
+const CAUSES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection closed',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'DNS lookup failed',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  UND_ERR_CONNECT_TIMEOUT: 'connect timeout',
+  UND_ERR_SOCKET: 'connection closed',
+};
+
+/** A low-level failure code in words, when it is a known one: `ECONNRESET` → `connection reset`. */
+export function knownCause(code: string): string | undefined {
+  return Object.hasOwn(CAUSES, code) ? CAUSES[code] : undefined;
+}
+
+/** A failure's cause for a message: `connection reset (ECONNRESET)`; other causes as they are. */
+function causeInWords(cause: string): string {
+  const words = knownCause(cause);
+  return words ? `${words} (${cause})` : cause;
 }
