@@ -1,13 +1,14 @@
 import { isOperationKind, kindCreates } from '../plan/operation-kinds.js';
 import type { Plan } from '../plan/operations.js';
 import { executePlan, type ApplyProgress, type ApplyResult } from './executor.js';
-import { Journal, journalPath, readJournal, rotateJournal, summarizeJournal, type JournalSummary } from './journal.js';
+import { Journal, journalPath, readJournalFile, rotateJournal, rotateJournalFile, summarizeJournal, type JournalOwner, type JournalSummary } from './journal.js';
 import { acquireRepositoryLock } from './lock.js';
 import type { ApplyClient } from './reconcile.js';
 import { applyPendingWriteBacks, pendingWriteBacks, type PendingWriteBack, type WriteBackFn } from './write-back.js';
 
 /**
- * The write engine: `tmsync apply`, `tmsync migrate` and library callers run plans through it.
+ * The write engine: `tmsync apply`, `tmsync migrate`, `tmsync restore` (`restoreBackup`) and
+ * library callers run plans through it.
  * It owns the repository lock (`.tmsync/lock`), the journal of the runs
  * (`.tmsync/journal.jsonl`), resume (creates an earlier run recorded are not sent again, creates
  * it sent without an answer are looked up first, ids it did not write are written), reconciliation
@@ -40,6 +41,13 @@ export interface ApplyRunOptions {
    * source/target pair) @default the session's root
    */
   journalRoot?: string;
+  /**
+   * the journal file itself, instead of `<journalRoot>/.tmsync/journal.jsonl` (a restore keeps one
+   * per backup and target), and how its messages name it @default none
+   */
+  journalFile?: JournalFile;
+  /** a write engine run that names its item types, the restore, counts each operation as it ends @default none */
+  onOperationDone?: (key: string, ok: boolean) => void;
   /** writes an id into a repository file @default none (no files: the ids stay on the service) */
   writeBack?: WriteBackFn;
   /**
@@ -75,11 +83,23 @@ export interface ApplyPlanResult extends ApplyResult {
   journal: string;
 }
 
+/** A journal in a file of its own. */
+export interface JournalFile extends JournalOwner {
+  file: string;
+  /**
+   * keep the file after a run where everything succeeded (a restore run again says what earlier
+   * runs restored) @default false: it is moved to `<file>.prev`
+   */
+  keep?: boolean;
+  /** what a write failure asks to check @default the permissions and free space of the repository directory */
+  hint?: string;
+}
+
 export interface ApplySession {
   /** what taking the lock noticed (a lock taken over from a process that is gone) */
   readonly notes: readonly string[];
-  /** what earlier runs against the project left in the journal (read once per journal) */
-  resume(projectId: string, journalRoot?: string): Promise<JournalSummary>;
+  /** what earlier runs against the project left in the journal (read once per journal): the root's, another root's, or a file */
+  resume(projectId: string, journal?: string | JournalFile): Promise<JournalSummary>;
   /** writes the ids earlier runs recorded but did not write (files without `id:` only) */
   finishWriteBacks(projectId: string, root: string, writeBack: WriteBackFn): Promise<{ written: PendingWriteBack[]; failed: (PendingWriteBack & { message: string })[] }>;
   /** runs the plan, resuming what the journal recorded; an all-successful run rotates the journal */
@@ -94,10 +114,11 @@ export interface ApplySession {
 export async function openApplySession(options: ApplySessionOptions): Promise<ApplySession> {
   const lock = await acquireRepositoryLock(options.root, { command: options.command ?? 'apply', timeoutMs: options.lockTimeoutMs ?? 0 });
   const summaries = new Map<string, JournalSummary>();
-  const resume = async (projectId: string, journalRoot = options.root) => {
-    const key = `${journalRoot}\u0000${projectId}`;
+  const resume = async (projectId: string, journal: string | JournalFile = options.root) => {
+    const where = typeof journal === 'string' ? { file: journalPath(journal) } : journal;
+    const key = `${where.file}\u0000${projectId}`;
     let s = summaries.get(key);
-    if (!s) summaries.set(key, (s = summarizeJournal(await readJournal(journalRoot), projectId)));
+    if (!s) summaries.set(key, (s = summarizeJournal(await readJournalFile(where.file, where), projectId)));
     return s;
   };
   return {
@@ -105,8 +126,8 @@ export async function openApplySession(options: ApplySessionOptions): Promise<Ap
     resume,
     finishWriteBacks: async (projectId, root, writeBack) => applyPendingWriteBacks(await pendingWriteBacks(await resume(projectId), root), writeBack),
     apply: async (plan, run) => {
-      const journalRoot = run.journalRoot ?? options.root;
-      return runJournalled(plan, run, await resume(plan.project.id, journalRoot), journalRoot, options.journalWrite);
+      const journal = run.journalFile ?? { file: journalPath(run.journalRoot ?? options.root) };
+      return runJournalled(plan, run, await resume(plan.project.id, journal), journal, options.journalWrite);
     },
     settled: async (projectId) => {
       if ((await resume(projectId)).runs > 0) await rotateJournal(options.root);
@@ -133,14 +154,18 @@ async function runJournalled(
   plan: Plan,
   run: ApplyRunOptions,
   summary: JournalSummary,
-  journalRoot: string,
+  where: JournalFile,
   journalWrite: ((text: string) => Promise<void>) | undefined,
 ): Promise<ApplyPlanResult> {
   const existing = new Set(run.existingIds ?? []);
   const resumeIds = resumedCreates(summary, existing);
   const pendingCreates = run.settlePending ? run.settlePending(summary.pendingCreates, resumeIds) : summary.pendingCreates;
   const topFolders = run.existingTopFolders === 'read' ? await readTopFolders(run.client, plan) : run.existingTopFolders;
-  const journal = await Journal.open(journalRoot, plan.project.id, journalWrite ? { write: journalWrite } : {});
+  const { keep, ...owner } = where;
+  const journal = await Journal.open('', plan.project.id, {
+    ...owner,
+    ...(journalWrite ? { write: journalWrite } : {}),
+  });
   let result: ApplyResult;
   try {
     result = await executePlan(plan, {
@@ -156,14 +181,15 @@ async function runJournalled(
       ...(run.signal ? { signal: run.signal } : {}),
       ...(run.onProgress ? { onProgress: run.onProgress } : {}),
       ...(run.window !== undefined ? { window: run.window } : {}),
+      ...(run.onOperationDone ? { onOperationDone: run.onOperationDone } : {}),
     });
   } finally {
     await journal.close();
   }
   const complete = !result.journalError && !result.interrupted && result.failed.length === 0 && result.skipped.length === 0;
   // nothing is left to resume: the next run starts a fresh journal
-  if (complete) await rotateJournal(journalRoot);
-  return { ...result, journal: journalPath(journalRoot) };
+  if (complete && !keep) await rotateJournalFile(where.file);
+  return { ...result, journal: where.file };
 }
 
 /** Creates an earlier run recorded with an id that the service still holds. */

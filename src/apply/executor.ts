@@ -99,6 +99,8 @@ export interface ExecuteOptions {
    * waits for; it is not a rate limiter (keep it well above the client's concurrency). @default 64
    */
   window?: number;
+  /** called as each operation ends (succeeded, failed, or skipped as a failure's dependent) @default none */
+  onOperationDone?: (key: string, ok: boolean) => void;
 }
 
 /**

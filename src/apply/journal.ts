@@ -16,12 +16,14 @@ import type { OperationKind } from '../plan/operations.js';
  *
  * Journals never hold the API key, request bodies or service answers: only keys, kinds and ids.
  *
- * Restore keeps its journal in the same format, one file per backup and target
- * (`.tmsync/restore-<hash>.jsonl`, see `src/transfer/restore-journal.ts`).
+ * Restore runs on the same engine, so its journal is this one, in a file per backup and target
+ * (`.tmsync/restore-<hash>.jsonl`, see `src/transfer/restore.ts`), keyed `type:old id`. Lines of
+ * the restore journal of tmsync before the journals were one (its format 1: `t`, `type`, `old`,
+ * `new`, a `tmsync-restore-journal` header) are read as the entries they mean.
  */
 
-/** What an entry is about: an operation kind, or a restore's create of a test plan or run. */
-export type JournalKind = OperationKind | 'create_test_plan' | 'create_test_run';
+/** What an entry is about: the operation's kind. */
+export type JournalKind = OperationKind;
 
 /** Names the command a journal belongs to, in its messages. */
 export interface JournalOwner {
@@ -84,6 +86,11 @@ export interface JournalSummary {
   ids: Map<string, { kind: JournalKind; id?: string; humanId?: string; file?: string; writeBack?: string }>;
   /** keys whose last entry is `done` */
   done: Set<string>;
+  /**
+   * keys of creates begun without a recorded answer, failed ones included (`pendingCreates` holds
+   * only those that may have reached the service as far as the failure tells)
+   */
+  unanswered: Set<string>;
   /** number of runs found for the project */
   runs: number;
 }
@@ -116,7 +123,7 @@ export async function readJournalFile(file: string, owner: JournalOwner = {}): P
 /** Parses journal text; `file` names it in messages. */
 export function parseJournal(text: string, file = JOURNAL_FILE, owner: JournalOwner = {}): JournalEntry[] {
   const command = owner.command ?? 'tmsync apply';
-  const lines = text.split('\n');
+  const lines = fromLegacyRestore(text, file).split('\n');
   const entries: JournalEntry[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i].trim();
@@ -151,9 +158,52 @@ export function parseJournal(text: string, file = JOURNAL_FILE, owner: JournalOw
   return entries;
 }
 
+/** The restore journal format of tmsync before the journals were one (still read). */
+const LEGACY_RESTORE_FORMAT_VERSION = 1;
+const LEGACY_RESTORE_KINDS: Record<string, JournalKind> = {
+  folder: 'create_folder',
+  step_group: 'create_step_group',
+  case: 'create_case',
+  plan: 'create_test_plan',
+  run: 'create_test_run',
+};
+
+/**
+ * Lines of the older restore journal, rewritten as journal entries (other lines as they are):
+ * its entries mean the same, so a restore started by an older tmsync is finished by this one.
+ */
+function fromLegacyRestore(text: string, file: string): string {
+  if (!text.includes('"tmsync-restore-journal"') && !text.includes('"t":')) return text;
+  return text
+    .split('\n')
+    .map((line) => {
+      let v: Record<string, unknown>;
+      try {
+        v = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        return line;
+      }
+      if (v.kind === 'tmsync-restore-journal') {
+        if (v.format_version !== LEGACY_RESTORE_FORMAT_VERSION) {
+          throw new TmsyncError(
+            'journal_version',
+            `${file} has format_version ${JSON.stringify(v.format_version)}; this tmsync reads restore journals of format_version ${LEGACY_RESTORE_FORMAT_VERSION} and ${JOURNAL_FORMAT_VERSION}`,
+            { hint: 'finish the restore with the tmsync version that started it' },
+          );
+        }
+        return JSON.stringify({ format_version: JOURNAL_FORMAT_VERSION, type: 'header', project_id: v.target_project_id, started_at: v.started_at });
+      }
+      const isLegacy = (v.t === 'begin' || v.t === 'created' || v.t === 'done') && typeof v.type === 'string' && typeof v.old === 'string';
+      if (!isLegacy || !Object.hasOwn(LEGACY_RESTORE_KINDS, v.type as string)) return line;
+      const kind = LEGACY_RESTORE_KINDS[v.type as string];
+      return JSON.stringify({ type: v.t, key: `${v.type as string}:${v.old as string}`, kind, ...(typeof v.new === 'string' ? { id: v.new } : {}) });
+    })
+    .join('\n');
+}
+
 /** Folds the runs of one project into what a new apply must know. */
 export function summarizeJournal(entries: readonly JournalEntry[], projectId: string): JournalSummary {
-  const summary: JournalSummary = { pendingCreates: new Set(), exclude: new Map(), ids: new Map(), done: new Set(), runs: 0 };
+  const summary: JournalSummary = { pendingCreates: new Set(), exclude: new Map(), ids: new Map(), done: new Set(), unanswered: new Set(), runs: 0 };
   let ours = false;
   for (const e of entries) {
     if (e.type === 'header') {
@@ -165,12 +215,14 @@ export function summarizeJournal(entries: readonly JournalEntry[], projectId: st
     switch (e.type) {
       case 'begin':
         summary.pendingCreates.add(e.key);
+        summary.unanswered.add(e.key);
         if (e.exclude?.length) summary.exclude.set(e.key, [...(summary.exclude.get(e.key) ?? []), ...e.exclude]);
         summary.done.delete(e.key);
         break;
       case 'created':
       case 'done':
         summary.pendingCreates.delete(e.key);
+        summary.unanswered.delete(e.key);
         if (e.type === 'done') summary.done.add(e.key);
         if (e.id !== undefined || e.file !== undefined) {
           summary.ids.set(e.key, { kind: e.kind, id: e.id, humanId: e.human_id, file: e.file, writeBack: e.write_back });
@@ -330,7 +382,11 @@ export class Journal {
  * starts a fresh file.
  */
 export async function rotateJournal(root: string): Promise<void> {
-  const file = journalPath(root);
+  await rotateJournalFile(journalPath(root));
+}
+
+/** Moves a journal file to `<file>.prev` (see {@link rotateJournal}). */
+export async function rotateJournalFile(file: string): Promise<void> {
   await rename(file, `${file}.prev`).catch((err: NodeJS.ErrnoException) => {
     if (err.code !== 'ENOENT') throw err;
   });

@@ -1,6 +1,7 @@
 import type { ActualState, DesiredState } from '../model.js';
 import type { QueryOf } from '../api/endpoints.js';
 import type { TmsClient } from '../remote/client.js';
+import type { Operation, OperationKind } from '../plan/operations.js';
 import type { CreateOp, RefResolver } from './requests.js';
 
 /**
@@ -106,7 +107,29 @@ export const CREATE_KINDS: {
     readHumanId: async (client, projectId, id) =>
       (await client.call('getStepGroup', { params: { project_id: projectId, step_group_id: id } })).data?.step_group?.human_id,
   },
+  create_test_plan: { find: (op, ctx) => findTestPlan(ctx, op.title) },
+  create_test_run: { find: (op, ctx) => findTestRun(ctx, op.title) },
 };
+
+/**
+ * Operations whose request may have taken effect although it failed (its answer was lost, or an
+ * earlier run did it without recording so): the item is read, and when it is as the operation
+ * wants, the operation counts as done instead of failed.
+ */
+export const CONFIRM_KINDS: {
+  readonly [K in OperationKind]?: (op: Extract<Operation, { kind: K }>, client: ApplyClient, projectId: string, resolve: RefResolver) => Promise<boolean>;
+} = {
+  complete_test_plan: async (op, client, projectId, resolve) => {
+    const plan = await client.call('getTestPlan', { params: { project_id: projectId, test_plan_id: resolve(op.plan) } }).catch(() => undefined);
+    return plan?.data.test_plan.status === 'COMPLETED';
+  },
+};
+
+/** Whether a failed operation did what it wants after all (see {@link CONFIRM_KINDS}); false when its kind cannot tell. */
+export function confirmDone(op: Operation, client: ApplyClient, projectId: string, resolve: RefResolver): Promise<boolean> {
+  const confirm = CONFIRM_KINDS[op.kind] as ((op: Operation, client: ApplyClient, projectId: string, resolve: RefResolver) => Promise<boolean>) | undefined;
+  return confirm ? confirm(op, client, projectId, resolve) : Promise.resolve(false);
+}
 
 type AnyCreateEntry = (typeof CREATE_KINDS)[CreateKind] & { find: (op: CreateOp, ctx: ReconcileContext, resolve: RefResolver) => Promise<WireItem | undefined> };
 

@@ -2,10 +2,10 @@ import type { CaseWireBody } from '../api/bodies.js';
 import type { BodyOf, EndpointName } from '../api/endpoints.js';
 import { CASE_FIELDS_BY_KIND, fieldOf, setField } from '../fields.js';
 import { actionOf, kindCreates } from '../plan/operation-kinds.js';
-import type { CaseBody, CreateCaseOp, CreateFolderOp, CreateStepGroupOp, Operation, OperationKind, Ref, StepBody, StepGroupBody } from '../plan/operations.js';
+import type { CaseBody, CreateCaseOp, CreateFolderOp, CreateStepGroupOp, CreateTestPlanOp, CreateTestRunOp, Operation, OperationKind, Ref, StepBody, StepGroupBody } from '../plan/operations.js';
 
 /** The operations that create a remote item. */
-export type CreateOp = CreateFolderOp | CreateCaseOp | CreateStepGroupOp;
+export type CreateOp = CreateFolderOp | CreateCaseOp | CreateStepGroupOp | CreateTestPlanOp | CreateTestRunOp;
 
 /**
  * The one table from plan operation to service requests. Pure: no network, no disk, no clock.
@@ -37,6 +37,11 @@ interface Request<N extends EndpointName> {
   produces?: 'id';
   /** response data key holding the item (`folder`, `test_case`, `step_group`) */
   resultKey?: string;
+  /**
+   * sent only when the operation's create was made by an earlier run (resumed), not when this run
+   * sent it: reopening a run a killed restore may have closed before its results are sent again
+   */
+  resumeOnly?: true;
 }
 
 /** One request of an operation: any endpoint, with that endpoint's body. */
@@ -112,6 +117,17 @@ export const KIND_REQUESTS: { readonly [K in OperationKind]: RequestsOf<K> } = {
     { endpoint: 'updateTestCase', params: { project_id, test_case_id: op.id }, body: { folder_id: resolve(op.folder) }, resultKey: 'test_case' },
   ],
   delete_case: (op, _resolve, project_id) => [{ endpoint: 'deleteTestCase', params: { project_id, test_case_id: op.id } }],
+  create_test_plan: (op, _resolve, project_id) => [
+    {
+      endpoint: 'createTestPlan',
+      params: { project_id },
+      body: { title: op.title, description: op.description, start_date: op.startDate, end_date: op.endDate },
+      produces: 'id',
+      resultKey: 'test_plan',
+    },
+  ],
+  complete_test_plan: (op, resolve, project_id) => [{ endpoint: 'completeTestPlan', params: { project_id, test_plan_id: resolve(op.plan) } }],
+  create_test_run: (op, resolve, project_id) => testRunRequests(op, resolve, project_id),
   adopt: () => [],
 };
 
@@ -119,6 +135,49 @@ export const KIND_REQUESTS: { readonly [K in OperationKind]: RequestsOf<K> } = {
 export function requestsFor(op: Operation, resolve: RefResolver, projectId: string): RequestDescriptor[] {
   // each entry accepts its own kind, which `op.kind` picks
   return (KIND_REQUESTS[op.kind] as RequestsOf<OperationKind>)(op, resolve, projectId);
+}
+
+/**
+ * A run is created STATIC with exactly its cases; its results are idempotent PUTs (a resumed run
+ * sends them again), in batches; a closed run is closed last, and reopened first when resumed.
+ */
+function testRunRequests(op: CreateTestRunOp, resolve: RefResolver, project_id: string): RequestDescriptor[] {
+  const params = { project_id, test_run_id: SELF };
+  const reqs: RequestDescriptor[] = [
+    {
+      endpoint: 'createTestRun',
+      params: { project_id },
+      body: {
+        title: op.title,
+        description: op.description,
+        status: 'ACTIVE',
+        selection_type: 'STATIC',
+        static_selection_filters: [{ field: 'id', operator: 'IN', values: op.cases.map(resolve) }],
+        start_date: op.startDate,
+        end_date: op.endDate,
+        assignee_id: op.assigneeId,
+        label_names: op.labelNames,
+        ...(op.environmentIds ? { environment_ids: op.environmentIds } : {}),
+        test_plan_id: op.plan === null ? null : resolve(op.plan),
+      },
+      produces: 'id',
+      resultKey: 'test_run',
+    },
+  ];
+  // results need the run open: an earlier run may have closed it already
+  if (op.close) reqs.push({ endpoint: 'updateTestRun', params, body: { status: 'ACTIVE' }, resumeOnly: true });
+  const rows: { test_case_id: string; test_run_status_id: string; user_id?: string }[] = [];
+  const assignOnly: { test_case_id: string; user_id: string }[] = [];
+  for (const r of op.results) {
+    const caseId = resolve(r.case);
+    if (r.statusId !== undefined) rows.push({ test_case_id: caseId, test_run_status_id: r.statusId, ...(r.userId ? { user_id: r.userId } : {}) });
+    else if (r.userId !== undefined) assignOnly.push({ test_case_id: caseId, user_id: r.userId });
+  }
+  const size = Math.max(1, op.batchSize);
+  for (let i = 0; i < rows.length; i += size) reqs.push({ endpoint: 'updateRunCases', params, body: { test_run_cases: rows.slice(i, i + size) } });
+  for (const a of assignOnly) reqs.push({ endpoint: 'assignRunCaseUser', params, body: a });
+  if (op.close) reqs.push({ endpoint: 'updateTestRun', params, body: { status: 'CLOSED' } });
+  return reqs;
 }
 
 /** The wire body of a step group create or (full-replacement) update. */
@@ -147,7 +206,7 @@ export function caseBody(body: CaseBody, resolve: RefResolver): CaseWireBody {
             step_description: s.description,
             expected_results: s.expected,
             order: i + 1,
-            step_type: 'DEFAULT',
+            step_type: s.stepType ?? 'DEFAULT',
             step_group_id: s.stepGroup === null ? null : resolve(s.stepGroup),
           }))
         : value,

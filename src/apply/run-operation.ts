@@ -1,7 +1,7 @@
 import { actionOf } from '../plan/operation-kinds.js';
 import type { AdoptOp, Operation } from '../plan/operations.js';
 import type { ApplyResult } from './executor.js';
-import { CREATE_KINDS, findCreated } from './reconcile.js';
+import { confirmDone, CREATE_KINDS, findCreated } from './reconcile.js';
 import { fillSelf, isCreate, isDelete, requestsFor, type CreateOp, type RequestDescriptor } from './requests.js';
 import type { RunState } from './run-state.js';
 
@@ -26,11 +26,21 @@ export async function runOperation(state: RunState, op: Operation): Promise<bool
         return false;
       }
     }
-    const requests = requestsFor(op, state.resolve, state.projectId);
+    // a create an earlier run made: the requests only a resumed item needs are sent too
+    const resumed = found !== undefined;
+    const requests = requestsFor(op, state.resolve, state.projectId).filter((r) => resumed || !r.resumeOnly);
     for (let i = 0; i < requests.length; i++) await sendRequest(state, op, requests[i], i === requests.length - 1, self);
     await finish(state, op, self);
     return true;
   } catch (err) {
+    if (op.kind !== 'adopt' && !(state.options.signal?.aborted && (err as { code?: string }).code === 'aborted')) {
+      // an answer lost after the change was made, or a change an earlier run made without recording so
+      const confirmed = await confirmDone(op, state.options.client, state.projectId, state.resolve).catch(() => false);
+      if (confirmed) {
+        await finish(state, op, self);
+        return true;
+      }
+    }
     return failed(state, op, err, self.id === undefined);
   }
 }

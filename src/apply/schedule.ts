@@ -27,6 +27,7 @@ export async function scheduleOperations(state: RunState, runOne: (key: string) 
       if (finished.has(k)) continue;
       finished.add(k);
       result.skipped.push({ key: k, reason });
+      options.onOperationDone?.(k, false);
       stack.push(...(dependents.get(k) ?? []));
     }
   };
@@ -48,6 +49,7 @@ export async function scheduleOperations(state: RunState, runOne: (key: string) 
         void runOne(key).then((ok) => {
           inFlight--;
           finished.add(key);
+          options.onOperationDone?.(key, ok);
           if (ok) release(key);
           else skipDependents(key, `depends on ${key}, which failed`);
           progress();

@@ -8,7 +8,7 @@ import type { FieldChange, Operation, OperationKind, WriteBack } from './operati
  * pure. A new kind fails to compile until it has an entry here and there.
  */
 
-export type ItemType = 'folder' | 'case' | 'step_group';
+export type ItemType = 'folder' | 'case' | 'step_group' | 'test_plan' | 'test_run';
 export type Action = 'create' | 'update' | 'move' | 'delete' | 'adopt';
 
 /** What the text and markdown renderers show as an operation's heading. */
@@ -40,7 +40,7 @@ const inFolder = (path: readonly string[], title: string) => (path.length > 0 ? 
 const none = (): FieldChange[] => [];
 const own = (op: { changes: FieldChange[] }) => op.changes;
 const setValues = (op: { changes?: FieldChange[] }) => op.changes ?? [];
-const TYPE_WORDS: Record<ItemType, string> = { folder: 'folder', case: 'case', step_group: 'step group' };
+const TYPE_WORDS: Record<ItemType, string> = { folder: 'folder', case: 'case', step_group: 'step group', test_plan: 'test plan', test_run: 'test run' };
 
 function adoptNote(writeBack: WriteBack | undefined): string | undefined {
   if (!writeBack) return undefined;
@@ -126,6 +126,27 @@ export const OPERATION_KINDS: { readonly [K in OperationKind]: OperationKindEntr
     action: 'delete',
     words: 'delete case',
     heading: (op) => ({ type: 'case', humanId: op.humanId, name: inFolder(op.path, op.title) }),
+    changes: none,
+  },
+  create_test_plan: {
+    itemType: 'test_plan',
+    action: 'create',
+    words: 'create test plan',
+    heading: (op) => ({ type: 'test plan', name: op.title }),
+    changes: none,
+  },
+  complete_test_plan: {
+    itemType: 'test_plan',
+    action: 'update',
+    words: 'complete test plan',
+    heading: (op) => ({ type: 'test plan', name: op.title, note: 'completed' }),
+    changes: () => [{ field: 'status', from: 'ACTIVE', to: 'COMPLETED' }],
+  },
+  create_test_run: {
+    itemType: 'test_run',
+    action: 'create',
+    words: 'create test run',
+    heading: (op) => ({ type: 'test run', name: op.title, note: `${op.cases.length} case${op.cases.length === 1 ? '' : 's'}, ${op.results.length} result${op.results.length === 1 ? '' : 's'}${op.close ? ', closed' : ''}` }),
     changes: none,
   },
   adopt: {

@@ -28,6 +28,8 @@ export interface StepBody {
   description: string;
   expected: string;
   stepGroup: Ref | null;
+  /** the service's step type, kept by a restore @default 'DEFAULT' */
+  stepType?: string;
 }
 
 /**
@@ -160,10 +162,55 @@ export interface DeleteCaseOp extends OpBase {
   path: string[];
 }
 
+/**
+ * A test plan to create (restore: a backup's plan). Dates are already in the service's unit.
+ * Plans and runs come only from backups: `tmsync plan` never makes these operations, and saved
+ * plans do not hold them.
+ */
+export interface CreateTestPlanOp extends OpBase {
+  kind: 'create_test_plan';
+  title: string;
+  description: string;
+  startDate: number | null;
+  endDate: number | null;
+}
+/** Completes a test plan (last: a completed plan may refuse new runs). */
+export interface CompleteTestPlanOp extends OpBase {
+  kind: 'complete_test_plan';
+  plan: Ref;
+  title: string;
+}
+/** One result of a run case: a status (and its user), or only an assignee (the update needs a status). */
+export interface RunCaseResult {
+  case: Ref;
+  statusId?: string;
+  userId?: string;
+}
+/**
+ * A STATIC test run holding exactly `cases`, then its results in batches of `batchSize` rows, the
+ * assignees of untested cases, and its closing when `close` is set.
+ */
+export interface CreateTestRunOp extends OpBase {
+  kind: 'create_test_run';
+  title: string;
+  description: string;
+  cases: Ref[];
+  plan: Ref | null;
+  startDate: number | null;
+  endDate: number | null;
+  assigneeId: string | null;
+  labelNames: string[];
+  /** ids of the instance the backup came from: only set when the target is that instance */
+  environmentIds?: (string | number)[];
+  results: RunCaseResult[];
+  batchSize: number;
+  close: boolean;
+}
+
 /** A natural-key match with nothing else to change: only the id is written back (no request). */
 export interface AdoptOp extends OpBase {
   kind: 'adopt';
-  itemType: 'case' | 'folder' | 'step_group';
+  itemType: 'case' | 'folder' | 'step_group' | 'test_plan' | 'test_run';
   id: string;
   humanId?: string;
   /** path of the folder, or of the case's folder */
@@ -184,6 +231,9 @@ export type Operation =
   | UpdateCaseOp
   | MoveCaseOp
   | DeleteCaseOp
+  | CreateTestPlanOp
+  | CompleteTestPlanOp
+  | CreateTestRunOp
   | AdoptOp;
 
 export type OperationKind = Operation['kind'];

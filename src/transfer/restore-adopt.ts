@@ -2,7 +2,6 @@ import type { ListEndpointName } from '../api/endpoints.js';
 import { TmsyncError } from '../errors.js';
 import type { TmsClient } from '../remote/client.js';
 import type { Backup } from './backup-format.js';
-import type { RestoreItemType } from './restore-journal.js';
 
 /**
  * Adoption: backup items that already exist in the target (a restore run from another directory
@@ -16,6 +15,9 @@ import type { RestoreItemType } from './restore-journal.js';
  * A key that more than one backup item or more than one target item shares cannot be paired
  * without guessing: such keys are refused before anything is written.
  */
+
+/** The kinds of backup items; a journal key is `type:old id` (`case:7f3a…`). */
+export type RestoreItemType = 'folder' | 'step_group' | 'case' | 'plan' | 'run';
 
 /** One item of the target as adoption sees it. */
 export interface TargetItem {
@@ -46,6 +48,8 @@ export interface AdoptionJournal {
   isPending(type: RestoreItemType, old: string): boolean;
   /** target ids already mapped: never adopted a second time */
   claimed: { has(id: string): boolean };
+  /** target ids an item begun without an answer cannot be (they existed before its create was sent) @default none */
+  excluded?(type: RestoreItemType, old: string): readonly string[];
 }
 
 export const TYPE_WORDS: Record<RestoreItemType, string> = {
@@ -189,7 +193,8 @@ export function planAdoption(backup: Backup, target: TargetItems, journal: Adopt
         for (const t of byKey.get(key) ?? []) if (!taken.has(t.id)) cands.set(t.id, t);
         // a folder begun without an answer may still wait at the top level for its move
         for (const b of pending ? group : []) {
-          for (const t of b.name !== undefined ? (topByName.get(b.name) ?? []) : []) if (!taken.has(t.id)) cands.set(t.id, t);
+          const before = new Set(journal.excluded?.(type, b.old) ?? []);
+          for (const t of b.name !== undefined ? (topByName.get(b.name) ?? []) : []) if (!taken.has(t.id) && !before.has(t.id)) cands.set(t.id, t);
         }
         if (cands.size === 0) continue;
         if (group.length === 1 && cands.size === 1) {

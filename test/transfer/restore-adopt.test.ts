@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Backup } from '../../src/transfer/backup-format.js';
-import { keyTargetItems, planAdoption, type AdoptionJournal, type WireItem } from '../../src/transfer/restore-adopt.js';
-import type { RestoreItemType } from '../../src/transfer/restore-journal.js';
+import { keyTargetItems, planAdoption, type AdoptionJournal, type RestoreItemType, type WireItem } from '../../src/transfer/restore-adopt.js';
 
 /** Only the fields natural keys are made of. */
 const backup = {

@@ -9,8 +9,7 @@ import { writeBackup } from '../../src/transfer/backup.js';
 import { parseBackupText } from '../../src/transfer/backup-read.js';
 import { clientBackupSource } from '../../src/transfer/backup-source.js';
 import type { Backup } from '../../src/transfer/backup-format.js';
-import { restoreBackup } from '../../src/transfer/restore.js';
-import { restoreJournalPath } from '../../src/transfer/restore-journal.js';
+import { restoreBackup, restoreJournalPath } from '../../src/transfer/restore.js';
 import { fetchRestoreDirectory } from '../../src/transfer/restore-target.js';
 import { client, emptyProject, emulator, projectSnapshot, seedVariedProject } from './helpers.js';
 

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { parseRestoreJournal } from '../../src/transfer/restore-journal.js';
+import { parseJournal, summarizeJournal } from '../../src/apply/journal.js';
+import { RESTORE_JOURNAL } from '../../src/transfer/restore.js';
+
+/** What a restore reads of its journal: the write engine's journal, named as the restore's. */
+function parseRestoreJournal(text: string, file: string, targetProjectId: string) {
+  const summary = summarizeJournal(parseJournal(text, file, RESTORE_JOURNAL), targetProjectId);
+  const ids = new Map<string, string>();
+  for (const [k, rec] of summary.ids) if (rec.id !== undefined) ids.set(k, rec.id);
+  return { ids, done: summary.done, pending: summary.unanswered, runs: summary.runs };
+}
 
 const TARGET = 'p-target';
 

@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TmsClient } from '../../src/remote/index.js';
 import { restoreBackup } from '../../src/transfer/restore.js';
-import { caseBody, runBody, runResults } from '../../src/transfer/restore-bodies.js';
+import { requestsFor } from '../../src/apply/requests.js';
+import { summarizeJournal } from '../../src/apply/journal.js';
+import type { Ref } from '../../src/plan/operations.js';
+import { buildRestorePlan } from '../../src/transfer/restore-plan.js';
+import type { RestoreMapping } from '../../src/transfer/restore-mapping.js';
 import type { Backup } from '../../src/transfer/backup-format.js';
 import { buildRestoreMapping, type RestoreTargetDirectory } from '../../src/transfer/restore-mapping.js';
 
@@ -154,9 +158,27 @@ describe('buildRestoreMapping', () => {
       { description: 'b', expected: '', order: 2, step_group_id: 'old-g' },
       { description: 'a', expected: 'x', order: 1, step_group_id: null },
     ];
+    // the items the case and the run refer to (their own bodies are not under test here)
+    b.folders = [{ id: 'f', name: 'F', parent_id: null, order: 0 }];
+    b.step_groups = [{ id: 'old-g', human_id: 'P-G-1', title: 'G', description: '', steps: [] }] as unknown as Backup['step_groups'];
+    b.test_plans = [{ id: 'old-plan', human_id: 'P-P-1', title: 'Plan', description: '', status: 'ACTIVE', start_date: null, end_date: null, created_at: 1, updated_at: 1 }];
     const m = buildRestoreMapping(b, target(), { defaultOwner: 'lead@example.com', dropMissingLabels: true });
-    const newId = (type: string, old: string) => `new:${type}:${old}`;
-    expect(caseBody(b.test_cases[0], m, newId)).toMatchObject({
+    // every reference to another backup item is an operation's key (`type:old id`), resolved by the engine
+    const resolve = (ref: Ref) => ('id' in ref ? ref.id : `new:${ref.op}`);
+    const requests = (backup: Backup, mapping: RestoreMapping, kind: string, keepEnvironments: boolean, batchSize: number) => {
+      const { plan } = buildRestorePlan(backup, {
+        mapping,
+        target: { id: 't', name: 'T', humanIdPrefix: 'T' },
+        journal: summarizeJournal([], 't'),
+        adoption: { adopt: [], conflicts: [] },
+        existingIds: new Set(),
+        timestampUnit: undefined,
+        keepEnvironments,
+        batchSize,
+      });
+      return plan.operations.filter((op) => op.kind === kind).flatMap((op) => requestsFor(op, resolve, 't'));
+    };
+    expect(requests(b, m, 'create_case', false, 200)[0].body).toMatchObject({
       folder_id: 'new:folder:f',
       type_id: 'new-t1',
       owner_id: 'new-ana',
@@ -167,16 +189,17 @@ describe('buildRestoreMapping', () => {
         { step_description: 'b', expected_results: '', order: 2, step_type: 'DEFAULT', step_group_id: 'new:step_group:old-g' },
       ],
     });
-    const run = { ...b.test_runs[0], test_plan_id: 'old-plan', environment_ids: [3] };
-    expect(runBody(run, m, newId, false)).toMatchObject({
+    b.test_runs[0] = { ...b.test_runs[0], test_plan_id: 'old-plan', environment_ids: [3] };
+    const run = requests(b, m, 'create_test_run', false, 1);
+    expect(run[0].body).toMatchObject({
       selection_type: 'STATIC',
       static_selection_filters: [{ field: 'id', operator: 'IN', values: ['new:case:c', 'new:case:c'] }],
       test_plan_id: 'new:plan:old-plan',
     });
-    expect(runBody(run, m, newId, false)).not.toHaveProperty('environment_ids');
-    expect(runResults(run, m, newId, 1)).toEqual({
-      batches: [[{ test_case_id: 'new:case:c', test_run_status_id: 'new-r2', user_id: 'new-ana' }]],
-      assignOnly: [],
-    });
+    expect(run[0].body).not.toHaveProperty('environment_ids');
+    // the results: one batch (of 1 row) per status, no assignee-only rows
+    expect(run.slice(1).map((r) => [r.endpoint, r.body])).toEqual([
+      ['updateRunCases', { test_run_cases: [{ test_case_id: 'new:case:c', test_run_status_id: 'new-r2', user_id: 'new-ana' }] }],
+    ]);
   });
 });

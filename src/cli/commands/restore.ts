@@ -6,7 +6,8 @@ import { describeHeld, restoreBackup, type RestorePhase } from '../../transfer/r
 import { fetchRestoreDirectory } from '../../transfer/restore-target.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { loadTarget, type Target } from '../target.js';
-import { withRepositoryLock } from '../lock.js';
+import { withApplySession } from '../lock.js';
+import type { ApplySession } from '../../apply/engine.js';
 import { jsonOutput } from '../json.js';
 
 export interface RestoreCommandOptions extends GlobalOptions {
@@ -66,9 +67,9 @@ export async function runRestore(options: RestoreCommandOptions, io: CliIo): Pro
   // the restore journal lives in <cwd>/.tmsync/: one restore at a time from one directory
   let locked = false;
   try {
-    return await withRepositoryLock(options.cwd, 'restore', options.lockTimeout, io, () => {
+    return await withApplySession(options.cwd, 'restore', options.lockTimeout, io, (session) => {
       locked = true;
-      return restoreInto(target, backup, mapUsers, options, io);
+      return restoreInto(target, session, backup, mapUsers, options, io);
     });
   } finally {
     if (!locked) await target.close();
@@ -77,6 +78,7 @@ export async function runRestore(options: RestoreCommandOptions, io: CliIo): Pro
 
 async function restoreInto(
   target: Target,
+  session: ApplySession,
   backup: Awaited<ReturnType<typeof readBackupFile>>,
   mapUsers: ReturnType<typeof parseUserMap>,
   options: RestoreCommandOptions,
@@ -93,6 +95,7 @@ async function restoreInto(
     const directory = await fetchRestoreDirectory(target.client, io.signal);
     const result = await restoreBackup(backup, {
       client: target.client,
+      session,
       target: project,
       directory,
       root: options.cwd,
