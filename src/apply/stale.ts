@@ -1,6 +1,6 @@
 import type { ActualState } from '../model.js';
 import { folderFingerprint } from '../plan/build-plan.js';
-import { actionOf, itemTypeOf, kindWords } from '../plan/operation-kinds.js';
+import { actionOf, itemTypeOf, itemTypeWords, kindWords } from '../plan/operation-kinds.js';
 import type { Operation, Plan } from '../plan/operations.js';
 import { canonicalJson } from '../canonical-json.js';
 
@@ -94,9 +94,7 @@ function itemNames(ops: readonly Operation[]): Map<string, string> {
     const label =
       type === 'folder'
         ? `folder ${'path' in op ? op.path.join('/') : op.id}`
-        : type === 'case'
-          ? `case ${human ?? op.id}`
-          : `step group ${human ?? op.id}`;
+        : `${itemTypeWords(type)} ${human ?? op.id}`;
     names.set(`${type}:${op.id}`, label);
   }
   return names;

@@ -50,6 +50,22 @@ describe('journal', () => {
     expect(s.done.size).toBe(0);
   });
 
+  it('keeps every create begun without a recorded answer among the unanswered, failed ones too, until one answers', () => {
+    const entries = parseJournal(
+      [
+        { format_version: 1, type: 'header', project_id: 'p', started_at: 'x' },
+        { type: 'begin', key: 'case:lost', kind: 'create_case' },
+        { type: 'begin', key: 'case:refused', kind: 'create_case' },
+        { type: 'failed', key: 'case:refused', kind: 'create_case', message: 'killed after sending' },
+        { type: 'begin', key: 'case:made', kind: 'create_case' },
+        { type: 'created', key: 'case:made', kind: 'create_case', id: 'c1' },
+      ].map((e) => JSON.stringify(e)).join('\n'),
+    );
+    const s = summarizeJournal(entries, 'p');
+    expect([...s.unanswered].sort()).toEqual(['case:lost', 'case:refused']);
+    expect([...s.pendingCreates]).toEqual(['case:lost']);
+  });
+
   it('only counts the runs of the project being applied', () => {
     const entries = parseJournal(
       [

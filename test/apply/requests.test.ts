@@ -109,4 +109,59 @@ describe('requestsFor', () => {
     const op: Operation = { kind: 'adopt', key: 'case:x', dependsOn: [], itemType: 'case', id: 'c1', humanId: 'DEMO-1', path: ['A'], title: 'X', writeBack: { file: 'cases/A/x.yaml', id: 'DEMO-1' } };
     expect(requestsFor(op, resolve, P)).toEqual([]);
   });
+  it('creates a test plan with its dates and completes one by its id', () => {
+    const create: Operation = { kind: 'create_test_plan', key: 'plan:p', dependsOn: [], title: 'Release', description: 'd', startDate: 5, endDate: null };
+    expect(requestsFor(create, resolve, P)).toEqual([
+      { endpoint: 'createTestPlan', params: { project_id: P }, body: { title: 'Release', description: 'd', start_date: 5, end_date: null }, produces: 'id', resultKey: 'test_plan' },
+    ]);
+    const complete: Operation = { kind: 'complete_test_plan', key: 'complete_plan:p', dependsOn: ['plan:p'], plan: { op: 'plan:p' }, title: 'Release' };
+    expect(requestsFor(complete, resolve, P)).toEqual([{ endpoint: 'completeTestPlan', params: { project_id: P, test_plan_id: 'id-of(plan:p)' } }]);
+  });
+
+  it('creates a test run STATIC with its cases, sends its results in batches and untested assignees, and closes it last; reopens it only when resumed', () => {
+    const op: Operation = {
+      kind: 'create_test_run',
+      key: 'run:r',
+      dependsOn: [],
+      title: 'Smoke',
+      description: '',
+      cases: [{ op: 'case:a' }, { id: 'b' }, { id: 'c' }],
+      plan: { op: 'plan:p' },
+      startDate: null,
+      endDate: null,
+      assigneeId: null,
+      labelNames: ['nightly'],
+      results: [
+        { case: { op: 'case:a' }, statusId: 'passed', userId: 'u1' },
+        { case: { id: 'b' }, statusId: 'failed' },
+        { case: { id: 'c' }, userId: 'u2' },
+      ],
+      batchSize: 1,
+      close: true,
+    };
+    const reqs = requestsFor(op, resolve, P);
+    expect(reqs.map((r) => [r.endpoint, r.resumeOnly ?? false])).toEqual([
+      ['createTestRun', false],
+      ['updateTestRun', true],
+      ['updateRunCases', false],
+      ['updateRunCases', false],
+      ['assignRunCaseUser', false],
+      ['updateTestRun', false],
+    ]);
+    expect(reqs[0].body).toMatchObject({
+      selection_type: 'STATIC',
+      static_selection_filters: [{ field: 'id', operator: 'IN', values: ['id-of(case:a)', 'b', 'c'] }],
+      test_plan_id: 'id-of(plan:p)',
+      label_names: ['nightly'],
+    });
+    expect(reqs[0]).not.toHaveProperty('body.environment_ids');
+    expect(reqs.slice(1).map((r) => r.body)).toEqual([
+      { status: 'ACTIVE' },
+      { test_run_cases: [{ test_case_id: 'id-of(case:a)', test_run_status_id: 'passed', user_id: 'u1' }] },
+      { test_run_cases: [{ test_case_id: 'b', test_run_status_id: 'failed' }] },
+      { test_case_id: 'c', user_id: 'u2' },
+      { status: 'CLOSED' },
+    ]);
+    expect(reqs.slice(1).every((r) => r.params.test_run_id === SELF)).toBe(true);
+  });
 });

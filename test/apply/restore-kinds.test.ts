@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { executePlan } from '../../src/apply/executor.js';
+import type { ApplyClient } from '../../src/apply/reconcile.js';
+import type { Operation, Plan } from '../../src/plan/operations.js';
+
+/** A client that answers plans and runs, records every call, and fails the calls `fail` names. */
+function client(options: { fail?: (endpoint: string) => Error | undefined; planStatus?: string } = {}) {
+  const calls: { endpoint: string; body?: unknown }[] = [];
+  let n = 0;
+  const c = {
+    calls,
+    call: async (endpoint: string, req: { body?: unknown } = {}) => {
+      calls.push({ endpoint, body: req.body });
+      const err = options.fail?.(endpoint);
+      if (err) throw err;
+      if (endpoint === 'createTestRun') return { data: { test_run: { id: `run-${++n}` } } };
+      if (endpoint === 'createTestPlan') return { data: { test_plan: { id: `plan-${++n}` } } };
+      if (endpoint === 'getTestPlan') return { data: { test_plan: { id: 'p', status: options.planStatus ?? 'ACTIVE' } } };
+      return { data: {} };
+    },
+    paginate: async function* () {},
+  };
+  return c as typeof c & ApplyClient;
+}
+
+const plan = (operations: Operation[]): Plan => ({
+  format_version: 1,
+  project: { id: 'proj', name: 'P', humanIdPrefix: 'P' },
+  prune: false,
+  operations,
+  unmanaged: [],
+  warnings: [],
+  summary: { create: 0, update: 0, move: 0, delete: 0, adopt: 0 },
+  contentHash: '',
+  remoteVersions: {},
+});
+
+const closedRun: Operation = {
+  kind: 'create_test_run',
+  key: 'run:r',
+  dependsOn: [],
+  title: 'Smoke',
+  description: '',
+  cases: [{ id: 'c1' }],
+  plan: null,
+  startDate: null,
+  endDate: null,
+  assigneeId: null,
+  labelNames: [],
+  results: [{ case: { id: 'c1' }, statusId: 'passed' }],
+  batchSize: 200,
+  close: true,
+};
+const writeBack = async () => undefined;
+
+describe('the write engine on the kinds a restore adds', () => {
+  it('reopens a closed run before its results only when an earlier run created it', async () => {
+    const fresh = client();
+    expect((await executePlan(plan([closedRun]), { client: fresh, writeBack })).created).toBe(1);
+    expect(fresh.calls.map((c) => c.endpoint)).toEqual(['createTestRun', 'updateRunCases', 'updateTestRun']);
+
+    const resumed = client();
+    const result = await executePlan(plan([closedRun]), { client: resumed, writeBack, resumeIds: new Map([['run:r', { id: 'run-0' }]]) });
+    expect(result.failed).toEqual([]);
+    expect(resumed.calls.map((c) => [c.endpoint, c.body])).toEqual([
+      ['updateTestRun', { status: 'ACTIVE' }],
+      ['updateRunCases', { test_run_cases: [{ test_case_id: 'c1', test_run_status_id: 'passed' }] }],
+      ['updateTestRun', { status: 'CLOSED' }],
+    ]);
+  });
+
+  it('counts a plan completion whose answer was lost as done when the plan reads completed, and as failed when it does not', async () => {
+    const complete: Operation = { kind: 'complete_test_plan', key: 'complete_plan:p', dependsOn: [], plan: { id: 'p' }, title: 'Release' };
+    const lost = () => Object.assign(new Error('socket hang up'), { code: 'network_error' });
+    const done = client({ fail: (e) => (e === 'completeTestPlan' ? lost() : undefined), planStatus: 'COMPLETED' });
+    const ok = await executePlan(plan([complete]), { client: done, writeBack });
+    expect(ok).toMatchObject({ failed: [], updated: 1 });
+    expect(done.calls.map((c) => c.endpoint)).toEqual(['completeTestPlan', 'getTestPlan']);
+
+    const notDone = client({ fail: (e) => (e === 'completeTestPlan' ? lost() : undefined) });
+    const bad = await executePlan(plan([complete]), { client: notDone, writeBack });
+    expect(bad.failed).toEqual([{ key: 'complete_plan:p', kind: 'complete_test_plan', message: 'socket hang up', stage: 'request' }]);
+  });
+});
