@@ -1,4 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { applyPlan } from '../../src/apply/engine.js';
 import { executePlan } from '../../src/apply/executor.js';
 import type { ApplyClient } from '../../src/apply/reconcile.js';
 import type { Operation, Plan } from '../../src/plan/operations.js';
@@ -80,5 +85,25 @@ describe('the write engine on the kinds a restore adds', () => {
     const notDone = client({ fail: (e) => (e === 'completeTestPlan' ? lost() : undefined) });
     const bad = await executePlan(plan([complete]), { client: notDone, writeBack });
     expect(bad.failed).toEqual([{ key: 'complete_plan:p', kind: 'complete_test_plan', message: 'socket hang up', stage: 'request' }]);
+  });
+  it('keeps a journal file of its own after a run that finished when asked, names it, and reports each operation as it ends', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'tmsync-engine-file-'));
+    const file = join(root, '.tmsync', 'restore-x.jsonl');
+    const ended: [string, boolean][] = [];
+    const create: Operation = { kind: 'create_test_plan', key: 'plan:p', dependsOn: [], title: 'Release', description: '', startDate: null, endDate: null };
+    const result = await applyPlan(plan([create, closedRun]), {
+      root,
+      client: client(),
+      journalFile: { file, label: 'restore journal', keep: true },
+      onOperationDone: (key, ok) => ended.push([key, ok]),
+    });
+    expect(result.journal).toBe(file);
+    expect(ended.sort()).toEqual([
+      ['plan:p', true],
+      ['run:r', true],
+    ]);
+    expect((await readFile(file, 'utf8')).split('\n').filter((l) => l.includes('"done"'))).toHaveLength(2);
+    expect(existsSync(`${file}.prev`)).toBe(false);
+    expect(existsSync(join(root, '.tmsync', 'journal.jsonl'))).toBe(false);
   });
 });
