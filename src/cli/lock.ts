@@ -25,8 +25,8 @@ export async function withRepositoryLock<T>(
 }
 
 /**
- * Runs `fn` in an apply session of `root` (the write engine's lock, journal and resume: `apply` and
- * `migrate`, which plan while holding the lock), with the same `--lock-timeout` and notes.
+ * Runs `fn` in an apply session of `root` (the write engine's lock, journal and resume: `apply`,
+ * `migrate` and `restore`, which plan while holding the lock), with the same `--lock-timeout` and notes.
  */
 export async function withApplySession<T>(
   root: string,
