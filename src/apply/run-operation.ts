@@ -129,7 +129,8 @@ async function sendRequest(state: RunState, op: Operation, req: RequestDescripto
   self.id = item.id;
   self.humanId = typeof item.human_id === 'string' ? item.human_id : undefined;
   state.knownIds.add(self.id);
-  if (self.humanId === undefined && isCreate(op)) self.humanId = await fetchHumanId(state, op, self.id);
+  // only written back: an operation without a file (a restore's) does not read it
+  if (self.humanId === undefined && isCreate(op) && 'writeBack' in op && op.writeBack.file) self.humanId = await fetchHumanId(state, op, self.id);
   if (!last) self.writtenBack = await idKnown(state, op, self.id, self.humanId);
 }
 

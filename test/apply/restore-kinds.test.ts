@@ -20,6 +20,7 @@ function client(options: { fail?: (endpoint: string) => Error | undefined; planS
       if (err) throw err;
       if (endpoint === 'createTestRun') return { data: { test_run: { id: `run-${++n}` } } };
       if (endpoint === 'createTestPlan') return { data: { test_plan: { id: `plan-${++n}` } } };
+      if (endpoint === 'createTestCase') return { data: { test_case: { id: `case-${++n}` } } };
       if (endpoint === 'getTestPlan') return { data: { test_plan: { id: 'p', status: options.planStatus ?? 'ACTIVE' } } };
       return { data: {} };
     },
@@ -105,5 +106,11 @@ describe('the write engine on the kinds a restore adds', () => {
     expect((await readFile(file, 'utf8')).split('\n').filter((l) => l.includes('"done"'))).toHaveLength(2);
     expect(existsSync(`${file}.prev`)).toBe(false);
     expect(existsSync(join(root, '.tmsync', 'journal.jsonl'))).toBe(false);
+  });
+  it('does not read a created case again for its human id when the operation writes no file back', async () => {
+    const c = client();
+    const op: Operation = { kind: 'create_case', key: 'case:x', dependsOn: [], path: [], body: { title: 'X', folder: { id: 'f' } }, writeBack: { file: '' } };
+    expect((await executePlan(plan([op]), { client: c, writeBack })).created).toBe(1);
+    expect(c.calls.map((x) => x.endpoint)).toEqual(['createTestCase']);
   });
 });
