@@ -4,7 +4,7 @@ import { executePlan, type ApplyProgress, type ApplyResult } from './executor.js
 import { Journal, journalPath, readJournalFile, rotateJournal, rotateJournalFile, summarizeJournal, type JournalOwner, type JournalSummary } from './journal.js';
 import { acquireRepositoryLock } from './lock.js';
 import type { ApplyClient } from './reconcile.js';
-import { applyPendingWriteBacks, pendingWriteBacks, type PendingWriteBack, type WriteBackFn } from './write-back.js';
+import type { PendingWriteBack, WriteBackFn } from './write-back.js';
 
 /**
  * The write engine: `tmsync apply`, `tmsync migrate`, `tmsync restore` (`restoreBackup`) and
@@ -124,7 +124,11 @@ export async function openApplySession(options: ApplySessionOptions): Promise<Ap
   return {
     notes: lock.notes,
     resume,
-    finishWriteBacks: async (projectId, root, writeBack) => applyPendingWriteBacks(await pendingWriteBacks(await resume(projectId), root), writeBack),
+    finishWriteBacks: async (projectId, root, writeBack) => {
+      // loaded when asked: it reads YAML, which a caller without files (restore, migrate) never needs
+      const { applyPendingWriteBacks, pendingWriteBacks } = await import('./write-back.js');
+      return applyPendingWriteBacks(await pendingWriteBacks(await resume(projectId), root), writeBack);
+    },
     apply: async (plan, run) => {
       const journal = run.journalFile ?? { file: journalPath(run.journalRoot ?? options.root) };
       return runJournalled(plan, run, await resume(plan.project.id, journal), journal, options.journalWrite);
