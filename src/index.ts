@@ -43,6 +43,7 @@ export {
   type ApplyRunOptions,
   type ApplySession,
   type ApplySessionOptions,
+  type JournalFile,
 } from './apply/engine.js';
 export { fileWriteBack } from './apply/write-back.js';
 export {

@@ -46,7 +46,7 @@ export interface ApplyRunOptions {
    * per backup and target), and how its messages name it @default none
    */
   journalFile?: JournalFile;
-  /** a write engine run that names its item types, the restore, counts each operation as it ends @default none */
+  /** called as each operation ends (false: failed, or skipped as a failure's dependent); restore counts its progress with it @default none */
   onOperationDone?: (key: string, ok: boolean) => void;
   /** writes an id into a repository file @default none (no files: the ids stay on the service) */
   writeBack?: WriteBackFn;
@@ -102,7 +102,7 @@ export interface ApplySession {
   resume(projectId: string, journal?: string | JournalFile): Promise<JournalSummary>;
   /** writes the ids earlier runs recorded but did not write (files without `id:` only) */
   finishWriteBacks(projectId: string, root: string, writeBack: WriteBackFn): Promise<{ written: PendingWriteBack[]; failed: (PendingWriteBack & { message: string })[] }>;
-  /** runs the plan, resuming what the journal recorded; an all-successful run rotates the journal */
+  /** runs the plan, resuming what the journal recorded; an all-successful run rotates the journal (unless its `journalFile` keeps it) */
   apply(plan: Plan, options: ApplyRunOptions): Promise<ApplyPlanResult>;
   /** nothing is left to resume (the service matches): the journal is rotated */
   settled(projectId: string): Promise<void>;
