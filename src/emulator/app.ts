@@ -109,7 +109,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     req.tmsStart = performance.now();
     // the web UI checks its own cookie, and is no part of the API: no faults, no request log
     if (isUiPath(req.url)) return;
-    if (WRITE.has(req.method)) deps.db.generation++;
     // the live service names every answer (worth quoting in error reports)
     if (live) reply.header('x-request-id', randomUUID());
     if (req.url.startsWith('/assets/')) return;
@@ -219,7 +218,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           runDurationMs: deps.runDurationMs,
         };
         const out = await handler(c);
-        if (WRITE.has(req.method)) deps.db.generation++;
         if (req.tmsAfterCommit) {
           // the ambiguous failure: the change is stored, the client never hears about it
           destroy(req, reply, deps, 'reset_after_commit');

@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
+import type { Database as SqliteDatabase } from 'better-sqlite3';
 import { KEY, api, folder, refs, testCase } from './helpers.js';
+
+/** Takes a file written by this emulator back to what schema version 4 wrote: no case revisions. */
+function backToVersion4(raw: SqliteDatabase): void {
+  raw.exec('DROP TRIGGER cases_rev_update; DROP TRIGGER case_steps_rev_insert; DROP TRIGGER case_steps_rev_delete; DROP TRIGGER case_steps_rev_update');
+  raw.exec('ALTER TABLE cases DROP COLUMN rev');
+}
 
 describe('storage', () => {
   it('keeps projects, folders, cases and human-id counters across a restart with --db', async () => {
@@ -82,6 +89,7 @@ describe('schema versions', () => {
     await first.close();
     // back to what version 3 wrote: no list versions, no triggers
     const raw = new Database(file);
+    backToVersion4(raw);
     raw.exec('DROP TRIGGER cases_list_insert; DROP TRIGGER cases_list_delete; DROP TRIGGER cases_list_move; DROP TABLE list_versions');
     raw.pragma('user_version = 3');
     raw.close();
@@ -105,6 +113,41 @@ describe('schema versions', () => {
   });
 });
 
+describe('schema version 5: case revisions', () => {
+  it('upgrades a version 4 database holding cases: its list shows them, and then every later edit of a case or its steps', async () => {
+    const { default: Database } = await import('better-sqlite3');
+    const { SCHEMA_VERSION } = await import('../../src/emulator/db/schema.js');
+    const file = join(mkdtempSync(join(tmpdir(), 'tmsync-schema5-')), 'v4.sqlite');
+    const first = await startEmulator({ db: file, apiKeys: [KEY], seed: 'demo' });
+    const h1 = api(first);
+    const ids = await refs(h1);
+    const f = await folder(h1, 'Before revisions');
+    const steps = [{ step_description: 'old step', expected_results: 'ok' }];
+    const made = [await testCase(h1, ids, f, { title: 'R1', individual_steps: steps }), await testCase(h1, ids, f, { title: 'R2' })];
+    await first.close();
+    const raw = new Database(file);
+    backToVersion4(raw);
+    raw.pragma('user_version = 4');
+    raw.close();
+
+    const emu = await startEmulator({ db: file, apiKeys: [KEY] });
+    try {
+      const http = api(emu);
+      const list = async () =>
+        (await http.get(`/projects/DEMO/test_cases?folder_id=${f}`)).body.data.test_cases as { title: string; individual_steps: { step_description: string }[] }[];
+      expect((await list()).map((c) => [c.title, c.individual_steps.map((s) => s.step_description)])).toEqual([['R1', ['old step']], ['R2', []]]);
+      await http.put(`/projects/DEMO/test_cases/${made[1].id}`, { title: 'R2 edited' });
+      await http.put(`/projects/DEMO/test_cases/${made[0].id}`, { individual_steps: [{ step_description: 'new step', expected_results: 'ok' }] });
+      expect((await list()).map((c) => [c.title, c.individual_steps.map((s) => s.step_description)])).toEqual([['R1', ['new step']], ['R2 edited', []]]);
+    } finally {
+      await emu.close();
+    }
+    const check = new Database(file, { readonly: true });
+    expect(check.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    check.close();
+  });
+});
+
 describe('schema version 3: the run_cases(run_id, seq) index', () => {
   it("upgrades a version-2 database with a run's results: the index is added, the results kept, and a run's results are read in order without a sort", async () => {
     const { default: Database } = await import('better-sqlite3');
@@ -120,6 +163,7 @@ describe('schema version 3: the run_cases(run_id, seq) index', () => {
 
     // what an emulator of schema version 2 left: the same tables, without the index
     const raw = new Database(file);
+    backToVersion4(raw);
     raw.exec('DROP INDEX run_cases_run');
     raw.exec('DROP TRIGGER cases_list_insert; DROP TRIGGER cases_list_delete; DROP TRIGGER cases_list_move; DROP TABLE list_versions');
     raw.pragma('user_version = 2');

@@ -94,12 +94,9 @@ export function listCases(
     const byCase = stepsOf(ctx, rows.map((r) => r.id));
     return { items: rows.map((r) => ({ ...r, individual_steps: byCase.get(r.id) ?? [] })), total };
   }
-  const seqs = casePositions(ctx, projectId, params.folder);
-  const total = seqs.length;
-  const end = page.limit < 0 ? total : Math.min(total, page.offset + page.limit);
-  if (page.offset >= end) return { items: [], total };
-  // the page's cases lie between its first and last position: an index range, however deep the page
-  const range = { ...params, first: seqs[page.offset], last: seqs[end - 1] };
+  const { total, range: bounds } = pageRange(ctx, projectId, params.folder, page);
+  if (!bounds) return { items: [], total };
+  const range = { ...params, ...bounds };
   // rows as arrays, made into objects of one fixed shape here: a page is 100 cases and ~500 steps
   const rows = ctx.stmt(`SELECT ${COLS} FROM cases ${WHERE} AND seq BETWEEN @first AND @last ORDER BY seq`).raw(true).all(range) as unknown[][];
   const steps = ctx
@@ -131,6 +128,59 @@ export function listCases(
     items.push(caseOfColumns(r, individual_steps));
   }
   return { items, total };
+}
+
+/**
+ * The total of a whole project's or one folder's case list, and the positions of a page's first
+ * and last case (none past the end): the page's cases lie between them, an index range however
+ * deep the page.
+ */
+function pageRange(ctx: DbContext, projectId: string, folderId: string | null, page: PageRequest): { total: number; range?: { first: number; last: number } } {
+  const seqs = casePositions(ctx, projectId, folderId);
+  const total = seqs.length;
+  const end = page.limit < 0 ? total : Math.min(total, page.offset + page.limit);
+  return page.offset >= end ? { total } : { total, range: { first: seqs[page.offset], last: seqs[end - 1] } };
+}
+
+/** A page of a case list as its cases' ids and revisions, in list order, and the list's total. */
+export interface CaseRevisions {
+  ids: string[];
+  /** `rev` of each case: bumped by every change of the case's row or of its steps (schema version 5) */
+  revs: number[];
+  total: number;
+}
+
+/**
+ * The page `listCases` would answer, as ids and revisions only: one indexed query (two with a
+ * title or search filter, which count in SQL). The list's serialized items are kept per case
+ * while its revision stands (routes/test-cases.ts), so a page reads nothing more unless a case
+ * changed.
+ */
+export function listCaseRevisions(ctx: DbContext, projectId: string, f: CaseFilter, page: PageRequest): CaseRevisions {
+  const params = { project: projectId, folder: f.folderId ?? null, title: f.titleContains ?? null, search: f.search ?? null };
+  let total: number;
+  let rows: [string, number][];
+  if (params.title !== null || params.search !== null) {
+    total = (ctx.stmt(`SELECT count(*) AS n FROM cases ${WHERE}`).get(params) as { n: number }).n;
+    rows = ctx.stmt(`SELECT id, rev FROM cases ${WHERE} ORDER BY seq LIMIT @limit OFFSET @offset`).raw(true).all({ ...params, ...page }) as [string, number][];
+  } else {
+    const at = pageRange(ctx, projectId, params.folder, page);
+    total = at.total;
+    if (!at.range) return { ids: [], revs: [], total };
+    rows = ctx.stmt(`SELECT id, rev FROM cases ${WHERE} AND seq BETWEEN @first AND @last ORDER BY seq`).raw(true).all({ ...params, ...at.range }) as [string, number][];
+  }
+  return { ids: rows.map((r) => r[0]), revs: rows.map((r) => r[1]), total };
+}
+
+/** Cases of a project by id, each with its steps and revision (in list order; ids not found left out): two queries. */
+export function casesWithSteps(ctx: DbContext, projectId: string, ids: string[]): (CaseRow & { individual_steps: StepRow[]; rev: number })[] {
+  if (ids.length === 0) return [];
+  const rows = ctx
+    .stmt(`SELECT ${COLS}, rev FROM cases WHERE id IN (SELECT value FROM json_each(?)) AND project_id = ? ORDER BY seq`)
+    .raw(true)
+    .all(JSON.stringify(ids), projectId) as unknown[][];
+  const steps = stepsOf(ctx, ids);
+  return rows.map((r) => ({ ...caseOfColumns(r, steps.get(r[0] as string) ?? []), rev: r[CASE_COLUMNS.length] as number }));
 }
 
 /** A case from a raw row of `COLS` (in their order), with its steps. */
@@ -167,19 +217,22 @@ function caseOfColumns(r: unknown[], individual_steps: StepRow[]): CaseRow & { i
  */
 function casePositions(ctx: DbContext, projectId: string, folderId: string | null): number[] {
   const version = (ctx.stmt(`SELECT version FROM list_versions WHERE name = 'cases'`).get() as { version: number }).version;
-  let memo = positions.get(ctx);
-  if (!memo || memo.version !== version) positions.set(ctx, (memo = { version, lists: new Map() }));
   const key = `${projectId}\n${folderId ?? ''}`;
-  let seqs = memo.lists.get(key);
-  if (!seqs) {
-    seqs =
-      folderId === null
-        ? (ctx.stmt('SELECT seq FROM cases WHERE project_id = ? ORDER BY seq').raw(true).all(projectId) as [number][]).map((r) => r[0])
-        : (ctx.stmt('SELECT seq FROM cases WHERE folder_id = ? AND project_id = ? ORDER BY seq').raw(true).all(folderId, projectId) as [number][]).map((r) => r[0]);
-    // a bound on the memory: lists of many folders read in turn are read again when needed
-    if (memo.lists.size >= 64) memo.lists.clear();
-    memo.lists.set(key, seqs);
-  }
+  const memo = positions.get(ctx);
+  const kept = memo?.version === version ? memo.lists.get(key) : undefined;
+  if (kept) return kept;
+  const seqs =
+    folderId === null
+      ? (ctx.stmt('SELECT seq FROM cases WHERE project_id = ? ORDER BY seq').raw(true).all(projectId) as [number][]).map((r) => r[0])
+      : (ctx.stmt('SELECT seq FROM cases WHERE folder_id = ? AND project_id = ? ORDER BY seq').raw(true).all(folderId, projectId) as [number][]).map((r) => r[0]);
+  // only committed lists are kept: a version counted up inside a transaction that then rolls back
+  // is counted again by the next write, and would name a list that never was
+  if (ctx.inTransaction) return seqs;
+  let lists = memo?.version === version ? memo.lists : undefined;
+  if (!lists) positions.set(ctx, { version, lists: (lists = new Map()) });
+  // a bound on the memory: lists of many folders read in turn are read again when needed
+  if (lists.size >= 64) lists.clear();
+  lists.set(key, seqs);
   return seqs;
 }
 

@@ -7,11 +7,6 @@ import type { SqliteDatabase } from './connection.js';
  */
 export class DbContext {
   private readonly cache = new Map<string, Statement>();
-  /**
-   * Bumped before and after every write request, so read caches keyed by it (the case list
-   * page) never serve data older than the last write.
-   */
-  generation = 0;
   constructor(
     readonly db: SqliteDatabase,
     readonly now: () => number,
@@ -29,6 +24,14 @@ export class DbContext {
   /** Unix seconds, the service's timestamp unit. */
   nowSec(): number {
     return Math.floor(this.now() / 1000);
+  }
+
+  /**
+   * Whether a transaction is open. What is kept in memory between requests is kept only from
+   * committed data: a transaction may still roll back, and the versions it counted up with it.
+   */
+  get inTransaction(): boolean {
+    return this.db.inTransaction;
   }
 
   /** Runs `fn` in one transaction (nested calls join the outer one). */

@@ -218,6 +218,19 @@ export const MIGRATIONS: readonly string[] = [
     WHEN OLD.project_id IS NOT NEW.project_id OR OLD.folder_id IS NOT NEW.folder_id OR OLD.seq IS NOT NEW.seq
     BEGIN UPDATE list_versions SET version = version + 1 WHERE name = 'cases'; END;
   `,
+  /* 5: a revision per case, bumped by every change of its row or of its steps (a step group's
+        deletion clearing a step's group too): the emulator keeps each case's serialized list item
+        in memory while its revision stands (routes/test-cases.ts) */ `
+  ALTER TABLE cases ADD COLUMN rev INTEGER NOT NULL DEFAULT 0;
+  CREATE TRIGGER cases_rev_update AFTER UPDATE ON cases WHEN NEW.rev IS OLD.rev
+    BEGIN UPDATE cases SET rev = OLD.rev + 1 WHERE seq = NEW.seq; END;
+  CREATE TRIGGER case_steps_rev_insert AFTER INSERT ON case_steps
+    BEGIN UPDATE cases SET rev = rev + 1 WHERE id = NEW.case_id; END;
+  CREATE TRIGGER case_steps_rev_delete AFTER DELETE ON case_steps
+    BEGIN UPDATE cases SET rev = rev + 1 WHERE id = OLD.case_id; END;
+  CREATE TRIGGER case_steps_rev_update AFTER UPDATE ON case_steps
+    BEGIN UPDATE cases SET rev = rev + 1 WHERE id = OLD.case_id OR id = NEW.case_id; END;
+  `,
 ];
 
 /** The schema version this emulator writes (the number of migrations). */

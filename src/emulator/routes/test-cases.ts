@@ -9,33 +9,48 @@ import { uiPaths } from '../ui/links.js';
 import { itemWebUrl } from '../web-url.js';
 
 /**
- * Serialized list pages, valid for one database generation (any write empties it). A 100-case
- * page with steps is ~150 kB of JSON; building it once per change instead of once per request is
- * what lets the emulator serve a full list page well over 1,000 times a second.
+ * Each case's serialized list item, kept while its revision (`rev`, which the database bumps on
+ * every change of the case or its steps) stands: a page is then one indexed query of ids and
+ * revisions and a join of kept bytes, with no JSON built per case. Only items read outside a
+ * transaction are kept (one that rolls back takes its revisions back, and the next write counts
+ * them again). Bounded in bytes: past the bound the oldest half is dropped.
  */
-class ListCache {
-  private generation = -1;
-  private readonly pages = new Map<string, { json: Buffer; total: number }>();
-  get(generation: number, key: string) {
-    if (generation !== this.generation) return undefined;
-    return this.pages.get(key);
+class ItemCache {
+  private readonly items = new Map<string, { rev: number; json: Buffer }>();
+  private bytes = 0;
+  get(id: string, rev: number): Buffer | undefined {
+    const kept = this.items.get(id);
+    return kept?.rev === rev ? kept.json : undefined;
   }
-  set(generation: number, key: string, page: { json: Buffer; total: number }) {
-    if (generation !== this.generation) {
-      this.pages.clear();
-      this.generation = generation;
+  set(id: string, rev: number, json: Buffer): void {
+    const old = this.items.get(id);
+    if (old) {
+      this.bytes -= old.json.length;
+      this.items.delete(id);
     }
-    if (this.pages.size >= 256) this.pages.clear();
-    this.pages.set(key, page);
+    if (this.bytes + json.length > ITEM_CACHE_BYTES) {
+      for (const [key, v] of this.items) {
+        this.items.delete(key);
+        this.bytes -= v.json.length;
+        if (this.bytes <= ITEM_CACHE_BYTES / 2) break;
+      }
+    }
+    this.items.set(id, { rev, json });
+    this.bytes += json.length;
   }
 }
-const LIST_HEAD = Buffer.from('{"message":"","data":{"test_cases":');
+/** About 45,000 cases with 5 steps each. */
+const ITEM_CACHE_BYTES = 64 * 1024 * 1024;
+const LIST_HEAD = Buffer.from('{"message":"","data":{"test_cases":[');
+const COMMA = Buffer.from(',');
+/** Stands for an item not kept (every id of a page is found: both reads are of one committed state). */
+const EMPTY_ITEM = Buffer.alloc(0);
 
 /** One cache per emulator (several may run in one process). */
-const caches = new WeakMap<object, ListCache>();
-function cacheOf(c: RouteContext): ListCache {
+const caches = new WeakMap<object, ItemCache>();
+function cacheOf(c: RouteContext): ItemCache {
   let cache = caches.get(c.db);
-  if (!cache) caches.set(c.db, (cache = new ListCache()));
+  if (!cache) caches.set(c.db, (cache = new ItemCache()));
   return cache;
 }
 
@@ -87,7 +102,7 @@ function checkBody(c: RouteContext, projectId: string, b: CaseBody): StepInput[]
   return steps && orderedSteps(steps);
 }
 
-/** The case's own answers link to its UI page; list items do not (the list is the hot path, its pages cached). */
+/** The case's own answers link to its UI page; list items do not (the list is the hot path, its items kept serialized). */
 const caseWebUrl = (c: RouteContext, r: CaseRow) => itemWebUrl(c, r.project_id, (prefix) => uiPaths.testCase(prefix, r.human_id));
 
 function caseOf(c: RouteContext): CaseRow {
@@ -103,24 +118,30 @@ export const testCaseRoutes = {
     const filter = { folderId: c.query.folder_id, search: c.query.search };
     // list extension: human_id and label_ids too, so clients need no GET per case
     const wire = (r: CaseRow & { individual_steps: StepRow[] }) => caseWire(r, { humanId: true, labels: true, steps: r.individual_steps });
+    // the live dialect rewrites every item (milliseconds, label objects); `__` filters page the whole list
     if (c.filters.length > 0 || c.dialect === 'live') return listPage(c, 'test_cases', (p) => db.listCases(c.db, project.id, filter, p), wire);
     const p = pageRequest(c);
-    const key = JSON.stringify([project.id, filter, p.limit, p.offset]);
-    const listCache = cacheOf(c);
-    let page = listCache.get(c.db.generation, key);
-    if (!page) {
-      const { items, total } = db.listCases(c.db, project.id, filter, p);
-      page = { json: Buffer.from(JSON.stringify(items.map(wire))), total };
-      listCache.set(c.db.generation, key, page);
+    const { ids, revs, total } = db.listCaseRevisions(c.db, project.id, filter, p);
+    const cache = cacheOf(c);
+    const items: Buffer[] = ids.map((id, i) => cache.get(id, revs[i]) ?? EMPTY_ITEM);
+    const changed = ids.filter((_, i) => items[i] === EMPTY_ITEM);
+    if (changed.length > 0) {
+      const at = new Map(ids.map((id, i) => [id, i]));
+      const keep = !c.db.inTransaction;
+      for (const r of db.casesWithSteps(c.db, project.id, changed)) {
+        const json = Buffer.from(JSON.stringify(wire(r)));
+        items[at.get(r.id)!] = json;
+        if (keep) cache.set(r.id, r.rev, json);
+      }
     }
-    // the page_info URLs follow the request's Host, so only the items are cached
-    // kept as bytes: encoding 150 kB of text on every send is what the socket write would cost
-    const body = Buffer.concat([
-      LIST_HEAD,
-      page.json,
-      Buffer.from(`},"page_info":${JSON.stringify(pageInfo(c, p, page.total))}}`),
-    ]);
-    return { body, contentType: 'application/json; charset=utf-8' };
+    // one buffer per answer; the page_info URLs follow the request's Host
+    const parts: Buffer[] = [LIST_HEAD];
+    items.forEach((item, i) => {
+      if (i > 0) parts.push(COMMA);
+      parts.push(item);
+    });
+    parts.push(Buffer.from(`]},"page_info":${JSON.stringify(pageInfo(c, p, total))}}`));
+    return { body: Buffer.concat(parts), contentType: 'application/json; charset=utf-8' };
   },
   getTestCase(c) {
     // the live GET carries the labels (as objects; see dialect.ts)
