@@ -81,14 +81,28 @@ describe('kept list items', () => {
     expect(await kept()).toBe(await afresh());
   });
 
-  it('never keeps an item read inside a transaction that rolls back (its revision is counted again by the next write)', async () => {
+  it('drops every kept item when more changes were made since the last read than the log of changed cases keeps', async () => {
+    const f = await folder(http, 'Log overrun');
+    const c = await testCase(http, ids, f, { title: 'Overrun v1' });
+    const other = await testCase(http, ids, f, { title: 'Other' });
+    expect((await list(f)).data.test_cases.map((x) => x.title)).toEqual(['Overrun v1', 'Other']);
+    const update = emu.db.db.prepare('UPDATE cases SET title = ? WHERE id = ?');
+    update.run('Overrun v2', c.id);
+    // the log keeps 4,096 entries: the first change above is no longer in it
+    emu.db.tx(() => {
+      for (let i = 0; i < 4100; i++) update.run(`Other ${i}`, other.id);
+    });
+    expect((await list(f)).data.test_cases.map((x) => x.title)).toEqual(['Overrun v2', 'Other 4099']);
+  });
+
+  it('never keeps an item read inside a transaction that rolls back (the next write numbers its change-log entries the same)', async () => {
     const f = await folder(http, 'Rollback items');
     const c = await testCase(http, ids, f, { title: 'Committed v1' });
     expect((await list(f)).data.test_cases.map((x) => x.title)).toEqual(['Committed v1']);
     const current = db.findCase(emu.db, c.project_id, c.id)!;
     rolledBack(() => {
       db.updateCase(emu.db, current, { title: 'Rolled back' }, undefined);
-      // read inside the transaction: it sees its own write, at the revision the next write takes again
+      // read inside the transaction: it sees its own write, numbering its change-log entry as the next write will
       expect(listInProcess(f).map((x) => x.title)).toEqual(['Rolled back']);
     });
     expect(db.findCase(emu.db, c.project_id, c.id)!.title).toBe('Committed v1');

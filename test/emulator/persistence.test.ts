@@ -6,10 +6,10 @@ import { startEmulator } from '../../src/emulator/index.js';
 import type { Database as SqliteDatabase } from 'better-sqlite3';
 import { KEY, api, folder, refs, testCase } from './helpers.js';
 
-/** Takes a file written by this emulator back to what schema version 4 wrote: no case revisions. */
+/** Takes a file written by this emulator back to what schema version 4 wrote: no log of changed cases. */
 function backToVersion4(raw: SqliteDatabase): void {
-  raw.exec('DROP TRIGGER cases_rev_update; DROP TRIGGER case_steps_rev_insert; DROP TRIGGER case_steps_rev_delete; DROP TRIGGER case_steps_rev_update');
-  raw.exec('ALTER TABLE cases DROP COLUMN rev');
+  for (const t of ['cases_change_update', 'cases_change_delete', 'case_steps_change_insert', 'case_steps_change_delete', 'case_steps_change_update']) raw.exec(`DROP TRIGGER ${t}`);
+  raw.exec('DROP TABLE case_changes');
 }
 
 describe('storage', () => {
@@ -113,7 +113,7 @@ describe('schema versions', () => {
   });
 });
 
-describe('schema version 5: case revisions', () => {
+describe('schema version 5: the log of changed cases', () => {
   it('upgrades a version 4 database holding cases: its list shows them, and then every later edit of a case or its steps', async () => {
     const { default: Database } = await import('better-sqlite3');
     const { SCHEMA_VERSION } = await import('../../src/emulator/db/schema.js');

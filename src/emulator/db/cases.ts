@@ -136,51 +136,55 @@ export function listCases(
  * deep the page.
  */
 function pageRange(ctx: DbContext, projectId: string, folderId: string | null, page: PageRequest): { total: number; range?: { first: number; last: number } } {
-  const seqs = casePositions(ctx, projectId, folderId);
+  const { seqs } = casePositions(ctx, projectId, folderId);
   const total = seqs.length;
   const end = page.limit < 0 ? total : Math.min(total, page.offset + page.limit);
   return page.offset >= end ? { total } : { total, range: { first: seqs[page.offset], last: seqs[end - 1] } };
 }
 
-/** A page of a case list as its cases' ids and revisions, in list order, and the list's total. */
-export interface CaseRevisions {
-  ids: string[];
-  /** `rev` of each case: bumped by every change of the case's row or of its steps (schema version 5) */
-  revs: number[];
-  total: number;
-}
-
 /**
- * The page `listCases` would answer, as ids and revisions only: one indexed query (two with a
- * title or search filter, which count in SQL). The list's serialized items are kept per case
- * while its revision stands (routes/test-cases.ts), so a page reads nothing more unless a case
- * changed.
+ * The ids of the cases `listCases` would answer, in list order, and the list's total. A whole
+ * project's or a folder's list comes from the order kept in memory, without a query per page;
+ * a title or search filter counts and pages in SQL.
  */
-export function listCaseRevisions(ctx: DbContext, projectId: string, f: CaseFilter, page: PageRequest): CaseRevisions {
+export function listCaseIds(ctx: DbContext, projectId: string, f: CaseFilter, page: PageRequest): { ids: string[]; total: number } {
   const params = { project: projectId, folder: f.folderId ?? null, title: f.titleContains ?? null, search: f.search ?? null };
-  let total: number;
-  let rows: [string, number][];
   if (params.title !== null || params.search !== null) {
-    total = (ctx.stmt(`SELECT count(*) AS n FROM cases ${WHERE}`).get(params) as { n: number }).n;
-    rows = ctx.stmt(`SELECT id, rev FROM cases ${WHERE} ORDER BY seq LIMIT @limit OFFSET @offset`).raw(true).all({ ...params, ...page }) as [string, number][];
-  } else {
-    const at = pageRange(ctx, projectId, params.folder, page);
-    total = at.total;
-    if (!at.range) return { ids: [], revs: [], total };
-    rows = ctx.stmt(`SELECT id, rev FROM cases ${WHERE} AND seq BETWEEN @first AND @last ORDER BY seq`).raw(true).all({ ...params, ...at.range }) as [string, number][];
+    const total = (ctx.stmt(`SELECT count(*) AS n FROM cases ${WHERE}`).get(params) as { n: number }).n;
+    const rows = ctx.stmt(`SELECT id FROM cases ${WHERE} ORDER BY seq LIMIT @limit OFFSET @offset`).raw(true).all({ ...params, ...page }) as [string][];
+    return { ids: rows.map((r) => r[0]), total };
   }
-  return { ids: rows.map((r) => r[0]), revs: rows.map((r) => r[1]), total };
+  const { ids } = casePositions(ctx, projectId, params.folder);
+  return { ids: ids.slice(page.offset, page.limit < 0 ? undefined : page.offset + page.limit), total: ids.length };
 }
 
-/** Cases of a project by id, each with its steps and revision (in list order; ids not found left out): two queries. */
-export function casesWithSteps(ctx: DbContext, projectId: string, ids: string[]): (CaseRow & { individual_steps: StepRow[]; rev: number })[] {
+/** Cases of a project by id, each with its steps (in list order; ids not found left out): two queries. */
+export function casesWithSteps(ctx: DbContext, projectId: string, ids: string[]): (CaseRow & { individual_steps: StepRow[] })[] {
   if (ids.length === 0) return [];
   const rows = ctx
-    .stmt(`SELECT ${COLS}, rev FROM cases WHERE id IN (SELECT value FROM json_each(?)) AND project_id = ? ORDER BY seq`)
+    .stmt(`SELECT ${COLS} FROM cases WHERE id IN (SELECT value FROM json_each(?)) AND project_id = ? ORDER BY seq`)
     .raw(true)
     .all(JSON.stringify(ids), projectId) as unknown[][];
   const steps = stepsOf(ctx, ids);
-  return rows.map((r) => ({ ...caseOfColumns(r, steps.get(r[0] as string) ?? []), rev: r[CASE_COLUMNS.length] as number }));
+  return rows.map((r) => caseOfColumns(r, steps.get(r[0] as string) ?? []));
+}
+
+/**
+ * The log of changed cases (schema version 5): every change of a case's row or of its steps
+ * appends the case's id, numbered in order; the last 4,096 entries are kept. `since` the last
+ * number read: the ids changed after it, and `complete` false when entries after it were already
+ * dropped (then anything may have changed).
+ */
+export function caseChangesSince(ctx: DbContext, since: number): { ids: string[]; last: number; complete: boolean } {
+  const rows = ctx.stmt('SELECT seq, case_id FROM case_changes WHERE seq > ? ORDER BY seq').raw(true).all(since) as [number, string][];
+  if (rows.length === 0) return { ids: [], last: since, complete: true };
+  // numbers are given in order without gaps (a rolled back write's are given again)
+  return { ids: rows.map((r) => r[1]), last: rows[rows.length - 1][0], complete: rows[0][0] === since + 1 };
+}
+
+/** The number of the last entry of the log of changed cases (0 when none). */
+export function lastCaseChange(ctx: DbContext): number {
+  return (ctx.stmt('SELECT coalesce(max(seq), 0) AS n FROM case_changes').get() as { n: number }).n;
 }
 
 /** A case from a raw row of `COLS` (in their order), with its steps. */
@@ -210,33 +214,35 @@ function caseOfColumns(r: unknown[], individual_steps: StepRow[]): CaseRow & { i
 }
 
 /**
- * The positions (`seq`) of a project's cases, or of one folder's, in list order. Kept in memory per
- * database while `list_versions.cases` stands: migration 3's triggers bump it on every insert,
+ * The positions (`seq`) and ids of a project's cases, or of one folder's, in list order. Kept in
+ * memory per database while `list_versions.cases` stands: migration 4's triggers bump it on every insert,
  * delete (a folder's or project's cascade too) and move of a case, and nothing else changes a
  * list's membership or order. Edits of a case's fields leave it standing.
  */
-function casePositions(ctx: DbContext, projectId: string, folderId: string | null): number[] {
+function casePositions(ctx: DbContext, projectId: string, folderId: string | null): { seqs: number[]; ids: string[] } {
   const version = (ctx.stmt(`SELECT version FROM list_versions WHERE name = 'cases'`).get() as { version: number }).version;
   const key = `${projectId}\n${folderId ?? ''}`;
   const memo = positions.get(ctx);
   const kept = memo?.version === version ? memo.lists.get(key) : undefined;
   if (kept) return kept;
-  const seqs =
+  const rows = (
     folderId === null
-      ? (ctx.stmt('SELECT seq FROM cases WHERE project_id = ? ORDER BY seq').raw(true).all(projectId) as [number][]).map((r) => r[0])
-      : (ctx.stmt('SELECT seq FROM cases WHERE folder_id = ? AND project_id = ? ORDER BY seq').raw(true).all(folderId, projectId) as [number][]).map((r) => r[0]);
+      ? ctx.stmt('SELECT seq, id FROM cases WHERE project_id = ? ORDER BY seq').raw(true).all(projectId)
+      : ctx.stmt('SELECT seq, id FROM cases WHERE folder_id = ? AND project_id = ? ORDER BY seq').raw(true).all(folderId, projectId)
+  ) as [number, string][];
+  const list = { seqs: rows.map((r) => r[0]), ids: rows.map((r) => r[1]) };
   // only committed lists are kept: a version counted up inside a transaction that then rolls back
   // is counted again by the next write, and would name a list that never was
-  if (ctx.inTransaction) return seqs;
+  if (ctx.inTransaction) return list;
   let lists = memo?.version === version ? memo.lists : undefined;
   if (!lists) positions.set(ctx, { version, lists: (lists = new Map()) });
   // a bound on the memory: lists of many folders read in turn are read again when needed
   if (lists.size >= 64) lists.clear();
-  lists.set(key, seqs);
-  return seqs;
+  lists.set(key, list);
+  return list;
 }
 
-const positions = new WeakMap<DbContext, { version: number; lists: Map<string, number[]> }>();
+const positions = new WeakMap<DbContext, { version: number; lists: Map<string, { seqs: number[]; ids: string[] }> }>();
 
 /** Steps of many cases in one query. */
 export function stepsOf(ctx: DbContext, caseIds: string[]): Map<string, StepRow[]> {

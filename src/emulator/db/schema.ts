@@ -218,18 +218,26 @@ export const MIGRATIONS: readonly string[] = [
     WHEN OLD.project_id IS NOT NEW.project_id OR OLD.folder_id IS NOT NEW.folder_id OR OLD.seq IS NOT NEW.seq
     BEGIN UPDATE list_versions SET version = version + 1 WHERE name = 'cases'; END;
   `,
-  /* 5: a revision per case, bumped by every change of its row or of its steps (a step group's
-        deletion clearing a step's group too): the emulator keeps each case's serialized list item
-        in memory while its revision stands (routes/test-cases.ts) */ `
-  ALTER TABLE cases ADD COLUMN rev INTEGER NOT NULL DEFAULT 0;
-  CREATE TRIGGER cases_rev_update AFTER UPDATE ON cases WHEN NEW.rev IS OLD.rev
-    BEGIN UPDATE cases SET rev = OLD.rev + 1 WHERE seq = NEW.seq; END;
-  CREATE TRIGGER case_steps_rev_insert AFTER INSERT ON case_steps
-    BEGIN UPDATE cases SET rev = rev + 1 WHERE id = NEW.case_id; END;
-  CREATE TRIGGER case_steps_rev_delete AFTER DELETE ON case_steps
-    BEGIN UPDATE cases SET rev = rev + 1 WHERE id = OLD.case_id; END;
-  CREATE TRIGGER case_steps_rev_update AFTER UPDATE ON case_steps
-    BEGIN UPDATE cases SET rev = rev + 1 WHERE id = OLD.case_id OR id = NEW.case_id; END;
+  /* 5: a log of changed cases, written by every change of a case's row or of its steps (a step
+        group's deletion clearing a step's group too), keeping its last 4,096 entries: the emulator
+        keeps each case's serialized list item in memory and drops the ones the log names
+        (routes/test-cases.ts) */ `
+  CREATE TABLE case_changes (
+    seq INTEGER PRIMARY KEY,
+    case_id TEXT NOT NULL
+  );
+  CREATE TRIGGER case_changes_bound AFTER INSERT ON case_changes
+    BEGIN DELETE FROM case_changes WHERE seq <= NEW.seq - 4096; END;
+  CREATE TRIGGER cases_change_update AFTER UPDATE ON cases
+    BEGIN INSERT INTO case_changes (case_id) VALUES (NEW.id); END;
+  CREATE TRIGGER cases_change_delete AFTER DELETE ON cases
+    BEGIN INSERT INTO case_changes (case_id) VALUES (OLD.id); END;
+  CREATE TRIGGER case_steps_change_insert AFTER INSERT ON case_steps
+    BEGIN INSERT INTO case_changes (case_id) VALUES (NEW.case_id); END;
+  CREATE TRIGGER case_steps_change_delete AFTER DELETE ON case_steps
+    BEGIN INSERT INTO case_changes (case_id) VALUES (OLD.case_id); END;
+  CREATE TRIGGER case_steps_change_update AFTER UPDATE ON case_steps
+    BEGIN INSERT INTO case_changes (case_id) VALUES (OLD.case_id), (NEW.case_id); END;
   `,
 ];
 

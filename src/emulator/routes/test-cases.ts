@@ -1,6 +1,6 @@
 import type { ParsedBodyOf } from '../../api/endpoints.js';
 import * as db from '../db/index.js';
-import { CASE_COLUMNS, type CaseFields, type CaseRow, type StepInput, type StepRow } from '../db/index.js';
+import { CASE_COLUMNS, type CaseFields, type DbContext, type CaseRow, type StepInput, type StepRow } from '../db/index.js';
 import { CASE_FIELDS, fieldOf, setField, type FieldKind } from '../../fields.js';
 import { listPage, ok, pageInfo, pageRequest, projectOf, type HandlerTable, type RouteContext } from '../http.js';
 import { RefChecker } from '../refs.js';
@@ -9,48 +9,66 @@ import { uiPaths } from '../ui/links.js';
 import { itemWebUrl } from '../web-url.js';
 
 /**
- * Each case's serialized list item, kept while its revision (`rev`, which the database bumps on
- * every change of the case or its steps) stands: a page is then one indexed query of ids and
- * revisions and a join of kept bytes, with no JSON built per case. Only items read outside a
- * transaction are kept (one that rolls back takes its revisions back, and the next write counts
- * them again). Bounded in bytes: past the bound the oldest half is dropped.
+ * Each case's serialized list item, kept until the log of changed cases (`case_changes`, which
+ * the database writes on every change of a case or its steps) names it: a page is then the ids
+ * of the list's order kept in memory and a join of kept bytes, with no query per case and no JSON
+ * built. Only what is read outside a transaction is kept or taken from the log (one that rolls
+ * back takes its log entries back, and the next write numbers its own the same). Bounded in
+ * bytes: past the bound the oldest half is dropped.
  */
 class ItemCache {
-  private readonly items = new Map<string, { rev: number; json: Buffer }>();
+  private readonly items = new Map<string, Buffer>();
   private bytes = 0;
-  get(id: string, rev: number): Buffer | undefined {
-    const kept = this.items.get(id);
-    return kept?.rev === rev ? kept.json : undefined;
+  /** the last entry of the change log read */
+  private seen: number;
+  constructor(ctx: DbContext) {
+    this.seen = db.lastCaseChange(ctx);
   }
-  set(id: string, rev: number, json: Buffer): void {
-    const old = this.items.get(id);
-    if (old) {
-      this.bytes -= old.json.length;
-      this.items.delete(id);
+  /** Drops the items the change log names since the last call (all of them when the log has dropped entries since). */
+  follow(ctx: DbContext): void {
+    const { ids, last, complete } = db.caseChangesSince(ctx, this.seen);
+    this.seen = last;
+    if (!complete) {
+      this.items.clear();
+      this.bytes = 0;
     }
+    for (const id of ids) this.drop(id);
+  }
+  get(id: string): Buffer | undefined {
+    return this.items.get(id);
+  }
+  set(id: string, json: Buffer): void {
+    this.drop(id);
     if (this.bytes + json.length > ITEM_CACHE_BYTES) {
       for (const [key, v] of this.items) {
         this.items.delete(key);
-        this.bytes -= v.json.length;
+        this.bytes -= v.length;
         if (this.bytes <= ITEM_CACHE_BYTES / 2) break;
       }
     }
-    this.items.set(id, { rev, json });
+    this.items.set(id, json);
     this.bytes += json.length;
+  }
+  private drop(id: string): void {
+    const old = this.items.get(id);
+    if (old) {
+      this.bytes -= old.length;
+      this.items.delete(id);
+    }
   }
 }
 /** About 45,000 cases with 5 steps each. */
 const ITEM_CACHE_BYTES = 64 * 1024 * 1024;
 const LIST_HEAD = Buffer.from('{"message":"","data":{"test_cases":[');
 const COMMA = Buffer.from(',');
-/** Stands for an item not kept (every id of a page is found: both reads are of one committed state). */
+/** Stands for an item not kept. */
 const EMPTY_ITEM = Buffer.alloc(0);
 
 /** One cache per emulator (several may run in one process). */
 const caches = new WeakMap<object, ItemCache>();
 function cacheOf(c: RouteContext): ItemCache {
   let cache = caches.get(c.db);
-  if (!cache) caches.set(c.db, (cache = new ItemCache()));
+  if (!cache) caches.set(c.db, (cache = new ItemCache(c.db)));
   return cache;
 }
 
@@ -121,17 +139,18 @@ export const testCaseRoutes = {
     // the live dialect rewrites every item (milliseconds, label objects); `__` filters page the whole list
     if (c.filters.length > 0 || c.dialect === 'live') return listPage(c, 'test_cases', (p) => db.listCases(c.db, project.id, filter, p), wire);
     const p = pageRequest(c);
-    const { ids, revs, total } = db.listCaseRevisions(c.db, project.id, filter, p);
-    const cache = cacheOf(c);
-    const items: Buffer[] = ids.map((id, i) => cache.get(id, revs[i]) ?? EMPTY_ITEM);
-    const changed = ids.filter((_, i) => items[i] === EMPTY_ITEM);
-    if (changed.length > 0) {
+    const { ids, total } = db.listCaseIds(c.db, project.id, filter, p);
+    // inside a transaction (never, for a request) the items are built from what it sees
+    const cache = c.db.inTransaction ? undefined : cacheOf(c);
+    cache?.follow(c.db);
+    const items: Buffer[] = ids.map((id) => cache?.get(id) ?? EMPTY_ITEM);
+    const missing = ids.filter((_, i) => items[i] === EMPTY_ITEM);
+    if (missing.length > 0) {
       const at = new Map(ids.map((id, i) => [id, i]));
-      const keep = !c.db.inTransaction;
-      for (const r of db.casesWithSteps(c.db, project.id, changed)) {
-        const json = Buffer.from(JSON.stringify(wire(r)));
-        items[at.get(r.id)!] = json;
-        if (keep) cache.set(r.id, r.rev, json);
+      for (const r of db.casesWithSteps(c.db, project.id, missing)) {
+        const i = at.get(r.id)!;
+        items[i] = Buffer.from(JSON.stringify(wire(r)));
+        cache?.set(ids[i], items[i]);
       }
     }
     // one buffer per answer; the page_info URLs follow the request's Host
