@@ -13,6 +13,8 @@ export function generateKey(): string {
 
 export class KeyRing {
   private readonly hashes = new Set<string>();
+  /** the last accepted Authorization header and its key's hash: a client sends the same one every time */
+  private last?: { header: string; hash: string };
   constructor(keys: string[]) {
     for (const k of keys) this.hashes.add(hashKey(k));
   }
@@ -20,9 +22,12 @@ export class KeyRing {
   /** The key's hash when the header carries an accepted bearer key, else undefined. */
   check(authorization: string | undefined): string | undefined {
     if (!authorization) return undefined;
+    if (authorization === this.last?.header) return this.last.hash;
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!m) return undefined;
-    return this.accepts(m[1]);
+    const hash = this.accepts(m[1]);
+    if (hash) this.last = { header: authorization, hash };
+    return hash;
   }
 
   /** The key's hash when it is an accepted key (the web UI's cookie carries the bare key), else undefined. */

@@ -157,13 +157,12 @@ export function pageInfo(c: RouteContext, p: PageSpec, total: number) {
     };
   }
   const url = new URL(c.request.url, c.urls.origin);
-  const link = (n: number) => {
-    const u = new URL(url.pathname, c.urls.origin);
-    for (const [k, v] of url.searchParams) if (k !== 'page' && k !== 'page_size') u.searchParams.append(k, v);
-    u.searchParams.set('page_size', String(p.size));
-    u.searchParams.set('page', String(n));
-    return u.toString();
-  };
+  // the links differ only in their last parameter, `page`: the rest is built once
+  const u = new URL(url.pathname, c.urls.origin);
+  for (const [k, v] of url.searchParams) if (k !== 'page' && k !== 'page_size') u.searchParams.append(k, v);
+  u.searchParams.set('page_size', String(p.size));
+  const head = `${u.toString()}&page=`;
+  const link = (n: number) => `${head}${n}`;
   const lastPage = Math.max(1, Math.ceil(total / p.size));
   return {
     page_size: p.size,
