@@ -9,8 +9,10 @@
 // 3. From this process, with undici keep-alive connections (a bounded number, each carrying one
 //    request at a time), runs each scenario for a fixed time and prints requests/s and p99.
 //    The list scenario walks the pages of the project as fetchState does, every page a different
-//    URL, with an update interleaved every 10 requests: no answer can come from a cache. The
-//    saturation phase runs RUNS times and the median rate is the figure (the machine is shared).
+//    URL, with an update interleaved every 10 requests: no answer can come from a cache of pages
+//    (the emulator keeps each case's serialized item until the case changes). The saturation
+//    phase runs RUNS times and the median rate is the figure (the machine is shared); beside it,
+//    the emulator's CPU time per request (Linux), which the load of a shared machine hardly moves.
 // 4. POST rate with about 1,200 cases stored, then again after filling the store to STORE cases.
 // Every figure is printed with the load average beside it; the bench prints and never fails.
 import { spawn } from 'node:child_process';
@@ -108,6 +110,7 @@ const p99Of = (xs) => {
 async function saturate(makeRequest) {
   const latencies = [];
   let n = 0;
+  const cpu0 = childCpuMicros();
   const start = process.hrtime.bigint();
   const deadline = start + BigInt(SECONDS * 1e9);
   const worker = async () => {
@@ -119,7 +122,9 @@ async function saturate(makeRequest) {
   };
   await Promise.all(Array.from({ length: CONNECTIONS }, worker));
   const secs = Number(process.hrtime.bigint() - start) / 1e9;
-  return { rate: latencies.length / secs, p99: p99Of(latencies) };
+  const cpu1 = childCpuMicros();
+  const cpuPerRequest = cpu0 === undefined || cpu1 === undefined ? undefined : (cpu1 - cpu0) / latencies.length;
+  return { rate: latencies.length / secs, p99: p99Of(latencies), cpuPerRequest };
 }
 
 /**
@@ -162,6 +167,21 @@ async function serverP99() {
   return p99Of(fresh);
 }
 
+/**
+ * CPU time the emulator process has used, in µs (user + system, from /proc; undefined elsewhere).
+ * Per request it says what serving costs whatever the machine's load: a busy machine stretches
+ * the wall time of a request, not the CPU time it takes.
+ */
+function childCpuMicros() {
+  try {
+    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS;
+  } catch {
+    return undefined;
+  }
+}
+const TICKS = 100; // USER_HZ, 100 on Linux
+
 /** The machine's load, printed beside every figure: on a shared machine the figures follow it. */
 const load = () => `(load ${loadavg()[0].toFixed(1)} on ${cpus().length} cores)`;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
@@ -177,8 +197,11 @@ async function scenario(name, makeRequest, target, runs = 1) {
   const inServer = await serverP99();
   const ok = max.rate >= target && atTarget.p99 < 20;
   const each = runs > 1 ? ` (median of ${runs} runs: ${results.map((x) => fmt(x.rate)).join(', ')})` : '';
+  const cpus = results.map((x) => x.cpuPerRequest).filter((x) => x !== undefined);
+  const cpu = cpus.length > 0 ? `          emulator CPU per request ${fmt(median(cpus))} µs (user + system, median of the runs): at most ${fmt(1e6 / median(cpus))} req/s on one free core\n` : '';
   process.stdout.write(
     `emulator: ${name} ${fmt(max.rate)} req/s${each} ${loadAtMax}\n` +
+      cpu +
       `          p99 ${atTarget.p99.toFixed(1)} ms at ${fmt(target)} req/s ${load()} ` +
       `(target ${fmt(target)} req/s, p99 < 20 ms)${ok ? '' : '  BELOW TARGET'}\n` +
       `          p99 at ${fmt(target)} req/s inside the emulator (request log) ${inServer.toFixed(1)} ms; ` +
@@ -190,7 +213,8 @@ process.stdout.write(`emulator bench: ${SECONDS} s per phase, ${CONNECTIONS} kee
 const post = () => call('POST', '/projects/DEMO/test_cases', caseBody(created++), false);
 for (let i = 0; i < 200; i++) await post(); // warm-up
 const small = await saturate(post);
-process.stdout.write(`emulator: create case (5 steps) from 1,200 stored: ${fmt(small.rate)} req/s ${load()}\n`);
+const cpuText = (r) => (r.cpuPerRequest === undefined ? '' : `, emulator CPU ${fmt(r.cpuPerRequest)} µs a request`);
+process.stdout.write(`emulator: create case (5 steps) from 1,200 stored: ${fmt(small.rate)} req/s${cpuText(small)} ${load()}\n`);
 const seedStart = performance.now();
 if (WALK_CASES > created) await fill(WALK_CASES - created);
 process.stdout.write(`filled the store to ${created.toLocaleString('en-US')} cases in ${((performance.now() - seedStart) / 1000).toFixed(1)} s\n`);
@@ -210,7 +234,7 @@ if (STORE > created) {
   const big = await saturate(post);
   process.stdout.write(
     `emulator: create case (5 steps) with ${created.toLocaleString('en-US')} stored: ${fmt(big.rate)} req/s, ` +
-      `${((big.rate / small.rate) * 100).toFixed(0)}% of the rate from 1,200 stored (target ≥ 80%)${big.rate >= small.rate * 0.8 ? '' : '  BELOW TARGET'} ${load()}\n`,
+      `${((big.rate / small.rate) * 100).toFixed(0)}% of the rate from 1,200 stored (target ≥ 80%)${big.rate >= small.rate * 0.8 ? '' : '  BELOW TARGET'}${cpuText(big)} ${load()}\n`,
   );
 }
 
