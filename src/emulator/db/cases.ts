@@ -172,7 +172,7 @@ export function casesWithSteps(ctx: DbContext, projectId: string, ids: string[])
 
 /**
  * The log of changed cases (schema version 5): every change of a case's row or of its steps
- * appends the case's id, numbered in order; the last 4,096 entries are kept. `since` the last
+ * appends the case's id, numbered in order; the last 4,096 entries at least are kept. `since` the last
  * number read: the ids changed after it, and `complete` false when entries after it were already
  * dropped (then anything may have changed).
  */

@@ -219,14 +219,14 @@ export const MIGRATIONS: readonly string[] = [
     BEGIN UPDATE list_versions SET version = version + 1 WHERE name = 'cases'; END;
   `,
   /* 5: a log of changed cases, written by every change of a case's row or of its steps (a step
-        group's deletion clearing a step's group too), keeping its last 4,096 entries: the emulator
-        keeps each case's serialized list item in memory and drops the ones the log names
-        (routes/test-cases.ts) */ `
+        group's deletion clearing a step's group too), keeping its last 4,096 to 4,351 entries
+        (trimmed every 256th): the emulator keeps each case's serialized list item in memory and
+        drops the ones the log names (routes/test-cases.ts) */ `
   CREATE TABLE case_changes (
     seq INTEGER PRIMARY KEY,
     case_id TEXT NOT NULL
   );
-  CREATE TRIGGER case_changes_bound AFTER INSERT ON case_changes
+  CREATE TRIGGER case_changes_bound AFTER INSERT ON case_changes WHEN NEW.seq % 256 = 0
     BEGIN DELETE FROM case_changes WHERE seq <= NEW.seq - 4096; END;
   CREATE TRIGGER cases_change_update AFTER UPDATE ON cases
     BEGIN INSERT INTO case_changes (case_id) VALUES (NEW.id); END;
