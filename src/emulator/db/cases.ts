@@ -172,9 +172,9 @@ export function casesWithSteps(ctx: DbContext, projectId: string, ids: string[])
 
 /**
  * The log of changed cases (schema version 5): every change of a case's row or of its steps
- * appends the case's id, numbered in order; the last 4,096 entries at least are kept. `since` the last
- * number read: the ids changed after it, and `complete` false when entries after it were already
- * dropped (then anything may have changed).
+ * appends the case's id, numbered in order; at least the last 4,096 entries are kept. `since` the
+ * last number read: the ids changed after it, and `complete` false when entries after it were
+ * already dropped (then anything may have changed).
  */
 export function caseChangesSince(ctx: DbContext, since: number): { ids: string[]; last: number; complete: boolean } {
   const rows = ctx.stmt('SELECT seq, case_id FROM case_changes WHERE seq > ? ORDER BY seq').raw(true).all(since) as [number, string][];
@@ -216,9 +216,9 @@ function caseOfColumns(r: unknown[], individual_steps: StepRow[]): CaseRow & { i
 
 /**
  * The positions (`seq`) and ids of a project's cases, or of one folder's, in list order. Kept in
- * memory per database while `list_versions.cases` stands: migration 4's triggers bump it on every insert,
- * delete (a folder's or project's cascade too) and move of a case, and nothing else changes a
- * list's membership or order. Edits of a case's fields leave it standing.
+ * memory per database while `list_versions.cases` stands: migration 4's triggers bump it on every
+ * insert, delete (a folder's or project's cascade too) and move of a case, and nothing else
+ * changes a list's membership or order. Edits of a case's fields leave it standing.
  */
 function casePositions(ctx: DbContext, projectId: string, folderId: string | null): { seqs: number[]; ids: string[] } {
   const version = (ctx.stmt(`SELECT version FROM list_versions WHERE name = 'cases'`).get() as { version: number }).version;
