@@ -12,7 +12,7 @@
 //    URL, with an update interleaved every 10 requests: no answer can come from a cache of pages
 //    (the emulator keeps each case's serialized item until the case changes). The saturation
 //    phase runs RUNS times and the median rate is the figure (the machine is shared); beside it,
-//    the emulator's CPU time per request (Linux), which the load of a shared machine hardly moves.
+//    the emulator's CPU time per request (Linux), which the load of a shared machine moves far less.
 // 4. POST rate with about 1,200 cases stored, then again after filling the store to STORE cases.
 // Every figure is printed with the load average beside it; the bench prints and never fails.
 import { spawn } from 'node:child_process';
@@ -169,12 +169,14 @@ async function serverP99() {
 
 /**
  * CPU time the emulator process has used, in µs (user + system, from /proc; undefined elsewhere).
- * Per request it says what serving costs whatever the machine's load: a busy machine stretches
- * the wall time of a request, not the CPU time it takes.
+ * Per request it says what serving costs: a busy machine stretches the wall time of a request far
+ * more than the CPU time it takes.
  */
 function childCpuMicros() {
   try {
-    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+    // the fields after the command name (which may itself hold ") "): state, ppid, … utime, stime
+    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS;
   } catch {
     return undefined;
