@@ -200,7 +200,8 @@ async function scenario(name, makeRequest, target, runs = 1) {
   const ok = max.rate >= target && atTarget.p99 < 20;
   const each = runs > 1 ? ` (median of ${runs} runs: ${results.map((x) => fmt(x.rate)).join(', ')})` : '';
   const cpus = results.map((x) => x.cpuPerRequest).filter((x) => x !== undefined);
-  const cpu = cpus.length > 0 ? `          emulator CPU per request ${fmt(median(cpus))} µs (user + system, median of the runs): at most ${fmt(1e6 / median(cpus))} req/s on one free core\n` : '';
+  const cpuRuns = runs > 1 ? ` (runs: ${cpus.map(fmt).join(', ')})` : '';
+  const cpu = cpus.length > 0 ? `          emulator CPU per request ${fmt(median(cpus))} µs${cpuRuns} (user + system, median of the runs): at most ${fmt(1e6 / median(cpus))} req/s on one free core\n` : '';
   process.stdout.write(
     `emulator: ${name} ${fmt(max.rate)} req/s${each} ${loadAtMax}\n` +
       cpu +
