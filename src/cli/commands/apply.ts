@@ -8,7 +8,7 @@ import { withApplySession } from '../lock.js';
 import { loadTarget } from '../target.js';
 import { loadRepository, removeStrayTempFiles } from '../../repository/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
-import { buildPlan, hasChanges, parsePlanFile, renderPlanText, summaryLine, type Plan } from '../../plan/index.js';
+import { buildPlan, hasChanges, parsePlanFile, planTextChunks, summaryLine, type Plan } from '../../plan/index.js';
 import type { ActualState, RemoteProject } from '../../model.js';
 import type { ApplyResult } from '../../apply/executor.js';
 import type { ApplyRunOptions, ApplySession } from '../../apply/engine.js';
@@ -123,7 +123,9 @@ async function applyWith(
     plan = built.plan;
   }
 
-  io.stderr(options.quiet ? summaryLine(plan) : renderPlanText(plan, { color: options.color.stderr }));
+  if (options.quiet) io.stderr(summaryLine(plan));
+  // written in pieces: a large plan's text is not held whole
+  else for (const chunk of planTextChunks(plan, { color: options.color.stderr })) io.stderr(chunk);
   if (!hasChanges(plan)) {
     if (options.json) io.stdout(jsonOutput({ plan, result: null, ...projectLink(project) }));
     await summary(io, `### tmsync apply\n\n**${summaryLine(plan)}** Nothing was applied.`);
