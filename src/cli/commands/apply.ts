@@ -6,6 +6,7 @@ import { jsonOutput } from '../json.js';
 import { cell, summary } from '../ci-output.js';
 import { withApplySession } from '../lock.js';
 import { loadTarget } from '../target.js';
+import { checkMemory } from '../memory.js';
 import { loadRepository, removeStrayTempFiles } from '../../repository/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
 import { buildPlan, hasChanges, parsePlanFile, planTextChunks, summaryLine, type Plan } from '../../plan/index.js';
@@ -101,7 +102,10 @@ async function applyWith(
   }
   if (signal.aborted) return EXIT_INTERRUPTED;
   const actual = await fetchState(client, project.id, { scope: config.scope, signal });
+  // what loading and reading left behind is collected before the plan is built (see memory.ts)
+  checkMemory();
   const built = buildPlan(loaded.state, actual, { prune: saved?.prune ?? options.prune, allowRecreate: options.allowRecreate });
+  checkMemory();
 
   let plan: Plan;
   if (saved) {

@@ -13,6 +13,7 @@ import { red, type CliIo, type GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { annotateProblems, problemsSummary, summary } from '../ci-output.js';
 import { loadTarget } from '../target.js';
+import { checkMemory } from '../memory.js';
 
 export interface PlanOptions extends GlobalOptions {
   /** save the plan (JSON) for `tmsync apply FILE` */
@@ -112,6 +113,8 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
     // an optimisation only: a cache that cannot be written costs the next run its reads, nothing else
     await cache?.save(root).catch(() => undefined);
     await changedP;
+    // what loading and reading left behind is collected before the plan is built (see memory.ts)
+    checkMemory();
     const { plan, problems } = changed
       ? withChangedSinceNotes(planChanged(loaded.state, actual, changed, { allowRecreate: options.allowRecreate ?? false }), loaded.state, changed, options.changedSince!)
       : buildPlan(loaded.state, actual, { prune: options.prune ?? false, allowRecreate: options.allowRecreate ?? false });
