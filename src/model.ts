@@ -140,6 +140,7 @@ export interface RemoteFolder {
 }
 
 export interface RemoteStep {
+  /** the step's own id: not kept by `fetchState` (nothing uses it; see `toRemoteStep`) */
   id?: string;
   description: string;
   expected: string;

@@ -3,12 +3,24 @@ import { TmsyncError, ValidationError, formatProblem, toTmsyncError } from '../e
 import { buildProgram } from './program.js';
 import { colorChoice, processIo, red, yellow, type CliIo } from './io.js';
 import { jsonOutput } from './json.js';
+import { startMemoryGovernor } from './memory.js';
 
 /**
  * The CLI entry: parses argv, runs the command, prints errors, returns the exit code.
  * The only place (with the command files) that prints; nothing here calls process.exit.
  */
-export async function main(argv: string[], io: CliIo = processIo(), cwd: string = process.cwd()): Promise<number> {
+export async function main(argv: string[], given?: CliIo, cwd: string = process.cwd()): Promise<number> {
+  const io = given ?? processIo();
+  // the process's own run (not a caller's in-process one): bound the garbage its heap keeps
+  const governor = given ? undefined : startMemoryGovernor();
+  try {
+    return await run(argv, io, cwd);
+  } finally {
+    governor?.stop();
+  }
+}
+
+async function run(argv: string[], io: CliIo, cwd: string): Promise<number> {
   let exitCode = 0;
   const json = argv.includes('--json');
   const color = colorChoice(io, argv.includes('--no-color')).stderr;

@@ -5,6 +5,6 @@ export type { BuildPlanOptions } from './context.js';
 export { buildPlan, folderFingerprint, type BuildPlanResult } from './build-plan.js';
 export { summarize, summaryLine } from './summary.js';
 export { normalizeText } from './normalize.js';
-export { renderPlanText, type RenderTextOptions } from './render-text.js';
+export { planTextChunks, renderPlanText, type RenderTextOptions } from './render-text.js';
 export { renderPlanMarkdown, PLAN_COMMENT_MARKER, type RenderMarkdownOptions } from './render-markdown.js';
 export { renderPlanJson, parsePlanFile, PlanFileSchema } from './plan-file.js';

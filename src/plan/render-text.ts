@@ -30,46 +30,63 @@ const LEGEND: Record<Action, string> = { create: 'create', update: 'update', mov
  * the unmanaged items, warnings, and the summary line last.
  */
 export function renderPlanText(plan: Plan, options: RenderTextOptions): string {
+  return `${[...planTextLines(plan, options)].join('\n')}\n`;
+}
+
+/**
+ * `renderPlanText` in pieces of about `lines` lines, each ending with a newline (joined, they are
+ * exactly `renderPlanText`): the plan of 50,000 creates is some 40 million characters, written
+ * piece by piece instead of being held whole (issue 15).
+ */
+export function* planTextChunks(plan: Plan, options: RenderTextOptions, lines = 2000): Generator<string> {
+  let chunk: string[] = [];
+  for (const line of planTextLines(plan, options)) {
+    chunk.push(line);
+    if (chunk.length >= lines) {
+      yield `${chunk.join('\n')}\n`;
+      chunk = [];
+    }
+  }
+  if (chunk.length > 0) yield `${chunk.join('\n')}\n`;
+}
+
+function* planTextLines(plan: Plan, options: RenderTextOptions): Generator<string> {
   const paint = (colour: Colour, text: string) => (options.color ? `\u001b[${ANSI[colour]}m${text}\u001b[0m` : text);
-  const out: string[] = [];
   if (plan.operations.length > 0) {
     const used = ACTION_ORDER.filter((a) => plan.operations.some((op) => actionOf(op) === a));
-    out.push(`tmsync will perform the following actions on project ${plan.project.humanIdPrefix} (${plan.project.name}):`);
-    out.push('');
-    out.push(`Legend: ${used.map((a) => `${paint(ACTION_COLOUR[a], SYMBOLS[a])} ${LEGEND[a]}`).join('   ')}`);
-    out.push('');
+    yield `tmsync will perform the following actions on project ${plan.project.humanIdPrefix} (${plan.project.name}):`;
+    yield '';
+    yield `Legend: ${used.map((a) => `${paint(ACTION_COLOUR[a], SYMBOLS[a])} ${LEGEND[a]}`).join('   ')}`;
+    yield '';
     for (const op of plan.operations) {
       const action = actionOf(op);
       const h = headingOf(op);
       if (action === 'delete') {
         // deletes only come from --prune: the whole line in red, so it cannot be overlooked
-        out.push(paint('red', `${SYMBOLS[action]} ${headingText(h)}  (not in the repository; deleted by --prune)`));
+        yield paint('red', `${SYMBOLS[action]} ${headingText(h)}  (not in the repository; deleted by --prune)`);
         continue;
       }
       const note = h.note ? paint('dim', `  (${h.note})`) : '';
-      out.push(`${paint(ACTION_COLOUR[action], SYMBOLS[action])} ${paint('bold', headingText(h))}${note}`);
-      for (const line of changeBlock(changesOf(op), action === 'create', paint)) out.push(`    ${line}`);
+      yield `${paint(ACTION_COLOUR[action], SYMBOLS[action])} ${paint('bold', headingText(h))}${note}`;
+      for (const line of changeBlock(changesOf(op), action === 'create', paint)) yield `    ${line}`;
     }
-    out.push('');
+    yield '';
   }
   // pruned items already show as red `-` blocks above; list what stays unmanaged
   const kept = plan.unmanaged.filter((u) => !u.pruned);
   if (kept.length > 0) {
-    out.push(
-      plan.prune
-        ? 'Not managed by this repository, kept although --prune is set (still in use):'
-        : 'Not managed by this repository (--prune deletes them):',
-    );
-    for (const u of kept) out.push(`  ${headingText(unmanagedHeading(u))}`);
-    out.push('');
+    yield plan.prune
+      ? 'Not managed by this repository, kept although --prune is set (still in use):'
+      : 'Not managed by this repository (--prune deletes them):';
+    for (const u of kept) yield `  ${headingText(unmanagedHeading(u))}`;
+    yield '';
   }
   if (plan.warnings.length > 0) {
-    out.push('Warnings:');
-    for (const w of plan.warnings) out.push(`  ${paint('yellow', '!')} ${w.file ? `${w.file}${w.line ? `:${w.line}` : ''}: ` : ''}${w.message}`);
-    out.push('');
+    yield 'Warnings:';
+    for (const w of plan.warnings) yield `  ${paint('yellow', '!')} ${w.file ? `${w.file}${w.line ? `:${w.line}` : ''}: ` : ''}${w.message}`;
+    yield '';
   }
-  out.push(paint('bold', summaryLine(plan)));
-  return `${out.join('\n')}\n`;
+  yield paint('bold', summaryLine(plan));
 }
 
 function changeBlock(changes: FieldChange[], isCreate: boolean, paint: (c: Colour, t: string) => string): string[] {

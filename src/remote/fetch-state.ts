@@ -140,6 +140,8 @@ export async function fetchState(
   const lookupList = (name: LookupListName) => guard(collect(client.paginate(name, req())).then((xs) => xs.map(toLookup)));
 
   // the project's chain (resolve, then lists, then per-item reads) is the longest: start it first
+  // one copy of each repeated short text across all pages (see `textSharer`)
+  const share = textSharer();
   const projectPart = guard(
     (async () => {
       // a project already resolved by the caller saves the lookup
@@ -149,24 +151,28 @@ export async function fetchState(
       const foldersP = guard(collect(client.paginate('listFolders', req({ params }))));
 
       const cache = options.cache;
-      /** a list item with its human id: from the list, the cache, or a GET (started at once) */
-      const withHumanId = (c: TestCase): Promise<TestCase> => {
-        if (c.human_id) return Promise.resolve(c);
+      /**
+       * A list item in the model (with its human id from the list, the cache, or a GET started at
+       * once), converted as its page arrives: only the compact form is held while the other pages
+       * are read, not the page's wire objects (issue 15: some 40 MB at 50,000 cases).
+       */
+      const remoteCase = (c: TestCase): RemoteCase | Promise<RemoteCase> => {
+        if (c.human_id) return toRemoteCase(c, share);
         const cached = cache?.caseHumanId(c.id, c.updated_at);
-        if (cached) return Promise.resolve({ ...c, human_id: cached });
+        if (cached) return toRemoteCase({ ...c, human_id: cached }, share);
         return guard(
           client.call('getTestCase', req({ params: { ...params, test_case_id: c.id } })).then((r) => {
             const got = r.data.test_case;
             cache?.putCaseHumanId(c.id, got.human_id ?? '', c.updated_at);
             // the GET may carry the labels the list left out (the live GET sends `labels` objects)
             const labels = reportedLabelIds(c) === undefined ? reportedLabelIds(got) : undefined;
-            return { ...c, human_id: got.human_id, ...(labels ? { label_ids: labels } : {}) };
+            return toRemoteCase({ ...c, human_id: got.human_id, ...(labels ? { label_ids: labels } : {}) }, share);
           }),
         );
       };
-      const listCases = async (query: Record<string, string>, keep: (c: TestCase) => boolean = () => true): Promise<TestCase[]> => {
-        const pending: Promise<TestCase>[] = [];
-        for await (const c of client.paginate('listTestCases', req({ params, query }))) pending.push(withHumanId(c));
+      const listCases = async (query: Record<string, string>, keep: (c: RemoteCase) => boolean = () => true): Promise<RemoteCase[]> => {
+        const pending: (RemoteCase | Promise<RemoteCase>)[] = [];
+        for await (const c of client.paginate('listTestCases', req({ params, query }))) pending.push(remoteCase(c));
         return (await Promise.all(pending)).filter(keep);
       };
       const changed = options.changed;
@@ -176,7 +182,7 @@ export async function fetchState(
           ? (async () => {
               const queries = await changed.caseQueries(flattenFolders(await foldersP).map(toRemoteFolder));
               const results = await Promise.all(queries.map((q) => runCaseQuery(q)));
-              const byId = new Map<string, TestCase>();
+              const byId = new Map<string, RemoteCase>();
               for (const c of results.flat()) if (!byId.has(c.id)) byId.set(c.id, c);
               return [...byId.values()];
             })()
@@ -184,8 +190,8 @@ export async function fetchState(
       );
 
       /** one targeted read (see `CaseQuery`): the list filtered by human id or by folder and title; a uuid's GET gives the folder and title to filter by */
-      async function runCaseQuery(q: CaseQuery): Promise<TestCase[]> {
-        const keep = (c: TestCase) => answersQuery(toRemoteCase(c), q);
+      async function runCaseQuery(q: CaseQuery): Promise<RemoteCase[]> {
+        const keep = (c: RemoteCase) => answersQuery(c, q);
         if (q.by === 'title') return listCases({ folder_id: q.folderId, title__CONTAINS: q.title }, keep);
         if (!looksLikeId(q.ref)) return listCases({ search: q.ref }, keep);
         let found: TestCase;
@@ -257,9 +263,9 @@ export async function fetchState(
   ]);
 
   let folders = flattenFolders(part.folders).map(toRemoteFolder);
-  const share = textSharer();
-  let cases = part.cases.map((w) => toRemoteCase(w, share));
-  const labelsReadable = part.cases.every((c) => reportedLabelIds(c) !== undefined);
+  let cases = part.cases;
+  // a case whose labels the service did not report has no `labelIds` (see `toRemoteCase`)
+  const labelsReadable = cases.every((c) => c.labelIds !== undefined);
   if (options.scope) {
     const { inside, ancestors } = scopedFolderIds(folders, options.scope);
     folders = folders.filter((f) => inside.has(f.id) || ancestors.has(f.id));

@@ -5,6 +5,7 @@ import {
   PLAN_COMMENT_MARKER,
   buildPlan,
   parsePlanFile,
+  planTextChunks,
   renderPlanJson,
   renderPlanMarkdown,
   renderPlanText,
@@ -47,6 +48,18 @@ describe('plan renderers', () => {
     const text = renderPlanText(scenarioPlan(), { color: false });
     expect(text).not.toContain('\u001b[');
     await expect(text).toMatchFileSnapshot(`${FIXTURES}plan.txt`);
+  });
+
+  it('writes the text in pieces of whole lines that together are exactly the rendered text', () => {
+    const plan = scenarioPlan();
+    for (const color of [false, true]) {
+      const whole = renderPlanText(plan, { color });
+      const pieces = [...planTextChunks(plan, { color }, 3)];
+      expect(pieces.length).toBeGreaterThan(3);
+      expect(pieces.every((p) => p.endsWith('\n') && p.split('\n').length - 1 <= 3)).toBe(true);
+      expect(pieces.join('')).toBe(whole);
+      expect([...planTextChunks(plan, { color })]).toEqual([whole]);
+    }
   });
 
   it('renders coloured text only when asked to', async () => {

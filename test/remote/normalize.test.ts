@@ -32,7 +32,7 @@ describe('normalizers', () => {
     expect(toRemoteFolder({ ...f, parent_folder_id: 'root' }).parentId).toBe('root');
   });
 
-  it('normalizes a live-style case: nulls to empty strings, ms timestamps, steps in order, labels unknown when absent', () => {
+  it('normalizes a live-style case: nulls to empty strings, ms timestamps, steps in order without their ids, labels unknown when absent', () => {
     const wire = TestCase.parse({
       id: 'c1',
       title: 'T',
@@ -50,8 +50,8 @@ describe('normalizers', () => {
     const c = toRemoteCase(wire);
     expect(c).toMatchObject({ id: 'c1', humanId: '', description: '', createdAt: 1_700_000_000, updatedAt: 1_700_000_001 });
     expect(c.individualSteps).toEqual([
-      { id: 's1', description: 'a', expected: 'A', order: 1, stepGroupId: 'g1' },
-      { id: 's2', description: 'b', expected: '', order: 2, stepType: 'DEFAULT', stepGroupId: null },
+      { description: 'a', expected: 'A', order: 1, stepGroupId: 'g1' },
+      { description: 'b', expected: '', order: 2, stepType: 'DEFAULT', stepGroupId: null },
     ]);
     expect('labelIds' in c).toBe(false);
     expect(toRemoteCase({ ...wire, label_ids: ['l1'] }).labelIds).toEqual(['l1']);

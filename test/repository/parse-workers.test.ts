@@ -32,4 +32,18 @@ describe('loading with worker threads', () => {
     expect(await spec.loadRepository(root, config, { workers: 1 })).toEqual(single);
     expect(await spec.loadRepository(root, config, { workers: 3 })).toEqual(single);
   });
+
+  it('parses again without the heap cap when a worker runs out of its capped heap', async () => {
+    expect(existsSync(DIST), 'dist/ is missing: run npx tsc -p tsconfig.build.json').toBe(true);
+    const spec = (await import(DIST)) as typeof import('../../src/repository/index.js');
+    const files: Record<string, string> = { 'tmsync.yaml': 'project: SHOP\n' };
+    for (let i = 0; i < 40; i++) files[`cases/F${i % 3}/c${i}.yaml`] = `title: Case ${i}\nsteps:\n  - action: do ${i}\n`;
+    const dir = await makeRepo(files);
+    const { config, root } = await spec.loadConfig(join(dir, 'tmsync.yaml'));
+    const single = await spec.loadRepository(root, config, { workers: 0 });
+    // 1 MB is too little even to load the parser: every worker runs out of it
+    const capped = await spec.loadRepository(root, config, { workers: 2, workerHeapMb: 1 });
+    expect(capped.state.cases).toHaveLength(40);
+    expect(capped).toEqual(single);
+  });
 });

@@ -6,9 +6,10 @@ import { jsonOutput } from '../json.js';
 import { cell, summary } from '../ci-output.js';
 import { withApplySession } from '../lock.js';
 import { loadTarget } from '../target.js';
+import { checkMemory } from '../memory.js';
 import { loadRepository, removeStrayTempFiles } from '../../repository/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
-import { buildPlan, hasChanges, parsePlanFile, renderPlanText, summaryLine, type Plan } from '../../plan/index.js';
+import { buildPlan, hasChanges, parsePlanFile, planTextChunks, summaryLine, type Plan } from '../../plan/index.js';
 import type { ActualState, RemoteProject } from '../../model.js';
 import type { ApplyResult } from '../../apply/executor.js';
 import type { ApplyRunOptions, ApplySession } from '../../apply/engine.js';
@@ -101,7 +102,10 @@ async function applyWith(
   }
   if (signal.aborted) return EXIT_INTERRUPTED;
   const actual = await fetchState(client, project.id, { scope: config.scope, signal });
+  // what loading and reading left behind is collected before the plan is built (see memory.ts)
+  checkMemory();
   const built = buildPlan(loaded.state, actual, { prune: saved?.prune ?? options.prune, allowRecreate: options.allowRecreate });
+  checkMemory();
 
   let plan: Plan;
   if (saved) {
@@ -123,7 +127,9 @@ async function applyWith(
     plan = built.plan;
   }
 
-  io.stderr(options.quiet ? summaryLine(plan) : renderPlanText(plan, { color: options.color.stderr }));
+  if (options.quiet) io.stderr(summaryLine(plan));
+  // written in pieces: a large plan's text is not held whole
+  else for (const chunk of planTextChunks(plan, { color: options.color.stderr })) io.stderr(chunk);
   if (!hasChanges(plan)) {
     if (options.json) io.stdout(jsonOutput({ plan, result: null, ...projectLink(project) }));
     await summary(io, `### tmsync apply\n\n**${summaryLine(plan)}** Nothing was applied.`);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { ApplySession } from '../../apply/engine.js';
 import { createProgressReporter } from '../../apply/progress.js';
 import { kindWords } from '../../plan/operation-kinds.js';
-import { hasChanges, renderPlanText } from '../../plan/index.js';
+import { hasChanges, planTextChunks } from '../../plan/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
 import { migrationScope, planMigration, settlePendingCreates } from '../../transfer/migrate.js';
 import type { CliIo, GlobalOptions } from '../io.js';
@@ -77,7 +77,7 @@ async function migrateFrom(source: Target, session: ApplySession, options: Migra
       return 1;
     }
     io.stderr(`Migrating ${srcProject.name} (${options.from}) → ${dstProject.name} (${options.to})${folder ? `, folder ${folder.join('/')}` : ''}:`);
-    io.stderr(renderPlanText(plan, { color: options.color.stderr }));
+    for (const chunk of planTextChunks(plan, { color: options.color.stderr })) io.stderr(chunk);
     if (!hasChanges(plan)) {
       if (options.json) io.stdout(jsonOutput({ plan, result: null }));
       return 0;

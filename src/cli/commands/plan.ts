@@ -4,7 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { formatProblem, TmsyncError, type Problem } from '../../errors.js';
 import type { DesiredState } from '../../model.js';
 import { changedCaseQueries, planChanged, stepGroupsToRead, type ChangedFiles, type RemovedCaseFile } from '../../plan/changed.js';
-import { buildPlan, hasChanges, PLAN_COMMENT_MARKER, renderPlanJson, renderPlanMarkdown, renderPlanText, summaryLine, type BuildPlanResult, type Plan } from '../../plan/index.js';
+import { buildPlan, hasChanges, PLAN_COMMENT_MARKER, planTextChunks, renderPlanJson, renderPlanMarkdown, summaryLine, type BuildPlanResult, type Plan } from '../../plan/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
 import { ReadCache } from '../../remote/read-cache.js';
 import { loadRepository, type TmsyncConfig } from '../../repository/index.js';
@@ -13,6 +13,7 @@ import { red, type CliIo, type GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { annotateProblems, problemsSummary, summary } from '../ci-output.js';
 import { loadTarget } from '../target.js';
+import { checkMemory } from '../memory.js';
 
 export interface PlanOptions extends GlobalOptions {
   /** save the plan (JSON) for `tmsync apply FILE` */
@@ -112,6 +113,8 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
     // an optimisation only: a cache that cannot be written costs the next run its reads, nothing else
     await cache?.save(root).catch(() => undefined);
     await changedP;
+    // what loading and reading left behind is collected before the plan is built (see memory.ts)
+    checkMemory();
     const { plan, problems } = changed
       ? withChangedSinceNotes(planChanged(loaded.state, actual, changed, { allowRecreate: options.allowRecreate ?? false }), loaded.state, changed, options.changedSince!)
       : buildPlan(loaded.state, actual, { prune: options.prune ?? false, allowRecreate: options.allowRecreate ?? false });
@@ -147,13 +150,18 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
 /** stdout gets the chosen format (JSON with --json); with --json the human rendering goes to stderr. */
 function emit(plan: Plan, options: PlanOptions, io: CliIo): void {
   const format = options.format ?? 'text';
-  const human = (color: boolean) => (format === 'markdown' ? renderPlanMarkdown(plan) : renderPlanText(plan, { color }));
+  // the text is written in pieces: a large plan's text is not held whole
+  const human = (color: boolean, write: (s: string) => void) => {
+    if (format === 'markdown') write(renderPlanMarkdown(plan));
+    else for (const chunk of planTextChunks(plan, { color })) write(chunk);
+  };
   if (options.json || format === 'json') {
     io.stdout(renderPlanJson(plan));
-    io.stderr(format === 'json' ? summaryLine(plan) : human(options.color.stderr));
+    if (format === 'json') io.stderr(summaryLine(plan));
+    else human(options.color.stderr, io.stderr);
     return;
   }
-  io.stdout(human(options.color.stdout));
+  human(options.color.stdout, io.stdout);
 }
 
 function count(n: number, word: string): string {

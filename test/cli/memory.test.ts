@@ -1,0 +1,49 @@
+import { getHeapStatistics } from 'node:v8';
+import { describe, expect, it } from 'vitest';
+import { checkMemory, startMemoryGovernor } from '../../src/cli/memory.js';
+
+const MB = 1024 * 1024;
+/** About `mb` MB of small arrays, alive while the result is held. */
+const allocate = (mb: number): number[][] => Array.from({ length: mb * 1024 }, (_, i) => new Array<number>(100).fill(i));
+
+describe('memory governor', () => {
+  it('collects on its timer once the heap has grown past its slack', async () => {
+    const governor = startMemoryGovernor({ intervalMs: 10, slackMb: 8, env: {} });
+    try {
+      const held = allocate(48);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(governor.collections).toBeGreaterThanOrEqual(1);
+      expect(held).toHaveLength(48 * 1024);
+    } finally {
+      governor.stop();
+    }
+  });
+
+  it('collects when checked after a long synchronous step, freeing what that step dropped', () => {
+    const governor = startMemoryGovernor({ intervalMs: 1e6, slackMb: 8, env: {} });
+    try {
+      let held: number[][] | undefined = allocate(48);
+      const grown = getHeapStatistics().used_heap_size;
+      expect(held).toHaveLength(48 * 1024);
+      held = undefined;
+      checkMemory();
+      expect(governor.collections).toBe(1);
+      expect(getHeapStatistics().used_heap_size).toBeLessThan(grown - 24 * MB);
+    } finally {
+      governor.stop();
+    }
+  });
+
+  it('does nothing with TMSYNC_GC=0, and checkMemory does nothing without a running governor', () => {
+    const off = startMemoryGovernor({ intervalMs: 1e6, slackMb: 1, env: { TMSYNC_GC: '0' } });
+    const held = allocate(16);
+    checkMemory();
+    expect(off.collections).toBe(0);
+    off.stop();
+    const stopped = startMemoryGovernor({ intervalMs: 1e6, slackMb: 1, env: {} });
+    stopped.stop();
+    checkMemory();
+    expect(stopped.collections).toBe(0);
+    expect(held).toHaveLength(16 * 1024);
+  });
+});
