@@ -11,13 +11,27 @@ import { startMemoryGovernor } from './memory.js';
  */
 export async function main(argv: string[], given?: CliIo, cwd: string = process.cwd()): Promise<number> {
   const io = given ?? processIo();
-  // the process's own run (not a caller's in-process one): bound the garbage its heap keeps
-  const governor = given ? undefined : startMemoryGovernor();
+  // the process's own run (not a caller's in-process one): bound the garbage its heap keeps; not for
+  // `serve`, a long-running server whose answers a forced full collection would hold up
+  const governor = given || commandName(argv.slice(2)) === 'serve' ? undefined : startMemoryGovernor();
   try {
     return await run(argv, io, cwd);
   } finally {
     governor?.stop();
   }
+}
+
+/** Global options that take a value (the command name is the first token that is neither). */
+const GLOBAL_WITH_VALUE = new Set(['--config', '--profile', '--base-url', '--project']);
+
+/** The command a command line names: its first word that is not a global option or its value. */
+export function commandName(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (GLOBAL_WITH_VALUE.has(a)) i++;
+    else if (!a.startsWith('-')) return a;
+  }
+  return undefined;
 }
 
 async function run(argv: string[], io: CliIo, cwd: string): Promise<number> {

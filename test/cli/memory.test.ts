@@ -47,3 +47,14 @@ describe('memory governor', () => {
     expect(held).toHaveLength(16 * 1024);
   });
 });
+
+describe('the command a command line names (serve runs without the governor)', () => {
+  it('skips global options and their values', async () => {
+    const { commandName } = await import('../../src/cli/main.js');
+    expect(commandName(['serve', '--memory'])).toBe('serve');
+    expect(commandName(['--config', 'serve.yaml', '--no-color', 'plan'])).toBe('plan');
+    expect(commandName(['--project', 'serve', 'serve'])).toBe('serve');
+    expect(commandName(['--json', 'apply', 'serve'])).toBe('apply');
+    expect(commandName(['--verbose'])).toBeUndefined();
+  });
+});
