@@ -77,6 +77,8 @@ const TABLE = [
 export type CaseFieldEntry = (typeof TABLE)[number];
 export type CaseField = CaseFieldSpec;
 export const CASE_FIELDS: readonly CaseField[] = TABLE;
+/** `CASE_FIELDS` with each entry's literal names (for types and shapes derived from it). */
+export const CASE_FIELD_ENTRIES: readonly CaseFieldEntry[] = TABLE;
 
 const KIND_RANK: Record<FieldKind, number> = { text: 0, template: 0, lookup: 1, user: 2, labels: 3, steps: 4 };
 
@@ -86,6 +88,8 @@ const KIND_RANK: Record<FieldKind, number> = { text: 0, template: 0, lookup: 1, 
  * request bodies and backups are built, in this order.
  */
 export const CASE_FIELDS_BY_KIND: readonly CaseField[] = [...CASE_FIELDS].sort((a, b) => KIND_RANK[a.kind] - KIND_RANK[b.kind]);
+/** `CASE_FIELDS_BY_KIND` with each entry's literal names (for shapes derived from it: the wire schemas). */
+export const CASE_FIELD_ENTRIES_BY_KIND = CASE_FIELDS_BY_KIND as readonly CaseFieldEntry[];
 
 /** The YAML keys of a test case file, in the file's order (`steps` once). */
 export const CASE_FIELD_KEYS: readonly string[] = [...new Set(CASE_FIELDS.map((f) => f.key))];

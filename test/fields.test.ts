@@ -1,7 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import type * as W from '../src/api/resources.js';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { endpointTable, type BodyOf, type ResponseOf } from '../src/api/endpoints.js';
+import * as B from '../src/api/requests.js';
+import * as W from '../src/api/resources.js';
 import { caseBody } from '../src/apply/requests.js';
-import { CASE_FIELD_KEYS, CASE_FIELDS, CASE_FIELDS_BY_KIND } from '../src/fields.js';
+import { CASE_FIELD_KEYS, CASE_FIELDS, CASE_FIELDS_BY_KIND, type CaseFieldEntry } from '../src/fields.js';
 import type { CaseBody } from '../src/plan/operations.js';
 import { toRemoteCase } from '../src/remote/normalize.js';
 import { parseCaseFile } from '../src/repository/case-file.js';
@@ -58,5 +60,42 @@ describe('the field table', () => {
     }
     const backup = backupCase(answer) as unknown as Record<string, unknown>;
     expect(Object.keys(backup)).toEqual(['id', 'human_id', 'folder_id', 'title', ...CASE_FIELDS_BY_KIND.map((f) => f.wire), 'created_at', 'updated_at']);
+  });
+
+  it('gives the wire schemas of case bodies and answers one key per table entry, named by its wire name', () => {
+    const tableWire = CASE_FIELDS_BY_KIND.map((f) => f.wire);
+    const own = (keys: string[]) => keys.filter((k) => tableWire.includes(k));
+    expect(own(Object.keys(B.CreateTestCaseBody.shape))).toEqual(tableWire);
+    expect(own(Object.keys(B.UpdateTestCaseBody.shape))).toEqual(tableWire);
+    expect(own(Object.keys(W.TestCase.shape))).toEqual(tableWire);
+    // the rest are the keys that identify a case and place it, not fields of the table
+    expect(Object.keys(B.CreateTestCaseBody.shape).filter((k) => !tableWire.includes(k))).toEqual(['title', 'project_id', 'folder_id']);
+    expect(Object.keys(W.TestCase.shape).filter((k) => !tableWire.includes(k))).toEqual(['id', 'human_id', 'title', 'folder_id', 'project_id', 'created_at', 'updated_at', 'web_url']);
+  });
+
+  it('types the bodies and answers of case endpoints with every wire name of the table', () => {
+    type TableWire = CaseFieldEntry['wire'];
+    type AnswerShape = (typeof W.TestCase)['shape'];
+    expectTypeOf<Extract<keyof BodyOf<'createTestCase'>, TableWire>>().toEqualTypeOf<TableWire>();
+    expectTypeOf<Extract<keyof BodyOf<'updateTestCase'>, TableWire>>().toEqualTypeOf<TableWire>();
+    expectTypeOf<Extract<keyof AnswerShape, TableWire>>().toEqualTypeOf<TableWire>();
+    expectTypeOf<ResponseOf<'getTestCase'>['data']['test_case']['owner_id']>().toEqualTypeOf<string | null | undefined>();
+    // a required field is a string in a create body, an optional one may be left out or null
+    expectTypeOf<BodyOf<'createTestCase'>['owner_id']>().toEqualTypeOf<string>();
+    expectTypeOf<BodyOf<'createTestCase'>['reviewer_id']>().toEqualTypeOf<string | null | undefined>();
+  });
+
+  it('makes a required field required by a case create and optional in an update, by the table', () => {
+    const base = { title: 'T', folder_id: 'f' };
+    const create = B.CreateTestCaseBody.safeParse(base);
+    expect(create.success).toBe(false);
+    const missing = create.error!.issues.map((i) => i.path[0]).filter((k) => k !== 'folder_id');
+    expect(missing).toEqual(CASE_FIELDS_BY_KIND.filter((f) => f.required).map((f) => f.wire));
+    expect(B.UpdateTestCaseBody.safeParse(base).success).toBe(true);
+  });
+
+  it('lets a case list filter on the text fields of the table', () => {
+    const filters: readonly string[] = endpointTable.listTestCases.textFilters;
+    expect(filters).toEqual(['title', 'human_id', ...CASE_FIELDS_BY_KIND.filter((f) => f.kind === 'text' || f.kind === 'template').map((f) => f.wire)]);
   });
 });

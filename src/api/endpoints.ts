@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MessageResponse, PageQuery, envelope, pagedEnvelope } from './common.js';
 import * as R from './resources.js';
 import * as B from './requests.js';
+import { CASE_FIELD_ENTRIES, type CaseFieldEntry } from '../fields.js';
 
 /**
  * Every endpoint of the service, as data: the single table the emulator registers its routes from,
@@ -58,7 +59,10 @@ const ListRunsQuery = PageQuery.extend({
 });
 
 const P = '/projects/:project_id';
-const CASE_TEXT = ['title', 'human_id', 'description', 'preconditions', 'steps', 'expected_results', 'template_type'] as const;
+type TextEntry = Extract<CaseFieldEntry, { kind: 'text' | 'template' }>;
+const isTextEntry = (f: CaseFieldEntry): f is TextEntry => f.kind === 'text' || f.kind === 'template';
+/** A case list's text filters: title, human id and the table's text and template fields (their wire names). */
+const CASE_TEXT = ['title', 'human_id', ...CASE_FIELD_ENTRIES.filter(isTextEntry).map((f) => f.wire)] as const;
 const LOOKUP_TEXT = ['name', 'alias'] as const;
 const RUN_TEXT = ['title', 'human_id', 'description', 'status', 'selection_type'] as const;
 

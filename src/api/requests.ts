@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { CASE_FIELD_ENTRIES_BY_KIND, CASE_TEMPLATES } from '../fields.js';
+import { wireShape, type WireKinds } from './field-wire.js';
 
 /**
  * Request bodies. Unknown keys are dropped (not rejected), as services commonly do; required
@@ -43,23 +45,21 @@ export const IndividualStepInput = z.object({
   step_group_id: z.string().nullish(),
 });
 
+/** A case field's request type, by its kind (`CASE_FIELDS`); a required field is an `id` (create needs it). */
+const CASE_FIELD_INPUT = {
+  text: () => text.nullish(),
+  template: () => z.enum(CASE_TEMPLATES).optional(),
+  lookup: () => z.string().nullish(),
+  user: () => z.string().nullish(),
+  labels: () => z.array(id).max(1000).optional(),
+  steps: () => z.array(IndividualStepInput).max(1000).optional(),
+} as const satisfies WireKinds;
+
 const testCaseFields = {
   title: z.string().min(1).max(1000),
-  description: text.nullish(),
-  template_type: z.enum(['STEPS', 'TCD']).optional(),
-  preconditions: text.nullish(),
-  steps: text.nullish(),
-  expected_results: text.nullish(),
-  type_id: id,
-  status_id: id,
-  automation_type_id: id,
+  ...wireShape(CASE_FIELD_ENTRIES_BY_KIND, CASE_FIELD_INPUT, () => id),
   project_id: z.string().optional(),
-  priority_id: id,
-  owner_id: id,
-  reviewer_id: z.string().nullish(),
   folder_id: id,
-  label_ids: z.array(id).max(1000).optional(),
-  individual_steps: z.array(IndividualStepInput).max(1000).optional(),
 };
 /** Create needs the lookups, owner and folder in practice (the live service answers 400 otherwise). */
 export const CreateTestCaseBody = z.object(testCaseFields);

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { OptionalId, Text, Timestamp } from './common.js';
+import { CASE_FIELD_ENTRIES_BY_KIND } from '../fields.js';
+import { wireShape, type WireKinds } from './field-wire.js';
 
 /**
  * Every resource of the service as it travels on the wire (snake_case, as the document shows).
@@ -49,28 +51,29 @@ export const IndividualStep = z.looseObject({
 });
 export type IndividualStep = z.infer<typeof IndividualStep>;
 
+/**
+ * A case field's answer type, by its kind (`CASE_FIELDS`). Labels: `label_ids` is not returned by get
+ * or update (document), it is by list in the emulator; the live service answers `labels` objects
+ * instead (`liveWire`, read by `reportedLabelIds`; the loose object keeps them). Steps:
+ * `individual_steps` is returned by update and list, not by get.
+ */
+const CASE_FIELD_ANSWER = {
+  text: () => Text,
+  template: () => Text,
+  lookup: () => OptionalId,
+  user: () => OptionalId,
+  labels: () => z.array(z.string()).optional(),
+  steps: () => z.array(IndividualStep).optional(),
+} as const satisfies WireKinds;
+
 export const TestCase = z.looseObject({
   id: z.string(),
   /** returned by get, create and (in the emulator and live) list; not by update */
   human_id: z.string().optional(),
   title: z.string(),
-  description: Text,
-  template_type: Text,
-  preconditions: Text,
-  steps: Text,
-  expected_results: Text,
-  type_id: OptionalId,
-  status_id: OptionalId,
-  automation_type_id: OptionalId,
-  priority_id: OptionalId,
-  owner_id: OptionalId,
-  reviewer_id: OptionalId,
+  ...wireShape(CASE_FIELD_ENTRIES_BY_KIND, CASE_FIELD_ANSWER),
   folder_id: OptionalId,
   project_id: z.string(),
-  /** not returned by get or update (document); returned by list in the emulator */
-  label_ids: z.array(z.string()).optional(),
-  /** returned by update and list; not by get */
-  individual_steps: z.array(IndividualStep).optional(),
   created_at: Timestamp,
   updated_at: Timestamp,
   /** emulator extension (document dialect): the item's page (on its own answers, not in the list) in the emulator's web UI */
