@@ -7,7 +7,8 @@ import { CASE_FIELD_KEYS, CASE_FIELDS, CASE_FIELDS_BY_KIND, type CaseFieldEntry 
 import type { CaseBody } from '../src/plan/operations.js';
 import { toRemoteCase } from '../src/remote/normalize.js';
 import { parseCaseFile } from '../src/repository/case-file.js';
-import { buildSpecJsonSchemas } from '../src/repository/schemas.js';
+import { parseConfigText } from '../src/repository/config.js';
+import { buildSpecJsonSchemas, type TestCaseInput } from '../src/repository/schemas.js';
 import { caseDocument } from '../src/repository/writer.js';
 import { backupCase } from '../src/transfer/backup-source.js';
 
@@ -97,5 +98,22 @@ describe('the field table', () => {
   it('lets a case list filter on the text fields of the table', () => {
     const filters: readonly string[] = endpointTable.listTestCases.textFilters;
     expect(filters).toEqual(['title', 'human_id', ...CASE_FIELDS_BY_KIND.filter((f) => f.kind === 'text' || f.kind === 'template').map((f) => f.wire)]);
+  });
+
+  it('takes tmsync.yaml defaults for the required fields of the table, under their model names', () => {
+    const required = CASE_FIELDS.filter((f) => f.required);
+    const schema = buildSpecJsonSchemas()['config.schema.json'] as { properties: { defaults: { properties: Record<string, unknown> } } };
+    expect(Object.keys(schema.properties.defaults.properties)).toEqual(required.map((f) => f.key));
+    const yaml = ['defaults:', ...required.map((f) => `  ${f.key}: ${f.key} default`)].join('\n');
+    const { config, problems } = parseConfigText('tmsync.yaml', yaml);
+    expect(problems).toEqual([]);
+    expect(config!.defaults).toEqual(Object.fromEntries(required.map((f) => [f.model, `${f.key} default`])));
+  });
+
+  it('types a case file as written by the YAML keys of the table, and no other key', () => {
+    expectTypeOf<TestCaseInput['owner']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<TestCaseInput['template']>().toEqualTypeOf<'STEPS' | 'TCD' | undefined>();
+    expectTypeOf<TestCaseInput['labels']>().toEqualTypeOf<string[] | undefined>();
+    expectTypeOf<keyof TestCaseInput>().toEqualTypeOf<'id' | 'title' | CaseFieldEntry['key']>();
   });
 });

@@ -109,7 +109,7 @@ async function sendRequest(state: RunState, op: Operation, req: RequestDescripto
           return found ? { data: { [req.resultKey ?? 'item']: found } } : undefined;
         }
       : undefined;
-  let answer: any;
+  let answer: unknown;
   try {
     answer = await client.call(filled.endpoint, {
       params: filled.params,
@@ -124,7 +124,7 @@ async function sendRequest(state: RunState, op: Operation, req: RequestDescripto
     throw err;
   }
   if (!req.produces) return;
-  const item = answer?.data?.[req.resultKey ?? ''] as { id?: string; human_id?: string } | undefined;
+  const item = answerItem(answer, req.resultKey ?? '');
   if (!item || typeof item.id !== 'string') throw new Error(`the service's answer to ${filled.endpoint} has no id`);
   self.id = item.id;
   self.humanId = typeof item.human_id === 'string' ? item.human_id : undefined;
@@ -132,6 +132,17 @@ async function sendRequest(state: RunState, op: Operation, req: RequestDescripto
   // only written back: an operation without a file (a restore's) does not read it
   if (self.humanId === undefined && isCreate(op) && 'writeBack' in op && op.writeBack.file) self.humanId = await fetchHumanId(state, op, self.id);
   if (!last) self.writtenBack = await idKnown(state, op, self.id, self.humanId);
+}
+
+/** The item an answer holds under `data.<key>` (a create's: its id and human id), if it holds one. */
+function answerItem(answer: unknown, key: string): { id?: unknown; human_id?: unknown } | undefined {
+  const data = isObject(answer) ? answer.data : undefined;
+  const item = isObject(data) ? data[key] : undefined;
+  return isObject(item) ? item : undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
 }
 
 /** Every request succeeded: the id is recorded, journalled as done and written back, and counted. */

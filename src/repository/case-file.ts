@@ -44,13 +44,14 @@ export function parseCaseFile(file: string, text: string): FileResult<DesiredCas
 
 function caseFromInput(file: string, input: TestCaseInput, map: SourceMap, problems: Problem[]): FileResult<DesiredCase> {
   const p = { file };
+  const values: Record<string, unknown> = input;
   // a list of steps implies STEPS; any field of template TCD (steps as a text) implies TCD
-  const isList = Array.isArray(input[STEPS_KEY]);
-  const implied = isList ? 'STEPS' : impliedTemplate((f) => f.template === 'TCD' && input[f.key] !== undefined);
-  const written = input[TEMPLATE_KEY] as CaseTemplate | undefined;
+  const isList = Array.isArray(values[STEPS_KEY]);
+  const implied = isList ? 'STEPS' : impliedTemplate((f) => f.template === 'TCD' && values[f.key] !== undefined);
+  const written = values[TEMPLATE_KEY] as CaseTemplate | undefined;
   const fields: DesiredCaseFields = {};
   for (const f of CASE_FIELDS) {
-    const value = input[f.key];
+    const value = values[f.key];
     if (f.kind === 'template') {
       const template = written ?? implied;
       if (template !== undefined) setField(fields, f, 'model', template);

@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, normalize, resolve } from 'node:path';
 import { TmsyncError, ValidationError, type Problem } from '../errors.js';
+import { CASE_FIELDS, setField } from '../fields.js';
 import type { CaseDefaults } from '../model.js';
 import { configSchema, type ConfigInput } from './schemas.js';
 import { parseDuration } from '../ci/duration.js';
@@ -196,12 +197,11 @@ export function parseConfigText(file: string, text: string): { config?: TmsyncCo
   if (problems.some((x) => x.severity !== 'warning')) return { problems };
 
   const defaults: CaseDefaults = {};
-  const d = input.defaults ?? {};
-  if (d.type !== undefined) defaults.type = d.type;
-  if (d.status !== undefined) defaults.status = d.status;
-  if (d.priority !== undefined) defaults.priority = d.priority;
-  if (d.automation_type !== undefined) defaults.automationType = d.automation_type;
-  if (d.owner !== undefined) defaults.owner = d.owner;
+  const given: Partial<Record<string, string>> = input.defaults ?? {};
+  for (const f of CASE_FIELDS) {
+    const value = given[f.key];
+    if (f.required && value !== undefined) setField(defaults, f, 'model', value);
+  }
 
   const profiles: Record<string, TmsyncProfile> = {};
   for (const [name, pr] of Object.entries(input.profiles ?? {})) {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Problem } from '../errors.js';
-import type { DesiredCase, DesiredFolder, DesiredState, DesiredStepGroup } from '../model.js';
+import { CASE_FIELDS } from '../fields.js';
+import type { DesiredCase, DesiredFolder, DesiredState, DesiredStep, DesiredStepGroup } from '../model.js';
 import { scopeMatcher } from '../scope.js';
 import type { Parsed } from './case-file.js';
 import type { TmsyncConfig } from './config.js';
@@ -274,19 +275,29 @@ function shareStep(step: { expected?: string; source?: { file: string } }, file:
 
 /** Replaces a case's repeated texts (lookup names, labels, step references, its file in each step) by shared copies. */
 function shareCase(item: DesiredCase, share: (s: string) => string): void {
-  const f = item.fields;
-  if (f.template !== undefined) f.template = share(f.template) as typeof f.template;
-  if (f.type !== undefined) f.type = share(f.type);
-  if (f.status !== undefined) f.status = share(f.status);
-  if (f.priority !== undefined) f.priority = share(f.priority);
-  if (f.automationType !== undefined) f.automationType = share(f.automationType);
-  if (f.owner !== undefined) f.owner = share(f.owner);
-  if (f.reviewer !== undefined) f.reviewer = share(f.reviewer);
-  if (f.labels !== undefined) f.labels = f.labels.map(share);
-  for (const step of f.steps ?? []) {
-    step.kind = share(step.kind) as typeof step.kind;
-    if (step.kind === 'use') step.use = share(step.use);
-    shareStep(step, item.file, share);
+  const f: Record<string, unknown> = item.fields;
+  for (const field of CASE_FIELDS) {
+    const value = f[field.model];
+    if (value === undefined) continue;
+    switch (field.kind) {
+      case 'text':
+        break; // free text: seldom the same twice in a repository
+      case 'template':
+      case 'lookup':
+      case 'user':
+        f[field.model] = share(value as string);
+        break;
+      case 'labels':
+        f[field.model] = (value as string[]).map(share);
+        break;
+      case 'steps':
+        for (const step of value as DesiredStep[]) {
+          step.kind = share(step.kind) as typeof step.kind;
+          if (step.kind === 'use') step.use = share(step.use);
+          shareStep(step, item.file, share);
+        }
+        break;
+    }
   }
 }
 

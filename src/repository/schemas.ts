@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DURATION_PATTERN } from '../ci/duration.js';
-import { CASE_FIELD_KEYS, CASE_FIELDS, CASE_TEMPLATES, type CaseField } from '../fields.js';
+import { CASE_FIELD_KEYS, CASE_FIELDS, CASE_TEMPLATES, type CaseField, type CaseFieldEntry, type CaseTemplate, type FieldKind } from '../fields.js';
 
 /**
  * The tests-as-code format as zod schemas: the single source of the JSON Schemas in `schemas/`
@@ -66,14 +66,39 @@ function yamlValue(f: CaseField): z.ZodType {
   }
 }
 
+/** The value of each kind of field as a file writes it. */
+interface YamlValues {
+  text: string;
+  template: CaseTemplate;
+  lookup: string;
+  user: string;
+  labels: string[];
+  steps: z.infer<typeof caseStepSchema>[];
+}
+/** Every YAML key of the table, optional, typed by the kinds of its entries (`steps`: a list or a text). */
+type CaseFieldShape = { [K in CaseFieldEntry['key']]: z.ZodOptional<z.ZodType<YamlValues[Extract<CaseFieldEntry, { key: K }>['kind']]>> };
+
 /** Every case field of the table as an optional key; a key with two forms (`steps`) takes either. */
-function caseFieldShape(): Record<string, z.ZodOptional<z.ZodType>> {
-  return Object.fromEntries(
-    CASE_FIELD_KEYS.map((key) => {
-      const forms = CASE_FIELDS.filter((f) => f.key === key).map(yamlValue);
-      return [key, (forms.length === 1 ? forms[0] : z.union(forms)).optional()];
-    }),
-  );
+function caseFieldShape(): CaseFieldShape {
+  const shape: Record<string, z.ZodOptional<z.ZodType>> = {};
+  for (const key of CASE_FIELD_KEYS) {
+    const forms = CASE_FIELDS.filter((f) => f.key === key).map(yamlValue);
+    shape[key] = (forms.length === 1 ? forms[0] : z.union(forms)).optional();
+  }
+  return shape as CaseFieldShape;
+}
+
+/** What a kind of field may default to in tmsync.yaml (`defaults.<key>`), described for the JSON Schema. */
+const DEFAULT_ABOUT: Partial<Record<FieldKind, string>> = { lookup: 'lookup name, alias or id', user: 'user email or id' };
+type DefaultsShape = { [F in CaseFieldEntry as F extends { required: true } ? F['key'] : never]: z.ZodOptional<z.ZodString> };
+
+/** `defaults` of tmsync.yaml: one optional key per `required` field of the table. */
+function defaultsShape(): DefaultsShape {
+  const shape: Record<string, z.ZodOptional<z.ZodString>> = {};
+  for (const f of CASE_FIELDS) {
+    if (f.required) shape[f.key] = text(DEFAULT_ABOUT[f.kind] ?? f.about).optional();
+  }
+  return shape as DefaultsShape;
 }
 
 export const testCaseSchema = z
@@ -145,13 +170,7 @@ export const configSchema = z
       .meta({ description: 'only these folder subtrees are managed: top-level names or paths such as Checkout/Payments (default: all)' })
       .optional(),
     defaults: z
-      .strictObject({
-        type: text('lookup name, alias or id').optional(),
-        status: text('lookup name, alias or id').optional(),
-        priority: text('lookup name, alias or id').optional(),
-        automation_type: text('lookup name, alias or id').optional(),
-        owner: text('user email or id').optional(),
-      })
+      .strictObject(defaultsShape())
       .meta({ description: 'used when a new case leaves a field out (the service requires them)' })
       .optional(),
     rate_limit: rateLimit.meta({ description: 'requests per second (default 8)' }).optional(),
@@ -198,7 +217,7 @@ export const configSchema = z
   });
 
 /** A case file as written: `id`, `title` and the YAML keys of the field table (src/fields.ts). */
-export type TestCaseInput = z.infer<typeof testCaseSchema> & Partial<Record<string, unknown>>;
+export type TestCaseInput = z.infer<typeof testCaseSchema>;
 export type StepGroupInput = z.infer<typeof stepGroupSchema>;
 export type FolderInput = z.infer<typeof folderSchema>;
 export type ConfigInput = z.infer<typeof configSchema>;
