@@ -1,5 +1,5 @@
 /**
- * The field table: every field of a test case described once. Everything
+ * The field tables: every field of a test case, and of a step group, described once. Everything
  * that handles a case field field by field is driven by it: the YAML schema (and so the JSON
  * Schema) and the loader (`src/repository/`), the one YAML renderer that pull and write-back share,
  * the normalisation of wire answers (`src/remote/normalize.ts`), the plan's body, diff and display
@@ -116,12 +116,66 @@ export function belongsTo(f: CaseField, template: CaseTemplate | undefined): boo
   return f.template === undefined || template === undefined || f.template === template;
 }
 
+/** The names of a field (of either table). */
+type FieldNames = Pick<CaseFieldSpec, 'model' | 'remote' | 'wire'>;
+
 /** Reads a field of an object keyed by one of the field's names. */
-export function fieldOf<T>(values: object, f: CaseField, name: 'model' | 'remote' | 'wire'): T | undefined {
+export function fieldOf<T>(values: object, f: FieldNames, name: 'model' | 'remote' | 'wire'): T | undefined {
   return (values as Record<string, unknown>)[f[name]] as T | undefined;
 }
 
 /** Sets a field of an object keyed by one of the field's names. */
-export function setField(values: object, f: CaseField, name: 'model' | 'remote' | 'wire', value: unknown): void {
+export function setField(values: object, f: FieldNames, name: 'model' | 'remote' | 'wire', value: unknown): void {
   (values as Record<string, unknown>)[f[name]] = value;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Step groups
+
+/**
+ * How a step group field is written, compared and shown:
+ * - `text`: free text, as a case's; a step group create or update sends it (empty when not written).
+ * - `labels`: label names or ids in the file, label ids on the wire, compared as a set, as a case's.
+ * - `steps`: a list of individual steps (no `use:`: a step group cannot use another one); always
+ *   compared, none written means none.
+ */
+export type StepGroupFieldKind = 'text' | 'labels' | 'steps';
+
+/** A step group field: the names and columns of a case field where they apply (`CaseFieldSpec`). */
+export interface StepGroupFieldSpec extends Pick<CaseFieldSpec, 'key' | 'model' | 'remote' | 'wire' | 'liveWire' | 'about'> {
+  readonly kind: StepGroupFieldKind;
+}
+
+/**
+ * Every managed field of a step group, in the order of the YAML file, plans, request bodies and
+ * backups. Like a case's, the `id` and `title` are not in the table: they identify the group (`use:`
+ * by key or human id, matching by title) and every module treats them on their own.
+ */
+const GROUP_TABLE = [
+  { key: 'description', model: 'description', remote: 'description', wire: 'description', kind: 'text', about: 'description' },
+  { key: 'labels', model: 'labels', remote: 'labelIds', wire: 'label_ids', liveWire: 'labels', kind: 'labels', about: 'label names or ids (GET /labels)' },
+  { key: 'steps', model: 'steps', remote: 'steps', wire: 'steps', kind: 'steps', about: 'the steps; a step group cannot use another one' },
+] as const satisfies readonly StepGroupFieldSpec[];
+
+/** The entries of the step group table with their literal names (for the types derived from it). */
+export type StepGroupFieldEntry = (typeof GROUP_TABLE)[number];
+export type StepGroupField = StepGroupFieldSpec;
+export const STEP_GROUP_FIELDS: readonly StepGroupField[] = GROUP_TABLE;
+/** `STEP_GROUP_FIELDS` with each entry's literal names (for types and shapes derived from it). */
+export const STEP_GROUP_FIELD_ENTRIES: readonly StepGroupFieldEntry[] = GROUP_TABLE;
+/** The YAML keys of a step group file, in the file's order. */
+export const STEP_GROUP_FIELD_KEYS: readonly string[] = STEP_GROUP_FIELDS.map((f) => f.key);
+
+/**
+ * The values of every step group field under one of its names, typed by kind (`V`); the fields of
+ * the kinds in `Optional` may be absent (left out of the file, or not reported).
+ */
+export type StepGroupFieldValues<
+  Name extends 'model' | 'remote' | 'wire',
+  V extends Record<StepGroupFieldKind, unknown>,
+  Optional extends StepGroupFieldKind = never,
+> = {
+  [F in StepGroupFieldEntry as F['kind'] extends Optional ? F[Name] : never]?: V[F['kind']];
+} & {
+  [F in StepGroupFieldEntry as F['kind'] extends Optional ? never : F[Name]]: V[F['kind']];
+};

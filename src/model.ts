@@ -9,7 +9,7 @@
  * converts wire shapes into these.
  */
 
-import type { CaseFieldEntry, CaseFieldValues, CaseTemplate } from './fields.js';
+import type { CaseFieldEntry, CaseFieldValues, CaseTemplate, StepGroupFieldValues } from './fields.js';
 
 // ---------------------------------------------------------------------------------------------
 // Desired (the repository)
@@ -68,16 +68,26 @@ export interface DesiredCase {
   lines: Record<string, number>;
 }
 
-export interface DesiredStepGroup {
+/** A step of a step group as written: an individual step (a step group cannot use another one). */
+export interface DesiredGroupStep {
+  action: string;
+  expected: string;
+  source?: SourceRef;
+}
+
+/**
+ * The fields of a step group the repository manages, named and typed by the step group table
+ * (`src/fields.ts`): texts and label names absent when the file leaves them out, the steps always.
+ */
+export type DesiredStepGroupFields = StepGroupFieldValues<'model', { text: string; labels: string[]; steps: DesiredGroupStep[] }, 'text' | 'labels'>;
+
+export interface DesiredStepGroup extends DesiredStepGroupFields {
   /** the file stem under step_groups/, the local key `use:` refers to */
   key: string;
   file: string;
   /** `id:` as written: a human id (`SHOP-SG-3`) or a uuid */
   id?: string;
   title: string;
-  description?: string;
-  labels?: string[];
-  steps: { action: string; expected: string; source?: SourceRef }[];
   lines: Record<string, number>;
 }
 
@@ -167,13 +177,21 @@ export interface RemoteCase extends Omit<RemoteCaseFields, 'labelIds'> {
   updatedAt: number;
 }
 
-export interface RemoteStepGroup {
+/** A step of a step group as the service holds it. */
+export interface RemoteGroupStep {
+  id?: string;
+  description: string;
+  expected: string;
+  order: number;
+}
+
+/** The managed fields of a step group as the service holds them, named by the step group table; labels undefined when not reported. */
+export type RemoteStepGroupFields = StepGroupFieldValues<'remote', { text: string; labels: string[]; steps: RemoteGroupStep[] }, 'labels'>;
+
+export interface RemoteStepGroup extends RemoteStepGroupFields {
   id: string;
   humanId: string;
   title: string;
-  description: string;
-  labelIds?: string[];
-  steps: { id?: string; description: string; expected: string; order: number }[];
   createdAt: number;
   updatedAt: number;
 }

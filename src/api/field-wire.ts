@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { FieldKind } from '../fields.js';
+import type { FieldKind, StepGroupFieldKind } from '../fields.js';
 
 /**
  * The wire schemas' part that the field table (`src/fields.ts`) describes: one zod key per entry,
@@ -8,27 +8,32 @@ import type { FieldKind } from '../fields.js';
  * gains its request and answer keys (and so its OpenAPI properties) from its table entry alone.
  */
 
-/** The zod type of each kind of field on one side of the wire (a factory: one instance per key). */
+/** The zod type of each kind of case field on one side of the wire (a factory: one instance per key). */
 export type WireKinds = { readonly [K in FieldKind]: () => z.ZodType };
+/** The zod type of each kind of step group field on one side of the wire. */
+export type GroupWireKinds = { readonly [K in StepGroupFieldKind]: () => z.ZodType };
 
 interface WireEntry {
   readonly wire: string;
-  readonly kind: FieldKind;
+  readonly kind: FieldKind | StepGroupFieldKind;
   readonly required?: boolean;
 }
 
+type Kinds = { readonly [K in FieldKind | StepGroupFieldKind]?: () => z.ZodType };
+
 /** The shape of the table's keys: `required` entries take `required`'s type when one is given. */
-export type WireShape<E extends WireEntry, V extends WireKinds, R extends (() => z.ZodType) | undefined = undefined> = {
-  -readonly [F in E as F['wire']]: F extends { required: true } ? (R extends () => infer T ? T : ReturnType<V[F['kind']]>) : ReturnType<V[F['kind']]>;
+export type WireShape<E extends WireEntry, V extends Kinds, R extends (() => z.ZodType) | undefined = undefined> = {
+  -readonly [F in E as F['wire']]: F extends { required: true } ? (R extends () => infer T ? T : KindType<V, F['kind']>) : KindType<V, F['kind']>;
 };
+type KindType<V extends Kinds, K extends keyof V> = V[K] extends () => infer T ? T : never;
 
 /** The zod shape of a table's entries, in the table's order, for one side of the wire. */
-export function wireShape<E extends WireEntry, V extends WireKinds, R extends (() => z.ZodType) | undefined = undefined>(
+export function wireShape<E extends WireEntry, V extends { readonly [K in E['kind']]: () => z.ZodType }, R extends (() => z.ZodType) | undefined = undefined>(
   entries: readonly E[],
   kinds: V,
   required?: R,
 ): WireShape<E, V, R> {
   const shape: Record<string, z.ZodType> = {};
-  for (const f of entries) shape[f.wire] = f.required === true && required !== undefined ? required() : kinds[f.kind]();
+  for (const f of entries) shape[f.wire] = f.required === true && required !== undefined ? required() : (kinds[f.kind as E['kind']] as () => z.ZodType)();
   return shape as WireShape<E, V, R>;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { CASE_FIELD_ENTRIES_BY_KIND, CASE_TEMPLATES } from '../fields.js';
-import { wireShape, type WireKinds } from './field-wire.js';
+import { CASE_FIELD_ENTRIES_BY_KIND, CASE_TEMPLATES, STEP_GROUP_FIELD_ENTRIES } from '../fields.js';
+import { wireShape, type GroupWireKinds, type WireKinds } from './field-wire.js';
 
 /**
  * Request bodies. Unknown keys are dropped (not rejected), as services commonly do; required
@@ -74,11 +74,16 @@ export const StepGroupStepInput = z.object({
   expected_results: text.nullish(),
   order: z.number().int().optional(),
 });
+/** A step group field's request type, by its kind (`STEP_GROUP_FIELDS`). */
+const STEP_GROUP_FIELD_INPUT = {
+  text: () => text.nullish(),
+  labels: () => z.array(id).max(1000).optional(),
+  steps: () => z.array(StepGroupStepInput).max(1000).optional(),
+} as const satisfies GroupWireKinds;
+
 export const CreateStepGroupBody = z.object({
   title: z.string().min(1).max(1000),
-  description: text.nullish(),
-  label_ids: z.array(id).max(1000).optional(),
-  steps: z.array(StepGroupStepInput).max(1000).optional(),
+  ...wireShape(STEP_GROUP_FIELD_ENTRIES, STEP_GROUP_FIELD_INPUT),
 });
 /** Full replacement of the steps when given. */
 export const UpdateStepGroupBody = CreateStepGroupBody.partial();

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { OptionalId, Text, Timestamp } from './common.js';
-import { CASE_FIELD_ENTRIES_BY_KIND } from '../fields.js';
-import { wireShape, type WireKinds } from './field-wire.js';
+import { CASE_FIELD_ENTRIES_BY_KIND, STEP_GROUP_FIELD_ENTRIES } from '../fields.js';
+import { wireShape, type GroupWireKinds, type WireKinds } from './field-wire.js';
 
 /**
  * Every resource of the service as it travels on the wire (snake_case, as the document shows).
@@ -92,15 +92,22 @@ export const StepGroupStep = z.looseObject({
 });
 export type StepGroupStep = z.infer<typeof StepGroupStep>;
 
+/**
+ * A step group field's answer type, by its kind (`STEP_GROUP_FIELDS`). `steps` is returned by
+ * create, get and update, omitted in list; `label_ids` is not in the document, the emulator returns
+ * it so labels can be compared.
+ */
+const STEP_GROUP_FIELD_ANSWER = {
+  text: () => Text,
+  labels: () => z.array(z.string()).optional(),
+  steps: () => z.array(StepGroupStep).optional(),
+} as const satisfies GroupWireKinds;
+
 export const StepGroup = z.looseObject({
   id: z.string(),
   title: z.string(),
-  description: Text,
   human_id: z.string(),
-  /** returned by create, get and update; omitted in list */
-  steps: z.array(StepGroupStep).optional(),
-  /** not in the document; the emulator returns it so labels can be compared */
-  label_ids: z.array(z.string()).optional(),
+  ...wireShape(STEP_GROUP_FIELD_ENTRIES, STEP_GROUP_FIELD_ANSWER),
   project_id: z.string(),
   created_at: Timestamp,
   updated_at: Timestamp,

@@ -1,8 +1,8 @@
 import type { CaseWireBody } from '../api/bodies.js';
 import type { BodyOf, EndpointName } from '../api/endpoints.js';
-import { CASE_FIELDS_BY_KIND, fieldOf, setField } from '../fields.js';
+import { CASE_FIELDS_BY_KIND, fieldOf, setField, STEP_GROUP_FIELDS } from '../fields.js';
 import { actionOf, kindCreates } from '../plan/operation-kinds.js';
-import type { CaseBody, CreateCaseOp, CreateFolderOp, CreateStepGroupOp, CreateTestPlanOp, CreateTestRunOp, Operation, OperationKind, Ref, StepBody, StepGroupBody } from '../plan/operations.js';
+import type { CaseBody, CreateCaseOp, CreateFolderOp, CreateStepGroupOp, CreateTestPlanOp, CreateTestRunOp, GroupStepBody, Operation, OperationKind, Ref, StepBody, StepGroupBody } from '../plan/operations.js';
 
 /** The operations that create a remote item. */
 export type CreateOp = CreateFolderOp | CreateCaseOp | CreateStepGroupOp | CreateTestPlanOp | CreateTestRunOp;
@@ -182,13 +182,24 @@ function testRunRequests(op: CreateTestRunOp, resolve: RefResolver, project_id: 
 
 /** The wire body of a step group create or (full-replacement) update. */
 export function stepGroupBody(body: StepGroupBody): BodyOf<'createStepGroup'> {
-  return {
-    title: body.title,
-    description: body.description ?? '',
-    ...(body.labelIds !== undefined ? { label_ids: body.labelIds } : {}),
-    // the create request names the expected outcome in the singular (service-interface.md)
-    steps: body.steps.map((s, i) => ({ step_description: s.description, expected_result: s.expected, order: i + 1 })),
-  };
+  const out: BodyOf<'createStepGroup'> = { title: body.title };
+  for (const f of STEP_GROUP_FIELDS) {
+    const value = fieldOf<unknown>(body, f, 'remote');
+    switch (f.kind) {
+      case 'text':
+        // the update replaces the group: a text the file leaves out is sent empty
+        setField(out, f, 'wire', value ?? '');
+        break;
+      case 'labels':
+        if (value !== undefined) setField(out, f, 'wire', value);
+        break;
+      case 'steps':
+        // the create request names the expected outcome in the singular (service-interface.md)
+        setField(out, f, 'wire', (value as GroupStepBody[]).map((s, i) => ({ step_description: s.description, expected_result: s.expected, order: i + 1 })));
+        break;
+    }
+  }
+  return out;
 }
 
 /** The wire body of a case create or update: only the fields the repository manages (the field table's wire names). */

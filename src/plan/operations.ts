@@ -1,4 +1,4 @@
-import type { CaseFieldValues, CaseTemplate } from '../fields.js';
+import type { CaseFieldValues, CaseTemplate, StepGroupFieldValues } from '../fields.js';
 
 /**
  * A plan is an ordered list of small, typed operations (a discriminated union on `kind`).
@@ -43,11 +43,18 @@ export interface CaseBody
   folder: Ref;
 }
 
-export interface StepGroupBody {
+/** A step of a step group body. */
+export interface GroupStepBody {
+  description: string;
+  expected: string;
+}
+
+/**
+ * The managed fields of a step group as the service needs them (label ids resolved), named by the
+ * step group table (`src/fields.ts`); a text or labels the file leaves out are absent.
+ */
+export interface StepGroupBody extends StepGroupFieldValues<'remote', { text: string; labels: string[]; steps: GroupStepBody[] }, 'text' | 'labels'> {
   title: string;
-  description?: string;
-  labelIds?: string[];
-  steps: { description: string; expected: string }[];
 }
 
 interface OpBase {

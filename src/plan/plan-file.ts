@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TmsyncError } from '../errors.js';
-import { CASE_FIELDS_BY_KIND, CASE_TEMPLATES, type FieldKind } from '../fields.js';
+import { CASE_FIELDS_BY_KIND, CASE_TEMPLATES, STEP_GROUP_FIELDS, type FieldKind, type StepGroupFieldKind } from '../fields.js';
 import { PLAN_FORMAT_VERSION, type Plan } from './operations.js';
 
 /**
@@ -28,11 +28,14 @@ const caseBody = z.strictObject({
   folder: ref,
   ...Object.fromEntries(CASE_FIELDS_BY_KIND.map((f) => [f.remote, bodyValue[f.kind].optional()])),
 });
+const groupBodyValue: Record<StepGroupFieldKind, z.ZodType> = {
+  text: z.string().optional(),
+  labels: z.array(z.string()).optional(),
+  steps: z.array(z.strictObject({ description: z.string(), expected: z.string() })),
+};
 const groupBody = z.strictObject({
   title: z.string(),
-  description: z.string().optional(),
-  labelIds: z.array(z.string()).optional(),
-  steps: z.array(z.strictObject({ description: z.string(), expected: z.string() })),
+  ...Object.fromEntries(STEP_GROUP_FIELDS.map((f) => [f.remote, groupBodyValue[f.kind]])),
 });
 
 const operation = z.discriminatedUnion('kind', [

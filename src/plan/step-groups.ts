@@ -1,7 +1,8 @@
-import type { DesiredStepGroup, RemoteStepGroup } from '../model.js';
+import { fieldOf, setField, STEP_GROUP_FIELDS } from '../fields.js';
+import type { DesiredGroupStep, DesiredStepGroup, RemoteGroupStep, RemoteStepGroup } from '../model.js';
 import { claimById, problem, type PlanContext } from './context.js';
 import { normalizeText, normalizeTitle, sameList, sortedUnique } from './normalize.js';
-import type { FieldChange, Operation, Ref, StepGroupBody } from './operations.js';
+import type { FieldChange, GroupStepBody, Operation, Ref, StepGroupBody } from './operations.js';
 import { showSteps } from './show.js';
 
 /** What a `use:` step stands for: the group's steps and how to reference the group. */
@@ -98,40 +99,63 @@ function matchGroups(ctx: PlanContext): GroupMatch[] {
   return matches;
 }
 
+/** A step group's desired body, field by field as the step group table says (labels resolved to ids). */
 function groupBody(ctx: PlanContext, g: DesiredStepGroup): StepGroupBody {
-  const body: StepGroupBody = {
-    title: normalizeTitle(g.title),
-    steps: g.steps.map((s) => ({ description: normalizeText(s.action), expected: normalizeText(s.expected) })),
-  };
-  if (g.description !== undefined) body.description = normalizeText(g.description);
-  if (g.labels !== undefined) {
-    const ids: string[] = [];
-    for (const l of g.labels) {
-      const r = ctx.resolver.label(l);
-      if (r.ok) ids.push(r.id);
-      else problem(ctx, 'unknown_label', g.file, g.lines.labels, r.error.message, r.error.hint);
+  const body = { title: normalizeTitle(g.title), steps: [] } as StepGroupBody;
+  for (const f of STEP_GROUP_FIELDS) {
+    const value = fieldOf<unknown>(g, f, 'model');
+    switch (f.kind) {
+      case 'text':
+        if (value !== undefined) setField(body, f, 'remote', normalizeText(value as string));
+        break;
+      case 'labels':
+        if (value !== undefined) {
+          const ids: string[] = [];
+          for (const l of value as string[]) {
+            const r = ctx.resolver.label(l);
+            if (r.ok) ids.push(r.id);
+            else problem(ctx, 'unknown_label', g.file, g.lines[f.key], r.error.message, r.error.hint);
+          }
+          setField(body, f, 'remote', sortedUnique(ids));
+        }
+        break;
+      case 'steps':
+        setField(body, f, 'remote', (value as DesiredGroupStep[]).map((s) => ({ description: normalizeText(s.action), expected: normalizeText(s.expected) })));
+        break;
     }
-    body.labelIds = sortedUnique(ids);
   }
   return body;
+}
+
+const inOrder = (steps: readonly RemoteGroupStep[]): GroupStepBody[] =>
+  [...steps].sort((a, b) => a.order - b.order).map((s) => ({ description: normalizeText(s.description), expected: normalizeText(s.expected) }));
+
+function sameGroupSteps(a: readonly GroupStepBody[], b: readonly GroupStepBody[]): boolean {
+  return a.length === b.length && a.every((s, i) => s.description === b[i].description && s.expected === b[i].expected);
 }
 
 function groupChanges(ctx: PlanContext, body: StepGroupBody, remote: RemoteStepGroup): FieldChange[] {
   const changes: FieldChange[] = [];
   if (normalizeTitle(remote.title) !== body.title) changes.push({ field: 'title', from: remote.title, to: body.title });
-  if (body.description !== undefined && normalizeText(remote.description) !== body.description) {
-    changes.push({ field: 'description', from: normalizeText(remote.description), to: body.description });
+  for (const f of STEP_GROUP_FIELDS) {
+    const w = fieldOf<unknown>(body, f, 'remote');
+    const h = fieldOf<unknown>(remote, f, 'remote');
+    switch (f.kind) {
+      case 'text':
+        if (w !== undefined && normalizeText(h as string) !== w) changes.push({ field: f.key, from: normalizeText(h as string), to: w as string });
+        break;
+      case 'labels':
+        if (w !== undefined && h !== undefined && !sameList(sortedUnique(h as string[]), w as string[])) {
+          changes.push({ field: f.key, from: ctx.resolver.showLabels(h as string[]), to: ctx.resolver.showLabels(w as string[]) });
+        }
+        break;
+      case 'steps': {
+        const remoteSteps = inOrder(h as RemoteGroupStep[]);
+        if (!sameGroupSteps(remoteSteps, w as GroupStepBody[])) changes.push({ field: f.key, from: showSteps(remoteSteps), to: showSteps(w as GroupStepBody[]) });
+        break;
+      }
+    }
   }
-  if (body.labelIds !== undefined && remote.labelIds !== undefined && !sameList(sortedUnique(remote.labelIds), body.labelIds)) {
-    changes.push({ field: 'labels', from: ctx.resolver.showLabels(remote.labelIds), to: ctx.resolver.showLabels(body.labelIds) });
-  }
-  const remoteSteps = [...remote.steps]
-    .sort((a, b) => a.order - b.order)
-    .map((s) => ({ description: normalizeText(s.description), expected: normalizeText(s.expected) }));
-  const same =
-    remoteSteps.length === body.steps.length &&
-    remoteSteps.every((s, i) => s.description === body.steps[i].description && s.expected === body.steps[i].expected);
-  if (!same) changes.push({ field: 'steps', from: showSteps(remoteSteps), to: showSteps(body.steps) });
   return changes;
 }
 
@@ -209,9 +233,7 @@ export function planStepGroups(ctx: PlanContext): StepGroupPlan {
       ref: { id: remote.id },
       label: remote.humanId || remote.id,
       remoteId: remote.id,
-      steps: [...remote.steps]
-        .sort((a, b) => a.order - b.order)
-        .map((s) => ({ description: normalizeText(s.description), expected: normalizeText(s.expected) })),
+      steps: inOrder(remote.steps),
     };
   };
   const claimed = new Set(matches.filter((m) => m.remote).map((m) => m.remote!.id));
@@ -220,8 +242,12 @@ export function planStepGroups(ctx: PlanContext): StepGroupPlan {
 
 function createChanges(ctx: PlanContext, body: StepGroupBody): FieldChange[] {
   const changes: FieldChange[] = [{ field: 'title', from: '', to: body.title }];
-  if (body.description) changes.push({ field: 'description', from: '', to: body.description });
-  if (body.labelIds && body.labelIds.length > 0) changes.push({ field: 'labels', from: '', to: ctx.resolver.showLabels(body.labelIds) });
-  if (body.steps.length > 0) changes.push({ field: 'steps', from: '', to: showSteps(body.steps) });
+  for (const f of STEP_GROUP_FIELDS) {
+    const value = fieldOf<unknown>(body, f, 'remote');
+    if (value === undefined) continue;
+    const shown =
+      f.kind === 'text' ? (value as string) : f.kind === 'labels' ? ctx.resolver.showLabels(value as string[]) : showSteps(value as GroupStepBody[]);
+    if (shown !== '') changes.push({ field: f.key, from: '', to: shown });
+  }
   return changes;
 }

@@ -1,9 +1,10 @@
 import type * as W from '../api/resources.js';
-import { CASE_FIELDS_BY_KIND, fieldOf, setField, type CaseField } from '../fields.js';
+import { CASE_FIELDS_BY_KIND, fieldOf, setField, STEP_GROUP_FIELDS, type CaseField } from '../fields.js';
 import type {
   LookupEntry,
   RemoteCase,
   RemoteFolder,
+  RemoteGroupStep,
   RemoteLabel,
   RemoteProject,
   RemoteStep,
@@ -141,24 +142,31 @@ export function toRemoteCase(w: W.TestCase, share: Share = unshared): RemoteCase
   return c;
 }
 
+/** A step group's step in the model; responses use `expected_results`, the create request's singular echoed back is tolerated. */
+function toRemoteGroupStep(s: W.StepGroupStep): RemoteGroupStep {
+  const expected = s.expected_results ?? (s as { expected_result?: string | null }).expected_result;
+  return compact({ id: s.id, description: text(s.step_description), expected: text(expected), order: s.order });
+}
+
+/** A wire step group in the model, field by field as the step group table says (texts default to `""`, steps in order). */
 export function toRemoteStepGroup(w: W.StepGroup): RemoteStepGroup {
-  const steps = [...(w.steps ?? [])]
-    .sort((a, b) => a.order - b.order)
-    .map((s) => {
-      // responses use `expected_results`; tolerate the create request's singular echoed back
-      const expected = s.expected_results ?? (s as { expected_result?: string | null }).expected_result;
-      return compact({ id: s.id, description: text(s.step_description), expected: text(expected), order: s.order });
-    });
-  return compact({
-    id: w.id,
-    humanId: w.human_id,
-    title: w.title,
-    description: text(w.description),
-    labelIds: reportedLabelIds(w),
-    steps,
-    createdAt: normalizeTimestamp(w.created_at),
-    updatedAt: normalizeTimestamp(w.updated_at),
-  });
+  const g = { id: w.id, humanId: w.human_id, title: w.title } as RemoteStepGroup;
+  for (const f of STEP_GROUP_FIELDS) {
+    switch (f.kind) {
+      case 'text':
+        setField(g, f, 'remote', text(fieldOf<string | null>(w, f, 'wire')));
+        break;
+      case 'labels':
+        setField(g, f, 'remote', reportedLabelIds(w));
+        break;
+      case 'steps':
+        setField(g, f, 'remote', [...(fieldOf<W.StepGroupStep[]>(w, f, 'wire') ?? [])].sort((a, b) => a.order - b.order).map(toRemoteGroupStep));
+        break;
+    }
+  }
+  g.createdAt = normalizeTimestamp(w.created_at);
+  g.updatedAt = normalizeTimestamp(w.updated_at);
+  return compact(g);
 }
 
 export function toRemoteTestPlan(w: W.TestPlan): RemoteTestPlan {

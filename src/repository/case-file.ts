@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import type { Problem } from '../errors.js';
-import { CASE_FIELDS, impliedTemplate, setField, type CaseTemplate } from '../fields.js';
-import type { DesiredCase, DesiredCaseFields, DesiredStep, DesiredStepGroup } from '../model.js';
-import { stepGroupSchema, testCaseSchema, type caseStepSchema, type StepGroupInput, type TestCaseInput } from './schemas.js';
+import { CASE_FIELDS, impliedTemplate, setField, STEP_GROUP_FIELDS, type CaseTemplate } from '../fields.js';
+import type { DesiredCase, DesiredCaseFields, DesiredGroupStep, DesiredStep, DesiredStepGroup, DesiredStepGroupFields } from '../model.js';
+import { stepGroupSchema, testCaseSchema, type actionStepSchema, type caseStepSchema, type StepGroupInput, type TestCaseInput } from './schemas.js';
 import { documentSourceMap, fastParseYaml, type SourceMap } from './fast-yaml.js';
 import { parseYamlFile, problemAt, type Position } from './yaml-source.js';
 import { zodProblems } from './zod-problems.js';
@@ -122,18 +122,23 @@ export function parseStepGroupFile(
 }
 
 function stepGroupFromInput(file: string, key: string, input: StepGroupInput, map: SourceMap, problems: Problem[]): FileResult<DesiredStepGroup> {
+  const values: Record<string, unknown> = input;
+  const fields = {} as DesiredStepGroupFields;
+  for (const f of STEP_GROUP_FIELDS) {
+    const value = values[f.key];
+    if (f.kind === 'steps') {
+      const steps = (value ?? []) as z.infer<typeof actionStepSchema>[];
+      setField(fields, f, 'model', steps.map((s, i): DesiredGroupStep => ({ action: s.action, expected: s.expected ?? '', source: { file, ...map.itemPos(f.key, i) } })));
+    } else if (value !== undefined) {
+      setField(fields, f, 'model', value);
+    }
+  }
   const item: DesiredStepGroup = {
     key,
     file,
     ...(input.id !== undefined ? { id: input.id } : {}),
     title: input.title,
-    ...(input.description !== undefined ? { description: input.description } : {}),
-    ...(input.labels !== undefined ? { labels: input.labels } : {}),
-    steps: (input.steps ?? []).map((s, i) => ({
-      action: s.action,
-      expected: s.expected ?? '',
-      source: { file, ...map.itemPos('steps', i) },
-    })),
+    ...fields,
     lines: map.keyLines(),
   };
   return { parsed: { item, idPos: map.keyPos('id'), titlePos: map.keyPos('title')! }, problems };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DURATION_PATTERN } from '../ci/duration.js';
-import { CASE_FIELD_KEYS, CASE_FIELDS, CASE_TEMPLATES, type CaseField, type CaseFieldEntry, type CaseTemplate, type FieldKind } from '../fields.js';
+import { CASE_FIELD_KEYS, CASE_FIELDS, CASE_TEMPLATES, type CaseField, type CaseFieldEntry, type CaseTemplate, type FieldKind, STEP_GROUP_FIELDS, type StepGroupField, type StepGroupFieldEntry } from '../fields.js';
 
 /**
  * The tests-as-code format as zod schemas: the single source of the JSON Schemas in `schemas/`
@@ -88,6 +88,33 @@ function caseFieldShape(): CaseFieldShape {
   return shape as CaseFieldShape;
 }
 
+/** The value of each kind of step group field as a file writes it. */
+interface GroupYamlValues {
+  text: string;
+  labels: string[];
+  steps: z.infer<typeof actionStepSchema>[];
+}
+type StepGroupFieldShape = { [F in StepGroupFieldEntry as F['key']]: z.ZodOptional<z.ZodType<GroupYamlValues[F['kind']]>> };
+
+/** A step group field's YAML schema, by its kind. */
+function groupYamlValue(f: StepGroupField): z.ZodType {
+  switch (f.kind) {
+    case 'text':
+      return text(f.about);
+    case 'labels':
+      return labelsSchema;
+    case 'steps':
+      return z.array(actionStepSchema).meta({ description: f.about });
+  }
+}
+
+/** Every step group field of its table as an optional key. */
+function stepGroupFieldShape(): StepGroupFieldShape {
+  const shape: Record<string, z.ZodOptional<z.ZodType>> = {};
+  for (const f of STEP_GROUP_FIELDS) shape[f.key] = groupYamlValue(f).optional();
+  return shape as StepGroupFieldShape;
+}
+
 /** What a kind of field may default to in tmsync.yaml (`defaults.<key>`), described for the JSON Schema. */
 const DEFAULT_ABOUT: Partial<Record<FieldKind, string>> = { lookup: 'lookup name, alias or id', user: 'user email or id' };
 type DefaultsShape = { [F in CaseFieldEntry as F extends { required: true } ? F['key'] : never]: z.ZodOptional<z.ZodString> };
@@ -121,9 +148,7 @@ export const stepGroupSchema = z
       .meta({ description: 'the remote step group: human id (SHOP-SG-3) or uuid; apply writes it back' })
       .optional(),
     title: title('the title; unique among step groups without id'),
-    description: text('description').optional(),
-    labels: labelsSchema.optional(),
-    steps: z.array(actionStepSchema).meta({ description: 'the steps; a step group cannot use another one' }).optional(),
+    ...stepGroupFieldShape(),
   })
   .meta({ title: 'tmsync step group', description: 'One reusable step group (step_groups/<key>.yaml).' });
 

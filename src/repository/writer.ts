@@ -6,8 +6,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { Document, isCollection, isMap, isScalar, parse, parseDocument, Scalar, visit } from 'yaml';
 import type { ToStringOptions, YAMLMap } from 'yaml';
 import { TmsyncError } from '../errors.js';
-import { CASE_FIELDS, fieldOf, impliedTemplate } from '../fields.js';
-import type { DesiredCaseFields, DesiredStep } from '../model.js';
+import { CASE_FIELDS, fieldOf, impliedTemplate, STEP_GROUP_FIELDS, type StepGroupFieldValues } from '../fields.js';
+import type { DesiredCaseFields, DesiredGroupStep, DesiredStep } from '../model.js';
 import { fastParseYaml } from './fast-yaml.js';
 import { fileOps, ioError, notRegularFileError, type FileOps } from './file-ops.js';
 import { decodeTextOrThrow, encodeText, type TextEncodingName } from './text-file.js';
@@ -134,22 +134,27 @@ export function renderCaseYaml(
 
 /** A step group as the YAML document's data (id, title, description, labels, steps); absent keys undefined. */
 export function stepGroupDocument(g: StepGroupDocumentInput): Record<string, unknown> {
-  return {
-    id: g.id,
-    title: g.title,
-    description: g.description,
-    labels: g.labels ? [...g.labels] : undefined,
-    steps: renderSteps(g.steps.map((s) => ({ kind: 'step' as const, ...s }))),
-  };
+  const o: Record<string, unknown> = { id: g.id, title: g.title };
+  for (const f of STEP_GROUP_FIELDS) {
+    const value = fieldOf<unknown>(g, f, 'model');
+    o[f.key] =
+      value === undefined
+        ? undefined
+        : f.kind === 'labels'
+          ? [...(value as string[])]
+          : f.kind === 'steps'
+            ? renderSteps((value as DesiredGroupStep[]).map((s) => ({ kind: 'step' as const, action: s.action, expected: s.expected })))
+            : value;
+  }
+  return o;
 }
 
-export interface StepGroupDocumentInput {
-  id?: string;
-  title: string;
-  description?: string;
-  labels?: string[];
-  steps: readonly { action: string; expected: string }[];
-}
+/** A step group as pull and write-back give it: its identity and the fields of the step group table. */
+export type StepGroupDocumentInput = { id?: string; title: string } & StepGroupFieldValues<
+  'model',
+  { text: string; labels: string[]; steps: readonly { action: string; expected: string }[] },
+  'text' | 'labels'
+>;
 
 /** A step group as YAML: {@link stepGroupDocument} without its absent keys. */
 export function renderStepGroupYaml(g: StepGroupDocumentInput, options: RenderOptions = {}): string {

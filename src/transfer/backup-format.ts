@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CASE_FIELDS_BY_KIND, type CaseFieldValues, type FieldKind } from '../fields.js';
+import { CASE_FIELDS_BY_KIND, STEP_GROUP_FIELDS, type CaseFieldValues, type FieldKind, type StepGroupFieldEntry, type StepGroupFieldKind } from '../fields.js';
 
 /**
  * The backup file (`tmsync backup`): one JSON object, written as a stream, read back strictly.
@@ -49,20 +49,37 @@ export const BackupFolder = z.strictObject({
   order: z.number().int(),
 });
 
+export const BackupGroupStep = z.strictObject({
+  description: z.string(),
+  expected: z.string(),
+  order: z.number().int(),
+});
+
+/** A backed-up step group field, by kind (labels absent when the service did not report them). */
+interface BackupGroupValues {
+  text: string;
+  labels: string[];
+  steps: z.infer<typeof BackupGroupStep>[];
+}
+const backupGroupValue: { [K in StepGroupFieldKind]: z.ZodType<BackupGroupValues[K]> } = {
+  text: z.string(),
+  labels: z.array(id),
+  steps: z.array(BackupGroupStep),
+};
+/** The fields of a backed-up step group under their wire names (src/fields.ts), typed by kind. */
+const groupFields = Object.fromEntries(
+  STEP_GROUP_FIELDS.map((f) => [f.wire, f.kind === 'labels' ? backupGroupValue[f.kind].optional() : backupGroupValue[f.kind]]),
+) as {
+  [F in StepGroupFieldEntry as F['wire']]: F['kind'] extends 'labels'
+    ? z.ZodOptional<z.ZodType<BackupGroupValues[F['kind']]>>
+    : z.ZodType<BackupGroupValues[F['kind']]>;
+};
+
 export const BackupStepGroup = z.strictObject({
   id,
   human_id: z.string(),
   title: z.string(),
-  description: z.string(),
-  /** absent when the service did not report them */
-  label_ids: z.array(id).optional(),
-  steps: z.array(
-    z.strictObject({
-      description: z.string(),
-      expected: z.string(),
-      order: z.number().int(),
-    }),
-  ),
+  ...groupFields,
   created_at: timestamp,
   updated_at: timestamp,
 });

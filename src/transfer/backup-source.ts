@@ -1,6 +1,6 @@
 import type * as W from '../api/resources.js';
-import { CASE_FIELDS_BY_KIND, fieldOf, setField } from '../fields.js';
-import type { RemoteProject, RemoteStep } from '../model.js';
+import { CASE_FIELDS_BY_KIND, fieldOf, setField, STEP_GROUP_FIELDS } from '../fields.js';
+import type { RemoteGroupStep, RemoteProject, RemoteStep } from '../model.js';
 import type { TmsClient } from '../remote/client.js';
 import { normalizeTimestamp, toRemoteCase, toRemoteFolder, toRemoteStepGroup } from '../remote/normalize.js';
 import type {
@@ -73,18 +73,23 @@ export function backupCase(w: W.TestCase, humanId?: string): BackupTestCase {
   return out;
 }
 
+/** A step group as backed up: its fields under their wire names, as the step group table says. */
 export function backupStepGroup(w: W.StepGroup): BackupStepGroup {
   const g = toRemoteStepGroup(w);
-  return compact({
-    id: g.id,
-    human_id: g.humanId,
-    title: g.title,
-    description: g.description,
-    label_ids: g.labelIds,
-    steps: g.steps.map((s) => ({ description: s.description, expected: s.expected, order: s.order })),
-    created_at: g.createdAt,
-    updated_at: g.updatedAt,
-  });
+  const out = { id: g.id, human_id: g.humanId, title: g.title } as BackupStepGroup;
+  for (const f of STEP_GROUP_FIELDS) {
+    const value = fieldOf<unknown>(g, f, 'remote');
+    if (value === undefined) continue;
+    setField(
+      out,
+      f,
+      'wire',
+      f.kind === 'steps' ? (value as RemoteGroupStep[]).map((s) => ({ description: s.description, expected: s.expected, order: s.order })) : value,
+    );
+  }
+  out.created_at = g.createdAt;
+  out.updated_at = g.updatedAt;
+  return out;
 }
 
 export function backupPlan(w: W.TestPlan): BackupTestPlan {

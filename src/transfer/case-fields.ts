@@ -1,5 +1,5 @@
-import { belongsTo, CASE_FIELDS, fieldOf, setField } from '../fields.js';
-import type { DesiredCaseFields, DesiredStep, RemoteCase, RemoteStep, RemoteStepGroup } from '../model.js';
+import { belongsTo, CASE_FIELDS, fieldOf, setField, STEP_GROUP_FIELDS, type StepGroupFieldValues } from '../fields.js';
+import type { DesiredCaseFields, DesiredStep, RemoteCase, RemoteGroupStep, RemoteStep, RemoteStepGroup } from '../model.js';
 import { normalizeText } from '../plan/normalize.js';
 import type { LookupKind, Resolver } from '../plan/resolve.js';
 
@@ -146,4 +146,27 @@ export function remoteCaseFields(c: RemoteCase, ctx: FieldContext, where: string
     }
   }
   return { fields, warnings };
+}
+
+/** The fields of a step group file as pull writes them, named by the step group table. */
+export type GroupFileFields = StepGroupFieldValues<'model', { text: string; labels: string[]; steps: { action: string; expected: string }[] }, 'text' | 'labels'>;
+
+/** A step group's fields as a repository writes them: an empty text left out, label ids as names, steps in order. */
+export function remoteGroupFields(g: RemoteStepGroup, resolver: Resolver, labelsReadable: boolean): GroupFileFields {
+  const fields = {} as GroupFileFields;
+  for (const f of STEP_GROUP_FIELDS) {
+    const value = fieldOf<unknown>(g, f, 'remote');
+    switch (f.kind) {
+      case 'text':
+        if (value) setField(fields, f, 'model', value);
+        break;
+      case 'labels':
+        if (labelsReadable && value && (value as string[]).length > 0) setField(fields, f, 'model', labelNames(resolver, value as string[]));
+        break;
+      case 'steps':
+        setField(fields, f, 'model', [...(value as RemoteGroupStep[])].sort((a, b) => a.order - b.order).map((s) => ({ action: s.description, expected: s.expected })));
+        break;
+    }
+  }
+  return fields;
 }

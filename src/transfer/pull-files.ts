@@ -1,4 +1,4 @@
-import { CASE_FIELD_KEYS } from '../fields.js';
+import { CASE_FIELD_KEYS, STEP_GROUP_FIELD_KEYS } from '../fields.js';
 import type { ActualState } from '../model.js';
 import { caseDocument, renderCaseYaml, renderFolderYaml, renderStepGroupYaml, stepGroupDocument } from '../repository/writer.js';
 import { schemaComment, type SchemaKind } from '../repository/schema-comment.js';
@@ -57,7 +57,7 @@ export interface PullFilesResult {
 /** The top-level keys each kind of file may hold, in the format's order. */
 export const MANAGED_KEYS: Record<Exclude<PullFileKind, 'config'>, readonly string[]> = {
   case: ['id', 'title', ...CASE_FIELD_KEYS],
-  step_group: ['id', 'title', 'description', 'labels', 'steps'],
+  step_group: ['id', 'title', ...STEP_GROUP_FIELD_KEYS],
   folder: ['id', 'name', 'order'],
 };
 

@@ -1,7 +1,7 @@
 import type { ActualState, DesiredCaseFields, RemoteCase, RemoteFolder, RemoteStepGroup } from '../model.js';
 import { buildResolver } from '../plan/resolve.js';
 import { TmsyncError } from '../errors.js';
-import { remoteCaseFields, labelNames, type FieldWarning } from './case-fields.js';
+import { remoteCaseFields, remoteGroupFields, type FieldWarning, type GroupFileFields } from './case-fields.js';
 import { folderNameProblem } from '../repository/folder-file.js';
 import { NameAllocator, isPortableDirName, safeDirName, slugify, twinKey } from './naming.js';
 
@@ -68,15 +68,13 @@ export interface ModelCase {
   existingFile?: string;
 }
 
-export interface ModelStepGroup {
+/** A step group's file: its fields as the step group table names them (`GroupFileFields`). */
+export interface ModelStepGroup extends GroupFileFields {
   remote: RemoteStepGroup;
   key: string;
   file: string;
   id?: string;
   title: string;
-  description?: string;
-  labels?: string[];
-  steps: { action: string; expected: string }[];
   existingFile?: string;
 }
 
@@ -356,9 +354,7 @@ export function buildRepositoryModel(actual: ActualState, options: BuildModelOpt
       file,
       ...(includeIds ? { id: g.humanId || g.id } : {}),
       title: g.title,
-      ...(g.description ? { description: g.description } : {}),
-      ...(actual.labelsReadable && g.labelIds && g.labelIds.length > 0 ? { labels: labelNames(resolver, g.labelIds) } : {}),
-      steps: [...g.steps].sort((a, b) => a.order - b.order).map((s) => ({ action: s.description, expected: s.expected })),
+      ...remoteGroupFields(g, resolver, actual.labelsReadable),
       ...(prev ? { existingFile: prev } : {}),
     });
   }
