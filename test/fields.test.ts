@@ -3,14 +3,17 @@ import { endpointTable, type BodyOf, type ResponseOf } from '../src/api/endpoint
 import * as B from '../src/api/requests.js';
 import * as W from '../src/api/resources.js';
 import { caseBody } from '../src/apply/requests.js';
-import { CASE_FIELD_KEYS, CASE_FIELDS, CASE_FIELDS_BY_KIND, type CaseFieldEntry } from '../src/fields.js';
+import { stepGroupBody } from '../src/apply/requests.js';
+import { CASE_FIELD_KEYS, CASE_FIELDS, CASE_FIELDS_BY_KIND, STEP_GROUP_FIELD_KEYS, STEP_GROUP_FIELDS, type CaseFieldEntry, type StepGroupFieldEntry } from '../src/fields.js';
+import type { StepGroupBody } from '../src/plan/operations.js';
+import { toRemoteStepGroup } from '../src/remote/normalize.js';
 import type { CaseBody } from '../src/plan/operations.js';
 import { toRemoteCase } from '../src/remote/normalize.js';
-import { parseCaseFile } from '../src/repository/case-file.js';
+import { parseCaseFile, parseStepGroupFile } from '../src/repository/case-file.js';
 import { parseConfigText } from '../src/repository/config.js';
 import { buildSpecJsonSchemas, type TestCaseInput } from '../src/repository/schemas.js';
-import { caseDocument } from '../src/repository/writer.js';
-import { backupCase } from '../src/transfer/backup-source.js';
+import { caseDocument, stepGroupDocument } from '../src/repository/writer.js';
+import { backupCase, backupStepGroup } from '../src/transfer/backup-source.js';
 
 /** A plan body with every field of the table set (the STEPS form of `steps`). */
 function fullBody(): CaseBody {
@@ -115,5 +118,55 @@ describe('the field table', () => {
     expectTypeOf<TestCaseInput['template']>().toEqualTypeOf<'STEPS' | 'TCD' | undefined>();
     expectTypeOf<TestCaseInput['labels']>().toEqualTypeOf<string[] | undefined>();
     expectTypeOf<keyof TestCaseInput>().toEqualTypeOf<'id' | 'title' | CaseFieldEntry['key']>();
+  });
+});
+
+describe('the step group table', () => {
+  it('gives the step group JSON Schema one property per YAML key, after id and title, in the table order', () => {
+    const schema = buildSpecJsonSchemas()['step-group.schema.json'] as { properties: Record<string, unknown> };
+    expect(Object.keys(schema.properties)).toEqual(['id', 'title', ...STEP_GROUP_FIELD_KEYS]);
+  });
+
+  it('loads every field of a step group file under its model name and renders it back under its YAML key', () => {
+    const yaml = ['title: G', ...STEP_GROUP_FIELDS.map((f) => (f.kind === 'labels' ? `${f.key}: [a]` : f.kind === 'steps' ? `${f.key}:\n  - action: do` : `${f.key}: ${f.key} value`))].join('\n');
+    const { parsed, problems } = parseStepGroupFile('step_groups/g.yaml', 'g', yaml);
+    expect(problems).toEqual([]);
+    const item = parsed!.item as unknown as Record<string, unknown>;
+    for (const f of STEP_GROUP_FIELDS) expect(item[f.model], f.model).toBeDefined();
+    const doc = stepGroupDocument(parsed!.item);
+    expect(Object.keys(doc)).toEqual(['id', 'title', ...STEP_GROUP_FIELD_KEYS]);
+    for (const f of STEP_GROUP_FIELDS) expect(doc[f.key], f.key).toBeDefined();
+  });
+
+  it('sends every field of a step group body under its wire name and reads the answer and backup back under the same names', () => {
+    const body: Record<string, unknown> = { title: 'G' };
+    for (const f of STEP_GROUP_FIELDS) {
+      body[f.remote] = f.kind === 'labels' ? ['label-1'] : f.kind === 'steps' ? [{ description: 'do', expected: 'done' }] : `${f.remote} value`;
+    }
+    const wire = stepGroupBody(body as unknown as StepGroupBody) as Record<string, unknown>;
+    expect(Object.keys(wire)).toEqual(['title', ...STEP_GROUP_FIELDS.map((f) => f.wire)]);
+    const steps = wire.steps as { step_description: string; expected_result: string; order: number }[];
+    const answer = W.StepGroup.parse({
+      ...wire,
+      steps: steps.map((s) => ({ id: 's1', step_description: s.step_description, expected_results: s.expected_result, order: s.order, step_group_id: 'g1' })),
+      id: 'g1',
+      human_id: 'P-SG-1',
+      project_id: 'p',
+      created_at: 1,
+      updated_at: 2,
+    });
+    const remote = toRemoteStepGroup(answer) as unknown as Record<string, unknown>;
+    for (const f of STEP_GROUP_FIELDS.filter((x) => x.kind !== 'steps')) expect(remote[f.remote], f.remote).toEqual(body[f.remote]);
+    expect(remote.steps).toEqual([{ id: 's1', description: 'do', expected: 'done', order: 1 }]);
+    expect(Object.keys(backupStepGroup(answer))).toEqual(['id', 'human_id', 'title', ...STEP_GROUP_FIELDS.map((f) => f.wire), 'created_at', 'updated_at']);
+  });
+
+  it('gives the wire schemas of step group bodies and answers one key per table entry, named by its wire name', () => {
+    type TableWire = StepGroupFieldEntry['wire'];
+    expectTypeOf<Extract<keyof BodyOf<'createStepGroup'>, TableWire>>().toEqualTypeOf<TableWire>();
+    expectTypeOf<Extract<keyof (typeof W.StepGroup)['shape'], TableWire>>().toEqualTypeOf<TableWire>();
+    const tableWire: string[] = STEP_GROUP_FIELDS.map((f) => f.wire);
+    expect(Object.keys(B.CreateStepGroupBody.shape).filter((k) => tableWire.includes(k))).toEqual(tableWire);
+    expect(Object.keys(W.StepGroup.shape).filter((k) => tableWire.includes(k))).toEqual(tableWire);
   });
 });
