@@ -1,11 +1,13 @@
 import { TmsyncError } from '../errors.js';
 import type { BodyOf } from './endpoints.js';
+import { CASE_FIELD_ENTRIES_BY_KIND, type CaseFieldEntry } from '../fields.js';
 
 /** A case body as tmsync builds it: only the fields it manages, names and values as the service's schema says. */
 export type CaseWireBody = BodyOf<'updateTestCase'> & { title: string; folder_id: string };
 
-/** What a case create cannot go without (the service refuses it otherwise). */
-const CREATE_CASE_REQUIRED = ['type_id', 'status_id', 'automation_type_id', 'priority_id', 'owner_id'] as const;
+type RequiredEntry = Extract<CaseFieldEntry, { required: true }>;
+/** What a case create cannot go without (the service refuses it otherwise): the table's `required` fields. */
+const CREATE_CASE_REQUIRED = CASE_FIELD_ENTRIES_BY_KIND.filter((f): f is RequiredEntry => 'required' in f && f.required).map((f) => f.wire);
 
 function isCreateCaseBody(body: CaseWireBody): body is BodyOf<'createTestCase'> {
   return CREATE_CASE_REQUIRED.every((k) => typeof body[k] === 'string');
