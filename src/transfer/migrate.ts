@@ -6,7 +6,7 @@ import type { DesiredCase, DesiredStepGroup, RemoteCase, RemoteStepGroup } from 
 import { summarize } from '../plan/summary.js';
 import { actualToDesired } from './to-desired.js';
 import { caseTemplate } from './case-fields.js';
-import { belongsTo, CASE_FIELDS_BY_KIND, fieldOf, type CaseField } from '../fields.js';
+import { belongsTo, CASE_FIELDS_BY_KIND, fieldOf, STEP_GROUP_FIELDS, type CaseField, type StepGroupField } from '../fields.js';
 import type { FieldWarning } from './case-fields.js';
 
 export interface PlanMigrationOptions {
@@ -152,11 +152,15 @@ function remoteCasePrint(c: RemoteCase): string {
     c.individualSteps.filter((s) => !s.stepGroupId).map((s) => [t(s.description), t(s.expected)]),
   );
 }
+/** A step group's content as twins compare it: its texts and steps, as the step group table lists them (labels apart). */
+function groupPrint(value: (f: StepGroupField) => unknown, steps: () => string[][]): string {
+  return JSON.stringify(STEP_GROUP_FIELDS.flatMap((f): unknown[] => (f.kind === 'text' ? [t(value(f) as string | undefined)] : f.kind === 'steps' ? [steps()] : [])));
+}
 function desiredGroupPrint(g: DesiredStepGroup): string {
-  return JSON.stringify([t(g.description), g.steps.map((s) => [t(s.action), t(s.expected)])]);
+  return groupPrint((f) => fieldOf(g, f, 'model'), () => g.steps.map((s) => [t(s.action), t(s.expected)]));
 }
 function remoteGroupPrint(g: RemoteStepGroup): string {
-  return JSON.stringify([t(g.description), g.steps.map((s) => [t(s.description), t(s.expected)])]);
+  return groupPrint((f) => fieldOf(g, f, 'remote'), () => g.steps.map((s) => [t(s.description), t(s.expected)]));
 }
 
 /** Twins with the same content first, then the rest oldest with oldest. */
