@@ -1,5 +1,5 @@
 import { TmsyncError } from '../errors.js';
-import { CASE_FIELDS_BY_KIND, fieldOf, setField, type CaseField } from '../fields.js';
+import { CASE_FIELDS_BY_KIND, fieldOf, setField, STEP_GROUP_FIELDS, type CaseField } from '../fields.js';
 import type { JournalSummary } from '../apply/journal.js';
 import type { RemoteProject } from '../model.js';
 import type { CaseBody, Operation, Plan, Ref, RunCaseResult, StepBody, StepGroupBody } from '../plan/operations.js';
@@ -267,13 +267,31 @@ function folderPaths(backup: Backup): (id: string) => string[] {
 
 type RefOf = (type: RestoreItemType, old: string) => Ref;
 
+/** A step group's body under the plan's names: every field of the step group table, its labels mapped. */
 function stepGroupBody(g: Backup['step_groups'][number], m: RestoreMapping): StepGroupBody {
-  return {
-    title: g.title,
-    description: g.description,
-    ...(g.label_ids ? { labelIds: m.labels(g.label_ids) } : {}),
-    steps: [...g.steps].sort((a, b) => a.order - b.order).map((s) => ({ description: s.description, expected: s.expected })),
-  };
+  const out: StepGroupBody = { title: g.title, steps: [] };
+  for (const f of STEP_GROUP_FIELDS) {
+    const value = fieldOf<unknown>(g, f, 'wire');
+    switch (f.kind) {
+      case 'text':
+        setField(out, f, 'remote', value);
+        break;
+      case 'labels':
+        if (value) setField(out, f, 'remote', m.labels(value as string[]));
+        break;
+      case 'steps':
+        setField(
+          out,
+          f,
+          'remote',
+          [...((value as { description: string; expected: string; order: number }[] | undefined) ?? [])]
+            .sort((a, b) => a.order - b.order)
+            .map((s) => ({ description: s.description, expected: s.expected })),
+        );
+        break;
+    }
+  }
+  return out;
 }
 
 const CASE_TEMPLATES = new Set(['STEPS', 'TCD']);
