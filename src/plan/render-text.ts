@@ -13,6 +13,7 @@ import {
 } from './describe.js';
 import type { FieldChange, Plan } from './operations.js';
 import { summaryLine } from './summary.js';
+import { byItem, CONFLICTS_HEADING, conflictSettled, conflictWaysOut, itemText, REMOTE_CHANGES_HEADING, REMOTE_CHANGES_NOTE, withoutBaseLine } from './render-sync.js';
 
 export interface RenderTextOptions {
   /** ANSI colours; only when writing to a terminal and not `--no-color` */
@@ -79,6 +80,33 @@ function* planTextLines(plan: Plan, options: RenderTextOptions): Generator<strin
       ? 'Not managed by this repository, kept although --prune is set (still in use):'
       : 'Not managed by this repository (--prune deletes them):';
     for (const u of kept) yield `  ${headingText(unmanagedHeading(u))}`;
+    yield '';
+  }
+  const sync = plan.sync;
+  if (sync && sync.remoteChanges.length > 0) {
+    yield `${REMOTE_CHANGES_HEADING} (${REMOTE_CHANGES_NOTE}):`;
+    for (const { item, entries } of byItem(sync.remoteChanges)) {
+      yield `  ${paint('blue', '<')} ${paint('bold', itemText(item))}`;
+      for (const line of changeBlock(entries, false, paint)) yield `      ${line}`;
+    }
+    yield '';
+  }
+  if (sync && sync.conflicts.length > 0) {
+    yield paint('red', `${CONFLICTS_HEADING}${sync.prefer ? ` (${conflictSettled(sync.prefer)})` : ''}:`);
+    for (const { item, entries } of byItem(sync.conflicts)) {
+      yield `  ${paint('red', '!')} ${paint('bold', itemText(item))}`;
+      for (const c of entries) {
+        yield `      ${c.field}:`;
+        yield `        repository: ${quote(c.local)}`;
+        yield `        service:    ${quote(c.remote)}`;
+      }
+    }
+    if (!sync.prefer) yield `  To apply, ${conflictWaysOut()}.`;
+    yield '';
+  }
+  const noBase = withoutBaseLine(plan);
+  if (noBase) {
+    yield `Note: ${noBase}`;
     yield '';
   }
   if (plan.warnings.length > 0) {
