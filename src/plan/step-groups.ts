@@ -4,6 +4,8 @@ import { claimById, problem, type PlanContext } from './context.js';
 import { normalizeText, normalizeTitle, sameList, sortedUnique } from './normalize.js';
 import type { FieldChange, GroupStepBody, Operation, Ref, StepGroupBody } from './operations.js';
 import { showSteps } from './show.js';
+import { desiredStepGroupFieldValues, fieldLabel, isListField, stepGroupFieldValues, type FieldValues } from '../sync/field-values.js';
+import { mergeItem } from './sync.js';
 
 /** What a `use:` step stands for: the group's steps and how to reference the group. */
 export interface UsedGroup {
@@ -166,13 +168,14 @@ export function planStepGroups(ctx: PlanContext): StepGroupPlan {
   const byUse = new Map<string, UsedGroup>();
   for (const m of matches) {
     const g = m.desired;
-    const body = groupBody(ctx, g);
+    let body = groupBody(ctx, g);
     let used: UsedGroup;
     if (m.failed) {
       // keep `use:` of it resolvable so the one problem is not echoed by every case using it
       used = { ref: { id: g.id ?? g.key }, label: g.id ?? g.key, steps: body.steps };
     } else if (!m.remote) {
       const key = `create_step_group:${g.key}`;
+      ctx.sync?.records.push({ kind: 'step_group', ref: { op: key }, ops: [key], values: desiredStepGroupFieldValues(body), keep: [] });
       ops.push({
         kind: 'create_step_group',
         key,
@@ -185,11 +188,40 @@ export function planStepGroups(ctx: PlanContext): StepGroupPlan {
       used = { ref: { op: key }, label: g.key, steps: body.steps, opKey: key };
     } else {
       const remote = m.remote;
+      const remoteValues = stepGroupFieldValues(remote);
+      let keepBase: string[] = [];
+      if (ctx.sync) {
+        const twoWay = groupChanges(ctx, body, remote);
+        const local = desiredStepGroupFieldValues(body);
+        const merge = mergeItem(
+          ctx.sync,
+          { itemType: 'step_group', id: remote.id, humanId: remote.humanId, path: [], title: body.title, file: g.file },
+          'step_group',
+          local,
+          remoteValues,
+          (name) => (isListField(name) ? { field: fieldLabel(name), from: showStep(remoteValues[name]), to: showStep(local[name]) } : twoWay.find((c) => c.field === name)),
+        );
+        if (merge.keepRemote.size > 0) body = keepRemoteGroupFields(body, remote, merge.keepRemote);
+        keepBase = merge.keepBase;
+      }
       const changes = groupChanges(ctx, body, remote);
       const writeBack = m.adopted ? { file: g.file, id: remote.humanId || remote.id } : undefined;
+      const record = (op?: string) => {
+        const kept: FieldValues = Object.fromEntries(Object.entries(remoteValues).filter(([n]) => !isListField(n)));
+        ctx.sync?.records.push({
+          kind: 'step_group',
+          ref: { id: remote.id },
+          humanId: remote.humanId,
+          ops: op ? [op] : [],
+          updatedAt: remote.updatedAt,
+          values: { ...kept, ...desiredStepGroupFieldValues(body) },
+          keep: keepBase,
+        });
+      };
       let opKey: string | undefined;
       if (changes.length > 0) {
         opKey = `update_step_group:${g.key}`;
+        record(opKey);
         ops.push({
           kind: 'update_step_group',
           key: opKey,
@@ -202,6 +234,7 @@ export function planStepGroups(ctx: PlanContext): StepGroupPlan {
           ...(writeBack ? { writeBack } : {}),
         });
       } else if (writeBack) {
+        record(`adopt_step_group:${g.key}`);
         ops.push({
           kind: 'adopt',
           key: `adopt_step_group:${g.key}`,
@@ -213,6 +246,8 @@ export function planStepGroups(ctx: PlanContext): StepGroupPlan {
           title: body.title,
           writeBack,
         });
+      } else {
+        record();
       }
       used = { ref: { id: remote.id }, label: remote.humanId || g.key, steps: body.steps, opKey, remoteId: remote.id };
     }
@@ -250,4 +285,29 @@ function createChanges(ctx: PlanContext, body: StepGroupBody): FieldChange[] {
     if (shown !== '') changes.push({ field: f.key, from: '', to: shown });
   }
   return changes;
+}
+
+/** A step of a group for people: its action, and what it expects on the next line. */
+function showStep(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  const s = value as { description: string; expected: string };
+  return s.expected === '' ? s.description : `${s.description}\nexpect: ${s.expected}`;
+}
+
+/** The body with the service's value in the fields named (`title`, `description`, `labels`, `step.N`). */
+function keepRemoteGroupFields(body: StepGroupBody, remote: RemoteStepGroup, names: ReadonlySet<string>): StepGroupBody {
+  const out: StepGroupBody = { ...body };
+  if (names.has('title')) out.title = normalizeTitle(remote.title);
+  if (names.has('description')) out.description = normalizeText(remote.description);
+  if (names.has('labels') && remote.labelIds !== undefined) out.labelIds = sortedUnique(remote.labelIds);
+  const remoteSteps = [...remote.steps]
+    .sort((a, b) => a.order - b.order)
+    .map((s) => ({ description: normalizeText(s.description), expected: normalizeText(s.expected) }));
+  const steps: StepGroupBody['steps'] = [];
+  for (let i = 0; i < Math.max(body.steps.length, remoteSteps.length); i++) {
+    const s = names.has(`step.${i}`) ? remoteSteps[i] : body.steps[i];
+    if (s) steps.push(s);
+  }
+  out.steps = steps;
+  return out;
 }
