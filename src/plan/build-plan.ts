@@ -38,6 +38,7 @@ export function buildPlan(desired: DesiredState, actual: ActualState, options: B
     problems: [],
     warnings: [],
     ...(options.base ? { sync: newSyncState(options.base, options.prefer) } : {}),
+    ...(options.partialStepGroups ? { partialStepGroups: true } : {}),
   };
   const folders = planFolders(ctx);
   const groups = planStepGroups(ctx);

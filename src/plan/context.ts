@@ -23,6 +23,11 @@ export interface BuildPlanOptions {
   /** settles conflicts with the base: `local` sends the repository's value, `remote` keeps the service's
    * @default none (a conflict is listed and the plan must not be applied) */
   prefer?: Prefer;
+  /**
+   * the step groups of `actual` may lack their steps (`--changed-since` reads only some): they are
+   * compared two ways, not against the base @default false
+   */
+  partialStepGroups?: boolean;
 }
 
 /** What the builders share while one plan is computed. */
@@ -37,6 +42,8 @@ export interface PlanContext {
   warnings: PlanWarning[];
   /** three-way sync, when a base was given */
   sync?: SyncState;
+  /** see {@link BuildPlanOptions.partialStepGroups} */
+  partialStepGroups?: boolean;
 }
 
 export function problem(

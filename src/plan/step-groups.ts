@@ -190,7 +190,7 @@ export function planStepGroups(ctx: PlanContext): StepGroupPlan {
       const remote = m.remote;
       const remoteValues = stepGroupFieldValues(remote);
       let keepBase: string[] = [];
-      if (ctx.sync) {
+      if (ctx.sync && !ctx.partialStepGroups) {
         const twoWay = groupChanges(ctx, body, remote);
         const local = desiredStepGroupFieldValues(body);
         const merge = mergeItem(
