@@ -151,14 +151,15 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
     const remote = m.remote;
     let keepBase: string[] = [];
     if (ctx.sync) {
-      const twoWay = caseChanges(ctx, d, remote);
+      const desired = d;
+      let twoWay: ReturnType<typeof caseChanges> | undefined;
       const merge = mergeItem(
         ctx.sync,
         { itemType: 'case', id: remote.id, humanId: remote.humanId, path: node.displayPath, title: d.body.title, file: dc.file },
         'case',
         desiredCaseFieldValues(d.body),
         caseFieldValues(remote),
-        (name) => twoWay.find((c) => c.field === fieldLabel(name)),
+        (name) => (twoWay ??= caseChanges(ctx, desired, remote)).find((c) => c.field === fieldLabel(name)),
       );
       if (merge.keepRemote.size > 0) d = keepRemoteFields(ctx, d, remote, merge.keepRemote);
       keepBase = merge.keepBase;

@@ -191,7 +191,8 @@ export function planStepGroups(ctx: PlanContext): StepGroupPlan {
       const remoteValues = stepGroupFieldValues(remote);
       let keepBase: string[] = [];
       if (ctx.sync && !ctx.partialStepGroups) {
-        const twoWay = groupChanges(ctx, body, remote);
+        const desired = body;
+        let twoWay: FieldChange[] | undefined;
         const local = desiredStepGroupFieldValues(body);
         const merge = mergeItem(
           ctx.sync,
@@ -199,7 +200,7 @@ export function planStepGroups(ctx: PlanContext): StepGroupPlan {
           'step_group',
           local,
           remoteValues,
-          (name) => (isListField(name) ? { field: fieldLabel(name), from: showStep(remoteValues[name]), to: showStep(local[name]) } : twoWay.find((c) => c.field === name)),
+          (name) => (isListField(name) ? { field: fieldLabel(name), from: showStep(remoteValues[name]), to: showStep(local[name]) } : (twoWay ??= groupChanges(ctx, desired, remote)).find((c) => c.field === name)),
         );
         if (merge.keepRemote.size > 0) body = keepRemoteGroupFields(body, remote, merge.keepRemote);
         keepBase = merge.keepBase;

@@ -1,3 +1,4 @@
+import { canonicalJson } from '../canonical-json.js';
 import { CASE_FIELDS_BY_KIND, fieldOf, type CaseField } from '../fields.js';
 import type { RemoteCase, RemoteFolder, RemoteStepGroup } from '../model.js';
 import { normalizeText, normalizeTitle, sortedUnique } from '../plan/normalize.js';
@@ -151,7 +152,8 @@ export interface FieldClass {
 /**
  * Classifies each managed field of one item three ways: base ↔ repository, base ↔ service. The
  * managed fields are those `local` holds, plus list elements (`step.N`) either side holds. A field
- * the service does not report (labels it cannot read) is `no_base`: compared two ways.
+ * the service does not report (labels it cannot read) is `no_base`: compared two ways. A field equal
+ * on both sides is `unchanged` (never `same`: there is nothing to do either way).
  */
 export function classifyItem(entry: BaseEntry | undefined, local: FieldValues, remote: FieldValues): FieldClass[] {
   const names = new Set(Object.keys(local));
@@ -160,10 +162,18 @@ export function classifyItem(entry: BaseEntry | undefined, local: FieldValues, r
   for (const field of names) {
     const l = field in local ? local[field] : null;
     const r = field in remote ? remote[field] : isListField(field) ? null : undefined;
-    const standing: FieldStanding = r === undefined ? 'no_base' : fieldStanding(baseHashOf(entry, field), l, r);
+    // equal on both sides: nothing to do, whatever the base holds (no hashing: most fields of most items)
+    const standing: FieldStanding =
+      r === undefined ? 'no_base' : !entry ? 'no_base' : sameValue(l, r) ? (baseHashOf(entry, field) === undefined ? 'no_base' : 'unchanged') : fieldStanding(baseHashOf(entry, field), l, r);
     out.push({ field, standing, local: l, remote: r });
   }
   return out.sort((a, b) => compareFieldNames(a.field, b.field));
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  return canonicalJson(a) === canonicalJson(b);
 }
 
 /** Whether an item changed on the service since the base (any field of the base differs). */
@@ -181,9 +191,14 @@ export function changedSinceBase(entry: BaseEntry, remote: FieldValues): string[
 
 /** Whether the repository's values differ from the base in any field the base holds. */
 export function changedFromBase(entry: BaseEntry, local: FieldValues): string[] {
-  return classifyItem(entry, local, local)
-    .filter((c) => c.standing === 'same' || c.standing === 'conflict')
-    .map((c) => c.field);
+  const names = new Set(Object.keys(local));
+  for (const n of entry.fields.keys()) if (isListField(n)) names.add(n);
+  const changed: string[] = [];
+  for (const n of names) {
+    const hash = baseHashOf(entry, n);
+    if (hash !== undefined && fieldHash(n in local ? local[n] : null) !== hash) changed.push(n);
+  }
+  return changed.sort(compareFieldNames);
 }
 
 /** `step.2` after `step.10`? No: list elements by index, after the other fields. */
