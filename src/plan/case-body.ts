@@ -130,6 +130,17 @@ function desiredSteps(
       );
       continue;
     }
+    if (used.gone) {
+      problem(
+        ctx,
+        'step_group_deleted',
+        s.source?.file ?? dc.file,
+        s.source?.line ?? dc.lines.steps,
+        `step group "${s.use}" was deleted on the service since the last sync`,
+        '`tmsync pull` takes the deletion into the files; `--prefer local` creates the group again when its file changed',
+      );
+      continue;
+    }
     if (used.opKey) groupOps.add(used.opKey);
     if (used.remoteId) usedGroupIds.add(used.remoteId);
     for (const gs of used.steps) {

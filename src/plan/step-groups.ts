@@ -5,7 +5,9 @@ import { normalizeText, normalizeTitle, sameList, sortedUnique } from './normali
 import type { FieldChange, GroupStepBody, Operation, Ref, StepGroupBody } from './operations.js';
 import { showSteps } from './show.js';
 import { desiredStepGroupFieldValues, fieldLabel, isListField, stepGroupFieldValues, type FieldValues } from '../sync/field-values.js';
-import { mergeItem } from './sync.js';
+import { baseEntryFor, mergeItem } from './sync.js';
+import type { BaseEntry } from '../sync/base.js';
+import { changedFromBase } from '../sync/field-values.js';
 
 /** What a `use:` step stands for: the group's steps and how to reference the group. */
 export interface UsedGroup {
@@ -17,6 +19,8 @@ export interface UsedGroup {
   opKey?: string;
   /** the remote id when the group exists */
   remoteId?: string;
+  /** deleted on the service since the last sync, and not created again: a case cannot use it */
+  gone?: boolean;
 }
 
 export interface StepGroupPlan {
@@ -35,6 +39,8 @@ interface GroupMatch {
   adopted: boolean;
   /** identity could not be settled (a problem says why): no operation is planned for it */
   failed?: boolean;
+  /** its `id:` names a step group the service no longer has, which the sync base recorded */
+  gone?: BaseEntry;
 }
 
 function matchGroups(ctx: PlanContext): GroupMatch[] {
@@ -43,6 +49,11 @@ function matchGroups(ctx: PlanContext): GroupMatch[] {
   for (const m of matches) {
     const id = m.desired.id;
     if (id === undefined) continue;
+    const gone = ctx.sync && !ctx.partialStepGroups && !ctx.remote.stepGroupByRef(id) ? baseEntryFor(ctx.sync, 'step_group', id) : undefined;
+    if (gone) {
+      m.gone = gone;
+      continue;
+    }
     const remote = claimById(ctx, claimedBy, (o) => o.desired.file, {
       claimant: m,
       id,
@@ -170,12 +181,14 @@ export function planStepGroups(ctx: PlanContext): StepGroupPlan {
     const g = m.desired;
     let body = groupBody(ctx, g);
     let used: UsedGroup;
-    if (m.failed) {
+    const recreate = m.gone ? goneRecreated(ctx, g, m.gone, body) : false;
+    if (m.failed || (m.gone && !recreate)) {
       // keep `use:` of it resolvable so the one problem is not echoed by every case using it
-      used = { ref: { id: g.id ?? g.key }, label: g.id ?? g.key, steps: body.steps };
+      used = { ref: { id: g.id ?? g.key }, label: g.id ?? g.key, steps: body.steps, ...(m.gone ? { gone: true } : {}) };
     } else if (!m.remote) {
       const key = `create_step_group:${g.key}`;
       ctx.sync?.records.push({ kind: 'step_group', ref: { op: key }, ops: [key], values: desiredStepGroupFieldValues(body), keep: [] });
+      if (m.gone) ctx.sync?.forgets.push({ kind: 'step_group', id: m.gone.id, op: key });
       ops.push({
         kind: 'create_step_group',
         key,
@@ -311,4 +324,21 @@ function keepRemoteGroupFields(body: StepGroupBody, remote: RemoteStepGroup, nam
   }
   out.steps = steps;
   return out;
+}
+
+/**
+ * A step group file whose `id:` names a group deleted on the service since the last sync.
+ * Unchanged in the repository: a change on the service (listed). Changed: a conflict;
+ * `--prefer local` creates the group again (true: plan its create).
+ */
+function goneRecreated(ctx: PlanContext, g: DesiredStepGroup, gone: BaseEntry, body: StepGroupBody): boolean {
+  const sync = ctx.sync!;
+  const changed = changedFromBase(gone, desiredStepGroupFieldValues(body));
+  const item = { itemType: 'step_group' as const, id: gone.id, ...(g.id ? { humanId: g.id } : {}), path: [], title: body.title, file: g.file };
+  if (changed.length === 0) {
+    sync.remoteChanges.push({ ...item, field: 'deleted', from: 'in the repository', to: 'deleted on the service' });
+    return false;
+  }
+  sync.conflicts.push({ ...item, field: 'deleted', local: `changed in the repository: ${changed.map(fieldLabel).join(', ')}`, remote: 'deleted on the service' });
+  return sync.prefer === 'local';
 }

@@ -175,6 +175,24 @@ describe('buildPlan with a sync base: step groups and folders', () => {
     expect(p.sync?.conflicts.map((c) => [c.field, c.local, c.remote])).toEqual([['description', 'file', 'UI']]);
   });
 
+  it('a step group deleted on the service: listed when unchanged in the repository, a conflict when changed; --prefer local creates it again', () => {
+    const unchanged = plan(desiredState({ stepGroups: [groupFile([['Open', 'Form'], ['Type', 'Typed']])] }), actualState(), { base });
+    expect(unchanged.problems).toEqual([]);
+    expect(unchanged.plan.operations).toEqual([]);
+    expect(unchanged.plan.sync?.remoteChanges).toEqual([expect.objectContaining({ itemType: 'step_group', field: 'deleted', to: 'deleted on the service' })]);
+    const changedFile = desiredState({ stepGroups: [groupFile([['Open', 'Form'], ['Type', 'Typed differently']])] });
+    const conflict = plan(changedFile, actualState(), { base }).plan;
+    expect(conflict.sync?.conflicts).toEqual([expect.objectContaining({ itemType: 'step_group', field: 'deleted', local: 'changed in the repository: step 2' })]);
+    expect(opList(cleanPlan(changedFile, actualState(), { base, prefer: 'local' }))).toEqual(['create_step_group create_step_group:sign-in']);
+    // a case using a group deleted on the service (and not created again) cannot be planned: a problem says why
+    const used = plan(
+      desiredState({ folders: repoFolders, stepGroups: [groupFile([['Open', 'Form'], ['Type', 'Typed']])], cases: [desiredCase('Auth', 'Uses it', { steps: [{ kind: 'use', use: 'sign-in' }] })] }),
+      actualState({ folders }),
+      { base },
+    );
+    expect(used.problems.map((p) => p.code)).toEqual(['step_group_deleted']);
+  });
+
   it('keeps a folder renamed and reordered on the service, and sends a rename made in the repository', () => {
     const actual = actualState({ folders: [remoteFolder('f-a', 'Auth (UI)', null, 0), remoteFolder('f-b', 'Billing', null, 1)] });
     const p = cleanPlan(
