@@ -97,8 +97,8 @@ function* planTextLines(plan: Plan, options: RenderTextOptions): Generator<strin
       yield `  ${paint('red', '!')} ${paint('bold', itemText(item))}`;
       for (const c of entries) {
         yield `      ${c.field}:`;
-        yield `        repository: ${quote(c.local)}`;
-        yield `        service:    ${quote(c.remote)}`;
+        yield* sideLines('repository: ', c.local);
+        yield* sideLines('service:    ', c.remote);
       }
     }
     if (!sync.prefer) yield `  To apply, ${conflictWaysOut()}.`;
@@ -138,4 +138,10 @@ function changeBlock(changes: FieldChange[], isCreate: boolean, paint: (c: Colou
     }
   }
   return lines;
+}
+
+/** One side of a conflict: a quoted value on its line, or a multi-line value (steps) as an indented block. */
+function sideLines(label: string, value: string): string[] {
+  if (!value.includes('\n')) return [`        ${label}${quote(value)}`];
+  return [`        ${label.trimEnd()}`, ...value.split('\n').map((l) => `          | ${l}`)];
 }

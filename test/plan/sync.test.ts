@@ -92,6 +92,18 @@ describe('buildPlan with a sync base: cases', () => {
     expect(renderPlanText(remote, { color: false })).toContain("settled by --prefer remote: the service's values are kept");
   });
 
+  it('shows a conflict on the steps as two blocks, one line per step line', () => {
+    const withSteps = { ...synced, individualSteps: [{ description: 'Open', expected: 'Form', order: 1, stepGroupId: null }] };
+    const b = baseOf(actualState({ folders, cases: [withSteps] }));
+    const p = plan(
+      desiredState({ folders: repoFolders, cases: [fileCase({ steps: [step('Open the page', 'Form')] })] }),
+      actualState({ folders, cases: [{ ...withSteps, individualSteps: [{ description: 'Open (UI)', expected: 'Form', order: 1, stepGroupId: null }], updatedAt: 999 }] }),
+      { base: b },
+    ).plan;
+    const text = renderPlanText(p, { color: false });
+    expect(text).toContain(['        repository:', '          | 1. Open the page', '          |    expect: Form', '        service:', '          | 1. Open (UI)'].join('\n'));
+  });
+
   it('treats both sides changing a field to the same value as nothing to do', () => {
     const p = cleanPlan(desiredState({ folders: repoFolders, cases: [fileCase({ description: 'same' })] }), actualState({ folders, cases: [onService({ description: 'same' })] }), { base });
     expect(p.operations).toEqual([]);
