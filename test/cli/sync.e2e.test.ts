@@ -34,6 +34,8 @@ async function repository(baseUrl: string): Promise<string> {
     'cases/Sync/alpha.yaml': 'title: Alpha\ndescription: Alpha as written\npreconditions: Logged out\n',
     'cases/Sync/beta.yaml': 'title: Beta\ndescription: Beta as written\n',
     'cases/Sync/gamma.yaml': 'title: Gamma\ndescription: Gamma as written\n',
+    'cases/Other/delta.yaml': 'title: Delta\n',
+    'step_groups/login.yaml': 'title: Log in\nsteps:\n  - action: Open /login\n    expected: The form shows\n  - action: Submit\n    expected: Signed in\n',
   };
   for (const [file, text] of Object.entries(files)) {
     await mkdir(join(root, file, '..'), { recursive: true });
@@ -93,8 +95,9 @@ describe('three-way sync against the emulator', () => {
   it('apply writes tmsync.base at the repository root, one line per item synced, and the next plan has nothing to do', async () => {
     const text = await readFile(join(root, SYNC_BASE_FILE), 'utf8');
     expect(text).toMatch(/^tmsync-base 1 project /m);
-    expect(text.split('\n').filter((l) => l.startsWith('case '))).toHaveLength(3);
-    expect(text.split('\n').filter((l) => l.startsWith('folder '))).toHaveLength(1);
+    expect(text.split('\n').filter((l) => l.startsWith('case '))).toHaveLength(4);
+    expect(text.split('\n').filter((l) => l.startsWith('folder '))).toHaveLength(2);
+    expect(text.split('\n').filter((l) => l.startsWith('step_group '))).toHaveLength(1);
     expect(text).not.toContain('Alpha as written');
     const r = await tmsync('plan');
     expect(r.code, r.err).toBe(0);
@@ -196,6 +199,28 @@ describe('three-way sync against the emulator', () => {
     expect(recreated.err).toContain('1 created');
     expect(await idOf('cases/Sync/alpha.yaml')).not.toBe(alphaId);
     expect((await getCase('cases/Sync/alpha.yaml')).description).toBe('Alpha edited after all');
+  });
+
+  it('keeps a folder renamed and a step group step edited on the service, and merges a step edited in the repository', async () => {
+    const folderId = /^id: (\S+)$/m.exec(await readFile(join(root, 'cases/Other/_folder.yaml'), 'utf8'))![1];
+    await api('PUT', `/projects/${projectId}/folders/${folderId}`, { name: 'Other (renamed in the UI)' });
+    const groupId = await idOf('step_groups/login.yaml');
+    const group = (await api('GET', `/projects/${projectId}/step_groups/${groupId}`))!.data.step_group as { id: string; title: string; description: string; steps: { step_description: string; expected_results?: string; expected_result?: string; order: number }[] };
+    const steps = [...group.steps].sort((a, b) => a.order - b.order).map((s, i) => ({ step_description: s.step_description, expected_results: s.expected_results ?? s.expected_result ?? '', order: i + 1 }));
+    steps[1] = { ...steps[1]!, step_description: 'Press Submit' };
+    await api('PUT', `/projects/${projectId}/step_groups/${group.id}`, { title: group.title, description: group.description, steps });
+    await editFile('step_groups/login.yaml', 'action: Open /login', 'action: Open the login page');
+    const p = await tmsync('plan');
+    expect(p.code, p.err).toBe(0);
+    expect(p.out).toContain('name: "Other" → "Other (renamed in the UI)"');
+    expect(p.out).toContain('step 2:');
+    expect(p.out).not.toMatch(/~ folder/);
+    const a = await tmsync('apply', '--auto-approve');
+    expect(a.code, a.err).toBe(0);
+    const after = (await api('GET', `/projects/${projectId}/step_groups/${groupId}`))!.data.step_group as { steps: { step_description: string; order: number }[] };
+    expect([...after.steps].sort((x, y) => x.order - y.order).map((s) => s.step_description)).toEqual(['Open the login page', 'Press Submit']);
+    const folders = (await api('GET', `/projects/${projectId}/folders`))!.data.folders as { id: string; name: string }[];
+    expect(folders.find((f) => f.id === folderId)?.name).toBe('Other (renamed in the UI)');
   });
 
   it('without tmsync.base, plans as before (the repository wins) and says in one line how many items have no base', async () => {
