@@ -166,6 +166,7 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
     }
     m.stepGroupIds = d.usedGroupIds;
     const changes = caseChanges(ctx, d, remote);
+    const body = d.body;
     const record = (op?: string) =>
       ctx.sync?.records.push({
         kind: 'case',
@@ -173,7 +174,10 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
         humanId: remote.humanId,
         ops: op ? [op] : [],
         updatedAt: remote.updatedAt,
-        values: { ...caseFieldValues(remote), ...desiredCaseFieldValues(d.body) },
+        // computed when the apply records it: a plan of 100,000 cases holds no second copy of their values
+        get values() {
+          return { ...caseFieldValues(remote), ...desiredCaseFieldValues(body) };
+        },
         keep: keepBase,
       });
     const moved = !node.remote || node.remote.id !== remote.folderId;

@@ -221,14 +221,17 @@ export function planStepGroups(ctx: PlanContext): StepGroupPlan {
       const changes = groupChanges(ctx, body, remote);
       const writeBack = m.adopted ? { file: g.file, id: remote.humanId || remote.id } : undefined;
       const record = (op?: string) => {
-        const kept: FieldValues = Object.fromEntries(Object.entries(remoteValues).filter(([n]) => !isListField(n)));
+        const synced = body;
         ctx.sync?.records.push({
           kind: 'step_group',
           ref: { id: remote.id },
           humanId: remote.humanId,
           ops: op ? [op] : [],
           updatedAt: remote.updatedAt,
-          values: { ...kept, ...desiredStepGroupFieldValues(body) },
+          get values() {
+            const kept: FieldValues = Object.fromEntries(Object.entries(remoteValues).filter(([n]) => !isListField(n)));
+            return { ...kept, ...desiredStepGroupFieldValues(synced) };
+          },
           keep: keepBase,
         });
       };
