@@ -129,6 +129,10 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
     const node = m.node;
     if (!node || m.failed) continue;
     const dc = m.desired;
+    if (node.deleted) {
+      inDeletedFolder(ctx, m, node, groups);
+      continue;
+    }
     if (m.gone && !goneRecreated(ctx, m, m.gone, node, groups)) continue;
     let d = desiredBody(ctx, dc, folderRef(node), groups, !m.remote);
     const deps = [...(node.createKey ? [node.createKey] : []), ...d.groupOps];
@@ -256,4 +260,33 @@ function goneRecreated(ctx: PlanContext, m: CaseMatch, gone: BaseEntry, node: Fo
   }
   sync.conflicts.push({ ...item, field: 'deleted', local: `changed in the repository: ${changed.map(fieldLabel).join(', ')}`, remote: 'deleted on the service' });
   return sync.prefer === 'local';
+}
+
+/**
+ * A case file in a folder deleted on the service since the last sync (and not created again). A case
+ * deleted with it is listed as any case deleted on the service; one changed in the repository, or
+ * one the base does not know, cannot be planned without its folder: a problem says what to do.
+ */
+function inDeletedFolder(ctx: PlanContext, m: CaseMatch, node: FolderNode, groups: StepGroupPlan): void {
+  const dc = m.desired;
+  if (m.gone) {
+    const sync = ctx.sync!;
+    const probe: PlanContext = { ...ctx, problems: [] };
+    const changed = changedFromBase(m.gone, desiredCaseFieldValues(desiredBody(probe, dc, { id: m.gone.id }, groups, false).body));
+    const item = { itemType: 'case' as const, id: m.gone.id, humanId: dc.id, path: node.displayPath, title: normalizeTitle(dc.title), file: dc.file };
+    if (changed.length === 0) {
+      sync.remoteChanges.push({ ...item, field: 'deleted', from: 'in the repository', to: 'deleted on the service' });
+      return;
+    }
+    sync.conflicts.push({ ...item, field: 'deleted', local: `changed in the repository: ${changed.map(fieldLabel).join(', ')}`, remote: 'deleted on the service (with its folder)' });
+    if (sync.prefer !== 'local') return;
+  }
+  problem(
+    ctx,
+    'folder_deleted',
+    dc.file,
+    dc.lines.title,
+    `the folder ${showPath(node.displayPath)} was deleted on the service since the last sync`,
+    "`tmsync pull` takes the deletion into the files; to keep the folder, change its _folder.yaml and plan with --prefer local, or move the file",
+  );
 }

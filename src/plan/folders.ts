@@ -5,6 +5,8 @@ import { normalizeTitle, pathKey, showPath } from './normalize.js';
 import type { FieldChange, Operation, Ref } from './operations.js';
 import { desiredFolderFieldValues, folderFieldValues, refValue } from '../sync/field-values.js';
 import { mergeItem } from './sync.js';
+import type { BaseEntry } from '../sync/base.js';
+import { changedFromBase } from '../sync/field-values.js';
 
 /** A folder of the repository with the remote folder it is (when it exists). */
 export interface FolderNode {
@@ -21,6 +23,10 @@ export interface FolderNode {
   createKey?: string;
   /** keys of the operations that put it in its final place (its create or move) */
   placeKey?: string;
+  /** its `id:` names a folder the service no longer has, which the sync base recorded */
+  gone?: BaseEntry;
+  /** deleted on the service (or inside such a folder) and not created again: nothing is planned in it */
+  deleted?: boolean;
 }
 
 export interface FolderPlan {
@@ -75,6 +81,11 @@ function matchFolders(ctx: PlanContext, nodes: FolderNode[]): Set<string> {
   for (const node of nodes) {
     const id = node.desired.id;
     if (id === undefined) continue;
+    const gone = ctx.sync && !ctx.remote.folder(id.trim()) ? ctx.sync.base.get('folder', id.trim()) : undefined;
+    if (gone) {
+      node.gone = gone;
+      continue;
+    }
     const remote = claimById(ctx, claimedBy, (o) => folderFile(o.desired), {
       claimant: node,
       id,
@@ -142,9 +153,14 @@ export function planFolders(ctx: PlanContext): FolderPlan {
   for (const node of nodes) {
     const key = showPath(node.path);
     const file = folderFile(node.desired);
+    if (!node.remote && (node.gone || node.parent?.deleted) && !goneRecreated(ctx, node, relation(node.path) === 'ancestor')) {
+      node.deleted = true;
+      continue;
+    }
     const parentRef = node.parent ? folderRef(node.parent) : null;
     if (!node.remote) {
       node.createKey = `create_folder:${key}`;
+      if (node.gone) ctx.sync?.forgets.push({ kind: 'folder', id: node.gone.id, op: node.createKey });
       node.placeKey = node.createKey;
       ctx.sync?.records.push({
         kind: 'folder',
@@ -312,4 +328,25 @@ function checkOrders(ctx: PlanContext, nodes: FolderNode[], claimed: ReadonlySet
       seen.set(order, node);
     }
   }
+}
+
+/**
+ * A folder deleted on the service since the last sync (its `_folder.yaml` names it by `id:`), or a
+ * folder of the repository inside one. Unchanged in the repository: a change on the service
+ * (listed; nothing is planned in it). Its name or order changed: a conflict; `--prefer local`
+ * creates it again (true: plan its create), unless its parent stays deleted.
+ */
+function goneRecreated(ctx: PlanContext, node: FolderNode, container: boolean): boolean {
+  const sync = ctx.sync!;
+  const gone = node.gone;
+  if (!gone) return false;
+  const name = normalizeTitle(node.desired.name);
+  const changed = changedFromBase(gone, desiredFolderFieldValues({ ...(container ? {} : { name }), ...(node.desired.order !== undefined ? { order: node.desired.order } : {}) }));
+  const item = { itemType: 'folder' as const, id: gone.id, path: node.displayPath, title: name, file: folderFile(node.desired) };
+  if (changed.length === 0) {
+    sync.remoteChanges.push({ ...item, field: 'deleted', from: 'in the repository', to: 'deleted on the service' });
+    return false;
+  }
+  sync.conflicts.push({ ...item, field: 'deleted', local: `changed in the repository: ${changed.join(', ')}`, remote: 'deleted on the service' });
+  return sync.prefer === 'local' && !node.parent?.deleted;
 }

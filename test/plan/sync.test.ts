@@ -217,6 +217,38 @@ describe('buildPlan with a sync base: step groups and folders', () => {
   });
 });
 
+describe('buildPlan with a sync base: a folder deleted on the service', () => {
+  const base = baseOf(actualState({ folders, cases: [synced] }));
+
+  it('unchanged in the repository: listed with the cases deleted with it, nothing planned, no problem', () => {
+    const r = plan(desiredState({ folders: repoFolders, cases: [fileCase()] }), actualState(), { base });
+    expect(r.problems).toEqual([]);
+    expect(r.plan.operations).toEqual([]);
+    expect(r.plan.sync?.remoteChanges.map((c) => [c.itemType, c.field, c.to])).toEqual([
+      ['folder', 'deleted', 'deleted on the service'],
+      ['case', 'deleted', 'deleted on the service'],
+    ]);
+  });
+
+  it('its _folder.yaml changed: a conflict; --prefer local creates it again, and a case changed in it too', () => {
+    const desired = desiredState({ folders: [desiredFolder('Auth', { id: 'f-auth', name: 'Authentication' })], cases: [fileCase({ description: 'file text' })] });
+    const conflict = plan(desired, actualState(), { base });
+    expect(conflict.problems).toEqual([]);
+    expect(conflict.plan.sync?.conflicts.map((c) => [c.itemType, c.local])).toEqual([
+      ['folder', 'changed in the repository: name'],
+      ['case', 'changed in the repository: description'],
+    ]);
+    expect(openConflicts(conflict.plan)).toBe(2);
+    const recreated = cleanPlan(desired, actualState(), { base, prefer: 'local' });
+    expect(opList(recreated)).toEqual(['create_folder create_folder:Auth', 'create_case create_case:cases/Auth/valid-login.yaml']);
+  });
+
+  it('a new case file in it cannot be planned: a problem says what to do', () => {
+    const r = plan(desiredState({ folders: repoFolders, cases: [fileCase(), desiredCase('Auth', 'Added later')] }), actualState(), { base });
+    expect(r.problems.map((p) => [p.code, p.file])).toEqual([['folder_deleted', 'cases/Auth/added-later.yaml']]);
+  });
+});
+
 describe('what an apply records in the base', () => {
   it('records updated, unchanged and created items as synced, keeps the old hash of a field kept from the service, and skips failed operations', () => {
     const synced2 = remoteCase('SHOP-2', 'Other', 'f-auth');
