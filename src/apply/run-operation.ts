@@ -124,7 +124,7 @@ async function sendRequest(state: RunState, op: Operation, req: RequestDescripto
     if (isDelete(op) && (err as { code?: string }).code === 'not_found') return;
     throw err;
   }
-  const answered = req.resultKey ? (answer?.data?.[req.resultKey] as { updated_at?: unknown } | undefined) : undefined;
+  const answered = req.resultKey ? (answerItem(answer, req.resultKey) as { updated_at?: unknown } | undefined) : undefined;
   if (last && typeof answered?.updated_at === 'number') (state.result.updatedAt ??= {})[op.key] = String(normalizeTimestamp(answered.updated_at));
   if (!req.produces) return;
   const item = answerItem(answer, req.resultKey ?? '');

@@ -4,7 +4,7 @@ import { claimById, problem, type PlanContext } from './context.js';
 import { normalizeText, normalizeTitle, sameList, sortedUnique } from './normalize.js';
 import type { FieldChange, GroupStepBody, Operation, Ref, StepGroupBody } from './operations.js';
 import { showSteps } from './show.js';
-import { desiredStepGroupFieldValues, fieldLabel, isListField, stepGroupFieldValues, type FieldValues } from '../sync/field-values.js';
+import { desiredStepGroupFieldValues, fieldLabel, groupStepName, isListField, stepGroupFieldValues, type FieldValues } from '../sync/field-values.js';
 import { baseEntryFor, mergeItem } from './sync.js';
 import type { BaseEntry } from '../sync/base.js';
 import { changedFromBase } from '../sync/field-values.js';
@@ -311,21 +311,32 @@ function showStep(value: unknown): string {
   return s.expected === '' ? s.description : `${s.description}\nexpect: ${s.expected}`;
 }
 
-/** The body with the service's value in the fields named (`title`, `description`, `labels`, `step.N`). */
+/** The body with the service's value in the fields named (`title`, the table's fields by model name, `step.N`). */
 function keepRemoteGroupFields(body: StepGroupBody, remote: RemoteStepGroup, names: ReadonlySet<string>): StepGroupBody {
   const out: StepGroupBody = { ...body };
   if (names.has('title')) out.title = normalizeTitle(remote.title);
-  if (names.has('description')) out.description = normalizeText(remote.description);
-  if (names.has('labels') && remote.labelIds !== undefined) out.labelIds = sortedUnique(remote.labelIds);
-  const remoteSteps = [...remote.steps]
-    .sort((a, b) => a.order - b.order)
-    .map((s) => ({ description: normalizeText(s.description), expected: normalizeText(s.expected) }));
-  const steps: StepGroupBody['steps'] = [];
-  for (let i = 0; i < Math.max(body.steps.length, remoteSteps.length); i++) {
-    const s = names.has(`step.${i}`) ? remoteSteps[i] : body.steps[i];
-    if (s) steps.push(s);
+  for (const f of STEP_GROUP_FIELDS) {
+    const have = fieldOf<unknown>(remote, f, 'remote');
+    switch (f.kind) {
+      case 'text':
+        if (names.has(f.model)) setField(out, f, 'remote', normalizeText(have as string | undefined));
+        break;
+      case 'labels':
+        if (names.has(f.model) && have !== undefined) setField(out, f, 'remote', sortedUnique(have as string[]));
+        break;
+      case 'steps': {
+        const remoteSteps = inOrder(have as RemoteGroupStep[]);
+        const local = (fieldOf<GroupStepBody[]>(body, f, 'remote') ?? []);
+        const steps: GroupStepBody[] = [];
+        for (let i = 0; i < Math.max(local.length, remoteSteps.length); i++) {
+          const s = names.has(groupStepName(i)) ? remoteSteps[i] : local[i];
+          if (s) steps.push(s);
+        }
+        setField(out, f, 'remote', steps);
+        break;
+      }
+    }
   }
-  out.steps = steps;
   return out;
 }
 

@@ -1,5 +1,5 @@
 import { canonicalJson } from '../canonical-json.js';
-import { CASE_FIELDS_BY_KIND, fieldOf, type CaseField } from '../fields.js';
+import { CASE_FIELDS_BY_KIND, fieldOf, STEP_GROUP_FIELDS, type CaseField } from '../fields.js';
 import type { RemoteCase, RemoteFolder, RemoteStepGroup } from '../model.js';
 import { normalizeText, normalizeTitle, sortedUnique } from '../plan/normalize.js';
 import type { CaseBody, Ref, StepBody, StepGroupBody } from '../plan/operations.js';
@@ -95,22 +95,45 @@ export function desiredCaseFieldValues(body: CaseBody): FieldValues {
   return values;
 }
 
-/** The compare form of a step group as the service holds it. */
+/** The name of a step group's step in `FieldValues` and the base: `step.0`, `step.1`, … */
+export function groupStepName(index: number): string {
+  return `step.${index}`;
+}
+
+/**
+ * The compare form of a step group as the service holds it: `title`, then the step group table's
+ * fields (`src/fields.ts`) under their model names, the steps one field each (`step.N`).
+ */
 export function stepGroupFieldValues(remote: RemoteStepGroup): FieldValues {
-  const values: FieldValues = { title: normalizeTitle(remote.title), description: normalizeText(remote.description) };
-  if (remote.labelIds !== undefined) values.labels = sortedUnique(remote.labelIds);
-  [...remote.steps]
-    .sort((a, b) => a.order - b.order)
-    .forEach((s, i) => (values[`step.${i}`] = { description: normalizeText(s.description), expected: normalizeText(s.expected) }));
+  const values: FieldValues = { title: normalizeTitle(remote.title) };
+  for (const f of STEP_GROUP_FIELDS) {
+    const have = fieldOf<unknown>(remote, f, 'remote');
+    switch (f.kind) {
+      case 'text':
+        values[f.model] = normalizeText(have as string | undefined);
+        break;
+      case 'labels':
+        if (have !== undefined) values[f.model] = sortedUnique(have as string[]);
+        break;
+      case 'steps':
+        [...((have as { description: string; expected: string; order: number }[] | undefined) ?? [])]
+          .sort((a, b) => a.order - b.order)
+          .forEach((s, i) => (values[groupStepName(i)] = { description: normalizeText(s.description), expected: normalizeText(s.expected) }));
+        break;
+    }
+  }
   return values;
 }
 
-/** The compare form of a step group body built from a file. */
+/** The compare form of a step group body built from a file: the fields it manages. */
 export function desiredStepGroupFieldValues(body: StepGroupBody): FieldValues {
   const values: FieldValues = { title: body.title };
-  if (body.description !== undefined) values.description = body.description;
-  if (body.labelIds !== undefined) values.labels = body.labelIds;
-  body.steps.forEach((s, i) => (values[`step.${i}`] = { description: s.description, expected: s.expected }));
+  for (const f of STEP_GROUP_FIELDS) {
+    const want = fieldOf<unknown>(body, f, 'remote');
+    if (want === undefined) continue;
+    if (f.kind === 'steps') (want as { description: string; expected: string }[]).forEach((s, i) => (values[groupStepName(i)] = { description: s.description, expected: s.expected }));
+    else values[f.model] = want;
+  }
   return values;
 }
 
