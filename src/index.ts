@@ -44,7 +44,10 @@ export {
   type ApplySession,
   type ApplySessionOptions,
   type JournalFile,
+  type SyncBaseOptions,
 } from './apply/engine.js';
+export { SyncBase, readSyncBase, writeSyncBase, SYNC_BASE_FILE, type FieldStanding } from './sync/base.js';
+export { openConflicts, type SyncRecords } from './plan/index.js';
 export { fileWriteBack } from './apply/write-back.js';
 export {
   buildPullFiles,

@@ -3,6 +3,9 @@ import type { Plan } from '../plan/operations.js';
 import { executePlan, type ApplyProgress, type ApplyResult } from './executor.js';
 import { Journal, journalPath, readJournalFile, rotateJournal, rotateJournalFile, summarizeJournal, type JournalOwner, type JournalSummary } from './journal.js';
 import { acquireRepositoryLock } from './lock.js';
+import { writeSynced, type SyncBaseOptions } from './sync-record.js';
+
+export { writeSynced, recordSynced, type SyncBaseOptions } from './sync-record.js';
 import type { ApplyClient } from './reconcile.js';
 import type { PendingWriteBack, WriteBackFn } from './write-back.js';
 
@@ -73,6 +76,12 @@ export interface ApplyRunOptions {
   onProgress?: (progress: ApplyProgress) => void;
   /** operations handed to the client at once @default 64 */
   window?: number;
+  /**
+   * Three-way sync: after the run, records each item it synced in the sync base and writes
+   * `tmsync.base` under `root` atomically (docs/sync.md). Give it when the plan's target is the
+   * repository's project (`tmsync apply`); migrate gives none. @default none (no base is written)
+   */
+  syncBase?: SyncBaseOptions;
 }
 
 /** What `applyPlan` takes: where the lock and journal are, and how to run. */
@@ -81,6 +90,8 @@ export type ApplyPlanOptions = ApplyRunOptions & ApplySessionOptions;
 export interface ApplyPlanResult extends ApplyResult {
   /** the journal file of this run */
   journal: string;
+  /** `tmsync.base` could not be written (what the run did on the service stands) */
+  syncBaseError?: string;
 }
 
 /** A journal in a file of its own. */
@@ -190,10 +201,18 @@ async function runJournalled(
   } finally {
     await journal.close();
   }
+  let syncBaseError: string | undefined;
+  if (run.syncBase) {
+    try {
+      await writeSynced(run.syncBase, result);
+    } catch (err) {
+      syncBaseError = (err as Error).message;
+    }
+  }
   const complete = !result.journalError && !result.interrupted && result.failed.length === 0 && result.skipped.length === 0;
   // nothing is left to resume: the next run starts a fresh journal
   if (complete && !keep) await rotateJournalFile(where.file);
-  return { ...result, journal: where.file };
+  return { ...result, journal: where.file, ...(syncBaseError ? { syncBaseError } : {}) };
 }
 
 /** Creates an earlier run recorded with an id that the service still holds. */

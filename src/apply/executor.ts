@@ -47,6 +47,8 @@ export interface ApplyResult {
   interrupted: boolean;
   /** ids produced or confirmed, by operation key */
   ids: Record<string, { id: string; humanId?: string }>;
+  /** the item's `updated_at` as the service's answer to an operation's last request gave it (Unix seconds), by operation key */
+  updatedAt?: Record<string, string>;
   /**
    * The journal could not be written (disk full, …): no operation started after that, the ones in
    * flight finished, and what they did is in this result (not all of it in the journal). The run

@@ -1,4 +1,5 @@
 import { actionOf } from '../plan/operation-kinds.js';
+import { normalizeTimestamp } from '../remote/normalize.js';
 import type { AdoptOp, Operation } from '../plan/operations.js';
 import type { ApplyResult } from './executor.js';
 import { confirmDone, CREATE_KINDS, findCreated } from './reconcile.js';
@@ -123,6 +124,8 @@ async function sendRequest(state: RunState, op: Operation, req: RequestDescripto
     if (isDelete(op) && (err as { code?: string }).code === 'not_found') return;
     throw err;
   }
+  const answered = req.resultKey ? (answerItem(answer, req.resultKey) as { updated_at?: unknown } | undefined) : undefined;
+  if (last && typeof answered?.updated_at === 'number') (state.result.updatedAt ??= {})[op.key] = String(normalizeTimestamp(answered.updated_at));
   if (!req.produces) return;
   const item = answerItem(answer, req.resultKey ?? '');
   if (!item || typeof item.id !== 'string') throw new Error(`the service's answer to ${filled.endpoint} has no id`);

@@ -82,6 +82,13 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .argument('[dir]', 'directory to initialise', '.')
     .action(lazy(async () => (await import('./commands/init.js')).runInit));
 
+  /** `--prefer`: settles conflicts with the sync base for one run (docs/sync.md) */
+  const PREFER = () =>
+    new Option(
+      '--prefer <side>',
+      "settle conflicts (a field changed in the repository and on the service since the last sync) for this run: local sends the repository's value, remote keeps the service's",
+    ).choices(['local', 'remote']);
+
   program
     .command('validate')
     .description('check every file offline: schema, references, duplicate ids, folder names (no network)')
@@ -98,6 +105,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--prune', 'delete remote items in scope that the repository does not describe', false)
     .option('--allow-recreate', 'with --prune, accept deleting and recreating cases that look renamed', false)
     .option('--changed-since <ref>', 'plan only the files changed since this git ref (a pull request: its base); reads only what they name; not with --prune')
+    .addOption(PREFER())
     .action(lazy(async () => (await import('./commands/plan.js')).runPlan));
 
   program
@@ -109,6 +117,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--allow-recreate', 'with --prune, accept deleting and recreating cases that look renamed', false)
     .option('--lock-timeout <duration>', 'wait this long (e.g. 30s, 5m) for another tmsync command writing this repository, instead of failing at once')
     .option('-q, --quiet', "print the plan's summary line, not the whole plan", false)
+    .addOption(PREFER())
     .action(lazy(async () => (await import('./commands/apply.js')).runApply));
 
   program

@@ -10,11 +10,14 @@ import { indexRemote } from './remote-index.js';
 import { buildResolver } from './resolve.js';
 import { planStepGroups } from './step-groups.js';
 import { summarize } from './summary.js';
+import { newSyncState, planSync, type SyncRecords } from './sync.js';
 
 export interface BuildPlanResult {
   plan: Plan;
   /** non-empty: the plan must not be applied (the CLI lists them as `file:line:col` and exits 1) */
   problems: Problem[];
+  /** with a sync base: what an apply of this plan records in the base (pass it to the engine) */
+  synced?: SyncRecords;
 }
 
 /**
@@ -34,6 +37,8 @@ export function buildPlan(desired: DesiredState, actual: ActualState, options: B
     resolver: buildResolver(actual),
     problems: [],
     warnings: [],
+    ...(options.base ? { sync: newSyncState(options.base, options.prefer) } : {}),
+    ...(options.partialStepGroups ? { partialStepGroups: true } : {}),
   };
   const folders = planFolders(ctx);
   const groups = planStepGroups(ctx);
@@ -61,8 +66,10 @@ export function buildPlan(desired: DesiredState, actual: ActualState, options: B
     contentHash: desired.contentHash,
     remoteVersions: remoteVersions(actual, operations),
   };
+  const sync = planSync(ctx.sync);
+  if (sync) plan.sync = sync;
   const problems = [...ctx.problems].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
-  return { plan, problems };
+  return { plan, problems, ...(ctx.sync ? { synced: { records: ctx.sync.records, forgets: ctx.sync.forgets } } : {}) };
 }
 
 /** A folder has no `updated_at`: its name, parent and order stand in for a version. */

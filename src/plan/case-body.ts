@@ -130,6 +130,17 @@ function desiredSteps(
       );
       continue;
     }
+    if (used.gone) {
+      problem(
+        ctx,
+        'step_group_deleted',
+        s.source?.file ?? dc.file,
+        s.source?.line ?? dc.lines.steps,
+        `step group "${s.use}" was deleted on the service since the last sync`,
+        '`tmsync pull` takes the deletion into the files; `--prefer local` creates the group again when its file changed',
+      );
+      continue;
+    }
     if (used.opKey) groupOps.add(used.opKey);
     if (used.remoteId) usedGroupIds.add(used.remoteId);
     for (const gs of used.steps) {
@@ -231,4 +242,49 @@ export function createChanges(ctx: PlanContext, d: DesiredBody): FieldChange[] {
     if (shown !== '') changes.push({ field: field.key, from: '', to: shown });
   }
   return changes;
+}
+
+/**
+ * The desired body with the service's value in the fields named (model names, or `title`): a change
+ * made only on the service, or a conflict settled for it, is sent back as the service holds it (or
+ * left out where the service holds none), never overwritten.
+ */
+export function keepRemoteFields(ctx: PlanContext, d: DesiredBody, remote: RemoteCase, names: ReadonlySet<string>): DesiredBody {
+  const body: CaseBody = { ...d.body };
+  let shown: Pick<DesiredBody, 'stepGroupLabels' | 'groupOps' | 'usedGroupIds'> = { groupOps: d.groupOps, stepGroupLabels: d.stepGroupLabels, ...(d.usedGroupIds ? { usedGroupIds: d.usedGroupIds } : {}) };
+  if (names.has('title')) body.title = normalizeTitle(remote.title);
+  for (const field of CASE_FIELDS_BY_KIND) {
+    if (!names.has(field.model)) continue;
+    const have = fieldOf<unknown>(remote, field, 'remote');
+    const set = (value: unknown) => setField(body, field, 'remote', value);
+    const drop = () => delete (body as unknown as Record<string, unknown>)[field.remote];
+    switch (field.kind) {
+      case 'text':
+        set(normalizeText(have as string | undefined));
+        break;
+      case 'template':
+      case 'lookup':
+        if (have) set(have);
+        else drop();
+        break;
+      case 'user':
+        if (have) set(have);
+        else if (field.required) drop();
+        else set('');
+        break;
+      case 'labels':
+        if (have !== undefined) set(sortedUnique(have as string[]));
+        else drop();
+        break;
+      case 'steps': {
+        const steps = [...remote.individualSteps].sort((a, b) => a.order - b.order);
+        set(steps.map((s): StepBody => ({ description: normalizeText(s.description), expected: normalizeText(s.expected), stepGroup: s.stepGroupId ? { id: s.stepGroupId } : null })));
+        const labels = remoteShownSteps(ctx, remote).map((s) => s.group);
+        const used = [...new Set(steps.flatMap((s) => (s.stepGroupId ? [s.stepGroupId] : [])))];
+        shown = { groupOps: [], stepGroupLabels: labels, usedGroupIds: used };
+        break;
+      }
+    }
+  }
+  return { body, ...shown };
 }

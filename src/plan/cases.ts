@@ -1,10 +1,13 @@
 import type { DesiredCase, RemoteCase } from '../model.js';
-import { caseChanges, createChanges, desiredBody } from './case-body.js';
+import type { BaseEntry } from '../sync/base.js';
+import { caseFieldValues, changedFromBase, desiredCaseFieldValues, fieldLabel } from '../sync/field-values.js';
+import { caseChanges, createChanges, desiredBody, keepRemoteFields, type DesiredBody } from './case-body.js';
 import { claimById, problem, type PlanContext } from './context.js';
 import { folderRef, type FolderNode, type FolderPlan } from './folders.js';
 import { normalizeTitle, pathKey, showPath } from './normalize.js';
 import type { Operation } from './operations.js';
 import type { StepGroupPlan } from './step-groups.js';
+import { baseEntryFor, mergeItem } from './sync.js';
 
 export interface CaseMatch {
   desired: DesiredCase;
@@ -15,6 +18,8 @@ export interface CaseMatch {
   failed?: boolean;
   /** remote ids of the step groups the case uses after the plan; undefined when steps are not managed */
   stepGroupIds?: string[];
+  /** its `id:` names a case the service no longer has, which the sync base recorded: deleted on the service */
+  gone?: BaseEntry;
 }
 
 export interface CasePlan {
@@ -44,6 +49,11 @@ function matchCases(ctx: PlanContext, folders: FolderPlan): CaseMatch[] {
   for (const m of matches) {
     const id = m.desired.id;
     if (id === undefined) continue;
+    const gone = ctx.sync && !ctx.remote.caseByRef(id) ? baseEntryFor(ctx.sync, 'case', id) : undefined;
+    if (gone) {
+      m.gone = gone;
+      continue;
+    }
     const remote = claimById(ctx, claimedBy, (o) => o.desired.file, {
       claimant: m,
       id,
@@ -119,13 +129,21 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
     const node = m.node;
     if (!node || m.failed) continue;
     const dc = m.desired;
-    const d = desiredBody(ctx, dc, folderRef(node), groups, !m.remote);
+    if (node.deleted) {
+      inDeletedFolder(ctx, m, node, groups);
+      continue;
+    }
+    if (m.gone && !goneRecreated(ctx, m, m.gone, node, groups)) continue;
+    let d = desiredBody(ctx, dc, folderRef(node), groups, !m.remote);
     const deps = [...(node.createKey ? [node.createKey] : []), ...d.groupOps];
-    m.stepGroupIds = d.usedGroupIds;
     if (!m.remote) {
+      m.stepGroupIds = d.usedGroupIds;
+      const key = `create_case:${dc.file}`;
+      ctx.sync?.records.push({ kind: 'case', ref: { op: key }, ops: [key], values: desiredCaseFieldValues(d.body), keep: [] });
+      if (m.gone) ctx.sync?.forgets.push({ kind: 'case', id: m.gone.id, op: key });
       ops.push({
         kind: 'create_case',
-        key: `create_case:${dc.file}`,
+        key,
         dependsOn: deps,
         path: node.displayPath,
         body: d.body,
@@ -135,13 +153,44 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
       continue;
     }
     const remote = m.remote;
+    let keepBase: string[] = [];
+    if (ctx.sync) {
+      const desired = d;
+      let twoWay: ReturnType<typeof caseChanges> | undefined;
+      const merge = mergeItem(
+        ctx.sync,
+        { itemType: 'case', id: remote.id, humanId: remote.humanId, path: node.displayPath, title: d.body.title, file: dc.file },
+        'case',
+        desiredCaseFieldValues(d.body),
+        caseFieldValues(remote),
+        (name) => (twoWay ??= caseChanges(ctx, desired, remote)).find((c) => c.field === fieldLabel(name)),
+      );
+      if (merge.keepRemote.size > 0) d = keepRemoteFields(ctx, d, remote, merge.keepRemote);
+      keepBase = merge.keepBase;
+    }
+    m.stepGroupIds = d.usedGroupIds;
     const changes = caseChanges(ctx, d, remote);
+    const body = d.body;
+    const record = (op?: string) =>
+      ctx.sync?.records.push({
+        kind: 'case',
+        ref: { id: remote.id },
+        humanId: remote.humanId,
+        ops: op ? [op] : [],
+        updatedAt: remote.updatedAt,
+        // computed when the apply records it: a plan of 100,000 cases holds no second copy of their values
+        get values() {
+          return { ...caseFieldValues(remote), ...desiredCaseFieldValues(body) };
+        },
+        keep: keepBase,
+      });
     const moved = !node.remote || node.remote.id !== remote.folderId;
     const fromPath = ctx.remote.folderPath(remote.folderId);
     const writeBack = m.adopted ? { file: dc.file, id: remote.humanId || remote.id } : undefined;
     if (changes.length > 0) {
       const key = `update_case:${dc.file}`;
       opByRemoteId.set(remote.id, key);
+      record(key);
       ops.push({
         kind: 'update_case',
         key,
@@ -157,6 +206,7 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
     } else if (moved) {
       const key = `move_case:${dc.file}`;
       opByRemoteId.set(remote.id, key);
+      record(key);
       ops.push({
         kind: 'move_case',
         key,
@@ -170,6 +220,7 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
         ...(writeBack ? { writeBack } : {}),
       });
     } else if (writeBack) {
+      record(`adopt_case:${dc.file}`);
       ops.push({
         kind: 'adopt',
         key: `adopt_case:${dc.file}`,
@@ -181,8 +232,61 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
         title: d.body.title,
         writeBack,
       });
+    } else {
+      record();
     }
   }
   const claimed = new Set(matches.flatMap((m) => (m.remote ? [m.remote.id] : [])));
   return { ops, matches, claimed, opByRemoteId };
+}
+
+/**
+ * A file whose `id:` names a case deleted on the service since the last sync. Unchanged in the
+ * repository: the deletion is a change on the service (listed; `tmsync pull` removes the file).
+ * Changed in the repository: a conflict; `--prefer local` creates the case again (true is
+ * returned: plan its create), otherwise nothing is sent.
+ */
+function goneRecreated(ctx: PlanContext, m: CaseMatch, gone: BaseEntry, node: FolderNode, groups: StepGroupPlan): boolean {
+  const sync = ctx.sync!;
+  const dc = m.desired;
+  // compared without tmsync.yaml's defaults: only what the file says
+  const probe: PlanContext = { ...ctx, problems: [] };
+  const local: DesiredBody = desiredBody(probe, dc, folderRef(node), groups, false);
+  const changed = changedFromBase(gone, desiredCaseFieldValues(local.body));
+  const item = { itemType: 'case' as const, id: gone.id, humanId: dc.id, path: node.displayPath, title: normalizeTitle(dc.title), file: dc.file };
+  if (changed.length === 0) {
+    sync.remoteChanges.push({ ...item, field: 'deleted', from: 'in the repository', to: 'deleted on the service' });
+    return false;
+  }
+  sync.conflicts.push({ ...item, field: 'deleted', local: `changed in the repository: ${changed.map(fieldLabel).join(', ')}`, remote: 'deleted on the service' });
+  return sync.prefer === 'local';
+}
+
+/**
+ * A case file in a folder deleted on the service since the last sync (and not created again). A case
+ * deleted with it is listed as any case deleted on the service; one changed in the repository, or
+ * one the base does not know, cannot be planned without its folder: a problem says what to do.
+ */
+function inDeletedFolder(ctx: PlanContext, m: CaseMatch, node: FolderNode, groups: StepGroupPlan): void {
+  const dc = m.desired;
+  if (m.gone) {
+    const sync = ctx.sync!;
+    const probe: PlanContext = { ...ctx, problems: [] };
+    const changed = changedFromBase(m.gone, desiredCaseFieldValues(desiredBody(probe, dc, { id: m.gone.id }, groups, false).body));
+    const item = { itemType: 'case' as const, id: m.gone.id, humanId: dc.id, path: node.displayPath, title: normalizeTitle(dc.title), file: dc.file };
+    if (changed.length === 0) {
+      sync.remoteChanges.push({ ...item, field: 'deleted', from: 'in the repository', to: 'deleted on the service' });
+      return;
+    }
+    sync.conflicts.push({ ...item, field: 'deleted', local: `changed in the repository: ${changed.map(fieldLabel).join(', ')}`, remote: 'deleted on the service (with its folder)' });
+    if (sync.prefer !== 'local') return;
+  }
+  problem(
+    ctx,
+    'folder_deleted',
+    dc.file,
+    dc.lines.title,
+    `the folder ${showPath(node.displayPath)} was deleted on the service since the last sync`,
+    "`tmsync pull` takes the deletion into the files; to keep the folder, change its _folder.yaml and plan with --prefer local, or move the file",
+  );
 }

@@ -242,6 +242,6 @@ export function restrictPlan(result: BuildPlanResult, desired: DesiredState, act
  */
 export function planChanged(desired: DesiredState, partial: ActualState, changed: ChangedFiles, options: Omit<BuildPlanOptions, 'prune'> = {}): BuildPlanResult {
   const restricted = restrictDesired(desired, partial, changed);
-  const full = buildPlan(restricted, partial, { ...options, prune: false });
+  const full = buildPlan(restricted, partial, { ...options, prune: false, partialStepGroups: true });
   return restrictPlan(full, restricted, partial, changed, new Set(partial.cases.map((c) => c.id)));
 }

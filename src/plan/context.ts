@@ -1,8 +1,10 @@
 import type { Problem } from '../errors.js';
 import type { ActualState, DesiredState } from '../model.js';
-import type { PlanWarning } from './operations.js';
+import type { SyncBase } from '../sync/base.js';
+import type { PlanWarning, Prefer } from './operations.js';
 import type { RemoteIndex } from './remote-index.js';
 import type { Resolver } from './resolve.js';
+import type { SyncState } from './sync.js';
 
 /** Decisions the diff cannot make on its own, injected by the caller (the CLI flags). */
 export interface BuildPlanOptions {
@@ -12,6 +14,20 @@ export interface BuildPlanOptions {
   /** with `prune`, accept deleting and recreating cases that look renamed
    * @default false */
   allowRecreate?: boolean;
+  /**
+   * the sync base (`tmsync.base`, docs/sync.md): fields are compared three ways; without it, two
+   * ways (the repository wins), and the plan says nothing about sync
+   * @default none
+   */
+  base?: SyncBase;
+  /** settles conflicts with the base: `local` sends the repository's value, `remote` keeps the service's
+   * @default none (a conflict is listed and the plan must not be applied) */
+  prefer?: Prefer;
+  /**
+   * the step groups of `actual` may lack their steps (`--changed-since` reads only some): they are
+   * compared two ways, not against the base @default false
+   */
+  partialStepGroups?: boolean;
 }
 
 /** What the builders share while one plan is computed. */
@@ -24,6 +40,10 @@ export interface PlanContext {
   resolver: Resolver;
   problems: Problem[];
   warnings: PlanWarning[];
+  /** three-way sync, when a base was given */
+  sync?: SyncState;
+  /** see {@link BuildPlanOptions.partialStepGroups} */
+  partialStepGroups?: boolean;
 }
 
 export function problem(

@@ -1,8 +1,10 @@
 import type { RemoteCase } from '../model.js';
+import type { BaseKind } from '../sync/base.js';
+import { caseFieldValues, changedSinceBase, fieldLabel, folderFieldValues, stepGroupFieldValues, type FieldValues } from '../sync/field-values.js';
 import type { CasePlan } from './cases.js';
 import { problem, type PlanContext } from './context.js';
 import type { FolderPlan } from './folders.js';
-import type { Operation, UnmanagedItem } from './operations.js';
+import type { Operation, SyncItem, UnmanagedItem } from './operations.js';
 import type { StepGroupPlan } from './step-groups.js';
 
 export interface DeletePlan {
@@ -23,12 +25,20 @@ export function planDeletes(ctx: PlanContext, folders: FolderPlan, groups: StepG
   const deletedCaseKey = new Map<string, string>();
   const deletedByFolder = new Map<string, RemoteCase[]>();
 
+  // folders that keep an item --prune would delete but the service changed since the last sync
+  const held = new Set<string>();
+  const hold = (folderId: string | null) => {
+    for (let id = folderId; id !== null && !held.has(id); id = ctx.remote.folder(id)?.parentId ?? null) held.add(id);
+  };
   for (const c of ctx.remote.scopedCases) {
     if (cases.claimed.has(c.id)) continue;
     const path = ctx.remote.folderPath(c.folderId);
-    unmanaged.push({ itemType: 'case', id: c.id, humanId: c.humanId, path, title: c.title, pruned: ctx.prune });
-    if (!ctx.prune) continue;
+    const keep = ctx.prune && heldByService(ctx, 'case', c.id, caseFieldValues(c), { itemType: 'case', id: c.id, humanId: c.humanId, path, title: c.title });
+    if (keep) hold(c.folderId);
+    unmanaged.push({ itemType: 'case', id: c.id, humanId: c.humanId, path, title: c.title, pruned: ctx.prune && !keep });
+    if (!ctx.prune || keep) continue;
     const key = `delete_case:${caseLabel(c)}`;
+    ctx.sync?.forgets.push({ kind: 'case', id: c.id, op: key });
     deletedCaseKey.set(c.id, key);
     deletedByFolder.set(c.folderId, [...(deletedByFolder.get(c.folderId) ?? []), c]);
     ops.push({ kind: 'delete_case', key, dependsOn: [], id: c.id, humanId: c.humanId, title: c.title, path });
@@ -80,7 +90,8 @@ export function planDeletes(ctx: PlanContext, folders: FolderPlan, groups: StepG
   for (const g of ctx.actual.stepGroups) {
     if (!candidates.has(g.id)) continue;
     const inUse = stillUsed.get(g.id) ?? 0;
-    const pruned = ctx.prune && inUse === 0;
+    const keep = ctx.prune && inUse === 0 && heldByService(ctx, 'step_group', g.id, stepGroupFieldValues(g), { itemType: 'step_group', id: g.id, humanId: g.humanId, path: [], title: g.title });
+    const pruned = ctx.prune && inUse === 0 && !keep;
     unmanaged.push({ itemType: 'step_group', id: g.id, humanId: g.humanId, path: [], title: g.title, pruned });
     if (ctx.prune && inUse > 0) {
       ctx.warnings.push({
@@ -89,6 +100,7 @@ export function planDeletes(ctx: PlanContext, folders: FolderPlan, groups: StepG
       });
     }
     if (!pruned) continue;
+    ctx.sync?.forgets.push({ kind: 'step_group', id: g.id, op: `delete_step_group:${g.humanId || g.id}` });
     ops.push({
       kind: 'delete_step_group',
       key: `delete_step_group:${g.humanId || g.id}`,
@@ -102,13 +114,24 @@ export function planDeletes(ctx: PlanContext, folders: FolderPlan, groups: StepG
   // folders, children first; whatever the repository keeps inside moves out before
   const placeByRemote = new Map<string, string>();
   for (const n of folders.nodes) if (n.remote && n.placeKey) placeByRemote.set(n.remote.id, n.placeKey);
-  const doomed = ctx.remote.scopedFolders.filter((f) => !folders.claimed.has(f.id));
+  let doomed = ctx.remote.scopedFolders.filter((f) => !folders.claimed.has(f.id));
+  if (ctx.prune && ctx.sync) {
+    for (const f of doomed) {
+      if (heldByService(ctx, 'folder', f.id, folderFieldValues(f), { itemType: 'folder', id: f.id, path: ctx.remote.folderPath(f.id), title: f.name })) hold(f.id);
+    }
+    doomed = doomed.filter((f) => !held.has(f.id));
+    for (const id of held) {
+      const f = ctx.remote.folder(id);
+      if (f && !folders.claimed.has(id) && ctx.remote.inScope(id)) unmanaged.push({ itemType: 'folder', id, path: ctx.remote.folderPath(id), title: f.name, pruned: false });
+    }
+  }
   const folderDeleteKey = new Map(doomed.map((f) => [f.id, `delete_folder:${f.id}`]));
   const folderOps: { depth: number; op: Operation }[] = [];
   for (const f of doomed) {
     const path = ctx.remote.folderPath(f.id);
     unmanaged.push({ itemType: 'folder', id: f.id, path, title: f.name, pruned: ctx.prune });
     if (!ctx.prune) continue;
+    ctx.sync?.forgets.push({ kind: 'folder', id: f.id, op: folderDeleteKey.get(f.id)! });
     const deps: string[] = [];
     for (const child of ctx.remote.children(f.id)) {
       const k = folderDeleteKey.get(child.id) ?? placeByRemote.get(child.id);
@@ -123,4 +146,17 @@ export function planDeletes(ctx: PlanContext, folders: FolderPlan, groups: StepG
   folderOps.sort((a, b) => b.depth - a.depth);
   ops.push(...folderOps.map((x) => x.op));
   return { ops, unmanaged };
+}
+
+/**
+ * An item --prune would delete (the repository no longer describes it) that the service changed
+ * since the last sync: a conflict. Kept unless `--prefer local`; true when it is kept.
+ */
+function heldByService(ctx: PlanContext, kind: BaseKind, id: string, remote: FieldValues, item: SyncItem): boolean {
+  const entry = ctx.sync?.base.get(kind, id);
+  if (!ctx.sync || !entry) return false;
+  const changed = changedSinceBase(entry, remote);
+  if (changed.length === 0) return false;
+  ctx.sync.conflicts.push({ ...item, field: 'deleted', local: 'deleted from the repository', remote: `changed on the service: ${changed.map(fieldLabel).join(', ')}` });
+  return ctx.sync.prefer !== 'local';
 }

@@ -3,6 +3,10 @@ import { scopeMatcher } from '../scope.js';
 import { claimById, problem, type PlanContext } from './context.js';
 import { normalizeTitle, pathKey, showPath } from './normalize.js';
 import type { FieldChange, Operation, Ref } from './operations.js';
+import { desiredFolderFieldValues, folderFieldValues, refValue } from '../sync/field-values.js';
+import { mergeItem } from './sync.js';
+import type { BaseEntry } from '../sync/base.js';
+import { changedFromBase } from '../sync/field-values.js';
 
 /** A folder of the repository with the remote folder it is (when it exists). */
 export interface FolderNode {
@@ -19,6 +23,10 @@ export interface FolderNode {
   createKey?: string;
   /** keys of the operations that put it in its final place (its create or move) */
   placeKey?: string;
+  /** its `id:` names a folder the service no longer has, which the sync base recorded */
+  gone?: BaseEntry;
+  /** deleted on the service (or inside such a folder) and not created again: nothing is planned in it */
+  deleted?: boolean;
 }
 
 export interface FolderPlan {
@@ -73,6 +81,11 @@ function matchFolders(ctx: PlanContext, nodes: FolderNode[]): Set<string> {
   for (const node of nodes) {
     const id = node.desired.id;
     if (id === undefined) continue;
+    const gone = ctx.sync && !ctx.remote.folder(id.trim()) ? ctx.sync.base.get('folder', id.trim()) : undefined;
+    if (gone) {
+      node.gone = gone;
+      continue;
+    }
     const remote = claimById(ctx, claimedBy, (o) => folderFile(o.desired), {
       claimant: node,
       id,
@@ -140,10 +153,22 @@ export function planFolders(ctx: PlanContext): FolderPlan {
   for (const node of nodes) {
     const key = showPath(node.path);
     const file = folderFile(node.desired);
+    if (!node.remote && (node.gone || node.parent?.deleted) && !goneRecreated(ctx, node, relation(node.path) === 'ancestor')) {
+      node.deleted = true;
+      continue;
+    }
     const parentRef = node.parent ? folderRef(node.parent) : null;
     if (!node.remote) {
       node.createKey = `create_folder:${key}`;
+      if (node.gone) ctx.sync?.forgets.push({ kind: 'folder', id: node.gone.id, op: node.createKey });
       node.placeKey = node.createKey;
+      ctx.sync?.records.push({
+        kind: 'folder',
+        ref: { op: node.createKey },
+        ops: [node.createKey],
+        values: desiredFolderFieldValues({ name: normalizeTitle(node.desired.name), parent: parentRef, ...(node.desired.order !== undefined ? { order: node.desired.order } : {}) }),
+        keep: [],
+      });
       ops.push({
         kind: 'create_folder',
         key: node.createKey,
@@ -159,21 +184,58 @@ export function planFolders(ctx: PlanContext): FolderPlan {
     const remote = node.remote;
     const currentParent = remote.parentId !== null && ctx.remote.folder(remote.parentId) ? remote.parentId : null;
     const wantedParent = node.parent ? (node.parent.remote?.id ?? undefined) : null;
-    const moved = wantedParent === undefined || wantedParent !== currentParent;
+    let moved = wantedParent === undefined || wantedParent !== currentParent;
     const changes: FieldChange[] = [];
-    const name = normalizeTitle(node.desired.name);
+    let name = normalizeTitle(node.desired.name);
     // a path scope's ancestor is a container named by the scope itself: it is never renamed
     // (its order is still set when its _folder.yaml gives one)
     const container = relation(node.path) === 'ancestor';
+    let order = node.desired.order;
+    let keepBase: string[] = [];
+    if (ctx.sync) {
+      const local = desiredFolderFieldValues({ ...(container ? {} : { name }), parent: parentRef, ...(order !== undefined ? { order } : {}) });
+      const parentPath = (id: unknown) => (typeof id === 'string' && ctx.remote.folder(id) ? showPath(ctx.remote.folderPath(id)) : '(top level)');
+      const shown = (field: string): FieldChange | undefined =>
+        field === 'name'
+          ? { field, from: remote.name, to: name }
+          : field === 'order'
+            ? { field, from: String(remote.order), to: String(order) }
+            : { field, from: parentPath(currentParent), to: node.parent ? showPath(node.parent.displayPath) : '(top level)' };
+      const merge = mergeItem(
+        ctx.sync,
+        { itemType: 'folder', id: remote.id, path: ctx.remote.folderPath(remote.id), title: remote.name, ...(node.desired.file ? { file: node.desired.file } : {}) },
+        'folder',
+        local,
+        { ...folderFieldValues(remote), parent: currentParent },
+        shown,
+      );
+      if (merge.keepRemote.has('name')) name = normalizeTitle(remote.name);
+      if (merge.keepRemote.has('parent')) moved = false;
+      if (merge.keepRemote.has('order')) order = undefined;
+      keepBase = merge.keepBase;
+    }
     if (!container && normalizeTitle(remote.name) !== name) changes.push({ field: 'name', from: remote.name, to: name });
-    const order = node.desired.order;
     // a move appends the folder to its new parent, so a wanted order is set again after it
     if (order !== undefined && (moved || order !== remote.order)) {
       changes.push({ field: 'order', from: String(remote.order), to: String(order) });
     }
+    const folderOps: string[] = [];
+    ctx.sync?.records.push({
+      kind: 'folder',
+      ref: { id: remote.id },
+      ops: folderOps,
+      values: {
+        name: container ? normalizeTitle(remote.name) : name,
+        parent: moved ? refValue(parentRef) : currentParent,
+        // a move without a wanted order puts the folder last: its order is known after the next read
+        ...(order !== undefined ? { order } : moved ? {} : { order: remote.order }),
+      },
+      keep: keepBase,
+    });
     const writeBack = node.adopted ? { file, id: remote.id } : undefined;
     if (moved) {
       node.placeKey = `move_folder:${key}`;
+      folderOps.push(node.placeKey);
       const deps: string[] = [];
       for (let p = node.parent; p; p = p.parent) if (p.placeKey) deps.push(p.placeKey);
       ops.push({
@@ -189,6 +251,7 @@ export function planFolders(ctx: PlanContext): FolderPlan {
       });
     }
     if (changes.length > 0) {
+      folderOps.push(`update_folder:${key}`);
       ops.push({
         kind: 'update_folder',
         key: `update_folder:${key}`,
@@ -201,6 +264,7 @@ export function planFolders(ctx: PlanContext): FolderPlan {
         ...(writeBack ? { writeBack } : {}),
       });
     } else if (writeBack && !moved) {
+      folderOps.push(`adopt_folder:${key}`);
       ops.push({
         kind: 'adopt',
         key: `adopt_folder:${key}`,
@@ -264,4 +328,25 @@ function checkOrders(ctx: PlanContext, nodes: FolderNode[], claimed: ReadonlySet
       seen.set(order, node);
     }
   }
+}
+
+/**
+ * A folder deleted on the service since the last sync (its `_folder.yaml` names it by `id:`), or a
+ * folder of the repository inside one. Unchanged in the repository: a change on the service
+ * (listed; nothing is planned in it). Its name or order changed: a conflict; `--prefer local`
+ * creates it again (true: plan its create), unless its parent stays deleted.
+ */
+function goneRecreated(ctx: PlanContext, node: FolderNode, container: boolean): boolean {
+  const sync = ctx.sync!;
+  const gone = node.gone;
+  if (!gone) return false;
+  const name = normalizeTitle(node.desired.name);
+  const changed = changedFromBase(gone, desiredFolderFieldValues({ ...(container ? {} : { name }), ...(node.desired.order !== undefined ? { order: node.desired.order } : {}) }));
+  const item = { itemType: 'folder' as const, id: gone.id, path: node.displayPath, title: name, file: folderFile(node.desired) };
+  if (changed.length === 0) {
+    sync.remoteChanges.push({ ...item, field: 'deleted', from: 'in the repository', to: 'deleted on the service' });
+    return false;
+  }
+  sync.conflicts.push({ ...item, field: 'deleted', local: `changed in the repository: ${changed.join(', ')}`, remote: 'deleted on the service' });
+  return sync.prefer === 'local' && !node.parent?.deleted;
 }

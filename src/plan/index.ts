@@ -8,3 +8,5 @@ export { normalizeText } from './normalize.js';
 export { planTextChunks, renderPlanText, type RenderTextOptions } from './render-text.js';
 export { renderPlanMarkdown, PLAN_COMMENT_MARKER, type RenderMarkdownOptions } from './render-markdown.js';
 export { renderPlanJson, parsePlanFile, PlanFileSchema } from './plan-file.js';
+export { openConflicts } from './operations.js';
+export type { SyncRecord, SyncRecords, SyncForget } from './sync.js';

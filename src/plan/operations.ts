@@ -271,7 +271,56 @@ export interface PlanSummary {
   adopt: number;
 }
 
-export const PLAN_FORMAT_VERSION = 1;
+/**
+ * Three-way sync (docs/sync.md): what the plan found by comparing the repository and the service
+ * with the sync base, field by field. Display values, as in `FieldChange`.
+ */
+export type Prefer = 'local' | 'remote';
+
+/** An item the plan names in its sync sections. */
+export interface SyncItem {
+  itemType: 'case' | 'folder' | 'step_group';
+  id: string;
+  humanId?: string;
+  /** path of the folder, or of the case's folder */
+  path: string[];
+  title: string;
+  /** the repository file, when there is one */
+  file?: string;
+}
+
+/** A field changed only on the service since the last sync: kept (not overwritten); `tmsync pull` takes it into the files. */
+export interface SyncRemoteChange extends SyncItem {
+  /** the field (`deleted` when the item was deleted on the service) */
+  field: string;
+  /** the value at the last sync (the repository's) */
+  from: string;
+  /** the service's value now */
+  to: string;
+}
+
+/** A field changed on both sides, to different values, since the last sync (or a deletion against an edit). */
+export interface SyncConflict extends SyncItem {
+  /** the field (`deleted` for a deletion on one side against an edit on the other) */
+  field: string;
+  /** the repository's value */
+  local: string;
+  /** the service's value */
+  remote: string;
+}
+
+export interface PlanSync {
+  /** changed only on the service: kept */
+  remoteChanges: SyncRemoteChange[];
+  /** changed on both sides: the plan cannot be applied unless `prefer` settles them */
+  conflicts: SyncConflict[];
+  /** items compared that have no base yet (compared two ways: the repository wins) */
+  withoutBase: number;
+  /** how the conflicts are settled in this plan (`--prefer`); absent: they are not */
+  prefer?: Prefer;
+}
+
+export const PLAN_FORMAT_VERSION = 2;
 
 export interface Plan {
   format_version: typeof PLAN_FORMAT_VERSION;
@@ -289,6 +338,13 @@ export interface Plan {
    * `updated_at` for cases and step groups, a fingerprint of name/parent/order for folders.
    */
   remoteVersions: Record<string, string>;
+  /** three-way sync against `tmsync.base`; absent when the plan was built without a base (and nothing to say) */
+  sync?: PlanSync;
+}
+
+/** Conflicts the plan leaves open: it must not be applied until `--prefer` settles them or the files change. */
+export function openConflicts(plan: Pick<Plan, 'sync'>): number {
+  return plan.sync && plan.sync.prefer === undefined ? plan.sync.conflicts.length : 0;
 }
 
 /** True when applying the plan changes anything on the service or in the repository. */

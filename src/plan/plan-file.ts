@@ -101,6 +101,21 @@ const operation = z.discriminatedUnion('kind', [
 ]);
 
 const count = z.number().int().nonnegative();
+const syncItem = {
+  itemType: z.enum(['case', 'folder', 'step_group']),
+  id: z.string(),
+  humanId: z.string().optional(),
+  path,
+  title: z.string(),
+  file: z.string().optional(),
+  field: z.string(),
+};
+const sync = z.strictObject({
+  remoteChanges: z.array(z.strictObject({ ...syncItem, from: z.string(), to: z.string() })),
+  conflicts: z.array(z.strictObject({ ...syncItem, local: z.string(), remote: z.string() })),
+  withoutBase: count,
+  prefer: z.enum(['local', 'remote']).optional(),
+});
 export const PlanFileSchema = z.strictObject({
   format_version: z.literal(PLAN_FORMAT_VERSION),
   project: z.strictObject({ id: z.string(), name: z.string(), humanIdPrefix: z.string() }),
@@ -120,6 +135,7 @@ export const PlanFileSchema = z.strictObject({
   summary: z.strictObject({ create: count, update: count, move: count, delete: count, adopt: count }),
   contentHash: z.string(),
   remoteVersions: z.record(z.string(), z.string()),
+  sync: sync.optional(),
 });
 
 /** JSON with `format_version` first and every other key sorted, so equal plans are equal bytes. */
@@ -141,7 +157,7 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
-/** Reads a saved plan: JSON, `format_version` 1, and exactly the shape this version writes. */
+/** Reads a saved plan: JSON, `format_version` 2 (1 before three-way sync), and exactly the shape this version writes. */
 export function parsePlanFile(text: string): Plan {
   let data: unknown;
   try {

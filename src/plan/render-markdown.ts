@@ -1,6 +1,8 @@
 import { ACTION_ORDER, SYMBOLS, actionOf, changesOf, diffLines, headingOf, isLong, unmanagedHeading, type Action } from './describe.js';
 import type { FieldChange, Operation, Plan } from './operations.js';
 import { summaryLine } from './summary.js';
+import { byItem, CONFLICTS_HEADING, conflictSettled, conflictWaysOut, REMOTE_CHANGES_HEADING, REMOTE_CHANGES_NOTE, withoutBaseLine } from './render-sync.js';
+import type { SyncItem } from './operations.js';
 
 export interface RenderMarkdownOptions {
   /** the comment stays below this many characters; details beyond are cut with a note
@@ -29,14 +31,43 @@ export function renderPlanMarkdown(plan: Plan, options: RenderMarkdownOptions = 
     const counts = countTypes(deleted);
     head.push('> [!CAUTION]', `> 🟥 **This plan deletes ${deleted.length} item${deleted.length === 1 ? '' : 's'} from the service** (${counts}). Review the Delete section before applying.`, '');
   }
+  const conflicts = plan.sync?.conflicts ?? [];
+  if (conflicts.length > 0) {
+    const settled = plan.sync?.prefer;
+    head.push(
+      settled ? '> [!NOTE]' : '> [!WARNING]',
+      `> **${conflicts.length} conflict${conflicts.length === 1 ? '' : 's'} with the service** (changed on both sides since the last sync)${settled ? `: ${conflictSettled(settled)}.` : `. This plan cannot be applied: ${conflictWaysOut()}.`}`,
+      '',
+    );
+  }
   let text = head.join('\n');
   let cut = 0;
   const budget = maxChars - RESERVE;
 
   const sections: { title: string; items: string[] }[] = [];
+  // conflicts first: they decide whether the plan can be applied at all
+  if (conflicts.length > 0) {
+    sections.push({
+      title: `${CONFLICTS_HEADING} (${conflicts.length})`,
+      items: byItem(conflicts).map(({ item, entries }) =>
+        syncBlock(item, entries.flatMap((c) => [`@@ ${c.field} @@`, ...lines('- repository: ', c.local), ...lines('+ service:    ', c.remote)])),
+      ),
+    });
+  }
   for (const action of ACTION_ORDER) {
     const ops = plan.operations.filter((o) => actionOf(o) === action);
     if (ops.length > 0) sections.push({ title: `${SYMBOLS[action]} ${TITLES[action]} (${ops.length})`, items: ops.map(renderOp) });
+  }
+  const remoteChanges = plan.sync?.remoteChanges ?? [];
+  if (remoteChanges.length > 0) {
+    sections.push({
+      title: `${REMOTE_CHANGES_HEADING} (${remoteChanges.length})`,
+      items: [
+        `${REMOTE_CHANGES_NOTE[0]!.toUpperCase()}${REMOTE_CHANGES_NOTE.slice(1)}.`,
+        '',
+        ...byItem(remoteChanges).map(({ item, entries }) => syncBlock(item, entries.flatMap((c) => changeLines(c, false)))),
+      ],
+    });
   }
   const kept = plan.unmanaged.filter((u) => !u.pruned);
   if (kept.length > 0) {
@@ -72,6 +103,8 @@ export function renderPlanMarkdown(plan: Plan, options: RenderMarkdownOptions = 
     }
     text += close;
   }
+  const noBase = withoutBaseLine(plan);
+  if (noBase) text += `\n${escape(noBase)}\n`;
   if (cut > 0) {
     text +=
       `\n> [!NOTE]\n> ${cut} item${cut === 1 ? ' was' : 's were'} cut to keep this comment under ${maxChars.toLocaleString('en-US')} characters. ` +
@@ -115,4 +148,15 @@ function fenceFor(content: string): string {
 /** Markdown and HTML that a title could carry, neutralized (`_` stays: GFM ignores it inside words, and paths are full of it). */
 function escape(text: string): string {
   return text.replace(/[\\`*[\]<>|]/g, (ch) => `\\${ch}`);
+}
+
+function syncBlock(item: SyncItem, body: string[]): string {
+  const h = unmanagedHeading({ ...item, pruned: false });
+  const line = `- ${h.type} ${h.humanId ? `\`${h.humanId}\` ` : ''}**${escape(h.name)}**`;
+  const fence = fenceFor(body.join('\n'));
+  return [line, '', `  ${fence}diff`, ...body.map((l) => `  ${l}`), `  ${fence}`, ''].join('\n');
+}
+
+function lines(prefix: string, value: string): string[] {
+  return value.split('\n').map((l, i) => (i === 0 ? `${prefix}${l}` : `${' '.repeat(prefix.length)}${l}`));
 }

@@ -13,6 +13,7 @@ import {
 } from './describe.js';
 import type { FieldChange, Plan } from './operations.js';
 import { summaryLine } from './summary.js';
+import { byItem, CONFLICTS_HEADING, conflictSettled, conflictWaysOut, itemText, REMOTE_CHANGES_HEADING, REMOTE_CHANGES_NOTE, withoutBaseLine } from './render-sync.js';
 
 export interface RenderTextOptions {
   /** ANSI colours; only when writing to a terminal and not `--no-color` */
@@ -81,6 +82,33 @@ function* planTextLines(plan: Plan, options: RenderTextOptions): Generator<strin
     for (const u of kept) yield `  ${headingText(unmanagedHeading(u))}`;
     yield '';
   }
+  const sync = plan.sync;
+  if (sync && sync.remoteChanges.length > 0) {
+    yield `${REMOTE_CHANGES_HEADING} (${REMOTE_CHANGES_NOTE}):`;
+    for (const { item, entries } of byItem(sync.remoteChanges)) {
+      yield `  ${paint('blue', '<')} ${paint('bold', itemText(item))}`;
+      for (const line of changeBlock(entries, false, paint)) yield `      ${line}`;
+    }
+    yield '';
+  }
+  if (sync && sync.conflicts.length > 0) {
+    yield paint('red', `${CONFLICTS_HEADING}${sync.prefer ? ` (${conflictSettled(sync.prefer)})` : ''}:`);
+    for (const { item, entries } of byItem(sync.conflicts)) {
+      yield `  ${paint('red', '!')} ${paint('bold', itemText(item))}`;
+      for (const c of entries) {
+        yield `      ${c.field}:`;
+        yield* sideLines('repository: ', c.local);
+        yield* sideLines('service:    ', c.remote);
+      }
+    }
+    if (!sync.prefer) yield `  To apply, ${conflictWaysOut()}.`;
+    yield '';
+  }
+  const noBase = withoutBaseLine(plan);
+  if (noBase) {
+    yield `Note: ${noBase}`;
+    yield '';
+  }
   if (plan.warnings.length > 0) {
     yield 'Warnings:';
     for (const w of plan.warnings) yield `  ${paint('yellow', '!')} ${w.file ? `${w.file}${w.line ? `:${w.line}` : ''}: ` : ''}${w.message}`;
@@ -110,4 +138,10 @@ function changeBlock(changes: FieldChange[], isCreate: boolean, paint: (c: Colou
     }
   }
   return lines;
+}
+
+/** One side of a conflict: a quoted value on its line, or a multi-line value (steps) as an indented block. */
+function sideLines(label: string, value: string): string[] {
+  if (!value.includes('\n')) return [`        ${label}${quote(value)}`];
+  return [`        ${label.trimEnd()}`, ...value.split('\n').map((l) => `          | ${l}`)];
 }

@@ -4,6 +4,10 @@ import { claimById, problem, type PlanContext } from './context.js';
 import { normalizeText, normalizeTitle, sameList, sortedUnique } from './normalize.js';
 import type { FieldChange, GroupStepBody, Operation, Ref, StepGroupBody } from './operations.js';
 import { showSteps } from './show.js';
+import { desiredStepGroupFieldValues, fieldLabel, groupStepName, isListField, stepGroupFieldValues, type FieldValues } from '../sync/field-values.js';
+import { baseEntryFor, mergeItem } from './sync.js';
+import type { BaseEntry } from '../sync/base.js';
+import { changedFromBase } from '../sync/field-values.js';
 
 /** What a `use:` step stands for: the group's steps and how to reference the group. */
 export interface UsedGroup {
@@ -15,6 +19,8 @@ export interface UsedGroup {
   opKey?: string;
   /** the remote id when the group exists */
   remoteId?: string;
+  /** deleted on the service since the last sync, and not created again: a case cannot use it */
+  gone?: boolean;
 }
 
 export interface StepGroupPlan {
@@ -33,6 +39,8 @@ interface GroupMatch {
   adopted: boolean;
   /** identity could not be settled (a problem says why): no operation is planned for it */
   failed?: boolean;
+  /** its `id:` names a step group the service no longer has, which the sync base recorded */
+  gone?: BaseEntry;
 }
 
 function matchGroups(ctx: PlanContext): GroupMatch[] {
@@ -41,6 +49,11 @@ function matchGroups(ctx: PlanContext): GroupMatch[] {
   for (const m of matches) {
     const id = m.desired.id;
     if (id === undefined) continue;
+    const gone = ctx.sync && !ctx.partialStepGroups && !ctx.remote.stepGroupByRef(id) ? baseEntryFor(ctx.sync, 'step_group', id) : undefined;
+    if (gone) {
+      m.gone = gone;
+      continue;
+    }
     const remote = claimById(ctx, claimedBy, (o) => o.desired.file, {
       claimant: m,
       id,
@@ -166,13 +179,16 @@ export function planStepGroups(ctx: PlanContext): StepGroupPlan {
   const byUse = new Map<string, UsedGroup>();
   for (const m of matches) {
     const g = m.desired;
-    const body = groupBody(ctx, g);
+    let body = groupBody(ctx, g);
     let used: UsedGroup;
-    if (m.failed) {
+    const recreate = m.gone ? goneRecreated(ctx, g, m.gone, body) : false;
+    if (m.failed || (m.gone && !recreate)) {
       // keep `use:` of it resolvable so the one problem is not echoed by every case using it
-      used = { ref: { id: g.id ?? g.key }, label: g.id ?? g.key, steps: body.steps };
+      used = { ref: { id: g.id ?? g.key }, label: g.id ?? g.key, steps: body.steps, ...(m.gone ? { gone: true } : {}) };
     } else if (!m.remote) {
       const key = `create_step_group:${g.key}`;
+      ctx.sync?.records.push({ kind: 'step_group', ref: { op: key }, ops: [key], values: desiredStepGroupFieldValues(body), keep: [] });
+      if (m.gone) ctx.sync?.forgets.push({ kind: 'step_group', id: m.gone.id, op: key });
       ops.push({
         kind: 'create_step_group',
         key,
@@ -185,11 +201,44 @@ export function planStepGroups(ctx: PlanContext): StepGroupPlan {
       used = { ref: { op: key }, label: g.key, steps: body.steps, opKey: key };
     } else {
       const remote = m.remote;
+      const remoteValues = stepGroupFieldValues(remote);
+      let keepBase: string[] = [];
+      if (ctx.sync && !ctx.partialStepGroups) {
+        const desired = body;
+        let twoWay: FieldChange[] | undefined;
+        const local = desiredStepGroupFieldValues(body);
+        const merge = mergeItem(
+          ctx.sync,
+          { itemType: 'step_group', id: remote.id, humanId: remote.humanId, path: [], title: body.title, file: g.file },
+          'step_group',
+          local,
+          remoteValues,
+          (name) => (isListField(name) ? { field: fieldLabel(name), from: showStep(remoteValues[name]), to: showStep(local[name]) } : (twoWay ??= groupChanges(ctx, desired, remote)).find((c) => c.field === name)),
+        );
+        if (merge.keepRemote.size > 0) body = keepRemoteGroupFields(body, remote, merge.keepRemote);
+        keepBase = merge.keepBase;
+      }
       const changes = groupChanges(ctx, body, remote);
       const writeBack = m.adopted ? { file: g.file, id: remote.humanId || remote.id } : undefined;
+      const record = (op?: string) => {
+        const synced = body;
+        ctx.sync?.records.push({
+          kind: 'step_group',
+          ref: { id: remote.id },
+          humanId: remote.humanId,
+          ops: op ? [op] : [],
+          updatedAt: remote.updatedAt,
+          get values() {
+            const kept: FieldValues = Object.fromEntries(Object.entries(remoteValues).filter(([n]) => !isListField(n)));
+            return { ...kept, ...desiredStepGroupFieldValues(synced) };
+          },
+          keep: keepBase,
+        });
+      };
       let opKey: string | undefined;
       if (changes.length > 0) {
         opKey = `update_step_group:${g.key}`;
+        record(opKey);
         ops.push({
           kind: 'update_step_group',
           key: opKey,
@@ -202,6 +251,7 @@ export function planStepGroups(ctx: PlanContext): StepGroupPlan {
           ...(writeBack ? { writeBack } : {}),
         });
       } else if (writeBack) {
+        record(`adopt_step_group:${g.key}`);
         ops.push({
           kind: 'adopt',
           key: `adopt_step_group:${g.key}`,
@@ -213,6 +263,8 @@ export function planStepGroups(ctx: PlanContext): StepGroupPlan {
           title: body.title,
           writeBack,
         });
+      } else {
+        record();
       }
       used = { ref: { id: remote.id }, label: remote.humanId || g.key, steps: body.steps, opKey, remoteId: remote.id };
     }
@@ -250,4 +302,57 @@ function createChanges(ctx: PlanContext, body: StepGroupBody): FieldChange[] {
     if (shown !== '') changes.push({ field: f.key, from: '', to: shown });
   }
   return changes;
+}
+
+/** A step of a group for people: its action, and what it expects on the next line. */
+function showStep(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  const s = value as { description: string; expected: string };
+  return s.expected === '' ? s.description : `${s.description}\nexpect: ${s.expected}`;
+}
+
+/** The body with the service's value in the fields named (`title`, the table's fields by model name, `step.N`). */
+function keepRemoteGroupFields(body: StepGroupBody, remote: RemoteStepGroup, names: ReadonlySet<string>): StepGroupBody {
+  const out: StepGroupBody = { ...body };
+  if (names.has('title')) out.title = normalizeTitle(remote.title);
+  for (const f of STEP_GROUP_FIELDS) {
+    const have = fieldOf<unknown>(remote, f, 'remote');
+    switch (f.kind) {
+      case 'text':
+        if (names.has(f.model)) setField(out, f, 'remote', normalizeText(have as string | undefined));
+        break;
+      case 'labels':
+        if (names.has(f.model) && have !== undefined) setField(out, f, 'remote', sortedUnique(have as string[]));
+        break;
+      case 'steps': {
+        const remoteSteps = inOrder(have as RemoteGroupStep[]);
+        const local = (fieldOf<GroupStepBody[]>(body, f, 'remote') ?? []);
+        const steps: GroupStepBody[] = [];
+        for (let i = 0; i < Math.max(local.length, remoteSteps.length); i++) {
+          const s = names.has(groupStepName(i)) ? remoteSteps[i] : local[i];
+          if (s) steps.push(s);
+        }
+        setField(out, f, 'remote', steps);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * A step group file whose `id:` names a group deleted on the service since the last sync.
+ * Unchanged in the repository: a change on the service (listed). Changed: a conflict;
+ * `--prefer local` creates the group again (true: plan its create).
+ */
+function goneRecreated(ctx: PlanContext, g: DesiredStepGroup, gone: BaseEntry, body: StepGroupBody): boolean {
+  const sync = ctx.sync!;
+  const changed = changedFromBase(gone, desiredStepGroupFieldValues(body));
+  const item = { itemType: 'step_group' as const, id: gone.id, ...(g.id ? { humanId: g.id } : {}), path: [], title: body.title, file: g.file };
+  if (changed.length === 0) {
+    sync.remoteChanges.push({ ...item, field: 'deleted', from: 'in the repository', to: 'deleted on the service' });
+    return false;
+  }
+  sync.conflicts.push({ ...item, field: 'deleted', local: `changed in the repository: ${changed.map(fieldLabel).join(', ')}`, remote: 'deleted on the service' });
+  return sync.prefer === 'local';
 }

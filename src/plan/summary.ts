@@ -21,10 +21,17 @@ export function summarize(ops: readonly Operation[]): PlanSummary {
 /**
  * `Plan: 2 to create, 1 to update, 1 to move, 0 to delete.`, with `, 3 to adopt (ids written
  * back)` before the full stop when natural-key matches write ids back, or
- * `No changes. The service matches the repository.`
+ * `No changes. The service matches the repository.` (or, when the service holds changes the
+ * repository does not, or conflicts are open, says so).
  */
-export function summaryLine(plan: Pick<Plan, 'summary' | 'operations'>): string {
-  if (plan.operations.length === 0) return 'No changes. The service matches the repository.';
+export function summaryLine(plan: Pick<Plan, 'summary' | 'operations'> & Partial<Pick<Plan, 'sync'>>): string {
+  if (plan.operations.length === 0) {
+    if (plan.sync && plan.sync.conflicts.length > 0 && !plan.sync.prefer) return 'No changes to send until the conflicts are settled.';
+    if (plan.sync && (plan.sync.remoteChanges.length > 0 || plan.sync.conflicts.length > 0)) {
+      return 'No changes to send. The service holds changes the files do not have yet (`tmsync pull` takes them in).';
+    }
+    return 'No changes. The service matches the repository.';
+  }
   const s = plan.summary;
   const adopt = s.adopt > 0 ? `, ${s.adopt} to adopt (ids written back)` : '';
   return `Plan: ${s.create} to create, ${s.update} to update, ${s.move} to move, ${s.delete} to delete${adopt}.`;

@@ -52,40 +52,62 @@ const CONFLICT_MARKER = /^(<{7}|={7}|>{7}|\|{7})( |$)/;
 const keyOf = (kind: BaseKind, id: string) => `${kind} ${id}`;
 
 export class SyncBase {
-  private readonly entries = new Map<string, BaseEntry>();
+  private readonly entriesMap = new Map<string, BaseEntry>();
 
   constructor(readonly project: string) {}
 
   /** A base holding these entries (as read from a file). */
   static of(project: string, entries: Iterable<BaseEntry>): SyncBase {
     const base = new SyncBase(project);
-    for (const e of entries) base.entries.set(keyOf(e.kind, e.id), e);
+    for (const e of entries) base.entriesMap.set(keyOf(e.kind, e.id), e);
     return base;
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.entriesMap.size;
   }
 
   get(kind: BaseKind, id: string): BaseEntry | undefined {
-    return this.entries.get(keyOf(kind, id));
+    return this.entriesMap.get(keyOf(kind, id));
   }
 
-  /** Records an item as synced now: its `updated_at` and its fields' values (hashed here). */
-  record(kind: BaseKind, id: string, updatedAt: string | number | null | undefined, fields: Readonly<Record<string, unknown>>): void {
+  /** The entries of one kind, in no particular order. */
+  entries(kind: BaseKind): BaseEntry[] {
+    return [...this.entriesMap.values()].filter((e) => e.kind === kind);
+  }
+
+  /**
+   * Records an item as synced now: its `updated_at` and its fields' values (hashed here). Fields
+   * named in `keep` keep the hash the base held for them (a change on the service the sync did not
+   * take in: it stays a change against the base); a kept field the base did not hold is left out.
+   */
+  record(
+    kind: BaseKind,
+    id: string,
+    updatedAt: string | number | null | undefined,
+    fields: Readonly<Record<string, unknown>>,
+    keep: Iterable<string> = [],
+  ): void {
     if (!id || /\s/.test(id)) throw new TmsyncError('invalid_sync_base_entry', `cannot record ${kind} id ${JSON.stringify(id)} in the sync base`);
+    const kept = new Set(keep);
+    const before = this.entriesMap.get(keyOf(kind, id));
     const hashed = new Map<string, string>();
-    for (const name of Object.keys(fields).sort()) {
+    for (const name of [...new Set([...Object.keys(fields), ...kept])].sort()) {
       if (!FIELD_NAME.test(name)) throw new TmsyncError('invalid_sync_base_entry', `cannot record field ${JSON.stringify(name)} in the sync base`);
+      if (kept.has(name)) {
+        const old = before?.fields.get(name);
+        if (old !== undefined) hashed.set(name, old);
+        continue;
+      }
       hashed.set(name, fieldHash(fields[name]));
     }
     const at = updatedAt === null || updatedAt === undefined || updatedAt === '' ? undefined : String(updatedAt);
-    this.entries.set(keyOf(kind, id), { kind, id, updatedAt: at, fields: hashed });
+    this.entriesMap.set(keyOf(kind, id), { kind, id, updatedAt: at, fields: hashed });
   }
 
   /** Forgets an item (deleted on both sides, or no longer managed). */
   forget(kind: BaseKind, id: string): void {
-    this.entries.delete(keyOf(kind, id));
+    this.entriesMap.delete(keyOf(kind, id));
   }
 
   /** The file's text: the same entries always give the same bytes. */
@@ -95,7 +117,7 @@ export class SyncBase {
       '# apply and pull rewrite it. See docs/sync.md.',
       `tmsync-base ${SYNC_BASE_FORMAT_VERSION} project ${encodeToken(this.project)}`,
     ];
-    const sorted = [...this.entries.values()].sort(
+    const sorted = [...this.entriesMap.values()].sort(
       (a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
     );
     for (const e of sorted) lines.push(entryLine(e));

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { executePlan } from '../../src/apply/executor.js';
 import { Journal, readJournal } from '../../src/apply/journal.js';
 import type { ApplyClient } from '../../src/apply/reconcile.js';
-import type { Operation, Plan } from '../../src/plan/operations.js';
+import { PLAN_FORMAT_VERSION, type Operation, type Plan } from '../../src/plan/operations.js';
 
 /** A scripted in-memory service: records calls, can fail chosen requests. */
 function fakeClient(opts: { fail?: (endpoint: string, body: any, attempt: number) => Error | undefined; delayMs?: number } = {}) {
@@ -70,7 +70,7 @@ function fakeClient(opts: { fail?: (endpoint: string, body: any, attempt: number
 }
 
 const plan = (operations: Operation[]): Plan => ({
-  format_version: 1,
+  format_version: PLAN_FORMAT_VERSION,
   project: { id: 'p1', name: 'Demo', humanIdPrefix: 'DEMO' },
   prune: false,
   operations,

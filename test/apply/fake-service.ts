@@ -1,5 +1,5 @@
 import type { ApplyClient } from '../../src/apply/reconcile.js';
-import type { Operation, Plan } from '../../src/plan/operations.js';
+import { PLAN_FORMAT_VERSION, type Operation, type Plan } from '../../src/plan/operations.js';
 
 /**
  * An in-memory service for executor tests of the edges (journal failures, ambiguous creates,
@@ -107,7 +107,7 @@ export function fakeService(options: FakeServiceOptions = {}): FakeService {
 }
 
 export const planOf = (operations: Operation[]): Plan => ({
-  format_version: 1,
+  format_version: PLAN_FORMAT_VERSION,
   project: { id: 'p1', name: 'Demo', humanIdPrefix: 'DEMO' },
   prune: false,
   operations,

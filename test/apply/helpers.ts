@@ -8,6 +8,7 @@ import { loadConfig, loadRepository } from '../../src/repository/index.js';
 import { buildPlan } from '../../src/plan/index.js';
 import type { ActualState } from '../../src/model.js';
 import type { Plan } from '../../src/plan/operations.js';
+import { readSyncBase } from '../../src/sync/base.js';
 
 export const API_KEY = 'test-key-apply';
 export const EXAMPLES = resolve(import.meta.dirname, '../../examples');
@@ -41,7 +42,9 @@ export async function planFor(root: string, c: TmsClient, options: { prune?: boo
   const errors = problems.filter((p) => p.severity !== 'warning');
   if (errors.length) throw new Error(`repository problems: ${JSON.stringify(errors)}`);
   const actual = await fetchState(c, config.project!, { scope: config.scope });
-  const built = buildPlan(state, actual, options);
+  // as `tmsync plan` plans: three ways against the sync base an earlier apply wrote
+  const { base } = await readSyncBase(root, actual.project.id);
+  const built = buildPlan(state, actual, { ...options, base });
   if (built.problems.length) throw new Error(`plan problems: ${JSON.stringify(built.problems)}`);
   return { plan: built.plan, actual };
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { applyPlan } from '../../src/apply/engine.js';
 import { executePlan } from '../../src/apply/executor.js';
 import type { ApplyClient } from '../../src/apply/reconcile.js';
-import type { Operation, Plan } from '../../src/plan/operations.js';
+import { PLAN_FORMAT_VERSION, type Operation, type Plan } from '../../src/plan/operations.js';
 
 /** A client that answers plans and runs, records every call, and fails the calls `fail` names. */
 function client(options: { fail?: (endpoint: string) => Error | undefined; planStatus?: string } = {}) {
@@ -30,7 +30,7 @@ function client(options: { fail?: (endpoint: string) => Error | undefined; planS
 }
 
 const plan = (operations: Operation[]): Plan => ({
-  format_version: 1,
+  format_version: PLAN_FORMAT_VERSION,
   project: { id: 'proj', name: 'P', humanIdPrefix: 'P' },
   prune: false,
   operations,

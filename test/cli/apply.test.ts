@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { runApply, type ApplyOptions } from '../../src/cli/commands/apply.js';
 import { memoryIo, type CliIo } from '../../src/cli/io.js';
-import { renderPlanJson } from '../../src/plan/index.js';
+import { PLAN_FORMAT_VERSION, renderPlanJson } from '../../src/plan/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { main } from '../../src/cli/main.js';
 import { API_KEY, addGenerated, client, copyExamples, emulator, planFor, serviceSnapshot } from '../apply/helpers.js';
@@ -202,10 +202,10 @@ describe('tmsync apply (in process, against the emulator)', () => {
     const c = client(emu.baseUrl);
     const json = JSON.parse(renderPlanJson((await planFor(root, c)).plan));
     await c.close();
-    await writeFile(join(root, 'plan.json'), JSON.stringify({ ...json, format_version: 2 }));
+    await writeFile(join(root, 'plan.json'), JSON.stringify({ ...json, format_version: 1 }));
     await expect(runApply(opts(root, { args: ['plan.json'] }), io())).rejects.toMatchObject({
       code: 'plan_format_version',
-      message: expect.stringContaining('this tmsync reads format_version 1'),
+      message: expect.stringContaining('this tmsync reads format_version 2'),
     });
     expect(creates(emu)).toEqual([]);
   });
@@ -287,7 +287,7 @@ describe('tmsync apply (in process, against the emulator)', () => {
     expect(await runApply(opts(root, { json: true }), out)).toBe(0);
     expect(out.out).toHaveLength(1);
     const doc = JSON.parse(out.out[0]);
-    expect(doc.plan.format_version).toBe(1);
+    expect(doc.plan.format_version).toBe(PLAN_FORMAT_VERSION);
     expect(doc.result).toMatchObject({ created: 10, updated: 0, moved: 0, deleted: 0, failed: [], skipped: [], interrupted: false });
   });
 

@@ -6,7 +6,7 @@ import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startTestEmulator as startEmulator } from '../dialect.js';
-import { parsePlanFile, PLAN_COMMENT_MARKER } from '../../src/plan/index.js';
+import { parsePlanFile, PLAN_COMMENT_MARKER, PLAN_FORMAT_VERSION } from '../../src/plan/index.js';
 
 const API_KEY = 'plan-e2e-secret-key';
 
@@ -81,7 +81,7 @@ describe('tmsync plan against the emulator', () => {
     const r = await tmsync(root, 'plan', '--format', 'json', '--out', 'plan.json');
     expect(r.code).toBe(0);
     const stdout = JSON.parse(r.out);
-    expect(stdout.format_version).toBe(1);
+    expect(stdout.format_version).toBe(PLAN_FORMAT_VERSION);
     const text = await readFile(join(root, 'plan.json'), 'utf8');
     expect(text).not.toContain(API_KEY);
     const saved = parsePlanFile(text);
@@ -93,7 +93,7 @@ describe('tmsync plan against the emulator', () => {
 
   it('puts the JSON plan on stdout and the text on stderr with --json', async () => {
     const r = await tmsync(root, '--json', 'plan');
-    expect(JSON.parse(r.out).format_version).toBe(1);
+    expect(JSON.parse(r.out).format_version).toBe(PLAN_FORMAT_VERSION);
     expect(r.err).toContain('Plan: 7 to create');
   });
 

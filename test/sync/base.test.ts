@@ -195,3 +195,17 @@ describe('a field between the base, the repository and the service', () => {
     expect(fieldHash(undefined)).toBe(fieldHash(null));
   });
 });
+
+describe('recording with fields kept', () => {
+  it('keeps the hash the base held for a kept field and records the others anew', () => {
+    const base = new SyncBase(P);
+    base.record('case', 'c-1', 't1', { title: 'A', description: 'base' });
+    base.record('case', 'c-1', 't2', { title: 'B', description: 'UI text' }, ['description']);
+    expect(base.get('case', 'c-1')?.fields.get('title')).toBe(fieldHash('B'));
+    expect(base.get('case', 'c-1')?.fields.get('description')).toBe(fieldHash('base'));
+    // a kept field the base never held stays without a base
+    base.record('case', 'c-2', 't', { title: 'C', description: 'x' }, ['description']);
+    expect(base.get('case', 'c-2')?.fields.has('description')).toBe(false);
+    expect(base.entries('case').map((e) => e.id).sort()).toEqual(['c-1', 'c-2']);
+  });
+});

@@ -9,10 +9,13 @@ import { loadTarget } from '../target.js';
 import { checkMemory } from '../memory.js';
 import { loadRepository, removeStrayTempFiles } from '../../repository/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
-import { buildPlan, hasChanges, parsePlanFile, planTextChunks, summaryLine, type Plan } from '../../plan/index.js';
+import { buildPlan, hasChanges, openConflicts, parsePlanFile, planTextChunks, summaryLine, type Plan, type Prefer, type SyncRecords } from '../../plan/index.js';
+import { readSyncBase, type SyncBase } from '../../sync/base.js';
+import { writeSynced } from '../../apply/engine.js';
+import { conflictsError } from './plan.js';
 import type { ActualState, RemoteProject } from '../../model.js';
 import type { ApplyResult } from '../../apply/executor.js';
-import type { ApplyRunOptions, ApplySession } from '../../apply/engine.js';
+import type { ApplyPlanResult, ApplyRunOptions, ApplySession } from '../../apply/engine.js';
 import { createProgressReporter } from '../../apply/progress.js';
 import { staleItems, staleMessage } from '../../apply/stale.js';
 import { claimedRemoteIds } from '../../apply/reconcile.js';
@@ -32,6 +35,8 @@ export interface ApplyOptions extends GlobalOptions {
   lockTimeout?: string;
   /** print the plan's summary line instead of the whole plan @default false */
   quiet?: boolean;
+  /** settle conflicts with the sync base (docs/sync.md) */
+  prefer?: Prefer;
 }
 
 const QUESTION = "Do you want to perform these actions? Only 'yes' will be accepted: ";
@@ -104,7 +109,12 @@ async function applyWith(
   const actual = await fetchState(client, project.id, { scope: config.scope, signal });
   // what loading and reading left behind is collected before the plan is built (see memory.ts)
   checkMemory();
-  const built = buildPlan(loaded.state, actual, { prune: saved?.prune ?? options.prune, allowRecreate: options.allowRecreate });
+  const { base, notes: baseNotes } = await readSyncBase(root, project.id);
+  for (const n of baseNotes) io.stderr(`Note: ${n}`);
+  const planWith = (prefer: Prefer | undefined) =>
+    buildPlan(loaded.state, actual, { prune: saved?.prune ?? options.prune, allowRecreate: options.allowRecreate, base, ...(prefer ? { prefer } : {}) });
+  // a saved plan is checked as it was made (its own --prefer); a --prefer given now settles its conflicts
+  let built = planWith(saved ? saved.sync?.prefer : options.prefer);
   checkMemory();
 
   let plan: Plan;
@@ -117,6 +127,11 @@ async function applyWith(
       });
     }
     plan = saved;
+    if (options.prefer && (saved.sync?.conflicts.length ?? 0) > 0 && options.prefer !== saved.sync?.prefer) {
+      // the same inputs as the saved plan (checked above), its conflicts settled as --prefer says
+      built = planWith(options.prefer);
+      plan = built.plan;
+    }
     await finishWriteBacks();
   } else {
     if (built.problems.length) {
@@ -130,7 +145,16 @@ async function applyWith(
   if (options.quiet) io.stderr(summaryLine(plan));
   // written in pieces: a large plan's text is not held whole
   else for (const chunk of planTextChunks(plan, { color: options.color.stderr })) io.stderr(chunk);
+  const conflicts = openConflicts(plan);
+  if (conflicts > 0) {
+    io.stderr(`${red('Error:', options.color.stderr)} ${conflictsError(conflicts)}`);
+    if (options.json) io.stdout(jsonOutput({ plan, result: null, ...projectLink(project) }));
+    return 1;
+  }
+  const syncBase = built.synced ? { root, base, records: built.synced } : undefined;
   if (!hasChanges(plan)) {
+    // nothing to send: every item compared is in step, and is recorded as synced
+    if (syncBase) await recordBase(syncBase, io);
     if (options.json) io.stdout(jsonOutput({ plan, result: null, ...projectLink(project) }));
     await summary(io, `### tmsync apply\n\n**${summaryLine(plan)}** Nothing was applied.`);
     // the service matches the repository: nothing an earlier run left is still to do
@@ -159,11 +183,14 @@ async function applyWith(
     writeBack,
     scoped: config.scope !== undefined,
     claimedIds: claimedRemoteIds(loaded.state, actual),
+    ...(syncBase ? { syncBase } : {}),
   });
+  if (result.syncBaseError) io.stderr(baseNotWritten(result.syncBaseError));
   report(result, options, io, plan, project);
   await summary(io, applySummary(result, project));
   if (result.journalError) return 1;
   if (result.interrupted) return EXIT_INTERRUPTED;
+  if (result.syncBaseError) return 1;
   return result.failed.length || result.skipped.length ? 1 : 0;
 }
 
@@ -181,8 +208,9 @@ async function execute(
     scoped: boolean;
     /** remote ids the repository's files claim with `id:` */
     claimedIds: string[];
+    syncBase?: { root: string; base: SyncBase; records: SyncRecords };
   },
-): Promise<ApplyResult> {
+): Promise<ApplyPlanResult> {
   const existingIds = [...actual.folders.map((f) => f.id), ...actual.cases.map((c) => c.id), ...actual.stepGroups.map((g) => g.id)];
   // every top-level folder, in scope or not: fetchState only reads the folders in scope
   const topFolders = ctx.scoped ? 'read' : actual.folders.filter((f) => f.parentId === null).map((f) => ({ id: f.id, name: f.name }));
@@ -204,6 +232,7 @@ async function execute(
       existingIds,
       claimedIds: ctx.claimedIds,
       existingTopFolders: topFolders,
+      ...(ctx.syncBase ? { syncBase: ctx.syncBase } : {}),
       onProgress: (p) => progress.update(p),
     });
   } finally {
@@ -211,6 +240,19 @@ async function execute(
     progress.finish();
     ctx.signal.removeEventListener('abort', onAbort);
   }
+}
+
+/** Records an apply that had nothing to send in the base; a base that cannot be written is said, not fatal. */
+async function recordBase(syncBase: { root: string; base: SyncBase; records: SyncRecords }, io: CliIo): Promise<void> {
+  try {
+    await writeSynced(syncBase);
+  } catch (err) {
+    io.stderr(baseNotWritten((err as Error).message));
+  }
+}
+
+function baseNotWritten(message: string): string {
+  return `Warning: tmsync.base could not be written (${message}); the service holds what was applied, and the next plan compares against the older base.`;
 }
 
 /** `{ projectUrl }` when the service's answer for the project linked to its web UI page, else nothing. */

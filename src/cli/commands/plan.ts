@@ -4,6 +4,8 @@ import { parse as parseYaml } from 'yaml';
 import { formatProblem, TmsyncError, type Problem } from '../../errors.js';
 import type { DesiredState } from '../../model.js';
 import { changedCaseQueries, planChanged, stepGroupsToRead, type ChangedFiles, type RemovedCaseFile } from '../../plan/changed.js';
+import { readSyncBase } from '../../sync/base.js';
+import { openConflicts, type Prefer } from '../../plan/index.js';
 import { buildPlan, hasChanges, PLAN_COMMENT_MARKER, planTextChunks, renderPlanJson, renderPlanMarkdown, summaryLine, type BuildPlanResult, type Plan } from '../../plan/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
 import { ReadCache } from '../../remote/read-cache.js';
@@ -28,6 +30,8 @@ export interface PlanOptions extends GlobalOptions {
   allowRecreate?: boolean;
   /** plan only the files changed since this git ref (docs/plan.md, "A pull request's plan") */
   changedSince?: string;
+  /** settle conflicts with the sync base (docs/sync.md) */
+  prefer?: Prefer;
 }
 
 export const EXIT_CHANGES = 2;
@@ -110,14 +114,16 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
       return 1;
     }
     const actual = await remote;
+    const { base, notes: baseNotes } = await readSyncBase(root, actual.project.id);
+    for (const n of baseNotes) io.stderr(`Note: ${n}`);
     // an optimisation only: a cache that cannot be written costs the next run its reads, nothing else
     await cache?.save(root).catch(() => undefined);
     await changedP;
     // what loading and reading left behind is collected before the plan is built (see memory.ts)
     checkMemory();
     const { plan, problems } = changed
-      ? withChangedSinceNotes(planChanged(loaded.state, actual, changed, { allowRecreate: options.allowRecreate ?? false }), loaded.state, changed, options.changedSince!)
-      : buildPlan(loaded.state, actual, { prune: options.prune ?? false, allowRecreate: options.allowRecreate ?? false });
+      ? withChangedSinceNotes(planChanged(loaded.state, actual, changed, { allowRecreate: options.allowRecreate ?? false, base, ...(options.prefer ? { prefer: options.prefer } : {}) }), loaded.state, changed, options.changedSince!)
+      : buildPlan(loaded.state, actual, { prune: options.prune ?? false, allowRecreate: options.allowRecreate ?? false, base, ...(options.prefer ? { prefer: options.prefer } : {}) });
     if (problems.length > 0) {
       for (const p of problems) io.stderr(formatProblem(shown(p)));
       annotateProblems(problems, root, options.cwd, io);
@@ -141,6 +147,11 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
       }
       io.stderr(`Saved the plan to ${options.out}; apply exactly this plan with \`tmsync apply ${options.out}\`.`);
     }
+    const conflicts = openConflicts(plan);
+    if (conflicts > 0) {
+      io.stderr(`${red('Error:', options.color.stderr)} ${conflictsError(conflicts)}`);
+      return 1;
+    }
     return hasChanges(plan) && options.detailedExitcode ? EXIT_CHANGES : 0;
   } finally {
     await target.close();
@@ -162,6 +173,11 @@ function emit(plan: Plan, options: PlanOptions, io: CliIo): void {
     return;
   }
   human(options.color.stdout, io.stdout);
+}
+
+/** The error line of a plan or apply that conflicts stop. */
+export function conflictsError(n: number): string {
+  return `${count(n, 'conflict')} with the service (changed on both sides since the last sync); nothing can be applied until they are settled: pass --prefer local (the repository's values are sent) or --prefer remote (the service's values are kept), or edit the files.`;
 }
 
 function count(n: number, word: string): string {

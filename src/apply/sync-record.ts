@@ -1,0 +1,70 @@
+import type { SyncRecords } from '../plan/sync.js';
+import { writeSyncBase, type SyncBase } from '../sync/base.js';
+import { withHumanId, type FieldValues } from '../sync/field-values.js';
+import type { ApplyResult } from './executor.js';
+
+/**
+ * The sync base's side of the write engine (docs/sync.md): after a run, each item whose operations
+ * all succeeded is recorded as synced (created, updated, moved, adopted, and the items the plan only
+ * compared), each deleted item is forgotten, and the base is written atomically. An item whose
+ * operation failed or was not started keeps the record it had.
+ */
+export interface SyncBaseOptions {
+  /** the repository root: `tmsync.base` is written there */
+  root: string;
+  /** the base the plan was built with (read from the file); updated in place */
+  base: SyncBase;
+  /** what the plan says a successful apply synced (`buildPlan(...).synced`) */
+  records: SyncRecords;
+}
+
+/** Records what a run synced in the base (no result: nothing was applied, every compared item is recorded). */
+export function recordSynced(options: Pick<SyncBaseOptions, 'base' | 'records'>, result?: Pick<ApplyResult, 'failed' | 'skipped' | 'ids' | 'updatedAt'>): void {
+  const { base, records } = options;
+  const notDone = new Set<string>([
+    ...(result?.failed ?? []).filter((f) => f.stage === 'request').map((f) => f.key),
+    ...(result?.skipped ?? []).map((s) => s.key),
+  ]);
+  const ids = result?.ids ?? {};
+  const produced = (key: string) => ids[key]?.id;
+  for (const f of records.forgets) if (result && !notDone.has(f.op)) base.forget(f.kind, f.id);
+  for (const r of records.records) {
+    if (r.ops.length > 0 && (!result || r.ops.some((k) => notDone.has(k)))) continue;
+    const id = 'id' in r.ref ? r.ref.id : produced(r.ref.op);
+    if (id === undefined) continue;
+    const values = resolveOps(r.values, produced);
+    if (!values) continue;
+    const humanId = r.humanId ?? ('op' in r.ref ? ids[r.ref.op]?.humanId : undefined);
+    const answered = r.ops.map((k) => result?.updatedAt?.[k]).find((v) => v !== undefined);
+    // an update changes `updated_at`: without the answer's, the one read before is not recorded
+    const updatedAt = answered ?? (r.ops.some((k) => !k.startsWith('adopt_')) ? undefined : r.updatedAt);
+    base.record(r.kind, id, updatedAt, withHumanId(values, humanId), r.keep);
+  }
+}
+
+/** Records what a run synced and writes `tmsync.base`. */
+export async function writeSynced(options: SyncBaseOptions, result?: Pick<ApplyResult, 'failed' | 'skipped' | 'ids' | 'updatedAt'>): Promise<void> {
+  recordSynced(options, result);
+  await writeSyncBase(options.root, options.base);
+}
+
+/** `op:<key>` ids (a case step's group, a folder's parent) replaced by the ids the run produced; undefined when one is missing. */
+function resolveOps(values: FieldValues, produced: (key: string) => string | undefined): FieldValues | undefined {
+  const resolve = (v: unknown): string | null | undefined => (typeof v === 'string' && v.startsWith('op:') ? produced(v.slice(3)) : (v as string | null));
+  const out: FieldValues = { ...values };
+  if ('parent' in out) {
+    const p = resolve(out.parent);
+    if (p === undefined) return undefined;
+    out.parent = p;
+  }
+  if (Array.isArray(out.steps)) {
+    const steps = [];
+    for (const s of out.steps as { description: string; expected: string; stepGroup: string | null }[]) {
+      const g = resolve(s.stepGroup);
+      if (g === undefined) return undefined;
+      steps.push({ ...s, stepGroup: g });
+    }
+    out.steps = steps;
+  }
+  return out;
+}

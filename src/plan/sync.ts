@@ -1,0 +1,144 @@
+import type { BaseEntry, BaseKind, SyncBase } from '../sync/base.js';
+import { classifyItem, fieldLabel, HUMAN_ID_FIELD, humanIdHash, type FieldClass, type FieldValues } from '../sync/field-values.js';
+import type { FieldChange, PlanSync, Prefer, Ref, SyncConflict, SyncItem, SyncRemoteChange } from './operations.js';
+
+/**
+ * The plan's side of three-way sync (docs/sync.md): each item the plan compares is classified field
+ * by field against the sync base (`classifyItem`); fields changed only on the service are kept (the
+ * update sends the service's value, the plan lists them), conflicts are listed (and settled when
+ * `prefer` says so), and what the apply will have synced is collected for the base.
+ */
+
+/** What an apply records in the base for one item once its operations succeeded. Not saved with the plan. */
+export interface SyncRecord {
+  kind: BaseKind;
+  /** the item's id, or the create operation that makes it */
+  ref: Ref;
+  humanId?: string;
+  /** operations that must all succeed for the record to be written (none: the item was only compared) */
+  ops: string[];
+  /** the service's `updated_at` as read (an update's answer gives the new one) */
+  updatedAt?: string | number;
+  /**
+   * The values as on the service once the operations ran, in compare form. Ids of items the same
+   * apply creates are `op:<key>` in `steps[].stepGroup` (cases) and `parent` (folders).
+   */
+  values: FieldValues;
+  /** fields whose base hash stays as it was (a service-only change kept, a conflict settled for the service) */
+  keep: string[];
+}
+
+/** An item the apply deletes: forgotten by the base once the delete succeeded. */
+export interface SyncForget {
+  kind: BaseKind;
+  id: string;
+  op: string;
+}
+
+/** What an apply of the plan records in (and removes from) the base. */
+export interface SyncRecords {
+  records: SyncRecord[];
+  forgets: SyncForget[];
+}
+
+/** The three-way state of one plan while it is built. */
+export interface SyncState {
+  base: SyncBase;
+  prefer?: Prefer;
+  remoteChanges: SyncRemoteChange[];
+  conflicts: SyncConflict[];
+  withoutBase: number;
+  records: SyncRecord[];
+  forgets: SyncForget[];
+  /** base entries by the hash of their human id, built when first needed */
+  byHumanId?: Map<string, BaseEntry>;
+}
+
+export function newSyncState(base: SyncBase, prefer: Prefer | undefined): SyncState {
+  return { base, ...(prefer ? { prefer } : {}), remoteChanges: [], conflicts: [], withoutBase: 0, records: [], forgets: [] };
+}
+
+/** The plan's sync section: absent when there is nothing to say (no base given, or all in step). */
+export function planSync(sync: SyncState | undefined): PlanSync | undefined {
+  if (!sync) return undefined;
+  if (sync.remoteChanges.length === 0 && sync.conflicts.length === 0 && sync.withoutBase === 0) return undefined;
+  return {
+    remoteChanges: sync.remoteChanges,
+    conflicts: sync.conflicts,
+    withoutBase: sync.withoutBase,
+    ...(sync.prefer && sync.conflicts.length > 0 ? { prefer: sync.prefer } : {}),
+  };
+}
+
+/** The base entry of an item a file names by `id:` (its id, or its human id), also when the service no longer has it. */
+export function baseEntryFor(sync: SyncState, kind: BaseKind, ref: string): BaseEntry | undefined {
+  const direct = sync.base.get(kind, ref.trim());
+  if (direct) return direct;
+  if (!sync.byHumanId) {
+    sync.byHumanId = new Map();
+    for (const k of ['case', 'step_group'] as const) {
+      for (const e of sync.base.entries(k)) {
+        const h = e.fields.get(HUMAN_ID_FIELD);
+        if (h) sync.byHumanId.set(`${k} ${h}`, e);
+      }
+    }
+  }
+  return sync.byHumanId.get(`${kind} ${humanIdHash(ref)}`);
+}
+
+/** The outcome of comparing one item three ways. */
+export interface ItemMerge {
+  /** every managed field, classified */
+  classes: FieldClass[];
+  /** fields whose service value the update keeps (sends back, or leaves out) */
+  keepRemote: Set<string>;
+  /** fields whose base hash stays when the item is recorded */
+  keepBase: string[];
+}
+
+/**
+ * Classifies one item and notes what the plan must say about it. `shown` gives the display values
+ * (`from`: the service's, `to`: the repository's) of a field, as the two-way diff shows them.
+ * Without a base for the item, nothing is kept: compared two ways, as without a sync base.
+ */
+export function mergeItem(
+  sync: SyncState,
+  item: SyncItem,
+  kind: BaseKind,
+  local: FieldValues,
+  remote: FieldValues,
+  shown: (field: string) => FieldChange | undefined,
+): ItemMerge {
+  const entry = sync.base.get(kind, item.id);
+  const keepRemote = new Set<string>();
+  const keepBase: string[] = [];
+  if (!entry) {
+    sync.withoutBase++;
+    return { classes: [], keepRemote, keepBase };
+  }
+  const classes = classifyItem(entry, local, remote);
+  for (const c of classes) {
+    if (c.standing !== 'remote' && c.standing !== 'conflict') continue;
+    const s = shown(c.field) ?? { field: fieldLabel(c.field), from: display(c.remote), to: display(c.local) };
+    if (c.standing === 'remote') {
+      sync.remoteChanges.push({ ...item, field: s.field, from: s.to, to: s.from });
+      keepRemote.add(c.field);
+      keepBase.push(c.field);
+      continue;
+    }
+    sync.conflicts.push({ ...item, field: s.field, local: s.to, remote: s.from });
+    if (sync.prefer !== 'local') {
+      keepRemote.add(c.field);
+      keepBase.push(c.field);
+    }
+  }
+  return { classes, keepRemote, keepBase };
+}
+
+/** A value shown when the two-way diff has no display value for it. */
+export function display(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
