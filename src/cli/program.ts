@@ -132,6 +132,12 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .description("write the service's state as a tests repository (ids included)")
     .option('--dir <dir>', 'target directory', '.')
     .option('--folder <path>', 'only this folder subtree (names joined by /)')
+    .addOption(
+      new Option('--prefer <side>', 'settle conflicts (a field changed in the file and on the service since the last sync): local keeps the file, remote writes the service\'s value').choices([
+        'local',
+        'remote',
+      ]),
+    )
     .option('--lock-timeout <duration>', 'wait this long (e.g. 30s, 5m) for another tmsync command writing this repository, instead of failing at once')
     .action(lazy(async () => (await import('./commands/pull.js')).runPull));
 

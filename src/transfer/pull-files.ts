@@ -11,10 +11,12 @@ import { buildRepositoryModel, type BuildModelOptions, type GoneItem, type Model
  * a key). Pure, so the naming and content rules are tested without a disk.
  */
 export type PullFile =
-  | { kind: PullFileKind; path: string; action: 'create'; content: string }
+  | { kind: PullFileKind; path: string; action: 'create'; content: string; itemId?: string }
   | {
       kind: PullFileKind;
       path: string;
+      /** the service's id of the item the file describes (none for tmsync.yaml) */
+      itemId?: string;
       action: 'update';
       /** the whole file as a fresh pull writes it: when the file reads exactly so, nothing changes */
       content: string;
@@ -92,11 +94,12 @@ function fileFor(
   render: (path: string) => string,
   doc: () => Record<string, unknown>,
   lazy: boolean,
+  itemId: string,
 ): PullFile {
   const file: PullFile =
     existingFile === undefined
-      ? { kind, path, action: 'create', content: '' }
-      : { kind, path, action: 'update', content: '', fields: managedFields(kind, doc()), ...(existingFile !== path ? { renameFrom: existingFile } : {}) };
+      ? { kind, path, action: 'create', content: '', itemId }
+      : { kind, path, action: 'update', content: '', itemId, fields: managedFields(kind, doc()), ...(existingFile !== path ? { renameFrom: existingFile } : {}) };
   if (!lazy) {
     file.content = render(path);
     return file;
@@ -139,10 +142,10 @@ export function buildPullFiles(actual: ActualState, options: BuildPullFilesOptio
   for (const f of model.folders) {
     const existingFile = f.movedFrom ?? (options.existing?.folders.some((e) => e.file === f.file) ? f.file : undefined);
     const doc = folderDoc(f, includeIds);
-    files.push(fileFor('folder', f.file, existingFile, (p) => renderModelFolder(f, includeIds, p), () => ({ id: doc.id, name: doc.name, order: doc.order }), lazy));
+    files.push(fileFor('folder', f.file, existingFile, (p) => renderModelFolder(f, includeIds, p), () => ({ id: doc.id, name: doc.name, order: doc.order }), lazy, f.remote.id));
   }
-  for (const g of model.stepGroups) files.push(fileFor('step_group', g.file, g.existingFile, (p) => renderModelStepGroup(g, p), () => stepGroupDocument(g), lazy));
-  for (const c of model.cases) files.push(fileFor('case', c.file, c.existingFile, (p) => renderModelCase(c, p), () => caseDocument(c), lazy));
+  for (const g of model.stepGroups) files.push(fileFor('step_group', g.file, g.existingFile, (p) => renderModelStepGroup(g, p), () => stepGroupDocument(g), lazy, g.remote.id));
+  for (const c of model.cases) files.push(fileFor('case', c.file, c.existingFile, (p) => renderModelCase(c, p), () => caseDocument(c), lazy, c.remote.id));
   return {
     files,
     gone: model.gone,

@@ -3,14 +3,14 @@ import { readdir, rmdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { TmsyncError, formatProblem, type Problem } from '../errors.js';
-import type { ActualState } from '../model.js';
+import type { ActualState, DesiredState } from '../model.js';
 import { CONFIG_DEFAULTS, type TmsyncConfig } from '../repository/config.js';
 import { loadRepository } from '../repository/loader.js';
 import { fileOps, ioError, type FileOps } from '../repository/file-ops.js';
 import { decodeTextOrThrow } from '../repository/text-file.js';
 import { createWriteSession, removeStrayTempFiles, setYamlFields, writeFileAtomic, writeFilesAtomic } from '../repository/writer.js';
 import { forEachLimit } from './streams.js';
-import { buildPullFiles, MANAGED_KEYS, type PullFile, type PulledConfig } from './pull-files.js';
+import { buildPullFiles, MANAGED_KEYS, type BuildPullFilesOptions, type PullFile, type PulledConfig } from './pull-files.js';
 import type { FieldWarning } from './case-fields.js';
 import type { ExistingRepository, GoneItem } from './repository-model.js';
 
@@ -46,6 +46,20 @@ export interface PullOptions {
    * @default read here
    */
   existing?: Promise<LocalRepository>;
+  /**
+   * The merge with the sync base (`mergeWithBase` in pull-merge.ts): which of an existing file's
+   * keys pull writes (the others keep the file's values), and which items stay where their file
+   * is. @default none: every managed key is written, every item goes where the service has it
+   */
+  merge?: PullMergeHooks;
+}
+
+/** What pull asks of a merge, file by file. */
+export interface PullMergeHooks {
+  /** items (by remote id) whose files stay where they are */
+  keepPlace?: BuildPullFilesOptions['keepPlace'];
+  /** the keys of `f.fields` to write into the existing file whose current text is `text` */
+  fields(f: Extract<PullFile, { action: 'update' }>, text: string): Record<string, unknown>;
 }
 
 /** What the repository already holds, with its temporary files a killed run left and its twins. */
@@ -53,6 +67,8 @@ export type LocalRepository = ExistingRepository & {
   strays: string[];
   /** files or directories already on disk that macOS and Windows would take for one (`name_twins`) */
   twins?: FieldWarning[];
+  /** the repository as loaded, when asked for (`loadExistingRepository(…, { state: true })`) */
+  state?: DesiredState;
 };
 
 export interface PullResult {
@@ -64,6 +80,8 @@ export interface PullResult {
   gone: GoneItem[];
   warnings: FieldWarning[];
   counts: { folders: number; cases: number; stepGroups: number };
+  /** every item pulled (its file written or found unchanged), by the service's id, with its file */
+  items: { kind: Exclude<PullFile['kind'], 'config'>; id: string; path: string }[];
 }
 
 /** Problems that do not stop a pull: the repository may simply not exist yet. */
@@ -83,8 +101,16 @@ async function listPaths(root: string, dir: string): Promise<string[]> {
   return out;
 }
 
-/** What the repository already holds; refuses a repository with errors (a broken file may hide an id). */
-export async function loadExistingRepository(root: string, config: PullOptions['config']): Promise<LocalRepository> {
+/**
+ * What the repository already holds; refuses a repository with errors (a broken file may hide an id).
+ * `options.state` keeps the whole repository as loaded (`state`), read with `config`'s scope and
+ * defaults: pull's merge with the sync base plans with it.
+ */
+export async function loadExistingRepository(
+  root: string,
+  config: PullOptions['config'] & Partial<Pick<TmsyncConfig, 'scope' | 'defaults'>>,
+  options: { state?: boolean } = {},
+): Promise<LocalRepository> {
   const exists = await stat(join(root, config.casesDir)).then(
     () => true,
     () => false,
@@ -94,7 +120,14 @@ export async function loadExistingRepository(root: string, config: PullOptions['
     () => false,
   );
   if (!exists && !groupsExist) return { cases: [], stepGroups: [], folders: [], paths: [], strays: [] };
-  const full: TmsyncConfig = { ...CONFIG_DEFAULTS, casesDir: config.casesDir, stepGroupsDir: config.stepGroupsDir, defaults: {}, profiles: {} };
+  const full: TmsyncConfig = {
+    ...CONFIG_DEFAULTS,
+    casesDir: config.casesDir,
+    stepGroupsDir: config.stepGroupsDir,
+    defaults: options.state ? (config.defaults ?? {}) : {},
+    ...(options.state && config.scope ? { scope: config.scope } : {}),
+    profiles: {},
+  };
   const { state, problems, strays } = await loadRepository(root, full);
   const errors = problems.filter((p: Problem) => p.severity !== 'warning' && !HARMLESS.has(p.code));
   if (errors.length > 0) {
@@ -115,6 +148,7 @@ export async function loadExistingRepository(root: string, config: PullOptions['
     strays,
     // pull keeps writing into such files: it says so, as validate does
     twins: problems.filter((p) => p.code === 'name_twins').map((p) => ({ code: 'name_twins', message: `${p.message} (${p.hint ?? 'rename one of them'})` })),
+    ...(options.state ? { state } : {}),
   };
 }
 
@@ -147,6 +181,7 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
     ...(options.folder ? { folder: options.folder } : {}),
     existing,
     ...(options.writeConfig ? { config: options.writeConfig } : {}),
+    ...(options.merge?.keepPlace ? { keepPlace: options.merge.keepPlace } : {}),
     // each file is rendered as its turn to be written comes: rendering overlaps the writes before it
     lazyContent: true,
   });
@@ -158,6 +193,7 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
     gone: built.gone,
     warnings: [...(existing.twins ?? []), ...built.warnings],
     counts: built.counts,
+    items: built.files.flatMap((f) => (f.kind !== 'config' && f.itemId !== undefined ? [{ kind: f.kind, id: f.itemId, path: f.path }] : [])),
   };
 
   // moves first, one at a time: two files may trade places between directories
@@ -193,7 +229,7 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
     // the loader refused files it cannot read exactly, so this decodes
     const { text } = decodeTextOrThrow(bytes, f.path);
     // a file as pull left it reads exactly as it would be written: no parse needed
-    const changed = text === f.content ? {} : changedFields(text, f.fields);
+    const changed = text === f.content ? {} : changedFields(text, options.merge ? options.merge.fields(f, text) : f.fields);
     if (Object.keys(changed).length === 0) {
       result.unchanged += 1;
       return;

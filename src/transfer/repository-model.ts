@@ -39,6 +39,13 @@ export interface BuildModelOptions {
   /** write remote ids into the items (pull); migrate leaves them out @default true */
   includeIds?: boolean;
   existing?: ExistingRepository;
+  /**
+   * Items (by remote id) that stay where their local file is even when the service has them in
+   * another folder: pull's merge, when the item's place changed only in the repository (or both
+   * moved it and the repository's place is kept). Their files are neither moved nor renamed.
+   * @default none (every item goes where the service has it)
+   */
+  keepPlace?: (kind: 'folder' | 'case', id: string) => boolean;
 }
 
 export interface ModelFolder {
@@ -263,9 +270,9 @@ export function buildRepositoryModel(actual: ActualState, options: BuildModelOpt
       }
     }
     let dir: string;
-    if (prev && parentOf(prev.dir) === parentDir) {
+    if (prev && (parentOf(prev.dir) === parentDir || options.keepPlace?.('folder', f.id) === true)) {
       dir = prev.dir;
-      alloc.reserve(baseOf(dir));
+      allocatorFor(parentOf(dir)).reserve(baseOf(dir));
     } else {
       const twin = alloc.twinOf(f.name.normalize('NFC'));
       const stem = isPortableDirName(f.name) && twin === undefined ? f.name : safeDirName(f.name);
@@ -386,7 +393,7 @@ export function buildRepositoryModel(actual: ActualState, options: BuildModelOpt
     }
     for (const c of list) {
       const prev = existingCaseFile.get(c.id);
-      if (prev && parentOf(prev) === folder.dir) fileOf.set(c.id, prev);
+      if (prev && (parentOf(prev) === folder.dir || options.keepPlace?.('case', c.id) === true)) fileOf.set(c.id, prev);
       else fresh.push(c);
     }
     for (const c of fresh.sort(byAge)) fileOf.set(c.id, `${folder.dir}/${alloc.allocate(slugify(c.title, 'case'), '.yaml')}`);

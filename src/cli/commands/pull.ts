@@ -3,7 +3,10 @@ import { join, resolve } from 'node:path';
 import { fetchState, resolveProject } from '../../remote/index.js';
 import { SCHEMA_DIR, writeSchemaFiles } from '../../repository/index.js';
 import { loadExistingRepository, pullIntoRepository } from '../../transfer/pull.js';
-import type { CliIo, GlobalOptions } from '../io.js';
+import { describeConflict, type Prefer } from '../../transfer/pull-merge.js';
+import { preparePullMerge, recordPull } from '../../transfer/pull-sync.js';
+import { readSyncBase, SYNC_BASE_FILE, writeSyncBase } from '../../sync/base.js';
+import { red, yellow, type CliIo, type GlobalOptions } from '../io.js';
 import { loadTarget, type Target } from '../target.js';
 import { withRepositoryLock } from '../lock.js';
 import { jsonOutput } from '../json.js';
@@ -15,6 +18,8 @@ export interface PullOptions extends GlobalOptions {
   folder?: string;
   /** wait this long (a duration) for the repository lock; none: fail at once */
   lockTimeout?: string;
+  /** settle conflicts with the sync base one way (docs/sync.md) @default none: listed, left, exit 1 */
+  prefer?: Prefer;
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -27,9 +32,11 @@ export function parseFolderPath(path: string | undefined): string[] | undefined 
 }
 
 /**
- * `tmsync pull [--dir DIR] [--folder PATH]`: writes the service's state as a tests repository.
- * Existing files are updated in place and keep their names; local files whose items are gone
- * are listed, never deleted. Exit 0 on success.
+ * `tmsync pull [--dir DIR] [--folder PATH] [--prefer local|remote]`: writes the service's state as a
+ * tests repository. Existing files are updated in place and keep their names; local files whose
+ * items are gone are listed, never deleted. With a sync base (`tmsync.base`), items it knows are
+ * merged field by field (docs/sync.md); pull records the base for what it synced. Exit 0 on success,
+ * 1 when conflicts are left (no `--prefer`): the files are written all the same, conflicts aside.
  */
 export async function runPull(options: PullOptions, io: CliIo): Promise<number> {
   const root = resolve(options.cwd, options.dir ?? '.');
@@ -59,15 +66,24 @@ async function pullWith(target: Target, root: string, hasConfig: boolean, option
     actualP.catch(() => undefined); // awaited below
     // the repository's own files are read while the service is (its reads wait on the rate limit);
     // a problem there is reported after the service's reads, as before
-    const existing = loadExistingRepository(root, dirs);
+    // with a sync base, the repository is kept as loaded: the merge plans with it
+    const hasBase = await access(join(root, SYNC_BASE_FILE)).then(
+      () => true,
+      () => false,
+    );
+    const existing = loadExistingRepository(root, dirs, { state: hasBase });
     existing.catch(() => undefined); // awaited by pullIntoRepository
     const project = await projectP;
+    const { base, notes } = await readSyncBase(root, project.id);
+    for (const n of notes) io.stderr(`Note: ${n}`);
     const actual = await actualP;
     const repoRoot = root;
+    const merge = base.size > 0 ? preparePullMerge({ base, actual, local: (await existing).state, ...(options.prefer ? { prefer: options.prefer } : {}) }) : undefined;
     const result = await pullIntoRepository(actual, {
       root: repoRoot,
       config: dirs,
       existing,
+      ...(merge ? { merge: merge.hooks } : {}),
       ...(folder ? { folder } : {}),
       ...(hasConfig
         ? {}
@@ -82,6 +98,11 @@ async function pullWith(target: Target, root: string, hasConfig: boolean, option
             },
           }),
     });
+
+    // the base records what this pull synced (written atomically, after every file)
+    const synced = recordPull(base, actual, result, merge);
+    await writeSyncBase(repoRoot, synced.base);
+    const merged = synced.summary;
 
     // the modelines of the files just written point at these
     const schemas = await writeSchemaFiles(repoRoot);
@@ -98,6 +119,31 @@ async function pullWith(target: Target, root: string, hasConfig: boolean, option
       `Pulled ${plural(c.cases, 'test case')} in ${plural(c.folders, 'folder')} and ${plural(c.stepGroups, 'step group')} from ${project.name} (${project.humanIdPrefix}) into ${repoRoot}: ` +
         `${plural(result.created.length, 'file')} created, ${result.updated.length} updated, ${result.unchanged} unchanged.`,
     );
+    if (merged.withoutBase > 0) {
+      io.stderr(
+        `${plural(merged.withoutBase, 'item')} had no sync base (${SYNC_BASE_FILE}): pulled as before, the service's values written over the files' (${SYNC_BASE_FILE} now records them).`,
+      );
+    }
+    if (merged.keptLocal > 0) {
+      io.stderr(`Kept ${plural(merged.keptLocal, 'change')} made in the repository since the last sync (the service's value there is unchanged): \`tmsync apply\` sends them.`);
+    }
+    const color = options.color.stderr;
+    if (merged.conflicts.length > 0) {
+      const n = plural(merged.conflicts.length, 'conflict');
+      const head =
+        options.prefer === 'remote'
+          ? `${n} settled with the service's values (--prefer remote):`
+          : options.prefer === 'local'
+            ? `${n} settled by keeping the files' values (--prefer local); the next \`tmsync apply\` sends them:`
+            : `${red('Conflicts:', color)} ${n}, changed both in the repository and on the service since the last sync, left as the files have them:`;
+      io.stderr(head);
+      for (const c of merged.conflicts) io.stderr(describeConflict(c));
+      if (!options.prefer) {
+        io.stderr(
+          `Settle them: edit the files (then apply), or pull again with ${yellow('--prefer remote', color)} (the service's values) or ${yellow('--prefer local', color)} (the files' values, sent by the next apply).`,
+        );
+      }
+    }
     if (options.json) {
       io.stdout(
         jsonOutput({
@@ -110,9 +156,12 @@ async function pullWith(target: Target, root: string, hasConfig: boolean, option
           moved: result.moved,
           gone: result.gone,
           warnings: result.warnings,
+          conflicts: merged.conflicts,
+          keptLocal: merged.keptLocal,
+          withoutBase: merged.withoutBase,
         }),
       );
     }
-    return 0;
+    return merged.unsettled > 0 ? 1 : 0;
   }
 }

@@ -1,0 +1,112 @@
+import type { ActualState, DesiredState } from '../model.js';
+import { buildPlan } from '../plan/build-plan.js';
+import { SyncBase, type BaseKind, type FieldStanding } from '../sync/base.js';
+import { caseFieldValues, folderFieldValues, stepGroupFieldValues, withHumanId, type FieldValues } from '../sync/field-values.js';
+import { PullMerge, type Prefer, type PullConflict, type PullMergeSummary } from './pull-merge.js';
+import type { PullResult } from './pull.js';
+
+/**
+ * pull and the sync base: the standings of each field come from the plan (built with the base, so
+ * pull and plan classify alike), the values recorded from the service's state as read.
+ */
+
+export interface PreparedPullMerge {
+  hooks: PullMerge;
+  /** conflicts of items the service deleted while the repository changed them (files left) */
+  deleted: PullConflict[];
+}
+
+/** The service's side of an item in compare form, and its `updated_at`, for the base. */
+export function remoteItemValues(actual: ActualState): (kind: BaseKind, id: string) => { updatedAt: string | number | undefined; fields: FieldValues } | undefined {
+  const cases = new Map(actual.cases.map((c) => [c.id, c]));
+  const groups = new Map(actual.stepGroups.map((g) => [g.id, g]));
+  const folders = new Map(actual.folders.map((f) => [f.id, f]));
+  return (kind, id) => {
+    if (kind === 'case') {
+      const c = cases.get(id);
+      return c && { updatedAt: c.updatedAt, fields: withHumanId(caseFieldValues(c), c.humanId) };
+    }
+    if (kind === 'step_group') {
+      const g = groups.get(id);
+      return g && { updatedAt: g.updatedAt, fields: withHumanId(stepGroupFieldValues(g), g.humanId) };
+    }
+    const f = folders.get(id);
+    return f && { updatedAt: undefined, fields: folderFieldValues(f) };
+  };
+}
+
+/** The folder path of a folder (or of a case's folder) on the service, for messages. */
+function remotePlaces(actual: ActualState): (kind: 'folder' | 'case', id: string) => string {
+  const folders = new Map(actual.folders.map((f) => [f.id, f]));
+  const cases = new Map(actual.cases.map((c) => [c.id, c]));
+  const path = (id: string | null): string[] => {
+    const names: string[] = [];
+    for (let f = id === null ? undefined : folders.get(id); f; f = f.parentId === null ? undefined : folders.get(f.parentId)) names.unshift(f.name);
+    return names;
+  };
+  return (kind, id) => {
+    const folderId = kind === 'case' ? (cases.get(id)?.folderId ?? null) : (folders.get(id)?.parentId ?? null);
+    return path(folderId).join('/') || '(the top level)';
+  };
+}
+
+/**
+ * The merge of a pull with a sync base: plans the repository against the service with the base
+ * (problems of the plan do not stop a pull: an item the plan could not compare is pulled as
+ * without a base) and turns each item's classification into what pull writes.
+ */
+export function preparePullMerge(input: { base: SyncBase; actual: ActualState; local: DesiredState | undefined; prefer?: Prefer }): PreparedPullMerge {
+  const { base, actual, local } = input;
+  const classes = new Map<string, Map<string, FieldStanding>>();
+  const deleted: PullConflict[] = [];
+  if (local) {
+    const built = buildPlan(local, actual, { base, ...(input.prefer ? { prefer: input.prefer } : {}) });
+    for (const [key, list] of built.synced?.classes ?? []) classes.set(key, new Map(list.map((c) => [c.field, c.standing])));
+    for (const c of built.plan.sync?.conflicts ?? []) {
+      if (c.field !== 'deleted' || actualHas(actual, c.itemType, c.id)) continue;
+      deleted.push({
+        kind: c.itemType,
+        id: c.id,
+        file: c.file ?? c.path.join('/'),
+        field: 'deleted',
+        local: c.local,
+        remote: c.remote,
+        ...(input.prefer ? { settled: input.prefer } : {}),
+      });
+    }
+  }
+  const hooks = new PullMerge({
+    base,
+    ...(input.prefer ? { prefer: input.prefer } : {}),
+    standings: (kind, id) => classes.get(`${kind} ${id}`),
+    remote: remoteItemValues(actual),
+    remotePlace: remotePlaces(actual),
+  });
+  return { hooks, deleted };
+}
+
+function actualHas(actual: ActualState, kind: BaseKind, id: string): boolean {
+  const list: { id: string }[] = kind === 'case' ? actual.cases : kind === 'step_group' ? actual.stepGroups : actual.folders;
+  return list.some((x) => x.id === id);
+}
+
+/**
+ * The base after a pull and what the merge did. Without a merge (no base yet), every item pulled
+ * is recorded with the service's values, and the items that had a file count as without a base.
+ */
+export function recordPull(
+  base: SyncBase,
+  actual: ActualState,
+  result: Pick<PullResult, 'items' | 'created'>,
+  merge: PreparedPullMerge | undefined,
+): { base: SyncBase; summary: PullMergeSummary } {
+  const hooks =
+    merge?.hooks ??
+    new PullMerge({ base, standings: () => undefined, remote: remoteItemValues(actual) });
+  const summary = hooks.summarize(result);
+  if (merge && merge.deleted.length > 0) {
+    summary.conflicts.push(...merge.deleted);
+    if (!hooks.prefer) summary.unsettled += merge.deleted.length;
+  }
+  return { base: hooks.buildBase(result), summary };
+}
