@@ -230,6 +230,8 @@ export async function setYamlFields(
     });
   }
   const map = doc.contents as YAMLMap;
+  // where each key began in the text as read: keys left alone keep their text exactly
+  const before = keyStarts(map);
   const added = [];
   for (const [key, value] of Object.entries(fields)) {
     const pair = map.items.find((p) => isScalar(p.key) && p.key.value === key);
@@ -272,6 +274,8 @@ export async function setYamlFields(
     doc.commentBefore = doc.commentBefore ? ` ${options.schemaComment}\n${doc.commentBefore}` : ` ${options.schemaComment}`;
   }
   let out = doc.toString(TO_STRING);
+  const headerChanged = options.schemaComment !== undefined && !(text ?? '').includes('yaml-language-server:');
+  if (text !== undefined && !headerChanged) out = keepUntouchedKeys(text, before, out, new Set(Object.keys(fields)));
   // keep Windows line endings and a byte-order mark where the author has them
   if (text?.includes('\r\n')) out = out.replace(/\r?\n/g, '\r\n');
   if (text?.startsWith('\uFEFF') && !out.startsWith('\uFEFF')) out = `\uFEFF${out}`;
@@ -283,6 +287,48 @@ export async function setYamlFields(
 }
 
 type Pair = YAMLMap['items'][number];
+
+/** Each top-level key of a mapping and the offset its key starts at in the text it was read from. */
+function keyStarts(map: YAMLMap): { key: string | undefined; start: number | undefined }[] {
+  return map.items.map((p) => (isScalar(p.key) ? { key: String(p.key.value), start: p.key.range?.[0] } : { key: undefined, start: undefined }));
+}
+
+/**
+ * The updated text with every key that was not set (nor removed, nor added) exactly as the
+ * original text had it (its spacing before a comment, its quoting, the blank lines after it):
+ * the `yaml` library rewrites a whole document in its own layout, and a file of which one key
+ * changes should show a diff of that key only. Falls back to the updated text whenever the two
+ * cannot be matched key for key (keys added or removed, a flow mapping, two keys on a line).
+ */
+function keepUntouchedKeys(original: string, before: { key: string | undefined; start: number | undefined }[], updated: string, changed: ReadonlySet<string>): string {
+  const next = parseDocument(updated, { logLevel: 'error' });
+  if (next.errors.length > 0 || !isMap(next.contents)) return updated;
+  const after = keyStarts(next.contents as YAMLMap);
+  if (after.length === 0 || after.length !== before.length) return updated;
+  const lineStart = (text: string, at: number) => text.lastIndexOf('\n', at - 1) + 1;
+  const starts = (text: string, keys: typeof before): number[] | undefined => {
+    const out: number[] = [];
+    for (const k of keys) {
+      if (k.key === undefined || k.start === undefined) return undefined;
+      const line = lineStart(text, k.start);
+      // the key must open its line (a block mapping), each on a line of its own
+      if (text.slice(line, k.start).trim() !== '' || (out.length > 0 && line <= out[out.length - 1]!)) return undefined;
+      out.push(line);
+    }
+    return out;
+  };
+  if (after.some((a, i) => a.key !== before[i]!.key)) return updated;
+  const was = starts(original, before);
+  const now = starts(updated, after);
+  if (!was || !now) return updated;
+  let out = original.slice(0, was[0]);
+  for (let i = 0; i < was.length; i++) {
+    out += changed.has(after[i]!.key!) ? updated.slice(now[i], now[i + 1] ?? updated.length) : original.slice(was[i], was[i + 1] ?? original.length);
+  }
+  if (!out.endsWith('\n')) out += '\n';
+  // a safety net: what is written must read as what the library wrote
+  return isDeepStrictEqual(parse(out), parse(updated)) ? out : updated;
+}
 
 /** Inserts new pairs at their place in `order` relative to the keys already in the map. */
 function insertInOrder(map: YAMLMap, added: Pair[], order: readonly string[]): void {

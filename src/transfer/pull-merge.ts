@@ -84,6 +84,8 @@ const PLACE_FIELDS: Record<BaseKind, ReadonlySet<string>> = {
 export function yamlKeyOf(kind: BaseKind, field: string): string {
   if (PLACE_FIELDS[kind].has(field)) return 'folder';
   const head = field.split(/[.[]/)[0] ?? field;
+  // a step group's `step.N`: an element of its `steps:` list
+  if (kind === 'step_group' && head === 'step') return 'steps';
   if (kind === 'case') {
     const f = CASE_FIELDS.find((x) => x.key === head || x.model === head || x.remote === head || x.wire === head);
     if (f) return f.key;
