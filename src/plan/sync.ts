@@ -39,6 +39,8 @@ export interface SyncForget {
 export interface SyncRecords {
   records: SyncRecord[];
   forgets: SyncForget[];
+  /** each item with a base, classified field by field, by `<kind> <id>` (pull merges with it) */
+  classes: Map<string, FieldClass[]>;
 }
 
 /** The three-way state of one plan while it is built. */
@@ -50,12 +52,14 @@ export interface SyncState {
   withoutBase: number;
   records: SyncRecord[];
   forgets: SyncForget[];
+  /** each item with a base, classified field by field, by `<kind> <id>` */
+  classes: Map<string, FieldClass[]>;
   /** base entries by the hash of their human id, built when first needed */
   byHumanId?: Map<string, BaseEntry>;
 }
 
 export function newSyncState(base: SyncBase, prefer: Prefer | undefined): SyncState {
-  return { base, ...(prefer ? { prefer } : {}), remoteChanges: [], conflicts: [], withoutBase: 0, records: [], forgets: [] };
+  return { base, ...(prefer ? { prefer } : {}), remoteChanges: [], conflicts: [], withoutBase: 0, records: [], forgets: [], classes: new Map() };
 }
 
 /** The plan's sync section: absent when there is nothing to say (no base given, or all in step). */
@@ -117,6 +121,7 @@ export function mergeItem(
     return { classes: [], keepRemote, keepBase };
   }
   const classes = classifyItem(entry, local, remote);
+  sync.classes.set(`${kind} ${item.id}`, classes);
   for (const c of classes) {
     if (c.standing !== 'remote' && c.standing !== 'conflict') continue;
     const s = shown(c.field) ?? { field: fieldLabel(c.field), from: display(c.remote), to: display(c.local) };

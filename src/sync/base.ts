@@ -105,11 +105,6 @@ export class SyncBase {
     this.entriesMap.set(keyOf(kind, id), { kind, id, updatedAt: at, fields: hashed });
   }
 
-  /** Every entry, in no particular order. */
-  all(): IterableIterator<BaseEntry> {
-    return this.entries.values();
-  }
-
   /** Forgets an item (deleted on both sides, or no longer managed). */
   forget(kind: BaseKind, id: string): void {
     this.entriesMap.delete(keyOf(kind, id));

@@ -1,6 +1,6 @@
 import { parse } from 'yaml';
 import { CASE_FIELDS } from '../fields.js';
-import { fieldHash, SyncBase, type BaseEntry, type BaseKind, type FieldStanding } from '../sync/base.js';
+import { SyncBase, type BaseKind, type FieldStanding } from '../sync/base.js';
 import type { PullFile } from './pull-files.js';
 import type { PullMergeHooks, PullResult } from './pull.js';
 
@@ -12,8 +12,10 @@ import type { PullMergeHooks, PullResult } from './pull.js';
  *   and layout stay as they are);
  * - changed only in the repository: left alone (the next `apply` sends it);
  * - changed on both sides to different values: a conflict, listed and left alone, unless `prefer`
- *   is `remote` (the service's value is written) or `local` (the file's value kept, and the base
- *   takes the service's value, so the next plan shows it as the repository's change to send);
+ *   is `remote` (the service's value is written, and so settled). Under `prefer: local` it is left
+ *   alone too, and pull does not count it against its exit code: the file wins for this run, and
+ *   the next plan still lists the conflict, which `apply --prefer local` settles by sending the
+ *   file's value (as `apply --prefer remote` leaves the service's value for pull to take);
  * - unchanged, or changed to the same value on both sides: the file is not touched.
  * An item without a base is pulled as before: every key written. The item's place (the folder a
  * case or folder sits in) is a field too: a place changed only in the repository keeps the file
@@ -59,7 +61,7 @@ export interface PullConflict {
   local: unknown;
   /** the service's value (as pull would write it; for `folder`, the service's folder path) */
   remote: unknown;
-  /** how the run settled it: `remote` wrote the service's value, `local` kept the file's; none: left as it is */
+  /** how the run treated it: `remote` wrote the service's value, `local` kept the file's; none: left as it is */
   settled?: Prefer;
 }
 
@@ -242,34 +244,25 @@ export class PullMerge implements PullMergeHooks {
   /**
    * The base after the pull: every item pulled is recorded with the service's values, except the
    * fields whose file value was kept and still differs from what the base says the last sync
-   * held (a change made only in the repository, or a conflict left as it is): those keep their old
-   * hash, so the next plan still sees the repository's change (or the conflict). Items not pulled
-   * (outside `--folder`, gone from the service) keep their entries.
+   * held (a change made only in the repository, or a conflict not settled by `--prefer remote`):
+   * those keep their old hash, so the next plan still sees the repository's change (or the
+   * conflict). Items not pulled (outside `--folder`, gone from the service) keep their entries.
    */
   buildBase(result: Pick<PullResult, 'items'>): SyncBase {
     const base = this.input.base;
-    const next = new Map<string, BaseEntry>();
-    const put = (e: BaseEntry) => next.set(`${e.kind} ${e.id}`, e);
-    for (const e of base.all()) put(e);
+    const next = SyncBase.of(base.project, (['folder', 'step_group', 'case'] as const).flatMap((kind) => base.entries(kind)));
     for (const item of result.items) {
       const remote = this.input.remote(item.kind, item.id);
       if (!remote) continue;
       const old = base.get(item.kind, item.id);
       const standings = old ? this.input.standings(item.kind, item.id) : undefined;
-      const fields = new Map<string, string>();
-      for (const name of Object.keys(remote.fields)) {
-        const s = standings?.get(name);
-        const oldHash = old?.fields.get(name);
-        const keepOld = oldHash !== undefined && (s === 'local' || (s === 'conflict' && this.input.prefer !== 'remote' && this.input.prefer !== 'local'));
-        fields.set(name, keepOld ? oldHash : fieldHash(remote.fields[name]));
-      }
+      const keep: string[] = [];
+      for (const [name, s] of standings ?? []) if (s === 'local' || (s === 'conflict' && this.input.prefer !== 'remote')) keep.push(name);
       // a field the service did not report (labels it cannot read) keeps what the base knew
-      for (const [name, hash] of old?.fields ?? []) if (!fields.has(name) && elementIndex(name) === undefined) fields.set(name, hash);
-      const at = remote.updatedAt;
-      const sorted = new Map([...fields].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-      put({ kind: item.kind, id: item.id, updatedAt: at === null || at === undefined || at === '' ? undefined : String(at), fields: sorted });
+      for (const name of old?.fields.keys() ?? []) if (!(name in remote.fields) && elementIndex(name) === undefined) keep.push(name);
+      next.record(item.kind, item.id, remote.updatedAt, remote.fields, keep);
     }
-    return SyncBase.of(base.project, next.values());
+    return next;
   }
 }
 

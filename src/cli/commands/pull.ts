@@ -134,13 +134,13 @@ async function pullWith(target: Target, root: string, hasConfig: boolean, option
         options.prefer === 'remote'
           ? `${n} settled with the service's values (--prefer remote):`
           : options.prefer === 'local'
-            ? `${n} settled by keeping the files' values (--prefer local); the next \`tmsync apply\` sends them:`
+            ? `${n} left as the files have them (--prefer local); the next plan still lists them, and \`tmsync apply --prefer local\` sends the files' values:`
             : `${red('Conflicts:', color)} ${n}, changed both in the repository and on the service since the last sync, left as the files have them:`;
       io.stderr(head);
       for (const c of merged.conflicts) io.stderr(describeConflict(c));
       if (!options.prefer) {
         io.stderr(
-          `Settle them: edit the files (then apply), or pull again with ${yellow('--prefer remote', color)} (the service's values) or ${yellow('--prefer local', color)} (the files' values, sent by the next apply).`,
+          `Settle them: pull again with ${yellow('--prefer remote', color)} (the service's values into the files), or keep the files' values with ${yellow('tmsync apply --prefer local', color)}, or edit the files.`,
         );
       }
     }
