@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -61,6 +61,18 @@ labels: [smoke, payments] # two labels
     expect(out).toContain('labels: [smoke] # two labels\n');
     expect(out).not.toContain('steps:');
     expect(Object.keys(parse(out) as object)).toEqual(['title', 'labels']);
+  });
+
+  it('changes only the lines of the keys it sets: the other keys keep their exact text, spacing before comments and blank lines included', async () => {
+    const text = COMMENTED.replace('title: Pay with a saved card   # keep it short', "title: 'Pay with a saved card'     # keep it short\n\n");
+    const dir = await makeRepo({ 'case.yaml': text });
+    const file = join(dir, 'case.yaml');
+    await setYamlFields(file, { labels: ['smoke'] });
+    expect(await readFile(file, 'utf8')).toBe(text.replace('labels: [smoke, payments] # two labels', 'labels: [smoke] # two labels'));
+    // in Windows line endings too; the key set is written in the library's layout (one blank line after it)
+    await writeFile(file, text.replace(/\n/g, '\r\n'));
+    await setYamlFields(file, { title: 'Pay' });
+    expect(await readFile(file, 'utf8')).toBe(text.replace("title: 'Pay with a saved card'     # keep it short\n\n", "title: 'Pay' # keep it short\n").replace(/\n/g, '\r\n'));
   });
 
   it('places new keys by the given canonical order next to the existing keys, keeping comments where they were', async () => {
