@@ -71,7 +71,11 @@ export interface PullMergeSummary {
   unsettled: number;
   /** fields changed only in the repository, left for the next apply */
   keptLocal: number;
-  /** items with a file and no base entry: pulled as before (every key written) */
+  /**
+   * items with a file and no base entry: pulled as before (every key written). An item with an
+   * entry that the plan could not compare (a problem in its file) is pulled as before too, and not
+   * counted here.
+   */
   withoutBase: number;
 }
 
@@ -234,9 +238,8 @@ export class PullMerge implements PullMergeHooks {
     let keptLocal = this.keptLocalFields;
     for (const item of result.items) {
       if (created.has(item.path)) continue;
-      const keys = this.keysOf(item.kind, item.id);
-      if (!keys) withoutBase++;
-      else if (keys.get('folder') === 'local') keptLocal++;
+      if (!this.input.base.get(item.kind, item.id)) withoutBase++;
+      else if (this.keysOf(item.kind, item.id)?.get('folder') === 'local') keptLocal++;
     }
     return { conflicts, unsettled: this.input.prefer ? 0 : conflicts.length, keptLocal, withoutBase };
   }

@@ -1,0 +1,244 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BodyOf } from '../../src/api/index.js';
+import { memoryIo } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { resolveProject } from '../../src/remote/index.js';
+import { SYNC_BASE_FILE } from '../../src/sync/base.js';
+import { API_KEY, client, emptyProject, emulator } from '../transfer/helpers.js';
+
+async function tmsync(cwd: string, ...args: string[]) {
+  const io = memoryIo({ TMSYNC_API_KEY: API_KEY });
+  const code = await main(['node', 'tmsync', ...args], io, cwd);
+  return { code, out: io.out.join('\n'), err: io.err.join('\n') };
+}
+
+type CaseBody = BodyOf<'updateTestCase'>;
+
+/**
+ * An edit as a person makes it in the service's web UI: the whole case as the service holds it is
+ * sent back (PUT) with one field changed.
+ */
+async function editInUi(baseUrl: string, prefix: string, humanId: string, change: Partial<CaseBody>): Promise<void> {
+  const c = client(baseUrl);
+  try {
+    const project = await resolveProject(c, prefix);
+    const params = { project_id: project.id };
+    let found: Record<string, unknown> | undefined;
+    for await (const tc of c.paginate('listTestCases', { params })) if (tc.human_id === humanId) found = tc as Record<string, unknown>;
+    if (!found) throw new Error(`no case ${humanId}`);
+    const t = found as unknown as {
+      title: string;
+      description?: string | null;
+      template_type?: string | null;
+      preconditions?: string | null;
+      steps?: string | null;
+      expected_results?: string | null;
+      type_id?: string | null;
+      status_id?: string | null;
+      automation_type_id?: string | null;
+      priority_id?: string | null;
+      owner_id?: string | null;
+      reviewer_id?: string | null;
+      folder_id?: string | null;
+      label_ids?: string[];
+      individual_steps?: { step_description?: string | null; expected_results?: string | null; order: number; step_group_id?: string | null }[];
+    };
+    const id = (v: string | null | undefined) => v ?? undefined;
+    const whole: CaseBody = {
+      title: t.title,
+      description: t.description ?? null,
+      template_type: t.template_type === 'TCD' ? 'TCD' : 'STEPS',
+      preconditions: t.preconditions ?? null,
+      steps: t.steps ?? null,
+      expected_results: t.expected_results ?? null,
+      type_id: id(t.type_id),
+      status_id: id(t.status_id),
+      automation_type_id: id(t.automation_type_id),
+      priority_id: id(t.priority_id),
+      owner_id: id(t.owner_id),
+      reviewer_id: t.reviewer_id ?? null,
+      folder_id: id(t.folder_id),
+      label_ids: t.label_ids ?? [],
+      individual_steps: (t.individual_steps ?? []).map((s) => ({
+        step_description: s.step_description ?? null,
+        expected_results: s.expected_results ?? null,
+        order: s.order,
+        step_group_id: s.step_group_id ?? null,
+      })),
+    };
+    await c.call('updateTestCase', { params: { ...params, test_case_id: humanId }, body: { ...whole, ...change } });
+  } finally {
+    await c.close();
+  }
+}
+
+async function deleteOnService(baseUrl: string, prefix: string, humanId: string): Promise<void> {
+  const c = client(baseUrl);
+  try {
+    const project = await resolveProject(c, prefix);
+    await c.call('deleteTestCase', { params: { project_id: project.id, test_case_id: humanId } });
+  } finally {
+    await c.close();
+  }
+}
+
+/** A project with one folder and two cases, pulled into a fresh repository (which records the base). */
+async function pulledProject(emu: RunningEmulator, prefix: string, dirs: string[]): Promise<{ root: string; login: string; logout: string; priorities: Map<string, string> }> {
+  emptyProject(emu, prefix);
+  const c = client(emu.baseUrl);
+  const priorities = new Map<string, string>();
+  try {
+    const project = await resolveProject(c, prefix);
+    const params = { project_id: project.id };
+    const folder = (await c.call('createFolder', { params, body: { name: 'Login' } })).data.folder;
+    const first = async <T extends { id: string; name: string }>(list: AsyncIterable<T>) => {
+      for await (const x of list) return x.id;
+      throw new Error('an empty lookup list');
+    };
+    for await (const p of c.paginate('listPriorities')) priorities.set(p.name, p.id);
+    const users = (await c.call('listUsers')).data;
+    const fields = {
+      type_id: await first(c.paginate('listCaseTypes')),
+      status_id: await first(c.paginate('listCaseStatuses')),
+      automation_type_id: await first(c.paginate('listAutomationTypes')),
+      priority_id: [...priorities.values()][0]!,
+      owner_id: users[0]!.id,
+      folder_id: folder.id,
+    };
+    await c.call('createTestCase', {
+      params,
+      body: { title: 'Sign in', description: 'Opens the login page and signs in.', individual_steps: [{ step_description: 'Open /login', expected_results: 'The form shows', order: 1 }], ...fields },
+    });
+    await c.call('createTestCase', { params, body: { title: 'Sign out', description: 'Signs out.', ...fields } });
+  } finally {
+    await c.close();
+  }
+  const root = await mkdtemp(join(tmpdir(), 'tmsync-pull-merge-'));
+  dirs.push(root);
+  const r = await tmsync(root, 'pull', '--base-url', emu.baseUrl, '--project', prefix);
+  expect(r.code).toBe(0);
+  return { root, login: join(root, 'cases/Login/sign-in.yaml'), logout: join(root, 'cases/Login/sign-out.yaml'), priorities };
+}
+
+const idOf = (text: string) => /^id: (\S+)$/m.exec(text)![1]!;
+
+describe('pull merges the service into the files field by field, against the sync base', () => {
+  let emu: RunningEmulator;
+  const dirs: string[] = [];
+  beforeAll(async () => {
+    emu = await emulator();
+  });
+  afterAll(async () => {
+    await emu?.close();
+    await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+  });
+
+  it('records the base on the first pull, brings a change made in the UI into the file (that line only), and plan then shows no changes', async () => {
+    const { root, login } = await pulledProject(emu, 'PMA', dirs);
+    expect(await readFile(join(root, SYNC_BASE_FILE), 'utf8')).toMatch(/^tmsync-base 1 project /m);
+    const text = `# reviewed by the auth team\n${await readFile(login, 'utf8')}`;
+    await writeFile(login, text);
+    await editInUi(emu.baseUrl, 'PMA', idOf(text), { description: 'Opens the sign-in page and signs in.' });
+
+    const r = await tmsync(root, 'pull');
+    expect(r.err).not.toContain('Conflicts');
+    expect(r.err).not.toContain('no sync base');
+    expect(r.code).toBe(0);
+    expect(await readFile(login, 'utf8')).toBe(text.replace('description: Opens the login page and signs in.', 'description: Opens the sign-in page and signs in.'));
+    const plan = await tmsync(root, 'plan', '--detailed-exitcode');
+    expect(plan.err + plan.out).toContain('No changes');
+    expect(plan.code).toBe(0);
+  });
+
+  it("merges a change on each side in different fields: the file keeps its own and takes the service's", async () => {
+    const { root, login, priorities } = await pulledProject(emu, 'PMB', dirs);
+    const text = await readFile(login, 'utf8');
+    const [low, high] = [...priorities.keys()];
+    expect(text).toContain(`priority: ${low}`);
+    const local = text.replace('description: Opens the login page and signs in.', 'description: Signs in with the form.');
+    await writeFile(login, local);
+    await editInUi(emu.baseUrl, 'PMB', idOf(text), { priority_id: priorities.get(high!)! });
+
+    const r = await tmsync(root, 'pull');
+    expect(r.code).toBe(0);
+    expect(r.err).toContain('Kept 1 change made in the repository since the last sync');
+    expect(await readFile(login, 'utf8')).toBe(local.replace(`priority: ${low}`, `priority: ${high}`));
+    // the repository's change is still the repository's: plan sends it, and nothing else
+    const plan = await tmsync(root, 'plan', '--format', 'json');
+    expect(plan.code).toBe(0);
+    const ops = (JSON.parse(plan.out) as { operations: { kind: string; changes?: { field: string; to: string }[] }[] }).operations;
+    expect(ops.map((o) => [o.kind, o.changes?.map((c) => [c.field, c.to])])).toEqual([['update_case', [['description', 'Signs in with the form.']]]]);
+  });
+
+  it('lists a conflict with both values and leaves the file (exit 1), then takes the service value with --prefer remote', async () => {
+    const { root, login } = await pulledProject(emu, 'PMC', dirs);
+    const text = await readFile(login, 'utf8');
+    const local = text.replace('description: Opens the login page and signs in.', 'description: Signs in with the form.');
+    await writeFile(login, local);
+    await editInUi(emu.baseUrl, 'PMC', idOf(text), { description: 'Signs in through single sign-on.' });
+
+    const r = await tmsync(root, 'pull');
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('Conflicts: 1 conflict');
+    expect(r.err).toContain('  cases/Login/sign-in.yaml: description\n    repository: "Signs in with the form."\n    service:    "Signs in through single sign-on."');
+    expect(r.err).toContain('--prefer remote');
+    expect(await readFile(login, 'utf8')).toBe(local);
+    // the conflict stays a conflict for plan too
+    const plan = await tmsync(root, 'plan');
+    expect(plan.code).toBe(1);
+
+    const local2 = await tmsync(root, 'pull', '--prefer', 'local');
+    expect(local2.code).toBe(0);
+    expect(local2.err).toContain('1 conflict left as the files have them (--prefer local)');
+    expect(await readFile(login, 'utf8')).toBe(local);
+
+    const remote = await tmsync(root, 'pull', '--prefer', 'remote');
+    expect(remote.code).toBe(0);
+    expect(remote.err).toContain("1 conflict settled with the service's values (--prefer remote)");
+    expect(await readFile(login, 'utf8')).toBe(text.replace('description: Opens the login page and signs in.', 'description: Signs in through single sign-on.'));
+    const after = await tmsync(root, 'plan', '--detailed-exitcode');
+    expect(after.err + after.out).toContain('No changes');
+    expect(after.code).toBe(0);
+  });
+
+  it('lists a case deleted on the service but edited in the file as a conflict, and leaves the file', async () => {
+    const { root, logout } = await pulledProject(emu, 'PMD', dirs);
+    const text = await readFile(logout, 'utf8');
+    const local = text.replace('description: Signs out.', 'description: Signs out and clears the session.');
+    await writeFile(logout, local);
+    await deleteOnService(emu.baseUrl, 'PMD', idOf(text));
+
+    const r = await tmsync(root, 'pull');
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('cases/Login/sign-out.yaml: deleted on one side, changed on the other');
+    expect(r.err).toContain('no longer has (not deleted)');
+    expect(await readFile(logout, 'utf8')).toBe(local);
+    // --prefer remote does what pull does with any deleted item: lists the file, never deletes it
+    const remote = await tmsync(root, 'pull', '--prefer', 'remote');
+    expect(remote.code).toBe(0);
+    expect(await readFile(logout, 'utf8')).toBe(local);
+  });
+
+  it('pulls a repository without a base as before, saying how many items had none, and records one', async () => {
+    const { root, login, priorities } = await pulledProject(emu, 'PME', dirs);
+    await rm(join(root, SYNC_BASE_FILE));
+    const text = await readFile(login, 'utf8');
+    const [low, high] = [...priorities.keys()];
+    await writeFile(login, text.replace('description: Opens the login page and signs in.', 'description: Signs in with the form.'));
+    await editInUi(emu.baseUrl, 'PME', idOf(text), { priority_id: priorities.get(high!)! });
+
+    const r = await tmsync(root, 'pull');
+    expect(r.code).toBe(0);
+    // the folder and its two cases
+    expect(r.err).toContain('3 items had no sync base (tmsync.base): pulled as before');
+    // as before: the service's values are written over the file's
+    expect(await readFile(login, 'utf8')).toBe(text.replace(`priority: ${low}`, `priority: ${high}`));
+    expect(await readFile(join(root, SYNC_BASE_FILE), 'utf8')).toMatch(/^case /m);
+    const again = await tmsync(root, 'pull');
+    expect(again.err).not.toContain('no sync base');
+  });
+});
