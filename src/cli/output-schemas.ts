@@ -55,6 +55,22 @@ export const outputSchemas = {
     created: z.array(z.string()),
     updated: z.array(z.string()),
     unchanged: z.number().int(),
+    conflicts: z
+      .array(
+        z.looseObject({
+          kind: z.enum(['case', 'step_group', 'folder']),
+          id: z.string().meta({ description: "the service's id of the item" }),
+          file: z.string(),
+          field: z.string().meta({ description: 'the YAML key; `folder` for where the file sits; `deleted` for a deletion on one side against an edit on the other' }),
+          local: z.unknown().meta({ description: "the file's value" }),
+          remote: z.unknown().meta({ description: "the service's value" }),
+          settled: z.enum(['local', 'remote']).optional().meta({ description: '--prefer: remote wrote the service value, local kept the file; absent: left as it is (exit 1)' }),
+        }),
+      )
+      .optional()
+      .meta({ description: 'fields changed both in the repository and on the service since the last sync (docs/sync.md)' }),
+    keptLocal: z.number().int().optional().meta({ description: 'fields changed only in the repository, left for the next apply' }),
+    withoutBase: z.number().int().optional().meta({ description: 'items with a file and no entry in tmsync.base: pulled as before' }),
   }),
   backup: doc('`tmsync backup --json`', { file: z.string(), bytes: z.number().int(), project, counts: z.record(z.string(), z.number()) }),
   restore: doc('`tmsync restore --json`', {
