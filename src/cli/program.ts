@@ -298,7 +298,7 @@ export const EXAMPLES: Record<string, string[]> = {
   ],
   apply: ['tmsync apply', 'tmsync apply --auto-approve --quiet', 'tmsync apply plan.json'],
   show: ['tmsync show plan.json', 'tmsync show plan.json --format markdown'],
-  pull: ['tmsync pull --project DEMO --dir tests', 'tmsync pull --folder "Checkout/Payments"'],
+  pull: ['tmsync pull --project DEMO --dir tests', 'tmsync pull --folder "Checkout/Payments"', 'tmsync pull --prefer remote'],
   backup: ['tmsync backup --out demo-backup.json.gz'],
   restore: ['tmsync restore demo-backup.json.gz --project NEW --map-user old@example.com=new@example.com'],
   migrate: ['tmsync migrate --from old --to new', 'tmsync migrate --from old --to new --folder Checkout --auto-approve'],
