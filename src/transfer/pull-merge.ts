@@ -201,12 +201,15 @@ export class PullMerge implements PullMergeHooks {
       }
       if (s !== 'conflict' && s !== 'mixed') continue;
       local ??= parsedMapping(text);
+      // a folder without `name:` is named by its directory
+      const dir = f.path.slice(0, f.path.lastIndexOf('/'));
+      const localValue = f.kind === 'folder' && key === 'name' && local[key] === undefined ? dir.slice(dir.lastIndexOf('/') + 1) : local[key];
       this.conflictsFound.push({
         kind: f.kind,
         id: f.itemId,
         file: f.path,
         field: key,
-        local: local[key],
+        local: localValue,
         remote: value,
         ...(this.input.prefer ? { settled: this.input.prefer } : {}),
       });

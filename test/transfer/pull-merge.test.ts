@@ -189,6 +189,25 @@ describe("pull's merge writer", () => {
   });
 });
 
+describe("pull's merge of a folder's name", () => {
+  it('lists a folder renamed on both sides with its directory name, and writes name: only under --prefer remote', async () => {
+    for (const prefer of [undefined, 'remote'] as const) {
+      const root = await pulledRepository();
+      await rename(join(root, 'cases/Checkout/Payments'), join(root, 'cases/Checkout/Billing'));
+      const actual = later((a) => {
+        a.folders.find((f) => f.id === F['f-pay'])!.name = 'Zahlungen';
+      });
+      const m = merge(baseFor(['folder', F['f-pay']!]), { [`folder ${F['f-pay']}`]: { name: 'conflict', parent: 'unchanged', order: 'unchanged' } }, actual, prefer);
+      const result = await pullIntoRepository(actual, { root, config, merge: m });
+      const file = 'cases/Checkout/Billing/_folder.yaml';
+      expect(m.summarize(result).conflicts).toEqual([{ kind: 'folder', id: F['f-pay'], file, field: 'name', local: 'Billing', remote: 'Zahlungen', ...(prefer ? { settled: prefer } : {}) }]);
+      const text = await readFile(join(root, file), 'utf8');
+      if (prefer) expect(text).toContain('name: Zahlungen');
+      else expect(text).not.toContain('name:');
+    }
+  });
+});
+
 describe('the base pull records', () => {
   it("records the service's values, keeps the old hash of fields the repository alone changed or left in conflict, and keeps entries of items not pulled", async () => {
     const root = await pulledRepository();

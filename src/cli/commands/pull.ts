@@ -78,7 +78,10 @@ async function pullWith(target: Target, root: string, hasConfig: boolean, option
     for (const n of notes) io.stderr(`Note: ${n}`);
     const actual = await actualP;
     const repoRoot = root;
-    const merge = base.size > 0 ? preparePullMerge({ base, actual, local: (await existing).state, ...(options.prefer ? { prefer: options.prefer } : {}) }) : undefined;
+    const local = await existing.catch(() => undefined);
+    const merge = base.size > 0 && local ? preparePullMerge({ base, actual, local: local.state, ...(options.prefer ? { prefer: options.prefer } : {}) }) : undefined;
+    // the merge keeps each field's standing only: the repository as loaded is not needed any more
+    if (local) delete local.state;
     const result = await pullIntoRepository(actual, {
       root: repoRoot,
       config: dirs,
