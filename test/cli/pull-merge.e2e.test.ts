@@ -223,6 +223,54 @@ describe('pull merges the service into the files field by field, against the syn
     expect(await readFile(logout, 'utf8')).toBe(local);
   });
 
+  it("merges a step group step by step: the file's edit of one step and the UI's edit of another", async () => {
+    emptyProject(emu, 'PMG');
+    const c = client(emu.baseUrl);
+    let groupId: string;
+    try {
+      const project = await resolveProject(c, 'PMG');
+      const params = { project_id: project.id };
+      const steps = [
+        { step_description: 'Open /login', expected_result: 'The form shows', order: 1 },
+        { step_description: 'Sign in', expected_result: 'The dashboard shows', order: 2 },
+      ];
+      groupId = (await c.call('createStepGroup', { params, body: { title: 'Log in', description: 'Signs in.', steps } })).data.step_group.id;
+      // a folder, so that the repository has its cases directory
+      await c.call('createFolder', { params, body: { name: 'Login' } });
+    } finally {
+      await c.close();
+    }
+    const root = await mkdtemp(join(tmpdir(), 'tmsync-pull-merge-'));
+    dirs.push(root);
+    expect((await tmsync(root, 'pull', '--base-url', emu.baseUrl, '--project', 'PMG')).code).toBe(0);
+    const file = join(root, 'step_groups/log-in.yaml');
+    const text = await readFile(file, 'utf8');
+    const local = text.replace('expected: The form shows', 'expected: The empty form shows');
+    await writeFile(file, local);
+    // the UI sends the whole group back, its second step changed
+    const ui = client(emu.baseUrl);
+    try {
+      const project = await resolveProject(ui, 'PMG');
+      const params = { project_id: project.id, step_group_id: groupId };
+      const g = (await ui.call('getStepGroup', { params })).data.step_group;
+      const steps = [...(g.steps ?? [])]
+        .sort((a, b) => a.order - b.order)
+        .map((s) => ({ step_description: s.step_description ?? null, expected_results: s.order === 2 ? 'The dashboard greets the user' : (s.expected_results ?? null), order: s.order }));
+      await ui.call('updateStepGroup', { params, body: { title: g.title, description: g.description ?? null, steps } });
+    } finally {
+      await ui.close();
+    }
+
+    const r = await tmsync(root, 'pull');
+    expect(r.err).not.toContain('Conflicts');
+    expect(r.code).toBe(0);
+    expect(await readFile(file, 'utf8')).toBe(local.replace('expected: The dashboard shows', 'expected: The dashboard greets the user'));
+    const plan = await tmsync(root, 'plan', '--format', 'json');
+    expect(plan.code).toBe(0);
+    const ops = (JSON.parse(plan.out) as { operations: { kind: string; changes?: { field: string }[] }[] }).operations;
+    expect(ops.map((o) => [o.kind, o.changes?.map((ch) => ch.field)])).toEqual([['update_step_group', ['steps']]]);
+  });
+
   it('pulls a repository without a base as before, saying how many items had none, and records one', async () => {
     const { root, login, priorities } = await pulledProject(emu, 'PME', dirs);
     await rm(join(root, SYNC_BASE_FILE));
