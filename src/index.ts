@@ -52,6 +52,8 @@ export { fileWriteBack } from './apply/write-back.js';
 export {
   buildPullFiles,
   pullIntoRepository,
+  preparePullMerge,
+  recordPull,
   actualToDesired,
   writeBackupFile,
   clientBackupSource,
@@ -62,6 +64,8 @@ export {
   BACKUP_FORMAT_VERSION,
   type PullFile,
   type PullResult,
+  type PreparedPullMerge,
+  type PullConflict,
   type BackupSource,
   type RestoreOptions,
   type RestoreResult,

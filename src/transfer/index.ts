@@ -1,7 +1,9 @@
 /** Projects in and out: pull, backup, restore, migrate (library side; the CLI prints). */
 export { buildRepositoryModel, type BuildModelOptions, type ExistingRepository, type RepositoryModel, type GoneItem } from './repository-model.js';
 export { buildPullFiles, type PullFile, type PullFilesResult, type BuildPullFilesOptions } from './pull-files.js';
-export { pullIntoRepository, loadExistingRepository, type PullOptions, type PullResult } from './pull.js';
+export { pullIntoRepository, loadExistingRepository, type PullOptions, type PullResult, type PullMergeHooks } from './pull.js';
+export { PullMerge, type Prefer, type PullConflict, type PullMergeInput, type PullMergeSummary } from './pull-merge.js';
+export { preparePullMerge, recordPull, type PreparedPullMerge } from './pull-sync.js';
 export { actualToDesired, type ActualToDesiredOptions } from './to-desired.js';
 export { slugify, isPortableDirName, safeDirName } from './naming.js';
 export { Backup, BACKUP_FORMAT_VERSION, BACKUP_KIND } from './backup-format.js';

@@ -1,5 +1,6 @@
 import { parse } from 'yaml';
 import { CASE_FIELDS } from '../fields.js';
+import type { Prefer } from '../plan/operations.js';
 import { SyncBase, type BaseKind, type FieldStanding } from '../sync/base.js';
 import type { PullFile } from './pull-files.js';
 import type { PullMergeHooks, PullResult } from './pull.js';
@@ -24,7 +25,8 @@ import type { PullMergeHooks, PullResult } from './pull.js';
  * Pure apart from the base it builds: the CLI reads the base and writes the new one.
  */
 
-export type Prefer = 'local' | 'remote';
+/** How `--prefer` settles conflicts: the plan's own type. */
+export type { Prefer };
 
 /** How each field of one item stands; see {@link fieldStanding}. */
 export type ItemStandings = ReadonlyMap<string, FieldStanding>;
