@@ -172,6 +172,11 @@ describe('pull merges the service into the files field by field, against the syn
     expect(plan.code).toBe(0);
     const ops = (JSON.parse(plan.out) as { operations: { kind: string; changes?: { field: string; to: string }[] }[] }).operations;
     expect(ops.map((o) => [o.kind, o.changes?.map((c) => [c.field, c.to])])).toEqual([['update_case', [['description', 'Signs in with the form.']]]]);
+    // and once applied, both sides hold the merge
+    expect((await tmsync(root, 'apply', '--auto-approve')).code).toBe(0);
+    const after = await tmsync(root, 'plan', '--detailed-exitcode');
+    expect(after.err + after.out).toContain('No changes');
+    expect(after.code).toBe(0);
   });
 
   it('lists a conflict with both values and leaves the file (exit 1), then takes the service value with --prefer remote', async () => {
