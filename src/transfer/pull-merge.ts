@@ -292,6 +292,8 @@ export function showConflictValue(value: unknown): string {
 
 /** A conflict for people, on three lines: the file and field, the repository's value, the service's. */
 export function describeConflict(c: PullConflict): string {
-  const what = c.field === 'deleted' ? 'deleted on one side, changed on the other' : c.field;
+  // pull never deletes a file: under --prefer remote, following the service is the person's step
+  const what =
+    c.field !== 'deleted' ? c.field : c.settled === 'remote' ? 'deleted on one side, changed on the other (pull never deletes files: delete it to follow the service)' : 'deleted on one side, changed on the other';
   return [`  ${c.file}: ${what}`, `    repository: ${showConflictValue(c.local)}`, `    service:    ${showConflictValue(c.remote)}`].join('\n');
 }

@@ -225,6 +225,7 @@ describe('pull merges the service into the files field by field, against the syn
     // --prefer remote does what pull does with any deleted item: lists the file, never deletes it
     const remote = await tmsync(root, 'pull', '--prefer', 'remote');
     expect(remote.code).toBe(0);
+    expect(remote.err).toContain('pull never deletes files: delete it to follow the service');
     expect(await readFile(logout, 'utf8')).toBe(local);
   });
 
