@@ -64,13 +64,13 @@ async function pullWith(target: Target, root: string, hasConfig: boolean, option
     const projectP = resolveProject(client, target.projectRef);
     const actualP = projectP.then((p) => fetchState(client, p.id, { scope: target.config.scope, signal: io.signal }));
     actualP.catch(() => undefined); // awaited below
-    // the repository's own files are read while the service is (its reads wait on the rate limit);
-    // a problem there is reported after the service's reads, as before
     // with a sync base, the repository is kept as loaded: the merge plans with it
     const hasBase = await access(join(root, SYNC_BASE_FILE)).then(
       () => true,
       () => false,
     );
+    // the repository's own files are read while the service is (its reads wait on the rate limit);
+    // a problem there is reported after the service's reads, as before
     const existing = loadExistingRepository(root, dirs, { state: hasBase });
     existing.catch(() => undefined); // awaited by pullIntoRepository
     const project = await projectP;
