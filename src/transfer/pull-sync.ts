@@ -97,16 +97,17 @@ function actualHas(actual: ActualState, kind: BaseKind, id: string): boolean {
 export function recordPull(
   base: SyncBase,
   actual: ActualState,
-  result: Pick<PullResult, 'items' | 'created'>,
+  result: Pick<PullResult, 'items' | 'created' | 'gone'>,
   merge: PreparedPullMerge | undefined,
 ): { base: SyncBase; summary: PullMergeSummary } {
   const hooks =
     merge?.hooks ??
     new PullMerge({ base, standings: () => undefined, remote: remoteItemValues(actual) });
   const summary = hooks.summarize(result);
-  if (merge && merge.deleted.length > 0) {
-    summary.conflicts.push(...merge.deleted);
-    if (!hooks.prefer) summary.unsettled += merge.deleted.length;
-  }
+  // the files pull lists as gone (under --folder, those of its subtree)
+  const gone = new Set(result.gone.map((g) => g.file));
+  const deleted = (merge?.deleted ?? []).filter((d) => gone.has(d.file));
+  summary.conflicts.push(...deleted);
+  if (!hooks.prefer) summary.unsettled += deleted.length;
   return { base: hooks.buildBase(result), summary };
 }
