@@ -71,6 +71,7 @@ export const outputSchemas = {
       .meta({ description: 'fields changed both in the repository and on the service since the last sync (docs/sync.md)' }),
     keptLocal: z.number().int().optional().meta({ description: 'fields changed only in the repository, left for the next apply' }),
     withoutBase: z.number().int().optional().meta({ description: 'items with a file and no entry in tmsync.base: pulled as before' }),
+    uncompared: z.array(z.string()).optional().meta({ description: 'files of items tmsync.base knows that could not be compared (a problem in the file): left as they are' }),
   }),
   backup: doc('`tmsync backup --json`', { file: z.string(), bytes: z.number().int(), project, counts: z.record(z.string(), z.number()) }),
   restore: doc('`tmsync restore --json`', {

@@ -73,12 +73,13 @@ export interface PullMergeSummary {
   unsettled: number;
   /** fields changed only in the repository, left for the next apply */
   keptLocal: number;
-  /**
-   * items with a file and no base entry: pulled as before (every key written). An item with an
-   * entry that the plan could not compare (a problem in its file) is pulled as before too, and not
-   * counted here.
-   */
+  /** items with a file and no base entry: pulled as before (every key written) */
   withoutBase: number;
+  /**
+   * files of items with a base entry that the plan could not compare (a problem in the file: an
+   * unknown label, an id claimed twice): left as they are, their base entries kept
+   */
+  uncompared: string[];
 }
 
 /** The compare-form fields of each kind whose standing is the item's place rather than a key of its file. */
@@ -155,6 +156,11 @@ export class PullMerge implements PullMergeHooks {
     return this.input.prefer;
   }
 
+  /** An item the base knows whose file the plan could not compare. */
+  private uncomparable(kind: BaseKind, id: string): boolean {
+    return this.input.base.get(kind, id) !== undefined && this.keysOf(kind, id) === undefined;
+  }
+
   private keysOf(kind: BaseKind, id: string): Map<string, KeyStanding> | undefined {
     const k = `${kind} ${id}`;
     let v = this.keys.get(k);
@@ -168,6 +174,7 @@ export class PullMerge implements PullMergeHooks {
 
   /** Whether an item the service has in another folder than the repository stays where its file is. */
   readonly keepPlace = (kind: 'folder' | 'case', id: string): boolean => {
+    if (this.uncomparable(kind, id)) return true;
     const s = this.keysOf(kind, id)?.get('folder');
     if (s === 'local') return true;
     if (s !== 'conflict') return false;
@@ -178,6 +185,8 @@ export class PullMerge implements PullMergeHooks {
   /** The keys of an existing file pull writes: those the service alone changed, and conflicts under `prefer: remote`. */
   fields(f: Extract<PullFile, { action: 'update' }>, text: string): Record<string, unknown> {
     if (f.kind === 'config' || f.itemId === undefined) return f.fields;
+    // a file the plan could not compare may hold changes of its own: nothing is written into it
+    if (this.uncomparable(f.kind, f.itemId)) return {};
     const keys = this.keysOf(f.kind, f.itemId);
     if (!keys) return f.fields;
     let local: Record<string, unknown> | undefined;
@@ -240,13 +249,15 @@ export class PullMerge implements PullMergeHooks {
     }
     conflicts.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
     let withoutBase = 0;
+    const uncompared: string[] = [];
     let keptLocal = this.keptLocalFields;
     for (const item of result.items) {
       if (created.has(item.path)) continue;
       if (!this.input.base.get(item.kind, item.id)) withoutBase++;
+      else if (this.uncomparable(item.kind, item.id)) uncompared.push(item.path);
       else if (this.keysOf(item.kind, item.id)?.get('folder') === 'local') keptLocal++;
     }
-    return { conflicts, unsettled: this.input.prefer ? 0 : conflicts.length, keptLocal, withoutBase };
+    return { conflicts, unsettled: this.input.prefer ? 0 : conflicts.length, keptLocal, withoutBase, uncompared: uncompared.sort() };
   }
 
   /**
@@ -263,6 +274,8 @@ export class PullMerge implements PullMergeHooks {
       const remote = this.input.remote(item.kind, item.id);
       if (!remote) continue;
       const old = base.get(item.kind, item.id);
+      // a file left as it was keeps its entry as it was
+      if (old && this.uncomparable(item.kind, item.id)) continue;
       const standings = old ? this.input.standings(item.kind, item.id) : undefined;
       const keep: string[] = [];
       for (const [name, s] of standings ?? []) if (s === 'local' || (s === 'conflict' && this.input.prefer !== 'remote')) keep.push(name);

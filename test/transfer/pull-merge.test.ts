@@ -140,6 +140,20 @@ describe("pull's merge writer", () => {
     expect(m.summarize(result).withoutBase).toBe(result.items.length - result.created.length - 1);
   });
 
+  it('leaves the file of an item the base knows but the plan could not compare as it is, and keeps its base entry', async () => {
+    const root = await pulledRepository();
+    await writeFile(join(root, CASE), HAND_EDITED);
+    const actual = later((a) => {
+      a.cases.find((x) => x.id === 'c-2')!.priorityId = 'p-high';
+    });
+    const base = baseFor(['case', 'c-2', { title: 'Valid login', priority: 'p-med' }]);
+    const m = merge(base, {}, actual);
+    const result = await pullIntoRepository(actual, { root, config, merge: m });
+    expect(await readFile(join(root, CASE), 'utf8')).toBe(HAND_EDITED);
+    expect(m.summarize(result).uncompared).toEqual([CASE]);
+    expect(m.buildBase(result).get('case', 'c-2')).toEqual(base.get('case', 'c-2'));
+  });
+
   it("merges a step group's steps element by element: the file's edit of one step and the service's of another", async () => {
     const root = await pulledRepository();
     const file = join(root, 'step_groups/log-in-as-admin.yaml');

@@ -127,6 +127,11 @@ async function pullWith(target: Target, root: string, hasConfig: boolean, option
         `${plural(merged.withoutBase, 'item')} had no sync base (${SYNC_BASE_FILE}): pulled as before, the service's values written over the files' (${SYNC_BASE_FILE} now records them).`,
       );
     }
+    if (merged.uncompared.length > 0) {
+      io.stderr(
+        `${plural(merged.uncompared.length, 'file')} could not be compared with the sync base (a problem in the file; \`tmsync plan\` names it), left as ${merged.uncompared.length === 1 ? 'it is' : 'they are'}: ${merged.uncompared.slice(0, 5).join(', ')}${merged.uncompared.length > 5 ? ', …' : ''}`,
+      );
+    }
     if (merged.keptLocal > 0) {
       io.stderr(`Kept ${plural(merged.keptLocal, 'change')} made in the repository since the last sync (the service's value there is unchanged): \`tmsync apply\` sends them.`);
     }
@@ -162,6 +167,7 @@ async function pullWith(target: Target, root: string, hasConfig: boolean, option
           conflicts: merged.conflicts,
           keptLocal: merged.keptLocal,
           withoutBase: merged.withoutBase,
+          uncompared: merged.uncompared,
         }),
       );
     }
