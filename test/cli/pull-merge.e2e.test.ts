@@ -121,6 +121,7 @@ async function pulledProject(emu: RunningEmulator, prefix: string, dirs: string[
   dirs.push(root);
   const r = await tmsync(root, 'pull', '--base-url', emu.baseUrl, '--project', prefix);
   expect(r.code).toBe(0);
+  expect(r.err).toContain('Wrote the sync base tmsync.base');
   return { root, login: join(root, 'cases/Login/sign-in.yaml'), logout: join(root, 'cases/Login/sign-out.yaml'), priorities };
 }
 

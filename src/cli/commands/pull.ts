@@ -110,6 +110,7 @@ async function pullWith(target: Target, root: string, hasConfig: boolean, option
     // the modelines of the files just written point at these
     const schemas = await writeSchemaFiles(repoRoot);
     if (schemas.length > 0) io.stderr(`Wrote the JSON Schemas editors use to ${SCHEMA_DIR}/ (commit them).`);
+    if (!hasBase) io.stderr(`Wrote the sync base ${SYNC_BASE_FILE}: what the files and the service held at this pull (commit it with the files; docs/sync.md).`);
     for (const w of result.warnings) io.stderr(`Warning: ${w.message}`);
     for (const m of result.moved) io.stderr(`Moved ${m.from} → ${m.to}`);
     if (result.gone.length > 0) {
