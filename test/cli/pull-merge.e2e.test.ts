@@ -278,6 +278,46 @@ describe('pull merges the service into the files field by field, against the syn
     expect(ops.map((o) => [o.kind, o.changes?.map((ch) => ch.field)])).toEqual([['update_step_group', ['steps']]]);
   });
 
+  it("merges folders: the service's new name is written into _folder.yaml, the repository's new orders kept", async () => {
+    const { root } = await pulledProject(emu, 'PMF', dirs);
+    const c = client(emu.baseUrl);
+    try {
+      const project = await resolveProject(c, 'PMF');
+      await c.call('createFolder', { params: { project_id: project.id }, body: { name: 'Other' } });
+    } finally {
+      await c.close();
+    }
+    expect((await tmsync(root, 'pull')).code).toBe(0);
+    // the repository swaps the two folders
+    const login = join(root, 'cases/Login/_folder.yaml');
+    const other = join(root, 'cases/Other/_folder.yaml');
+    const text = await readFile(login, 'utf8');
+    expect(text).toMatch(/^order: 0$/m);
+    const local = text.replace(/^order: 0$/m, 'order: 1');
+    await writeFile(login, local);
+    await writeFile(other, (await readFile(other, 'utf8')).replace(/^order: 1$/m, 'order: 0'));
+    const ui = client(emu.baseUrl);
+    try {
+      const project = await resolveProject(ui, 'PMF');
+      await ui.call('updateFolder', { params: { project_id: project.id, folder_id: idOf(text) }, body: { name: 'Sign-in' } });
+    } finally {
+      await ui.close();
+    }
+
+    const r = await tmsync(root, 'pull');
+    expect(r.err).not.toContain('Conflicts');
+    expect(r.err).toContain('Kept 2 changes made in the repository');
+    expect(r.code).toBe(0);
+    expect(await readFile(login, 'utf8')).toBe(local.replace('order: 1', 'name: Sign-in\norder: 1'));
+    const plan = await tmsync(root, 'plan', '--format', 'json');
+    expect(plan.code).toBe(0);
+    const ops = (JSON.parse(plan.out) as { operations: { kind: string; path: string[]; changes?: { field: string; to: string }[] }[] }).operations;
+    expect(ops.map((o) => [o.kind, o.path.join('/'), o.changes?.map((ch) => [ch.field, ch.to])])).toEqual([
+      ['update_folder', 'Sign-in', [['order', '1']]],
+      ['update_folder', 'Other', [['order', '0']]],
+    ]);
+  });
+
   it('pulls a repository without a base as before, saying how many items had none, and records one', async () => {
     const { root, login, priorities } = await pulledProject(emu, 'PME', dirs);
     await rm(join(root, SYNC_BASE_FILE));
