@@ -46,6 +46,24 @@ export interface FetchStateOptions {
     caseQueries: (folders: readonly RemoteFolder[]) => CaseQuery[] | Promise<CaseQuery[]>;
     readStepGroup: (group: StepGroup) => boolean | Promise<boolean>;
   };
+  /**
+   * Called while the reads go on, for a caller that works on the state as it arrives (`pull`
+   * renders and stages files during the reads): `context` once, as soon as everything but the
+   * cases is read (`cases` empty, `labelsReadable` true until a case says otherwise), then `cases`
+   * with each page's cases as read (before the scope and `caseFilter` are applied). The result
+   * holds the very objects given here (folders, step groups, lookups, users, labels and cases), so
+   * a caller can tell by identity that what it computed is from the same data.
+   */
+  onRead?: {
+    context(state: ActualState): void;
+    cases(cases: readonly RemoteCase[]): void;
+  };
+}
+
+/** A case as the list gave it (after the GET of its human id, if any) and as tmsync reads it. */
+interface ReadCase {
+  wire: TestCase;
+  remote: RemoteCase;
 }
 
 async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
@@ -139,6 +157,9 @@ export async function fetchState(
   };
   const lookupList = (name: LookupListName) => guard(collect(client.paginate(name, req())).then((xs) => xs.map(toLookup)));
 
+  const onRead = options.onRead;
+  const share = textSharer();
+
   // the project's chain (resolve, then lists, then per-item reads) is the longest: start it first
   // one copy of each repeated short text across all pages (see `textSharer`)
   const share = textSharer();
@@ -175,6 +196,25 @@ export async function fetchState(
         for await (const c of client.paginate('listTestCases', req({ params, query }))) pending.push(remoteCase(c));
         return (await Promise.all(pending)).filter(keep);
       };
+      /** the whole list, each case converted (and given to `onRead`) as its page arrives */
+      const listAllCases = async (): Promise<ReadCase[]> => {
+        const pending: Promise<ReadCase>[] = [];
+        let page: Promise<ReadCase>[] = [];
+        const flush = () => {
+          if (page.length === 0) return;
+          const batch = Promise.all(page);
+          page = [];
+          guard(batch).then((cs) => onRead?.cases(cs.map((c) => c.remote)), () => undefined);
+        };
+        for await (const c of client.paginate('listTestCases', req({ params }))) {
+          const one = withHumanId(c).then((w) => ({ wire: w, remote: toRemoteCase(w, share) }));
+          pending.push(one);
+          page.push(one);
+          if (page.length >= client.pageSize) flush();
+        }
+        flush();
+        return Promise.all(pending);
+      };
       const changed = options.changed;
 
       const casesP = guard(
@@ -184,9 +224,9 @@ export async function fetchState(
               const results = await Promise.all(queries.map((q) => runCaseQuery(q)));
               const byId = new Map<string, RemoteCase>();
               for (const c of results.flat()) if (!byId.has(c.id)) byId.set(c.id, c);
-              return [...byId.values()];
+              return [...byId.values()].map((w) => ({ wire: w, remote: toRemoteCase(w, share) }));
             })()
-          : listCases({}),
+          : listAllCases(),
       );
 
       /** one targeted read (see `CaseQuery`): the list filtered by human id or by folder and title; a uuid's GET gives the folder and title to filter by */
@@ -224,7 +264,9 @@ export async function fetchState(
                 (async () => {
                   // --changed-since: a group the change does not name keeps the list's copy (no steps)
                   if (changed && !(await changed.readStepGroup(g))) return g;
-                  const r = await client.call('getStepGroup', req({ params: { ...params, step_group_id: g.id } }));
+                  // before the case pages: a case's file needs its step groups, so with them read
+                  // first, cases can be laid out as their pages arrive (`onRead`)
+                  const r = await client.call('getStepGroup', req({ params: { ...params, step_group_id: g.id }, priority: 2 }));
                   const full = { ...g, ...r.data.step_group };
                   cache?.putStepGroup(full, g.updated_at);
                   return full;
@@ -239,8 +281,7 @@ export async function fetchState(
       // the plan does not use test plans: a --changed-since read skips them
       const plansP = changed ? Promise.resolve([]) : guard(collect(client.paginate('listTestPlans', req({ params }))));
       if (changed) cache?.keepUnlistedCases();
-      const [folders, cases, stepGroups, plans] = await Promise.all([foldersP, casesP, stepGroupsP, plansP]);
-      return { project, folders, cases, stepGroups, plans };
+      return { project, foldersP, casesP, stepGroupsP, plansP };
     })(),
   );
 
@@ -255,12 +296,39 @@ export async function fetchState(
   const usersP = guard(client.call('listUsers', req()).then((r) => r.data.map(toUser)));
   const labelsP = guard(client.call('listLabels', req()).then((r) => r.data.labels.map(toLabel)));
 
-  const [[types, statuses, priorities, automationTypes, runStatuses], users, labels, part] = await Promise.all([
-    lookupsP,
-    usersP,
-    labelsP,
-    projectPart,
-  ]);
+  // everything but the cases and plans: given to `onRead` as soon as it is read
+  const contextP = guard(
+    (async () => {
+      const part = await projectPart;
+      const [[types, statuses, priorities, automationTypes, runStatuses], users, labels, wireFolders, groups] = await Promise.all([
+        lookupsP,
+        usersP,
+        labelsP,
+        part.foldersP,
+        part.stepGroupsP,
+      ]);
+      let folders = flattenFolders(wireFolders).map(toRemoteFolder);
+      let inside: Set<string> | undefined;
+      if (options.scope) {
+        const scoped = scopedFolderIds(folders, options.scope);
+        inside = scoped.inside;
+        folders = folders.filter((f) => scoped.inside.has(f.id) || scoped.ancestors.has(f.id));
+      }
+      const context: ActualState = deepFreeze({
+        project: part.project,
+        folders,
+        cases: [],
+        stepGroups: groups.map(toRemoteStepGroup),
+        testPlans: [],
+        lookups: { types, statuses, priorities, automationTypes, runStatuses },
+        users,
+        labels,
+        labelsReadable: true,
+      });
+      return { context, inside };
+    })(),
+  );
+  if (onRead) contextP.then(({ context }) => onRead.context(context), () => undefined);
 
   let folders = flattenFolders(part.folders).map(toRemoteFolder);
   let cases = part.cases;
@@ -275,14 +343,9 @@ export async function fetchState(
   if (options.caseFilter) cases = cases.filter(options.caseFilter);
 
   const state: ActualState = {
-    project: part.project,
-    folders,
+    ...context,
     cases,
-    stepGroups: part.stepGroups.map(toRemoteStepGroup),
-    testPlans: part.plans.map(toRemoteTestPlan),
-    lookups: { types, statuses, priorities, automationTypes, runStatuses },
-    users,
-    labels,
+    testPlans: plans.map(toRemoteTestPlan),
     labelsReadable,
   };
   return deepFreeze(state);

@@ -535,6 +535,28 @@ export interface WriteFilesOptions extends WriteFileOptions {
    * cannot (each file is then fsynced on its own). @default `sync -f DIR` (syncfs(2)) on Linux
    */
   syncFileSystem?: (dir: string) => Promise<boolean>;
+  /**
+   * A temporary file already holding exactly `content` (written earlier by {@link stageTempFile}
+   * with this root), taken instead of writing the content again; undefined: none.
+   */
+  staged?: (content: string | Uint8Array) => string | undefined;
+}
+
+/**
+ * Writes `content` to a new temporary file under `<root>/.tmsync/tmp/`, not flushed, and returns
+ * its path: a file of a later {@link writeFilesAtomic} (its `staged`), written ahead of it, while
+ * the content is still being gathered. The caller removes the file when it is not used.
+ */
+export async function stageTempFile(root: string, content: string | Uint8Array, options: { ops?: Partial<FileOps>; session?: WriteSession; name?: string } = {}): Promise<string> {
+  const ops = fileOps(options.ops);
+  const tmp = join(await sessionTempDir(resolve(root), ops, options.session), `${options.name ?? 'staged'}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    await writeNewFile(ops, tmp, content, false);
+  } catch (err) {
+    await ops.unlink(tmp).catch(() => undefined);
+    throw err;
+  }
+  return tmp;
 }
 
 /** `sync -f DIR`: one syncfs(2) for the whole file system; false where it is missing or fails. */
@@ -578,8 +600,12 @@ export async function writeFilesAtomic(
       staged.push(entry);
       try {
         await once(session, `mkdir:${dir}`, () => ops.mkdir(dir, { recursive: true }));
-        entry.tmp = join(await sessionTempDir(root, ops, session), `${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-        await writeNewFile(ops, entry.tmp, content, false);
+        const ready = options.staged?.(content);
+        if (ready !== undefined) entry.tmp = ready;
+        else {
+          entry.tmp = join(await sessionTempDir(root, ops, session), `${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+          await writeNewFile(ops, entry.tmp, content, false);
+        }
         await keepModeAndOwner(ops, entry.tmp, before);
       } catch (err) {
         throw ioError(err, 'write', shown);

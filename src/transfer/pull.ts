@@ -13,6 +13,7 @@ import { forEachLimit } from './streams.js';
 import { buildPullFiles, MANAGED_KEYS, type PullFile, type PulledConfig } from './pull-files.js';
 import type { FieldWarning } from './case-fields.js';
 import type { ExistingRepository, GoneItem } from './repository-model.js';
+import type { PullStage } from './pull-stage.js';
 
 /**
  * `pull` on disk: reads what the repository already holds (so names stay stable and local files
@@ -46,6 +47,12 @@ export interface PullOptions {
    * @default read here
    */
   existing?: Promise<LocalRepository>;
+  /**
+   * The work done while the service was read (`createPullStage`, given the same `existing`):
+   * its layout of the cases, staged new files and early comparisons are taken where they fit.
+   * The caller discards it once pull is done.
+   */
+  stage?: PullStage;
 }
 
 /** What the repository already holds, with its temporary files a killed run left and its twins. */
@@ -138,6 +145,8 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
   const { root } = options;
   const existing = await (options.existing ?? loadExistingRepository(root, options.config));
   await removeStrayTempFiles(root, existing.strays, options.ops);
+  const stage = options.stage;
+  await stage?.settle();
   // the root, its temporary directory and each directory are prepared once for all the files
   const write = { root, session: createWriteSession(), ...(options.ops ? { ops: options.ops } : {}) };
   const ops = fileOps(options.ops);
@@ -149,6 +158,7 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
     ...(options.writeConfig ? { config: options.writeConfig } : {}),
     // each file is rendered as its turn to be written comes: rendering overlaps the writes before it
     lazyContent: true,
+    ...(stage?.memo ? { memo: stage.memo } : {}),
   });
   const result: PullResult = {
     created: [],
@@ -179,6 +189,11 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
   const mode = options.writeMode ?? (process.env.TMSYNC_PULL_WRITE === 'each' ? 'each' : 'batch');
   await forEachLimit(mode === 'each' ? built.files : built.files.filter((f) => f.action !== 'create'), parallel, async (f: PullFile) => {
     const abs = join(root, f.path);
+    // read during the service's reads and found as it would be written
+    if (f.action === 'update' && !f.renameFrom && stage?.unchanged(f.path, f.content)) {
+      result.unchanged += 1;
+      return;
+    }
     if (f.action === 'create') {
       await writeFileAtomic(abs, f.content, write);
       result.created.push(f.path);
@@ -207,7 +222,7 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
     // before the renames leaves none of them); each is rendered as its turn comes
     await writeFilesAtomic(
       creates.map((f) => ({ file: join(root, f.path), content: () => f.content })),
-      { ...write, parallel },
+      { ...write, parallel, ...(stage ? { staged: (content: string | Uint8Array) => stage.claim(content) } : {}) },
     );
     for (const f of creates) result.created.push(f.path);
   }

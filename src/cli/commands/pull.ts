@@ -1,8 +1,10 @@
 import { access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fetchState, resolveProject } from '../../remote/index.js';
+import type { RemoteProject } from '../../model.js';
 import { SCHEMA_DIR, writeSchemaFiles } from '../../repository/index.js';
-import { loadExistingRepository, pullIntoRepository } from '../../transfer/pull.js';
+import { loadExistingRepository, pullIntoRepository, type LocalRepository } from '../../transfer/pull.js';
+import { createPullStage, type PullStage } from '../../transfer/pull-stage.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { loadTarget, type Target } from '../target.js';
 import { withRepositoryLock } from '../lock.js';
@@ -55,12 +57,37 @@ async function pullWith(target: Target, root: string, hasConfig: boolean, option
     const folder = parseFolderPath(options.folder);
     const dirs = target.config;
     const projectP = resolveProject(client, target.projectRef);
-    const actualP = projectP.then((p) => fetchState(client, p.id, { scope: target.config.scope, signal: io.signal }));
-    actualP.catch(() => undefined); // awaited below
     // the repository's own files are read while the service is (its reads wait on the rate limit);
     // a problem there is reported after the service's reads, as before
     const existing = loadExistingRepository(root, dirs);
     existing.catch(() => undefined); // awaited by pullIntoRepository
+    // cases are laid out, rendered and staged as their pages arrive (a whole pull; a subtree's
+    // step group names depend on the cases it holds)
+    const stage = folder
+      ? undefined
+      : createPullStage({ root, config: dirs, existing, stageNewFiles: process.env.TMSYNC_PULL_WRITE !== 'each' });
+    try {
+      return await pullRead(target, root, hasConfig, options, io, { folder, projectP, existing, ...(stage ? { stage } : {}) });
+    } finally {
+      await stage?.discard();
+    }
+  }
+}
+
+async function pullRead(
+  target: Target,
+  root: string,
+  hasConfig: boolean,
+  options: PullOptions,
+  io: CliIo,
+  read: { folder: string[] | undefined; projectP: Promise<RemoteProject>; existing: Promise<LocalRepository>; stage?: PullStage },
+): Promise<number> {
+  {
+    const { client } = target;
+    const { folder, projectP, existing, stage } = read;
+    const dirs = target.config;
+    const actualP = projectP.then((p) => fetchState(client, p.id, { scope: target.config.scope, signal: io.signal, ...(stage ? { onRead: stage.onRead } : {}) }));
+    actualP.catch(() => undefined); // awaited below
     const project = await projectP;
     const actual = await actualP;
     const repoRoot = root;
@@ -68,6 +95,7 @@ async function pullWith(target: Target, root: string, hasConfig: boolean, option
       root: repoRoot,
       config: dirs,
       existing,
+      ...(stage ? { stage } : {}),
       ...(folder ? { folder } : {}),
       ...(hasConfig
         ? {}
