@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import type { Stats } from 'node:fs';
+import { writeFile as writeFileCallback, type Stats } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { Document, isCollection, isMap, isScalar, parse, parseDocument, Scalar, visit } from 'yaml';
@@ -551,7 +551,9 @@ export async function stageTempFile(root: string, content: string | Uint8Array, 
   const ops = fileOps(options.ops);
   const tmp = join(await sessionTempDir(resolve(root), ops, options.session), `${options.name ?? 'staged'}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    await writeNewFile(ops, tmp, content, false);
+    if (options.ops?.open) await writeNewFile(ops, tmp, content, false);
+    // without a file handle object: for thousands of small files, the handles' own cost is the larger part
+    else await new Promise<void>((done, fail) => writeFileCallback(tmp, content, { flag: 'wx' }, (err) => (err ? fail(err) : done())));
   } catch (err) {
     await ops.unlink(tmp).catch(() => undefined);
     throw err;
@@ -591,9 +593,28 @@ export async function writeFilesAtomic(
   const ops = fileOps(options.ops);
   const root = resolve(options.root);
   const staged: { file: string; shown: string; target: string; content: string | Uint8Array; tmp: string | undefined }[] = [];
+  /**
+   * Each directory of the batch resolved once (its real path, inside the root) with what it
+   * already holds, named as macOS and Windows compare names: a file whose name is not there is
+   * known to be new without a look of its own; any other file, and every file of a directory
+   * that cannot be listed so, gets the checks of a single write (and their errors).
+   */
+  const listing = (dir: string) =>
+    once(session, `list:${dir}`, async () => {
+      await once(session, `mkdir:${root}`, () => ops.mkdir(root, { recursive: true }));
+      const { target, missing } = await resolveTarget(dir, root, ops, session);
+      if (missing) return { real: target, names: new Set<string>() };
+      if (!(await ops.stat(target)).isDirectory()) return undefined;
+      return { real: target, names: new Set((await ops.readdir(target)).map(foldName)) };
+    }).catch(() => undefined);
   try {
     await limit(files, parallel, async (f) => {
-      const { shown, target, before } = await prepareWrite(f.file, root, ops, session);
+      const abs = resolve(f.file);
+      const known = await listing(dirname(abs));
+      const { shown, target, before } =
+        known && !known.names.has(foldName(basename(abs)))
+          ? { shown: shownPath(abs, root), target: join(known.real, basename(abs)), before: undefined }
+          : await prepareWrite(f.file, root, ops, session);
       const content = contentOf(f.content);
       const dir = dirname(target);
       const entry = { file: f.file, shown, target, content, tmp: undefined as string | undefined };
@@ -645,6 +666,9 @@ export async function writeFilesAtomic(
     throw err;
   }
 }
+
+/** A name as file systems that ignore letter case and Unicode normalisation compare it. */
+const foldName = (name: string) => name.normalize('NFC').toUpperCase().toLowerCase();
 
 /** Runs `fn` over `items`, `n` at a time; the first failure is thrown once the running calls settle. */
 async function limit<T>(items: readonly T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
