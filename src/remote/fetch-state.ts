@@ -199,12 +199,13 @@ export async function fetchState(
       /** the whole list, each case converted (and given to `onRead`) as its page arrives */
       const listAllCases = async (): Promise<ReadCase[]> => {
         const pending: Promise<ReadCase>[] = [];
+        const given: Promise<void>[] = [];
         let page: Promise<ReadCase>[] = [];
         const flush = () => {
-          if (page.length === 0) return;
+          if (page.length === 0 || !onRead) return;
           const batch = Promise.all(page);
           page = [];
-          guard(batch).then((cs) => onRead?.cases(cs.map((c) => c.remote)), () => undefined);
+          given.push(guard(batch).then((cs) => onRead.cases(cs.map((c) => c.remote))));
         };
         for await (const c of client.paginate('listTestCases', req({ params }))) {
           const one = withHumanId(c).then((w) => ({ wire: w, remote: toRemoteCase(w, share) }));
@@ -213,6 +214,8 @@ export async function fetchState(
           if (page.length >= client.pageSize) flush();
         }
         flush();
+        // every page is given to `onRead` before the state is complete
+        await Promise.all(given);
         return Promise.all(pending);
       };
       const changed = options.changed;

@@ -227,7 +227,8 @@ export function createPullStage(options: PullStageOptions): PullStage {
     async settle() {
       // (a failure to read the repository is the caller's to report)
       await existing;
-      await work;
+      // pages given while waiting are laid out too
+      for (let last: Promise<void> | undefined; last !== work; ) await (last = work);
       await writesIdle();
       await flushing;
     },
