@@ -60,10 +60,10 @@ export interface FetchStateOptions {
   };
 }
 
-/** A case as the list gave it (after the GET of its human id, if any) and as tmsync reads it. */
+/** A case as tmsync reads it, and whether the service reported its labels (the wire case is not kept). */
 interface ReadCase {
-  wire: TestCase;
   remote: RemoteCase;
+  labels: boolean;
 }
 
 async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
@@ -159,6 +159,7 @@ export async function fetchState(
 
   const onRead = options.onRead;
   const share = textSharer();
+  const readCase = (w: TestCase): ReadCase => ({ remote: toRemoteCase(w, share), labels: reportedLabelIds(w) !== undefined });
 
   // the project's chain (resolve, then lists, then per-item reads) is the longest: start it first
   // one copy of each repeated short text across all pages (see `textSharer`)
@@ -208,7 +209,7 @@ export async function fetchState(
           given.push(guard(batch).then((cs) => onRead.cases(cs.map((c) => c.remote))));
         };
         for await (const c of client.paginate('listTestCases', req({ params }))) {
-          const one = withHumanId(c).then((w) => ({ wire: w, remote: toRemoteCase(w, share) }));
+          const one = withHumanId(c).then((w) => readCase(w));
           pending.push(one);
           page.push(one);
           if (page.length >= client.pageSize) flush();
@@ -227,7 +228,7 @@ export async function fetchState(
               const results = await Promise.all(queries.map((q) => runCaseQuery(q)));
               const byId = new Map<string, RemoteCase>();
               for (const c of results.flat()) if (!byId.has(c.id)) byId.set(c.id, c);
-              return [...byId.values()].map((w) => ({ wire: w, remote: toRemoteCase(w, share) }));
+              return [...byId.values()].map((w) => readCase(w));
             })()
           : listAllCases(),
       );

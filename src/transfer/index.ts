@@ -2,6 +2,7 @@
 export { buildRepositoryModel, type BuildModelOptions, type ExistingRepository, type RepositoryModel, type GoneItem } from './repository-model.js';
 export { buildPullFiles, type PullFile, type PullFilesResult, type BuildPullFilesOptions } from './pull-files.js';
 export { pullIntoRepository, loadExistingRepository, type PullOptions, type PullResult } from './pull.js';
+export { createPullStage, type PullStage, type PullStageOptions } from './pull-stage.js';
 export { actualToDesired, type ActualToDesiredOptions } from './to-desired.js';
 export { slugify, isPortableDirName, safeDirName } from './naming.js';
 export { Backup, BACKUP_FORMAT_VERSION, BACKUP_KIND } from './backup-format.js';
