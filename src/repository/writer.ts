@@ -592,14 +592,24 @@ export async function writeFilesAtomic(
   }
   const ops = fileOps(options.ops);
   const root = resolve(options.root);
-  const staged: { file: string; shown: string; target: string; content: string | Uint8Array; tmp: string | undefined }[] = [];
+  const staged: { file: string; shown: string | undefined; target: string; content: string | Uint8Array; tmp: string | undefined }[] = [];
+  // how errors name a file (worked out only for one)
+  const shownOf = (e: { file: string; shown: string | undefined }) => e.shown ?? shownPath(resolve(e.file), root);
   /**
    * Each directory of the batch resolved once (its real path, inside the root) with what it
    * already holds, named as macOS and Windows compare names: a file whose name is not there is
    * known to be new without a look of its own; any other file, and every file of a directory
    * that cannot be listed so, gets the checks of a single write (and their errors).
    */
-  const listing = (dir: string) =>
+  type Listing = { real: string; names: Set<string> } | undefined;
+  const listed = new Map<string, Listing>();
+  const listing = async (dir: string): Promise<Listing> => {
+    if (listed.has(dir)) return listed.get(dir);
+    const got = await listOnce(dir);
+    listed.set(dir, got);
+    return got;
+  };
+  const listOnce = (dir: string) =>
     once(session, `list:${dir}`, async () => {
       await once(session, `mkdir:${root}`, () => ops.mkdir(root, { recursive: true }));
       const { target, missing } = await resolveTarget(dir, root, ops, session);
@@ -613,7 +623,7 @@ export async function writeFilesAtomic(
       const known = await listing(dirname(abs));
       const { shown, target, before } =
         known && !known.names.has(foldName(basename(abs)))
-          ? { shown: shownPath(abs, root), target: join(known.real, basename(abs)), before: undefined }
+          ? { shown: undefined, target: join(known.real, basename(abs)), before: undefined }
           : await prepareWrite(f.file, root, ops, session);
       const content = contentOf(f.content);
       const dir = dirname(target);
@@ -627,9 +637,9 @@ export async function writeFilesAtomic(
           entry.tmp = join(await sessionTempDir(root, ops, session), `${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
           await writeNewFile(ops, entry.tmp, content, false);
         }
-        await keepModeAndOwner(ops, entry.tmp, before);
+        if (before) await keepModeAndOwner(ops, entry.tmp, before);
       } catch (err) {
-        throw ioError(err, 'write', shown);
+        throw ioError(err, 'write', shownOf(entry));
       }
     });
     // the data of every file is on the disk before any rename makes it a file: a crash leaves old or new
@@ -644,7 +654,7 @@ export async function writeFilesAtomic(
             await fh.close();
           }
         } catch (err) {
-          throw ioError(err, 'write', e.shown);
+          throw ioError(err, 'write', shownOf(e));
         }
       });
     }
@@ -654,7 +664,7 @@ export async function writeFilesAtomic(
         await ops.rename(tmp, e.target);
         e.tmp = undefined;
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw ioError(err, 'write', e.shown);
+        if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw ioError(err, 'write', shownOf(e));
         // the temporary directory is on another file system than the file: the single write handles it
         await ops.unlink(tmp).catch(() => undefined);
         e.tmp = undefined;

@@ -156,10 +156,18 @@ export function buildPullFiles(actual: ActualState, options: BuildPullFilesOptio
   }
   for (const g of model.stepGroups) files.push(fileFor('step_group', g.file, g.existingFile, (p) => renderModelStepGroup(g, p), () => stepGroupDocument(g), lazy));
   const memo = options.memo;
+  // the schema comment depends on the directory only
+  const comments = new Map<string, string>();
+  const commentOf = (p: string) => {
+    const dir = p.slice(0, p.lastIndexOf('/') + 1);
+    let comment = comments.get(dir);
+    if (comment === undefined) comments.set(dir, (comment = schemaComment('test-case', p)));
+    return comment;
+  };
   const renderCase = (c: ModelCase, p: string) => {
     // rendered while the state was read, from these very fields, for this directory
     const early = memo?.get(c.remote);
-    if (early?.rendered && early.fields === c.fields && early.rendered.comment === schemaComment('test-case', p)) return early.rendered.content;
+    if (early?.rendered && early.fields === c.fields && early.rendered.comment === commentOf(p)) return early.rendered.content;
     return renderModelCase(c, p);
   };
   for (const c of model.cases) files.push(fileFor('case', c.file, c.existingFile, (p) => renderCase(c, p), () => caseDocument(c), lazy));

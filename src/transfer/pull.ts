@@ -187,13 +187,16 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
   const parallel = options.parallel ?? 32;
   const creates = built.files.filter((f) => f.action === 'create');
   const mode = options.writeMode ?? (process.env.TMSYNC_PULL_WRITE === 'each' ? 'each' : 'batch');
-  await forEachLimit(mode === 'each' ? built.files : built.files.filter((f) => f.action !== 'create'), parallel, async (f: PullFile) => {
+  // files read during the service's reads and found as they would be written: nothing to do
+  const settled = (f: PullFile) => f.action === 'update' && !f.renameFrom && stage !== undefined && stage.unchanged(f.path, f.content);
+  const rest: PullFile[] = [];
+  for (const f of built.files) {
+    if (mode !== 'each' && f.action === 'create') continue;
+    if (settled(f)) result.unchanged += 1;
+    else rest.push(f);
+  }
+  await forEachLimit(rest, parallel, async (f: PullFile) => {
     const abs = join(root, f.path);
-    // read during the service's reads and found as it would be written
-    if (f.action === 'update' && !f.renameFrom && stage?.unchanged(f.path, f.content)) {
-      result.unchanged += 1;
-      return;
-    }
     if (f.action === 'create') {
       await writeFileAtomic(abs, f.content, write);
       result.created.push(f.path);
