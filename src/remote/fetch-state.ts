@@ -159,7 +159,8 @@ export async function fetchState(
 
   const onRead = options.onRead;
   const share = textSharer();
-  const readCase = (w: TestCase): ReadCase => ({ remote: toRemoteCase(w, share), labels: reportedLabelIds(w) !== undefined });
+  // frozen as it arrives: the state's freeze at the end has only the lists left to do
+  const readCase = (w: TestCase): ReadCase => ({ remote: deepFreeze(toRemoteCase(w, share)), labels: reportedLabelIds(w) !== undefined });
 
   // the project's chain (resolve, then lists, then per-item reads) is the longest: start it first
   // one copy of each repeated short text across all pages (see `textSharer`)
