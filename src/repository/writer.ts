@@ -618,7 +618,41 @@ export async function writeFilesAtomic(
       return { real: target, names: new Set((await ops.readdir(target)).map(foldName)) };
     }).catch(() => undefined);
   try {
-    await limit(files, parallel, async (f) => {
+    let rest = files;
+    // files whose content found no staged temporary file already
+    const asked = new Set<object>();
+    if (options.staged) {
+      // the directories first (a few), then every new file with a staged temporary file in one
+      // pass, without a turn of its own; the others as below
+      const dirOf = files.map((f) => dirname(resolve(f.file)));
+      await limit([...new Set(dirOf)], parallel, async (d) => void (await listing(d)));
+      const later: { file: string; content: string | Uint8Array | (() => string | Uint8Array) }[] = [];
+      const made = new Map<string, (typeof staged)[number]>();
+      for (const [i, f] of files.entries()) {
+        const known = listed.get(dirOf[i]!);
+        const base = basename(f.file);
+        if (!known || known.names.has(foldName(base))) {
+          later.push(f);
+          continue;
+        }
+        const content = contentOf(f.content);
+        const ready = options.staged(content);
+        if (ready === undefined) {
+          const again = { file: f.file, content };
+          asked.add(again);
+          later.push(again);
+          continue;
+        }
+        const entry = { file: f.file, shown: undefined, target: join(known.real, base), content, tmp: ready as string | undefined };
+        staged.push(entry);
+        if (!made.has(known.real)) made.set(known.real, entry);
+      }
+      await limit([...made], parallel, async ([dir, first]) => {
+        await once(session, `mkdir:${dir}`, () => ops.mkdir(dir, { recursive: true })).catch((err: unknown) => Promise.reject(ioError(err, 'write', shownOf(first))));
+      });
+      rest = later;
+    }
+    await limit(rest, parallel, async (f) => {
       const abs = resolve(f.file);
       const known = await listing(dirname(abs));
       const { shown, target, before } =
@@ -631,7 +665,7 @@ export async function writeFilesAtomic(
       staged.push(entry);
       try {
         await once(session, `mkdir:${dir}`, () => ops.mkdir(dir, { recursive: true }));
-        const ready = options.staged?.(content);
+        const ready = asked.has(f) ? undefined : options.staged?.(content);
         if (ready !== undefined) entry.tmp = ready;
         else {
           entry.tmp = join(await sessionTempDir(root, ops, session), `${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);

@@ -103,6 +103,25 @@ describe('writeFilesAtomic', () => {
     expect(await readdir(join(root, '.tmsync/tmp'))).toEqual(['.gitignore']);
   });
 
+  it('names the file and writes none of the batch when the directory of a staged file cannot be made', async () => {
+    const root = await makeRepo({});
+    const batch = files(root, 3);
+    const ahead = new Map<string, string>();
+    for (const f of batch) ahead.set(f.content, await stageTempFile(root, f.content));
+    const { mkdir } = await import('node:fs/promises');
+    const ops: Partial<FileOps> = {
+      mkdir: (async (path: string, opts?: { recursive?: boolean }) => {
+        if (path.endsWith('d1')) throw Object.assign(new Error('EACCES: permission denied, mkdir'), { code: 'EACCES', syscall: 'mkdir' });
+        return mkdir(path, opts);
+      }) as FileOps['mkdir'],
+    };
+    const err = (await writeFilesAtomic(batch, { root, ops, syncFileSystem: async () => true, staged: (c) => ahead.get(String(c)) }).catch((e: unknown) => e)) as TmsyncError;
+    expect(err.code).toBe('io_error');
+    expect(err.message).toContain('cases/d1/c1.yaml');
+    for (const f of batch) expect(await exists(f.file)).toBe(false);
+    expect(await readdir(join(root, '.tmsync/tmp'))).toEqual(['.gitignore']);
+  });
+
   it('refuses a read-only file as writeFileAtomic does, writing none of the batch', async () => {
     const root = await makeRepo({ 'cases/d0/c0.yaml': 'title: old\n' });
     const { chmod } = await import('node:fs/promises');
