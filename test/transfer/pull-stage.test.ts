@@ -32,13 +32,13 @@ async function tree(root: string): Promise<Record<string, string>> {
 const fresh = () => mkdtempSync(join(tmpdir(), 'tmsync-pull-stage-'));
 
 /** A pull with a stage fed by the reads, as `tmsync pull` runs it. */
-async function stagedPull(c: TmsClient, root: string, opts: { context?: (s: ActualState) => ActualState; ops?: Partial<FileOps> } = {}) {
+async function stagedPull(c: TmsClient, root: string, opts: { context?: (s: ActualState) => ActualState; ops?: Partial<FileOps>; each?: boolean } = {}) {
   const existing = loadExistingRepository(root, config);
-  const stage = createPullStage({ root, config, existing });
+  const stage = createPullStage({ root, config, existing, stageNewFiles: !opts.each });
   try {
     const onRead = { context: (s: ActualState) => stage.onRead.context(opts.context ? opts.context(s) : s), cases: stage.onRead.cases };
     const actual = await fetchState(c, 'VAR', { onRead });
-    const result = await pullIntoRepository(actual, { root, config, existing, stage, ...(opts.ops ? { ops: opts.ops } : {}) });
+    const result = await pullIntoRepository(actual, { root, config, existing, stage, ...(opts.ops ? { ops: opts.ops } : {}), ...(opts.each ? { writeMode: 'each' as const } : {}) });
     return { result, stats: stage.stats(), actual };
   } finally {
     await stage.discard();
@@ -88,6 +88,16 @@ describe('pull with its work done during the reads (createPullStage)', () => {
     expect(stats.compared).toBe(actual.cases.length);
     expect(readAtEnd.filter((p) => p.endsWith('.yaml') && !p.endsWith('_folder.yaml') && p.startsWith('cases/'))).toEqual([]);
     expect(await tree(root)).toEqual(before);
+  });
+
+  it('stages no file when new files are written one by one (TMSYNC_PULL_WRITE=each), and writes the same files', async () => {
+    const plain = fresh();
+    await pullIntoRepository(await fetchState(c, 'VAR'), { root: plain, config });
+    const root = fresh();
+    const { stats, actual } = await stagedPull(c, root, { each: true });
+    expect(stats.laidOut).toBe(actual.cases.length);
+    expect(stats.staged).toBe(0);
+    expect(await tree(root)).toEqual(await tree(plain));
   });
 
   it('takes nothing it computed from other reads: files as without it, its temporary files removed', async () => {
