@@ -60,12 +60,6 @@ export interface FetchStateOptions {
   };
 }
 
-/** A case as tmsync reads it, and whether the service reported its labels (the wire case is not kept). */
-interface ReadCase {
-  remote: RemoteCase;
-  labels: boolean;
-}
-
 async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const x of it) out.push(x);
@@ -157,14 +151,10 @@ export async function fetchState(
   };
   const lookupList = (name: LookupListName) => guard(collect(client.paginate(name, req())).then((xs) => xs.map(toLookup)));
 
-  const onRead = options.onRead;
-  const share = textSharer();
-  // frozen as it arrives: the state's freeze at the end has only the lists left to do
-  const readCase = (w: TestCase): ReadCase => ({ remote: deepFreeze(toRemoteCase(w, share)), labels: reportedLabelIds(w) !== undefined });
-
   // the project's chain (resolve, then lists, then per-item reads) is the longest: start it first
   // one copy of each repeated short text across all pages (see `textSharer`)
   const share = textSharer();
+  const onRead = options.onRead;
   const projectPart = guard(
     (async () => {
       // a project already resolved by the caller saves the lookup
@@ -180,16 +170,17 @@ export async function fetchState(
        * are read, not the page's wire objects (issue 15: some 40 MB at 50,000 cases).
        */
       const remoteCase = (c: TestCase): RemoteCase | Promise<RemoteCase> => {
-        if (c.human_id) return toRemoteCase(c, share);
+        // frozen as it arrives: the state's freeze at the end has only the lists left to do
+        if (c.human_id) return deepFreeze(toRemoteCase(c, share));
         const cached = cache?.caseHumanId(c.id, c.updated_at);
-        if (cached) return toRemoteCase({ ...c, human_id: cached }, share);
+        if (cached) return deepFreeze(toRemoteCase({ ...c, human_id: cached }, share));
         return guard(
           client.call('getTestCase', req({ params: { ...params, test_case_id: c.id } })).then((r) => {
             const got = r.data.test_case;
             cache?.putCaseHumanId(c.id, got.human_id ?? '', c.updated_at);
             // the GET may carry the labels the list left out (the live GET sends `labels` objects)
             const labels = reportedLabelIds(c) === undefined ? reportedLabelIds(got) : undefined;
-            return toRemoteCase({ ...c, human_id: got.human_id, ...(labels ? { label_ids: labels } : {}) }, share);
+            return deepFreeze(toRemoteCase({ ...c, human_id: got.human_id, ...(labels ? { label_ids: labels } : {}) }, share));
           }),
         );
       };
@@ -198,19 +189,20 @@ export async function fetchState(
         for await (const c of client.paginate('listTestCases', req({ params, query }))) pending.push(remoteCase(c));
         return (await Promise.all(pending)).filter(keep);
       };
-      /** the whole list, each case converted (and given to `onRead`) as its page arrives */
-      const listAllCases = async (): Promise<ReadCase[]> => {
-        const pending: Promise<ReadCase>[] = [];
+      /** the whole list, each page's cases given to `onRead` as they are read */
+      const listAllCases = async (): Promise<RemoteCase[]> => {
+        if (!onRead) return listCases({});
+        const pending: (RemoteCase | Promise<RemoteCase>)[] = [];
         const given: Promise<void>[] = [];
-        let page: Promise<ReadCase>[] = [];
+        let page: (RemoteCase | Promise<RemoteCase>)[] = [];
         const flush = () => {
-          if (page.length === 0 || !onRead) return;
+          if (page.length === 0) return;
           const batch = Promise.all(page);
           page = [];
-          given.push(guard(batch).then((cs) => onRead.cases(cs.map((c) => c.remote))));
+          given.push(guard(batch).then((cs) => onRead.cases(cs)));
         };
         for await (const c of client.paginate('listTestCases', req({ params }))) {
-          const one = withHumanId(c).then((w) => readCase(w));
+          const one = remoteCase(c);
           pending.push(one);
           page.push(one);
           if (page.length >= client.pageSize) flush();
@@ -229,7 +221,7 @@ export async function fetchState(
               const results = await Promise.all(queries.map((q) => runCaseQuery(q)));
               const byId = new Map<string, RemoteCase>();
               for (const c of results.flat()) if (!byId.has(c.id)) byId.set(c.id, c);
-              return [...byId.values()].map((w) => readCase(w));
+              return [...byId.values()];
             })()
           : listAllCases(),
       );
@@ -335,16 +327,16 @@ export async function fetchState(
   );
   if (onRead) contextP.then(({ context }) => onRead.context(context), () => undefined);
 
-  let folders = flattenFolders(part.folders).map(toRemoteFolder);
-  let cases = part.cases;
+  const [{ context, inside }, read, plans] = await Promise.all([
+    contextP,
+    projectPart.then((p) => p.casesP),
+    projectPart.then((p) => p.plansP),
+  ]);
+  let cases = read;
   // a case whose labels the service did not report has no `labelIds` (see `toRemoteCase`)
   const labelsReadable = cases.every((c) => c.labelIds !== undefined);
-  if (options.scope) {
-    const { inside, ancestors } = scopedFolderIds(folders, options.scope);
-    folders = folders.filter((f) => inside.has(f.id) || ancestors.has(f.id));
-    // a path scope's ancestors are containers: their own cases are outside the scope
-    cases = cases.filter((c) => inside.has(c.folderId));
-  }
+  // a path scope's ancestors are containers: their own cases are outside the scope
+  if (inside) cases = cases.filter((c) => inside.has(c.folderId));
   if (options.caseFilter) cases = cases.filter(options.caseFilter);
 
   const state: ActualState = {
