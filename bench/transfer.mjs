@@ -25,6 +25,8 @@
 //    `--pull-write batch,each` repeats the pair with each way of writing new files
 //    (`TMSYNC_PULL_WRITE`: `batch` flushes them together, the default; `each` fsyncs them one by
 //    one, the way before), so before and after print from one run.
+// Each rate-limited backup and pull row ends with where its time went: the first and the last
+// request as the emulator logged them and the exit, in seconds from the CLI's start.
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -165,7 +167,18 @@ function tmsync(cwd, argv, env = {}) {
 function accepted(logFile) {
   const lines = readRequestLog(logFile);
   const refused = lines.filter((l) => l.fault === 'rate_limit' || l.status === 429).length;
-  return { ok: lines.length - refused, refused };
+  return { ok: lines.length - refused, refused, times: lines.map((l) => Date.parse(l.time)) };
+}
+
+/**
+ * Where the wall time beyond the requests goes: the first and the last request as the emulator
+ * logged them, and the exit, in seconds from the CLI's start (before the first: starting node and
+ * loading; after the last: what the command does once it has read everything).
+ */
+function phases(startedAt, times, ms) {
+  if (times.length === 0) return '';
+  const s = (t) => ((t - startedAt) / 1000).toFixed(2);
+  return `; first request at ${s(times[0])} s, last at ${s(times.at(-1))} s, exit at ${(ms / 1000).toFixed(2)} s`;
 }
 
 function workdir(name, rate) {
@@ -205,12 +218,13 @@ if (ONLY.includes('backup')) {
   const emu = await serve(['--db', dbs.get(largest), '--rate-limit', String(RATE), '--log', logFile]);
   try {
     const dir = workdir('backup-limited', RATE);
+    const startedAt = Date.now();
     const r = await tmsync(dir, ['backup', '--base-url', emu.baseUrl, '--out', 'backup.json']);
     if (r.code !== 0) throw new Error(`backup failed (${r.code}):\n${r.stderr.slice(-2000)}`);
-    const { ok, refused } = accepted(logFile);
+    const { ok, refused, times } = accepted(logFile);
     const bound = (ok / RATE) * 1000;
     rows.push(
-      `backup ${fmt(largest)} cases at ${RATE} req/s: ${fmt(ok)} requests (${refused} refused), ${(r.ms / 1000).toFixed(1)} s, bound ${(bound / 1000).toFixed(1)} s, ratio ${(r.ms / bound).toFixed(2)} (target ≤ 1.05), ${load()}`,
+      `backup ${fmt(largest)} cases at ${RATE} req/s: ${fmt(ok)} requests (${refused} refused), ${(r.ms / 1000).toFixed(1)} s, bound ${(bound / 1000).toFixed(1)} s, ratio ${(r.ms / bound).toFixed(2)} (target ≤ 1.05), ${load()}${phases(startedAt, times, r.ms)}`,
     );
   } finally {
     await stop(emu.child);
@@ -261,12 +275,13 @@ if (ONLY.includes('pull')) {
       const logFile = join(work, `pull-limited-${mode}-${pass.length}.jsonl`);
       const emu = await serve(['--db', db, '--rate-limit', String(RATE), '--log', logFile]);
       try {
+        const startedAt = Date.now();
         const r = await tmsync(dir, ['pull', '--base-url', emu.baseUrl], { TMSYNC_PULL_WRITE: mode });
         if (r.code !== 0) throw new Error(`pull failed (${r.code}):\n${r.stderr.slice(-2000)}`);
-        const { ok, refused } = accepted(logFile);
+        const { ok, refused, times } = accepted(logFile);
         const bound = (ok / RATE) * 1000;
         rows.push(
-          `pull ${fmt(PULL_CASES)} cases at ${RATE} req/s ${pass} (write ${mode}): ${fmt(ok)} requests (${refused} refused), ${(r.ms / 1000).toFixed(1)} s, bound ${(bound / 1000).toFixed(1)} s, ratio ${(r.ms / bound).toFixed(2)} (target ≤ 1.05), peak RSS ${mb(r.maxRss)}, ${load()}`,
+          `pull ${fmt(PULL_CASES)} cases at ${RATE} req/s ${pass} (write ${mode}): ${fmt(ok)} requests (${refused} refused), ${(r.ms / 1000).toFixed(1)} s, bound ${(bound / 1000).toFixed(1)} s, ratio ${(r.ms / bound).toFixed(2)} (target ≤ 1.05), peak RSS ${mb(r.maxRss)}, ${load()}${phases(startedAt, times, r.ms)}`,
         );
       } finally {
         await stop(emu.child);

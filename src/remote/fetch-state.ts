@@ -46,6 +46,18 @@ export interface FetchStateOptions {
     caseQueries: (folders: readonly RemoteFolder[]) => CaseQuery[] | Promise<CaseQuery[]>;
     readStepGroup: (group: StepGroup) => boolean | Promise<boolean>;
   };
+  /**
+   * Called while the reads go on, for a caller that works on the state as it arrives (`pull`
+   * renders and stages files during the reads): `context` once, as soon as everything but the
+   * cases is read (`cases` empty, `labelsReadable` true until a case says otherwise), then `cases`
+   * with each page's cases as read (before the scope and `caseFilter` are applied). The result
+   * holds the very objects given here (folders, step groups, lookups, users, labels and cases), so
+   * a caller can tell by identity that what it computed is from the same data.
+   */
+  onRead?: {
+    context(state: ActualState): void;
+    cases(cases: readonly RemoteCase[]): void;
+  };
 }
 
 async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
@@ -142,6 +154,7 @@ export async function fetchState(
   // the project's chain (resolve, then lists, then per-item reads) is the longest: start it first
   // one copy of each repeated short text across all pages (see `textSharer`)
   const share = textSharer();
+  const onRead = options.onRead;
   const projectPart = guard(
     (async () => {
       // a project already resolved by the caller saves the lookup
@@ -157,16 +170,17 @@ export async function fetchState(
        * are read, not the page's wire objects (issue 15: some 40 MB at 50,000 cases).
        */
       const remoteCase = (c: TestCase): RemoteCase | Promise<RemoteCase> => {
-        if (c.human_id) return toRemoteCase(c, share);
+        // frozen as it arrives: the state's freeze at the end has only the lists left to do
+        if (c.human_id) return deepFreeze(toRemoteCase(c, share));
         const cached = cache?.caseHumanId(c.id, c.updated_at);
-        if (cached) return toRemoteCase({ ...c, human_id: cached }, share);
+        if (cached) return deepFreeze(toRemoteCase({ ...c, human_id: cached }, share));
         return guard(
           client.call('getTestCase', req({ params: { ...params, test_case_id: c.id } })).then((r) => {
             const got = r.data.test_case;
             cache?.putCaseHumanId(c.id, got.human_id ?? '', c.updated_at);
             // the GET may carry the labels the list left out (the live GET sends `labels` objects)
             const labels = reportedLabelIds(c) === undefined ? reportedLabelIds(got) : undefined;
-            return toRemoteCase({ ...c, human_id: got.human_id, ...(labels ? { label_ids: labels } : {}) }, share);
+            return deepFreeze(toRemoteCase({ ...c, human_id: got.human_id, ...(labels ? { label_ids: labels } : {}) }, share));
           }),
         );
       };
@@ -174,6 +188,29 @@ export async function fetchState(
         const pending: (RemoteCase | Promise<RemoteCase>)[] = [];
         for await (const c of client.paginate('listTestCases', req({ params, query }))) pending.push(remoteCase(c));
         return (await Promise.all(pending)).filter(keep);
+      };
+      /** the whole list, each page's cases given to `onRead` as they are read */
+      const listAllCases = async (): Promise<RemoteCase[]> => {
+        if (!onRead) return listCases({});
+        const pending: (RemoteCase | Promise<RemoteCase>)[] = [];
+        const given: Promise<void>[] = [];
+        let page: (RemoteCase | Promise<RemoteCase>)[] = [];
+        const flush = () => {
+          if (page.length === 0) return;
+          const batch = Promise.all(page);
+          page = [];
+          given.push(guard(batch).then((cs) => onRead.cases(cs)));
+        };
+        for await (const c of client.paginate('listTestCases', req({ params }))) {
+          const one = remoteCase(c);
+          pending.push(one);
+          page.push(one);
+          if (page.length >= client.pageSize) flush();
+        }
+        flush();
+        // every page is given to `onRead` before the state is complete
+        await Promise.all(given);
+        return Promise.all(pending);
       };
       const changed = options.changed;
 
@@ -186,7 +223,7 @@ export async function fetchState(
               for (const c of results.flat()) if (!byId.has(c.id)) byId.set(c.id, c);
               return [...byId.values()];
             })()
-          : listCases({}),
+          : listAllCases(),
       );
 
       /** one targeted read (see `CaseQuery`): the list filtered by human id or by folder and title; a uuid's GET gives the folder and title to filter by */
@@ -224,7 +261,9 @@ export async function fetchState(
                 (async () => {
                   // --changed-since: a group the change does not name keeps the list's copy (no steps)
                   if (changed && !(await changed.readStepGroup(g))) return g;
-                  const r = await client.call('getStepGroup', req({ params: { ...params, step_group_id: g.id } }));
+                  // before the case pages: a case's file needs its step groups, so with them read
+                  // first, cases can be laid out as their pages arrive (`onRead`)
+                  const r = await client.call('getStepGroup', req({ params: { ...params, step_group_id: g.id }, priority: 2 }));
                   const full = { ...g, ...r.data.step_group };
                   cache?.putStepGroup(full, g.updated_at);
                   return full;
@@ -239,8 +278,7 @@ export async function fetchState(
       // the plan does not use test plans: a --changed-since read skips them
       const plansP = changed ? Promise.resolve([]) : guard(collect(client.paginate('listTestPlans', req({ params }))));
       if (changed) cache?.keepUnlistedCases();
-      const [folders, cases, stepGroups, plans] = await Promise.all([foldersP, casesP, stepGroupsP, plansP]);
-      return { project, folders, cases, stepGroups, plans };
+      return { project, foldersP, casesP, stepGroupsP, plansP };
     })(),
   );
 
@@ -255,34 +293,56 @@ export async function fetchState(
   const usersP = guard(client.call('listUsers', req()).then((r) => r.data.map(toUser)));
   const labelsP = guard(client.call('listLabels', req()).then((r) => r.data.labels.map(toLabel)));
 
-  const [[types, statuses, priorities, automationTypes, runStatuses], users, labels, part] = await Promise.all([
-    lookupsP,
-    usersP,
-    labelsP,
-    projectPart,
-  ]);
+  // everything but the cases and plans: given to `onRead` as soon as it is read
+  const contextP = guard(
+    (async () => {
+      const part = await projectPart;
+      const [[types, statuses, priorities, automationTypes, runStatuses], users, labels, wireFolders, groups] = await Promise.all([
+        lookupsP,
+        usersP,
+        labelsP,
+        part.foldersP,
+        part.stepGroupsP,
+      ]);
+      let folders = flattenFolders(wireFolders).map(toRemoteFolder);
+      let inside: Set<string> | undefined;
+      if (options.scope) {
+        const scoped = scopedFolderIds(folders, options.scope);
+        inside = scoped.inside;
+        folders = folders.filter((f) => scoped.inside.has(f.id) || scoped.ancestors.has(f.id));
+      }
+      const context: ActualState = deepFreeze({
+        project: part.project,
+        folders,
+        cases: [],
+        stepGroups: groups.map(toRemoteStepGroup),
+        testPlans: [],
+        lookups: { types, statuses, priorities, automationTypes, runStatuses },
+        users,
+        labels,
+        labelsReadable: true,
+      });
+      return { context, inside };
+    })(),
+  );
+  if (onRead) contextP.then(({ context }) => onRead.context(context), () => undefined);
 
-  let folders = flattenFolders(part.folders).map(toRemoteFolder);
-  let cases = part.cases;
+  const [{ context, inside }, read, plans] = await Promise.all([
+    contextP,
+    projectPart.then((p) => p.casesP),
+    projectPart.then((p) => p.plansP),
+  ]);
+  let cases = read;
   // a case whose labels the service did not report has no `labelIds` (see `toRemoteCase`)
   const labelsReadable = cases.every((c) => c.labelIds !== undefined);
-  if (options.scope) {
-    const { inside, ancestors } = scopedFolderIds(folders, options.scope);
-    folders = folders.filter((f) => inside.has(f.id) || ancestors.has(f.id));
-    // a path scope's ancestors are containers: their own cases are outside the scope
-    cases = cases.filter((c) => inside.has(c.folderId));
-  }
+  // a path scope's ancestors are containers: their own cases are outside the scope
+  if (inside) cases = cases.filter((c) => inside.has(c.folderId));
   if (options.caseFilter) cases = cases.filter(options.caseFilter);
 
   const state: ActualState = {
-    project: part.project,
-    folders,
+    ...context,
     cases,
-    stepGroups: part.stepGroups.map(toRemoteStepGroup),
-    testPlans: part.plans.map(toRemoteTestPlan),
-    lookups: { types, statuses, priorities, automationTypes, runStatuses },
-    users,
-    labels,
+    testPlans: plans.map(toRemoteTestPlan),
     labelsReadable,
   };
   return deepFreeze(state);

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import type { Stats } from 'node:fs';
+import { writeFile as writeFileCallback, type Stats } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { Document, isCollection, isMap, isScalar, parse, parseDocument, Scalar, visit } from 'yaml';
@@ -581,6 +581,30 @@ export interface WriteFilesOptions extends WriteFileOptions {
    * cannot (each file is then fsynced on its own). @default `sync -f DIR` (syncfs(2)) on Linux
    */
   syncFileSystem?: (dir: string) => Promise<boolean>;
+  /**
+   * A temporary file already holding exactly `content` (written earlier by {@link stageTempFile}
+   * with this root), taken instead of writing the content again; undefined: none.
+   */
+  staged?: (content: string | Uint8Array) => string | undefined;
+}
+
+/**
+ * Writes `content` to a new temporary file under `<root>/.tmsync/tmp/`, not flushed, and returns
+ * its path: a file of a later {@link writeFilesAtomic} (its `staged`), written ahead of it, while
+ * the content is still being gathered. The caller removes the file when it is not used.
+ */
+export async function stageTempFile(root: string, content: string | Uint8Array, options: { ops?: Partial<FileOps>; session?: WriteSession; name?: string } = {}): Promise<string> {
+  const ops = fileOps(options.ops);
+  const tmp = join(await sessionTempDir(resolve(root), ops, options.session), `${options.name ?? 'staged'}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    if (options.ops?.open) await writeNewFile(ops, tmp, content, false);
+    // without a file handle object: for thousands of small files, the handles' own cost is the larger part
+    else await new Promise<void>((done, fail) => writeFileCallback(tmp, content, { flag: 'wx' }, (err) => (err ? fail(err) : done())));
+  } catch (err) {
+    await ops.unlink(tmp).catch(() => undefined);
+    throw err;
+  }
+  return tmp;
 }
 
 /** `sync -f DIR`: one syncfs(2) for the whole file system; false where it is missing or fails. */
@@ -614,21 +638,88 @@ export async function writeFilesAtomic(
   }
   const ops = fileOps(options.ops);
   const root = resolve(options.root);
-  const staged: { file: string; shown: string; target: string; content: string | Uint8Array; tmp: string | undefined }[] = [];
+  const staged: { file: string; shown: string | undefined; target: string; content: string | Uint8Array; tmp: string | undefined }[] = [];
+  // how errors name a file (worked out only for one)
+  const shownOf = (e: { file: string; shown: string | undefined }) => e.shown ?? shownPath(resolve(e.file), root);
+  /**
+   * Each directory of the batch resolved once (its real path, inside the root) with what it
+   * already holds, named as macOS and Windows compare names: a file whose name is not there is
+   * known to be new without a look of its own; any other file, and every file of a directory
+   * that cannot be listed so, gets the checks of a single write (and their errors).
+   */
+  type Listing = { real: string; names: Set<string> } | undefined;
+  const listed = new Map<string, Listing>();
+  const listing = async (dir: string): Promise<Listing> => {
+    if (listed.has(dir)) return listed.get(dir);
+    const got = await listOnce(dir);
+    listed.set(dir, got);
+    return got;
+  };
+  const listOnce = (dir: string) =>
+    once(session, `list:${dir}`, async () => {
+      await once(session, `mkdir:${root}`, () => ops.mkdir(root, { recursive: true }));
+      const { target, missing } = await resolveTarget(dir, root, ops, session);
+      if (missing) return { real: target, names: new Set<string>() };
+      if (!(await ops.stat(target)).isDirectory()) return undefined;
+      return { real: target, names: new Set((await ops.readdir(target)).map(foldName)) };
+    }).catch(() => undefined);
   try {
-    await limit(files, parallel, async (f) => {
-      const { shown, target, before } = await prepareWrite(f.file, root, ops, session);
+    let rest = files;
+    // files whose content found no staged temporary file already
+    const asked = new Set<object>();
+    if (options.staged) {
+      // the directories first (a few), then every new file with a staged temporary file in one
+      // pass, without a turn of its own; the others as below
+      const dirOf = files.map((f) => dirname(resolve(f.file)));
+      await limit([...new Set(dirOf)], parallel, async (d) => void (await listing(d)));
+      const later: { file: string; content: string | Uint8Array | (() => string | Uint8Array) }[] = [];
+      const made = new Map<string, (typeof staged)[number]>();
+      for (const [i, f] of files.entries()) {
+        const known = listed.get(dirOf[i]!);
+        const base = basename(f.file);
+        if (!known || known.names.has(foldName(base))) {
+          later.push(f);
+          continue;
+        }
+        const content = contentOf(f.content);
+        const ready = options.staged(content);
+        if (ready === undefined) {
+          const again = { file: f.file, content };
+          asked.add(again);
+          later.push(again);
+          continue;
+        }
+        const entry = { file: f.file, shown: undefined, target: join(known.real, base), content, tmp: ready as string | undefined };
+        staged.push(entry);
+        if (!made.has(known.real)) made.set(known.real, entry);
+      }
+      await limit([...made], parallel, async ([dir, first]) => {
+        await once(session, `mkdir:${dir}`, () => ops.mkdir(dir, { recursive: true })).catch((err: unknown) => Promise.reject(ioError(err, 'write', shownOf(first))));
+      });
+      rest = later;
+    }
+    await limit(rest, parallel, async (f) => {
+      const abs = resolve(f.file);
+      const known = await listing(dirname(abs));
+      const { shown, target, before } =
+        known && !known.names.has(foldName(basename(abs)))
+          ? { shown: undefined, target: join(known.real, basename(abs)), before: undefined }
+          : await prepareWrite(f.file, root, ops, session);
       const content = contentOf(f.content);
       const dir = dirname(target);
       const entry = { file: f.file, shown, target, content, tmp: undefined as string | undefined };
       staged.push(entry);
       try {
         await once(session, `mkdir:${dir}`, () => ops.mkdir(dir, { recursive: true }));
-        entry.tmp = join(await sessionTempDir(root, ops, session), `${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-        await writeNewFile(ops, entry.tmp, content, false);
-        await keepModeAndOwner(ops, entry.tmp, before);
+        const ready = asked.has(f) ? undefined : options.staged?.(content);
+        if (ready !== undefined) entry.tmp = ready;
+        else {
+          entry.tmp = join(await sessionTempDir(root, ops, session), `${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+          await writeNewFile(ops, entry.tmp, content, false);
+        }
+        if (before) await keepModeAndOwner(ops, entry.tmp, before);
       } catch (err) {
-        throw ioError(err, 'write', shown);
+        throw ioError(err, 'write', shownOf(entry));
       }
     });
     // the data of every file is on the disk before any rename makes it a file: a crash leaves old or new
@@ -643,7 +734,7 @@ export async function writeFilesAtomic(
             await fh.close();
           }
         } catch (err) {
-          throw ioError(err, 'write', e.shown);
+          throw ioError(err, 'write', shownOf(e));
         }
       });
     }
@@ -653,7 +744,7 @@ export async function writeFilesAtomic(
         await ops.rename(tmp, e.target);
         e.tmp = undefined;
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw ioError(err, 'write', e.shown);
+        if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw ioError(err, 'write', shownOf(e));
         // the temporary directory is on another file system than the file: the single write handles it
         await ops.unlink(tmp).catch(() => undefined);
         e.tmp = undefined;
@@ -665,6 +756,9 @@ export async function writeFilesAtomic(
     throw err;
   }
 }
+
+/** A name as file systems that ignore letter case and Unicode normalisation compare it. */
+const foldName = (name: string) => name.normalize('NFC').toUpperCase().toLowerCase();
 
 /** Runs `fn` over `items`, `n` at a time; the first failure is thrown once the running calls settle. */
 async function limit<T>(items: readonly T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {

@@ -17,14 +17,21 @@ const WINDOWS_RESERVED_CHARS = /[<>:"/\\|?*\u0000-\u001f\u007f]/g;
 const WINDOWS_DEVICE = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])(?:\..*)?$/i;
 
 const utf8Length = (s: string): number => Buffer.byteLength(s, 'utf8');
+/** UTF-8 bytes of one code point (a lone surrogate is written as U+FFFD: 3 bytes). */
+const utf8Bytes = (cp: number): number => (cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4);
 
 /** Cuts `s` to at most `chars` code points and `bytes` UTF-8 bytes, never inside a code point. */
 function truncate(s: string, chars: number, bytes: number): string {
+  // short enough whatever it holds (a UTF-16 unit is at most 3 bytes, a pair 4)
+  if (s.length <= chars && s.length * 3 <= bytes) return s;
   let out = '';
   let n = 0;
+  let size = 0;
   for (const ch of s) {
-    if (n >= chars || utf8Length(out + ch) > bytes) break;
+    const b = utf8Bytes(ch.codePointAt(0)!);
+    if (n >= chars || size + b > bytes) break;
     out += ch;
+    size += b;
     n += 1;
   }
   return out;

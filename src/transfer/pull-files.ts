@@ -34,7 +34,8 @@ export interface BuildPullFilesOptions extends BuildModelOptions {
   /**
    * Render each file's `content` when it is first read instead of here (the same text, memoized):
    * `pull` then renders file N while files before it are being written, instead of rendering all
-   * of them before the first write. @default false
+   * of them before the first write; an update's `fields` are computed when first read too.
+   * @default false
    */
   lazyContent?: boolean;
 }
@@ -99,10 +100,22 @@ function fileFor(
   const file: PullFile =
     existingFile === undefined
       ? { kind, path, action: 'create', content: '', itemId }
-      : { kind, path, action: 'update', content: '', itemId, fields: managedFields(kind, doc()), ...(existingFile !== path ? { renameFrom: existingFile } : {}) };
+      : { kind, path, action: 'update', content: '', itemId, fields: lazy ? {} : managedFields(kind, doc()), ...(existingFile !== path ? { renameFrom: existingFile } : {}) };
   if (!lazy) {
     file.content = render(path);
     return file;
+  }
+  if (file.action === 'update') {
+    // only needed when the file differs from `content`: most of a re-pull's files do not
+    let fields: Record<string, unknown> | undefined;
+    Object.defineProperty(file, 'fields', {
+      enumerable: true,
+      configurable: true,
+      get: () => (fields ??= managedFields(kind, doc())),
+      set: (v: Record<string, unknown>) => {
+        fields = v;
+      },
+    });
   }
   let content: string | undefined;
   Object.defineProperty(file, 'content', {
@@ -145,7 +158,22 @@ export function buildPullFiles(actual: ActualState, options: BuildPullFilesOptio
     files.push(fileFor('folder', f.file, existingFile, (p) => renderModelFolder(f, includeIds, p), () => ({ id: doc.id, name: doc.name, order: doc.order }), lazy, f.remote.id));
   }
   for (const g of model.stepGroups) files.push(fileFor('step_group', g.file, g.existingFile, (p) => renderModelStepGroup(g, p), () => stepGroupDocument(g), lazy, g.remote.id));
-  for (const c of model.cases) files.push(fileFor('case', c.file, c.existingFile, (p) => renderModelCase(c, p), () => caseDocument(c), lazy, c.remote.id));
+  const memo = options.memo;
+  // the schema comment depends on the directory only
+  const comments = new Map<string, string>();
+  const commentOf = (p: string) => {
+    const dir = p.slice(0, p.lastIndexOf('/') + 1);
+    let comment = comments.get(dir);
+    if (comment === undefined) comments.set(dir, (comment = schemaComment('test-case', p)));
+    return comment;
+  };
+  const renderCase = (c: ModelCase, p: string) => {
+    // rendered while the state was read, from these very fields, for this directory
+    const early = memo?.get(c.remote);
+    if (early?.rendered && early.fields === c.fields && early.rendered.comment === commentOf(p)) return early.rendered.content;
+    return renderModelCase(c, p);
+  };
+  for (const c of model.cases) files.push(fileFor('case', c.file, c.existingFile, (p) => renderCase(c, p), () => caseDocument(c), lazy, c.remote.id));
   return {
     files,
     gone: model.gone,

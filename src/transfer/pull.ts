@@ -13,6 +13,7 @@ import { forEachLimit } from './streams.js';
 import { buildPullFiles, MANAGED_KEYS, type BuildPullFilesOptions, type PullFile, type PulledConfig } from './pull-files.js';
 import type { FieldWarning } from './case-fields.js';
 import type { ExistingRepository, GoneItem } from './repository-model.js';
+import type { PullStage } from './pull-stage.js';
 
 /**
  * `pull` on disk: reads what the repository already holds (so names stay stable and local files
@@ -52,6 +53,12 @@ export interface PullOptions {
    * is. @default none: every managed key is written, every item goes where the service has it
    */
   merge?: PullMergeHooks;
+  /**
+   * The work done while the service was read (`createPullStage`, given the same `existing`):
+   * its layout of the cases, staged new files and early comparisons are taken where they fit.
+   * The caller discards it once pull is done.
+   */
+  stage?: PullStage;
 }
 
 /** What pull asks of a merge, file by file. */
@@ -172,6 +179,8 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
   const { root } = options;
   const existing = await (options.existing ?? loadExistingRepository(root, options.config));
   await removeStrayTempFiles(root, existing.strays, options.ops);
+  const stage = options.stage;
+  await stage?.settle();
   // the root, its temporary directory and each directory are prepared once for all the files
   const write = { root, session: createWriteSession(), ...(options.ops ? { ops: options.ops } : {}) };
   const ops = fileOps(options.ops);
@@ -184,6 +193,7 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
     ...(options.merge?.keepPlace ? { keepPlace: options.merge.keepPlace } : {}),
     // each file is rendered as its turn to be written comes: rendering overlaps the writes before it
     lazyContent: true,
+    ...(stage?.memo ? { memo: stage.memo } : {}),
   });
   const result: PullResult = {
     created: [],
@@ -213,7 +223,15 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
   const parallel = options.parallel ?? 32;
   const creates = built.files.filter((f) => f.action === 'create');
   const mode = options.writeMode ?? (process.env.TMSYNC_PULL_WRITE === 'each' ? 'each' : 'batch');
-  await forEachLimit(mode === 'each' ? built.files : built.files.filter((f) => f.action !== 'create'), parallel, async (f: PullFile) => {
+  // files read during the service's reads and found as they would be written: nothing to do
+  const settled = (f: PullFile) => f.action === 'update' && !f.renameFrom && stage !== undefined && stage.unchanged(f.path, f.content);
+  const rest: PullFile[] = [];
+  for (const f of built.files) {
+    if (mode !== 'each' && f.action === 'create') continue;
+    if (settled(f)) result.unchanged += 1;
+    else rest.push(f);
+  }
+  await forEachLimit(rest, parallel, async (f: PullFile) => {
     const abs = join(root, f.path);
     if (f.action === 'create') {
       await writeFileAtomic(abs, f.content, write);
@@ -243,7 +261,7 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
     // before the renames leaves none of them); each is rendered as its turn comes
     await writeFilesAtomic(
       creates.map((f) => ({ file: join(root, f.path), content: () => f.content })),
-      { ...write, parallel },
+      { ...write, parallel, ...(stage ? { staged: (content: string | Uint8Array) => stage.claim(content) } : {}) },
     );
     for (const f of creates) result.created.push(f.path);
   }

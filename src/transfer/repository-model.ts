@@ -1,7 +1,7 @@
 import type { ActualState, DesiredCaseFields, RemoteCase, RemoteFolder, RemoteStepGroup } from '../model.js';
 import { buildResolver } from '../plan/resolve.js';
 import { TmsyncError } from '../errors.js';
-import { remoteCaseFields, remoteGroupFields, type FieldWarning, type GroupFileFields } from './case-fields.js';
+import { remoteCaseFields, remoteGroupFields, type FieldContext, type FieldWarning, type GroupFileFields } from './case-fields.js';
 import { folderNameProblem } from '../repository/folder-file.js';
 import { NameAllocator, isPortableDirName, safeDirName, slugify, twinKey } from './naming.js';
 
@@ -46,6 +46,54 @@ export interface BuildModelOptions {
    * @default none (every item goes where the service has it)
    */
   keepPlace?: (kind: 'folder' | 'case', id: string) => boolean;
+  /**
+   * Cases' fields (and files' contents) computed earlier, while the state was being read (see
+   * `CaseMemo`): used only when the state shares the memo's lists and step group keys.
+   */
+  memo?: CaseMemo;
+}
+
+/** What `remoteCaseFields` gives for a case, with the file content rendered from it (if any). */
+export interface MemoCase {
+  fields: DesiredCaseFields;
+  warnings: FieldWarning[];
+  /** the content of the case's file, with this schema comment (it depends on the directory only) */
+  rendered?: { comment: string; content: string };
+}
+
+/**
+ * Cases laid out before the state was complete (pull does it as the case pages arrive), keyed
+ * by the very `RemoteCase` objects of the state. Valid for a state built from the same reads:
+ * the same lookup, user, label and step group lists (by identity), cases' labels readable, and
+ * the same `use:` key for every step group; otherwise ignored and everything is computed again.
+ */
+export interface CaseMemo {
+  basis: ActualState;
+  includeIds: boolean;
+  stepGroupKeys: ReadonlyMap<string, string>;
+  get(c: RemoteCase): MemoCase | undefined;
+}
+
+/** How a case's fields are computed from the state and the step groups' `use:` keys. */
+export function caseFieldContext(actual: ActualState, stepGroupKeys: ReadonlyMap<string, string>): FieldContext {
+  return {
+    resolver: buildResolver(actual),
+    stepGroups: new Map(actual.stepGroups.map((g) => [g.id, g])),
+    useName: (gid: string) => stepGroupKeys.get(gid),
+    labelsReadable: actual.labelsReadable,
+  };
+}
+
+/** `test case PRJ-1`: how a case's warnings name it. */
+export const caseWhere = (c: RemoteCase) => `test case ${c.humanId || c.id}`;
+
+function memoFits(memo: CaseMemo | undefined, actual: ActualState, includeIds: boolean, keys: ReadonlyMap<string, string>): memo is CaseMemo {
+  if (!memo) return false;
+  const b = memo.basis;
+  if (b.lookups !== actual.lookups || b.users !== actual.users || b.labels !== actual.labels || b.stepGroups !== actual.stepGroups) return false;
+  if (b.labelsReadable !== actual.labelsReadable || memo.includeIds !== includeIds || memo.stepGroupKeys.size !== keys.size) return false;
+  for (const [id, key] of keys) if (memo.stepGroupKeys.get(id) !== key) return false;
+  return true;
 }
 
 export interface ModelFolder {
@@ -96,6 +144,8 @@ export interface RepositoryModel {
   folders: ModelFolder[];
   cases: ModelCase[];
   stepGroups: ModelStepGroup[];
+  /** step group id → its `use:` key */
+  stepGroupKeys: ReadonlyMap<string, string>;
   gone: GoneItem[];
   warnings: FieldWarning[];
 }
@@ -373,6 +423,7 @@ export function buildRepositoryModel(actual: ActualState, options: BuildModelOpt
     useName: (gid: string) => keyOfGroup.get(gid),
     labelsReadable: actual.labelsReadable,
   };
+  const memo = memoFits(options.memo, actual, includeIds, keyOfGroup) ? options.memo : undefined;
   const byFolder = new Map<string, RemoteCase[]>();
   for (const c of selected ? selectedCases : actual.cases.filter((x) => folderDir.has(x.folderId))) {
     const list = byFolder.get(c.folderId) ?? [];
@@ -398,8 +449,7 @@ export function buildRepositoryModel(actual: ActualState, options: BuildModelOpt
     }
     for (const c of fresh.sort(byAge)) fileOf.set(c.id, `${folder.dir}/${alloc.allocate(slugify(c.title, 'case'), '.yaml')}`);
     for (const c of [...list].sort(byAge)) {
-      const where = `test case ${c.humanId || c.id}`;
-      const { fields, warnings: w } = remoteCaseFields(c, fieldCtx, where);
+      const { fields, warnings: w } = memo?.get(c) ?? remoteCaseFields(c, fieldCtx, caseWhere(c));
       warnings.push(...w);
       const prev = existingCaseFile.get(c.id);
       cases.push({
@@ -418,5 +468,5 @@ export function buildRepositoryModel(actual: ActualState, options: BuildModelOpt
   const selectedDirs = selected ? folders.filter((f) => !f.ancestor).map((f) => `${f.dir}/`) : undefined;
   const relevant = (g: GoneItem) =>
     !selectedDirs || (g.itemType !== 'step_group' && selectedDirs.some((d) => g.file.startsWith(d)));
-  return { folders, cases, stepGroups, gone: gone.filter(relevant), warnings };
+  return { folders, cases, stepGroups, stepGroupKeys: keyOfGroup, gone: gone.filter(relevant), warnings };
 }

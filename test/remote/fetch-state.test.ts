@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { READ_CACHE_FILE, ReadCache } from '../../src/remote/read-cache.js';
 import { createClient, fetchState, resolveProject, scaledClock, type TmsClient } from '../../src/remote/index.js';
+import type { ActualState, RemoteCase } from '../../src/model.js';
 import { pageOf, startScripted, type LoggedRequest, type Reply, type ScriptedServer } from './scripted-server.js';
 
 const PID = '11111111-2222-3333-4444-555555555555';
@@ -121,6 +122,19 @@ describe('fetchState', () => {
     expect(server.log.filter((r) => /test_cases\/c/.test(r.path))).toHaveLength(0);
     expect(Object.isFrozen(state)).toBe(true);
     expect(Object.isFrozen(state.cases[0].individualSteps[0])).toBe(true);
+  });
+
+  it('gives onRead the state without its cases, then each page of cases as it arrives; the result holds those very objects', async () => {
+    const { client } = await setup(world(), { pageSize: 10 });
+    const contexts: ActualState[] = [];
+    const pages: (readonly RemoteCase[])[] = [];
+    const state = await fetchState(client, 'SHOP', { onRead: { context: (s) => contexts.push(s), cases: (cs) => pages.push(cs) } });
+    expect(contexts).toHaveLength(1);
+    const context = contexts[0]!;
+    expect(context.cases).toEqual([]);
+    for (const key of ['folders', 'stepGroups', 'lookups', 'users', 'labels'] as const) expect(state[key]).toBe(context[key]);
+    expect(pages.map((p) => p.length)).toEqual([10, 10, 5]);
+    expect(pages.flat().every((c, i) => c === state.cases[i])).toBe(true);
   });
 
   it('GETs only the cases whose list entry lacks a human id, and marks labels unreadable when the list omits them', async () => {

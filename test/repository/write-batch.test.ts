@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TmsyncError } from '../../src/errors.js';
 import { writeFilesAtomic, type FileOps } from '../../src/repository/index.js';
+import { stageTempFile } from '../../src/repository/writer.js';
 import { makeRepo } from './helpers.js';
 
 const exists = (p: string) => stat(p).then(() => true, () => false);
@@ -78,6 +79,45 @@ describe('writeFilesAtomic', () => {
     expect(err).toBeInstanceOf(TmsyncError);
     expect(err.code).toBe('io_error');
     expect(err.message).toContain('cases/d1/c4.yaml');
+    for (const f of batch) expect(await exists(f.file)).toBe(false);
+    expect(await readdir(join(root, '.tmsync/tmp'))).toEqual(['.gitignore']);
+  });
+
+  it('takes a temporary file staged ahead with exactly the content instead of writing it again', async () => {
+    const root = await makeRepo({});
+    const batch = files(root, 4);
+    const ahead = await stageTempFile(root, batch[2]!.content);
+    const asked: string[] = [];
+    await writeFilesAtomic(batch, {
+      root,
+      syncFileSystem: async () => true,
+      staged: (content) => {
+        asked.push(String(content));
+        return content === batch[2]!.content ? ahead : undefined;
+      },
+    });
+    expect(asked).toHaveLength(4);
+    for (const f of batch) expect(await readFile(f.file, 'utf8')).toBe(f.content);
+    // renamed into place: the staged file is the written one, no other temporary file is left
+    expect(await exists(ahead)).toBe(false);
+    expect(await readdir(join(root, '.tmsync/tmp'))).toEqual(['.gitignore']);
+  });
+
+  it('names the file and writes none of the batch when the directory of a staged file cannot be made', async () => {
+    const root = await makeRepo({});
+    const batch = files(root, 3);
+    const ahead = new Map<string, string>();
+    for (const f of batch) ahead.set(f.content, await stageTempFile(root, f.content));
+    const { mkdir } = await import('node:fs/promises');
+    const ops: Partial<FileOps> = {
+      mkdir: (async (path: string, opts?: { recursive?: boolean }) => {
+        if (path.endsWith('d1')) throw Object.assign(new Error('EACCES: permission denied, mkdir'), { code: 'EACCES', syscall: 'mkdir' });
+        return mkdir(path, opts);
+      }) as FileOps['mkdir'],
+    };
+    const err = (await writeFilesAtomic(batch, { root, ops, syncFileSystem: async () => true, staged: (c) => ahead.get(String(c)) }).catch((e: unknown) => e)) as TmsyncError;
+    expect(err.code).toBe('io_error');
+    expect(err.message).toContain('cases/d1/c1.yaml');
     for (const f of batch) expect(await exists(f.file)).toBe(false);
     expect(await readdir(join(root, '.tmsync/tmp'))).toEqual(['.gitignore']);
   });

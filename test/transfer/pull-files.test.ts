@@ -24,6 +24,15 @@ describe('naming', () => {
     expect(Buffer.byteLength(slugify('日'.repeat(300)))).toBeLessThanOrEqual(200);
   });
 
+  it('cuts a long slug at 80 code points or 200 UTF-8 bytes, whichever comes first, never inside a code point', () => {
+    // 66 three-byte characters are 198 bytes: a 67th would pass 200
+    expect(slugify('日'.repeat(70))).toBe('日'.repeat(66));
+    // four-byte characters (a surrogate pair each) count once and as 4 bytes: 50 of them are 200
+    expect(slugify('𝒜'.repeat(60))).toBe('𝒜'.repeat(50));
+    expect(slugify(`${'a'.repeat(79)}é${'b'.repeat(10)}`)).toBe(`${'a'.repeat(79)}é`);
+    expect(slugify('ab'.repeat(40))).toBe('ab'.repeat(40));
+  });
+
   it('accepts ordinary folder names as directory names and refuses names that are not portable', () => {
     expect(isPortableDirName('Checkout')).toBe(true);
     expect(isPortableDirName('Zahlungen äöü')).toBe(true);

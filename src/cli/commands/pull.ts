@@ -1,8 +1,10 @@
 import { access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fetchState, resolveProject } from '../../remote/index.js';
+import type { RemoteProject } from '../../model.js';
 import { SCHEMA_DIR, writeSchemaFiles } from '../../repository/index.js';
-import { loadExistingRepository, pullIntoRepository } from '../../transfer/pull.js';
+import { loadExistingRepository, pullIntoRepository, type LocalRepository } from '../../transfer/pull.js';
+import { createPullStage, type PullStage } from '../../transfer/pull-stage.js';
 import { describeConflict, type Prefer } from '../../transfer/pull-merge.js';
 import { preparePullMerge, recordPull } from '../../transfer/pull-sync.js';
 import { readSyncBase, SYNC_BASE_FILE, writeSyncBase } from '../../sync/base.js';
@@ -62,8 +64,6 @@ async function pullWith(target: Target, root: string, hasConfig: boolean, option
     const folder = parseFolderPath(options.folder);
     const dirs = target.config;
     const projectP = resolveProject(client, target.projectRef);
-    const actualP = projectP.then((p) => fetchState(client, p.id, { scope: target.config.scope, signal: io.signal }));
-    actualP.catch(() => undefined); // awaited below
     // with a sync base, the repository is kept as loaded: the merge plans with it
     const hasBase = await access(join(root, SYNC_BASE_FILE)).then(
       () => true,
@@ -73,6 +73,33 @@ async function pullWith(target: Target, root: string, hasConfig: boolean, option
     // a problem there is reported after the service's reads, as before
     const existing = loadExistingRepository(root, dirs, { state: hasBase });
     existing.catch(() => undefined); // awaited by pullIntoRepository
+    // cases are laid out, rendered and staged as their pages arrive (a whole pull; a subtree's
+    // step group names depend on the cases it holds)
+    const stage = folder
+      ? undefined
+      : createPullStage({ root, config: dirs, existing, stageNewFiles: process.env.TMSYNC_PULL_WRITE !== 'each' });
+    try {
+      return await pullRead(target, root, hasConfig, options, io, { folder, projectP, existing, hasBase, ...(stage ? { stage } : {}) });
+    } finally {
+      await stage?.discard();
+    }
+  }
+}
+
+async function pullRead(
+  target: Target,
+  root: string,
+  hasConfig: boolean,
+  options: PullOptions,
+  io: CliIo,
+  read: { folder: string[] | undefined; projectP: Promise<RemoteProject>; existing: Promise<LocalRepository>; hasBase: boolean; stage?: PullStage },
+): Promise<number> {
+  {
+    const { client } = target;
+    const { folder, projectP, existing, hasBase, stage } = read;
+    const dirs = target.config;
+    const actualP = projectP.then((p) => fetchState(client, p.id, { scope: target.config.scope, signal: io.signal, ...(stage ? { onRead: stage.onRead } : {}) }));
+    actualP.catch(() => undefined); // awaited below
     const project = await projectP;
     const { base, notes } = await readSyncBase(root, project.id);
     for (const n of notes) io.stderr(`Note: ${n}`);
@@ -87,6 +114,7 @@ async function pullWith(target: Target, root: string, hasConfig: boolean, option
       config: dirs,
       existing,
       ...(merge ? { merge: merge.hooks } : {}),
+      ...(stage ? { stage } : {}),
       ...(folder ? { folder } : {}),
       ...(hasConfig
         ? {}
