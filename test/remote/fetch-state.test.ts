@@ -76,6 +76,9 @@ function service(w: World, delayMs = 0) {
   return { handler, stats };
 }
 
+/** one minute of real time on a clock scaled by 100 */
+const REAL_MINUTE = 100 * 60_000;
+
 let server: ScriptedServer | undefined;
 let client: TmsClient | undefined;
 afterEach(async () => {
@@ -88,7 +91,9 @@ async function setup(w: World, options: { pageSize?: number; delayMs?: number } 
   const clock = scaledClock(100);
   const svc = service(w, options.delayMs);
   server = await startScripted(svc.handler, clock);
-  client = createClient({ baseUrl: `${server.url}/api/v1`, apiKey: 'k-0000', clock, rateLimit: 1000, pageSize: options.pageSize });
+  // the clock runs 100 times fast: the default 30 s attempt timeout would be 0.3 s of real time, which a
+  // busy machine can exceed and turn into a retry these counts do not expect; no test here is about timeouts
+  client = createClient({ baseUrl: `${server.url}/api/v1`, apiKey: 'k-0000', clock, rateLimit: 1000, pageSize: options.pageSize, timeoutMs: REAL_MINUTE });
   return { server, client, svc };
 }
 

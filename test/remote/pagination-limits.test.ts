@@ -19,7 +19,9 @@ afterEach(async () => {
 async function setup(handler: (r: LoggedRequest) => Reply, options: Partial<ClientOptions> = {}) {
   const clock = scaledClock(100);
   server = await startScripted(handler, clock);
-  client = createClient({ baseUrl: `${server.url}/api/v1`, apiKey: KEY, clock, random: () => 0.5, rateLimit: 1000, maxRetries: 0, ...options });
+  // the clock runs 100 times fast: the default 30 s attempt timeout would be 0.3 s of real time, which a busy
+  // machine can exceed (no retries here: the test would fail); no test here is about timeouts
+  client = createClient({ baseUrl: `${server.url}/api/v1`, apiKey: KEY, clock, random: () => 0.5, rateLimit: 1000, maxRetries: 0, timeoutMs: 100 * 60_000, ...options });
   return { server, client };
 }
 
