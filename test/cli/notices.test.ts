@@ -64,6 +64,9 @@ describe("the client's retry events", () => {
       baseUrl: `http://127.0.0.1:${port}/api/v1`,
       apiKey: 'secret-key-123',
       clock: scaledClock(1000),
+      // a minute of real time per attempt (the default 30 s is 30 ms on this clock, which a busy machine can
+      // exceed and report as a timeout instead of the refusal)
+      timeoutMs: 1000 * 60_000,
       random: () => 0.5,
       maxRetries: 3,
       onRetry: (e) => events.push(e),
