@@ -57,7 +57,7 @@ const WORKER_THRESHOLD = 2000;
  * none are left, so a slow thread (a busy core) takes fewer; a worker sends each chunk's results as
  * one message, small enough that receiving it never stalls this thread.
  */
-export const RESULT_BATCH = 250;
+export const RESULT_BATCH = 100;
 const WORKER_URL = new URL('./parse-worker.js', import.meta.url);
 /**
  * A worker's old generation, capped (issue 15): a worker holds little (its share of the paths and
