@@ -101,19 +101,25 @@ export function parseText(job: ParseJob, text: string): ParseResult {
  */
 export function parseFilesInThread(root: string, jobs: readonly ParseJob[]): ParseResult[] {
   const results: ParseResult[] = [];
-  for (let start = 0; start < jobs.length; start += RESULT_BATCH) {
-    const chunk = jobs.slice(start, start + RESULT_BATCH).map((job) => parseBytes(job, readFileSync(join(root, job.rel))));
-    for (const r of detach(chunk)) results.push(r);
+  for (let start = 0; start < jobs.length; start += DETACH_BATCH) {
+    const some = jobs.slice(start, start + DETACH_BATCH).map((job) => parseBytes(job, readFileSync(join(root, job.rel))));
+    for (const r of detach(some)) results.push(r);
   }
   return results;
 }
 
 /**
+ * Results detached together: one clone for several costs less than one each, and few enough that a
+ * young-generation collection seldom finds their texts and parser output still alive (what survives
+ * one is promoted, and stays as garbage in the old generation until a full collection).
+ */
+const DETACH_BATCH = 10;
+
+/**
  * A copy of results that shares nothing with the files' texts. The parser's strings are slices of
  * the text, and a kept slice keeps the whole text alive (V8 sliced strings): about 1 KB per case,
  * the largest holder of a loaded repository. A worker's results are copies already (they cross
- * threads by structured clone); this gives the in-thread path the same footprint. One clone per
- * chunk costs less than one per result.
+ * threads by structured clone); this gives the in-thread path the same footprint.
  */
 function detach(results: ParseResult[]): ParseResult[] {
   return structuredClone(results);
