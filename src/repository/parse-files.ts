@@ -66,6 +66,8 @@ const WORKER_URL = new URL('./parse-worker.js', import.meta.url);
  * collects sooner; the rare worker that needs more (a huge file) is run again without it.
  */
 export const WORKER_HEAP_MB = 64;
+/** A worker's young generation, in MB. */
+const WORKER_YOUNG_MB = 8;
 
 /**
  * Decodes a file's bytes and parses it. A file that is not valid UTF-8 (nor UTF-16 with a
@@ -242,8 +244,9 @@ function runWorker(shared: Shared, heapMb: number | undefined): Promise<void> {
     const input: WorkerInput = { root: shared.root, jobs: shared.jobs, chunk: shared.chunk, counter: shared.counter };
     const worker = new Worker(WORKER_URL, {
       workerData: input,
-      // a larger young generation: parsing allocates many short-lived nodes
-      resourceLimits: { maxYoungGenerationSizeMb: 16, ...(heapMb !== undefined ? { maxOldGenerationSizeMb: heapMb } : {}) },
+      // a small young generation: what survives a collection there is little (the chunk being
+      // parsed), so a smaller one costs no more CPU (measured: 8 MB as fast as 16) and less memory
+      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB, ...(heapMb !== undefined ? { maxOldGenerationSizeMb: heapMb } : {}) },
     });
     let done = false;
     worker.on('message', (msg: WorkerMessage) => {
