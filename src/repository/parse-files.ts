@@ -27,24 +27,26 @@ export interface ParseResult {
 
 export interface ParseFilesOptions {
   /**
-   * Worker threads to parse in. With workers, the calling thread parses nothing: it stays free for
-   * what runs beside the load (`plan` reads the service meanwhile, and a busy event loop delays
-   * its requests), and only receives results, in batches. Workers only run from the built package
-   * (they need `parse-worker.js`); under a TypeScript test runner parsing stays in-thread.
+   * Worker threads to parse in. With workers, the calling thread parses nothing (unless
+   * `callerIdle`): it stays free for what runs beside the load (`plan` reads the service meanwhile,
+   * and a busy event loop delays its requests), and only receives results, a chunk at a time.
+   * Workers only run from the built package (they need `parse-worker.js`); under a TypeScript test
+   * runner parsing stays in-thread.
    * @default `chooseWorkerCount`: for 2,000 files or more, one worker per idle core (at least one,
-   * even on a busy machine, at most 4), or one per core when `callerIdle`; 0 below; env
+   * even on a busy machine, at most 4), or one per other core when `callerIdle`; 0 below; env
    * TMSYNC_PARSE_WORKERS overrides
    */
   workers?: number;
   /**
    * The calling thread does nothing else while the files load (`validate`, which reads no
-   * service): every core may parse, whatever the load average, as nothing of this process waits
-   * for a free event loop. Without it, only idle cores do (`plan` reads the service meanwhile).
+   * service): it parses chunks too, beside the workers, and every core parses whatever the load
+   * average, as nothing of this process waits for a free event loop. Without it, only idle cores
+   * do (`plan` reads the service meanwhile).
    */
   callerIdle?: boolean;
   /**
-   * Old-generation heap of each worker, in MB (tests use a tiny one). A worker that runs out of it
-   * parses its share again without the cap.
+   * Old-generation heap of each worker, in MB (tests use a tiny one). When a worker runs out of it,
+   * the chunks it took and did not deliver are parsed again by a worker without the cap.
    * @default WORKER_HEAP_MB
    */
   workerHeapMb?: number;
