@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, symlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeRepo } from './helpers.js';
@@ -50,6 +51,28 @@ describe('loading with worker threads', () => {
     const capped = await spec.loadRepository(root, config, { workers: 2, workerHeapMb: 1 });
     expect(capped.state.cases).toHaveLength(40);
     expect(capped).toEqual(single);
+  });
+});
+
+describe('a file that cannot be read while loading with workers', () => {
+  it('fails the load with the operating system error, whichever thread reads it', async () => {
+    expect(existsSync(DIST), 'dist/ is missing: run npx tsc -p tsconfig.build.json').toBe(true);
+    const spec = (await import(DIST)) as typeof import('../../src/repository/index.js');
+    const files: Record<string, string> = { 'tmsync.yaml': 'project: SHOP\n' };
+    for (let i = 0; i < 300; i++) files[`cases/F${i % 3}/c${i}.yaml`] = `title: Case ${i}\n`;
+    const dir = await makeRepo(files);
+    // a case file that is a link to a socket: opening it fails (ENXIO), as a vanished disk would
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(join(dir, 'sock'), resolve));
+    try {
+      symlinkSync(join(dir, 'sock'), join(dir, 'cases', 'F1', 'c150b.yaml'));
+      const { config, root } = await spec.loadConfig(join(dir, 'tmsync.yaml'));
+      for (const options of [{ workers: 0 }, { workers: 2 }, { workers: 1, callerIdle: true }]) {
+        await expect(spec.loadRepository(root, config, options), JSON.stringify(options)).rejects.toMatchObject({ code: 'ENXIO' });
+      }
+    } finally {
+      server.close();
+    }
   });
 });
 
