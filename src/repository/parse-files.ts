@@ -129,7 +129,7 @@ function detach(results: ParseResult[]): ParseResult[] {
   return structuredClone(results);
 }
 
-/** At most this many parse workers: beyond, receiving their results is the bottleneck. */
+/** At most this many parse workers. */
 export const MAX_WORKERS = 4;
 
 export interface WorkerCountInput {
@@ -264,6 +264,8 @@ function runWorker(shared: Shared, heapMb: number | undefined): Promise<void> {
       done = true;
       if ('done' in msg) resolve();
       else {
+        // the other threads take no more chunks
+        Atomics.store(shared.counter, 0, shared.chunks.length);
         const { code, path, syscall } = msg.error;
         reject(Object.assign(new Error(msg.error.message), { code, ...(path ? { path } : {}), ...(syscall ? { syscall } : {}) }));
       }
