@@ -11,7 +11,8 @@ import { runInNewContext } from 'node:vm';
  * has grown by more than `slackMb` (or by a quarter, for a large heap) since the last collection:
  * a pause of a fraction of a second every few seconds of a busy run, against peak memory.
  *
- * Only the CLI process starts it (never the library); `TMSYNC_GC=0` turns it off.
+ * Only the CLI process starts it (never the library), and not for `serve` or `validate` (see
+ * `governed` in main.ts); `TMSYNC_GC=0` turns it off.
  */
 export interface MemoryGovernor {
   /**

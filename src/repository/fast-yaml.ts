@@ -28,20 +28,37 @@ function hasMultilineQuote(lines: readonly string[]): boolean {
   let blockAt = -1;
   for (const raw of lines) {
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    if (BLANK_OR_COMMENT.test(line)) continue;
-    const indent = line.length - line.trimStart().length;
+    if (isBlankOrComment(line)) continue;
+    const trimmed = startsPlain(line) ? line : line.trimStart();
+    const indent = line.length - trimmed.length;
     if (blockAt >= 0 && indent > blockAt) continue;
     blockAt = -1;
-    let value = line.trimStart();
+    let value = trimmed;
     while (value === '-' || value.startsWith('- ')) value = value.slice(1).trimStart();
     // a block scalar's text lies deeper than its key (or its list item's content)
     const column = line.length - value.length;
     const key = NESTED_KEY.exec(value);
     if (key) value = value.slice(key[0].length);
-    if (/^[|>]/.test(value)) blockAt = column;
-    else if (/^["'[{]/.test(value) && !closesOnLine(value)) return true;
+    const first = value.charCodeAt(0);
+    if (first === 124 /* | */ || first === 62 /* > */) blockAt = column;
+    else if ((first === 34 /* " */ || first === 39 /* ' */ || first === 91 /* [ */ || first === 123) /* { */ && !closesOnLine(value)) return true;
   }
   return false;
+}
+
+/**
+ * Whether a line starts with a printable ASCII character other than a space and `#`: then it is
+ * neither blank nor a comment, and `trimStart` leaves it as it is (the regular expressions and
+ * `trimStart` below decide the other lines; this only spares them the common case).
+ */
+function startsPlain(line: string): boolean {
+  const c = line.charCodeAt(0);
+  return c > 32 && c < 127 && c !== 35;
+}
+
+/** `BLANK_OR_COMMENT.test(line)` */
+function isBlankOrComment(line: string): boolean {
+  return !startsPlain(line) && BLANK_OR_COMMENT.test(line);
 }
 
 /** Whether the quoted text or flow collection (`[…]`, `{…}`) that `value` starts ends on this line. */
@@ -83,6 +100,7 @@ export function documentSourceMap(p: ParsedYaml): SourceMap {
   };
 }
 
+const ITEM_START = /^( *)-(?: +|$)/;
 const TOP_KEY = /^([A-Za-z_][A-Za-z0-9_-]*):(?: +(\S.*)?)?$/;
 /** `TMSYNC_YAML_FAST=0` reads every file the exact way (for comparison in `npm run bench`, or to rule the fast read out). */
 const FAST_READ = process.env.TMSYNC_YAML_FAST !== '0';
@@ -128,7 +146,7 @@ export function fastParseYaml(text: string, listKeys: readonly string[] = []): {
   let open: { key: string; line: number; valuePos?: Position } | undefined;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.endsWith('\r') ? lines[i]!.slice(0, -1) : lines[i]!;
-    if (BLANK_OR_COMMENT.test(line)) continue;
+    if (isBlankOrComment(line)) continue;
     if (open) {
       open.valuePos = { line: i + 1, col: line.length - line.trimStart().length + 1 };
       open = undefined;
@@ -146,7 +164,8 @@ export function fastParseYaml(text: string, listKeys: readonly string[] = []): {
       open = { key: m[1]!, line: i + 1 };
       keys.push(open);
     } else {
-      if (/^[&*!]/.test(value)) return undefined;
+      const c = value.charCodeAt(0);
+      if (c === 38 /* & */ || c === 42 /* * */ || c === 33 /* ! */) return undefined;
       keys.push({ key: m[1]!, line: i + 1, valuePos: { line: i + 1, col: line.length - value.length + 1 } });
     }
   }
@@ -164,16 +183,19 @@ export function fastParseYaml(text: string, listKeys: readonly string[] = []): {
     if (k.valuePos?.line === k.line) return undefined;
     const end = at + 1 < keys.length ? keys[at + 1]!.line - 1 : lines.length;
     let indent: string | undefined;
+    /** `${indent}-` */
+    let marker = '';
     const found: Position[] = [];
     for (let i = k.line; i < end; i++) {
-      const line = lines[i]!.replace(/\r$/, '');
+      const line = lines[i]!.endsWith('\r') ? lines[i]!.slice(0, -1) : lines[i]!;
       if (indent === undefined) {
-        if (BLANK_OR_COMMENT.test(line)) continue;
-        const m = /^( *)-(?: +|$)/.exec(line);
+        if (isBlankOrComment(line)) continue;
+        const m = ITEM_START.exec(line);
         if (!m) return undefined;
         indent = m[1]!;
+        marker = `${indent}-`;
       }
-      if (line.startsWith(`${indent}-`)) {
+      if (line.startsWith(marker)) {
         const rest = line.slice(indent.length + 1);
         if (rest === '' || rest.charCodeAt(0) !== 32) {
           if (rest === '') return undefined; // the item starts on the next line
@@ -188,16 +210,20 @@ export function fastParseYaml(text: string, listKeys: readonly string[] = []): {
     items.set(listKey, found);
   }
 
-  const byKey = new Map(keys.map((k) => [k.key, k]));
   return {
     data: record,
     map: {
-      keyPos(key) {
-        const k = byKey.get(key);
-        return k?.valuePos;
-      },
+      // the keys are distinct (js-yaml refuses a repeated key)
+      keyPos: (key) => keys.find((k) => k.key === key)?.valuePos,
       itemPos: (key, i) => items.get(key)?.[i] ?? { line: 1, col: 1 },
-      keyLines: () => Object.fromEntries(keys.map((k) => [k.key, k.line])),
+      keyLines: () => {
+        const lines: Record<string, number> = {};
+        for (const k of keys) {
+          if (k.key === '__proto__') Object.defineProperty(lines, k.key, { value: k.line, enumerable: true, writable: true, configurable: true });
+          else lines[k.key] = k.line;
+        }
+        return lines;
+      },
     },
   };
 }

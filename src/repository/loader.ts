@@ -304,11 +304,7 @@ function shareCase(item: DesiredCase, share: (s: string) => string): void {
 /** sha256 over relative paths and the sha256 of each file's content, in path order. */
 export function hashContents(fileHashes: ReadonlyMap<string, string>): string {
   const h = createHash('sha256');
-  for (const rel of [...fileHashes.keys()].sort(byName)) {
-    h.update(rel);
-    h.update('\u0000');
-    h.update(fileHashes.get(rel)!);
-    h.update('\n');
-  }
+  // one update per file (the same bytes as four)
+  for (const rel of [...fileHashes.keys()].sort(byName)) h.update(`${rel}\u0000${fileHashes.get(rel)!}\n`);
   return h.digest('hex');
 }

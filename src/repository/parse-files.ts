@@ -1,11 +1,12 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash as sha256Of } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Problem } from '../errors.js';
-import { parseCaseFile, parseStepGroupFile } from './case-file.js';
+import type { DesiredCase, DesiredStepGroup } from '../model.js';
+import { parseCaseFile, parseStepGroupFile, type Parsed } from './case-file.js';
 import { parseFolderFile } from './folder-file.js';
 import { decodeText } from './text-file.js';
 
@@ -26,17 +27,26 @@ export interface ParseResult {
 
 export interface ParseFilesOptions {
   /**
-   * Worker threads to parse in. With workers, the calling thread parses nothing: it stays free for
-   * what runs beside the load (`plan` reads the service meanwhile, and a busy event loop delays
-   * its requests), and only receives results, in batches. Workers only run from the built package
-   * (they need `parse-worker.js`); under a TypeScript test runner parsing stays in-thread.
-   * @default for 2,000 files or more, one worker per idle core (at least one, even on a busy
-   * machine, at most 4); 0 below; env TMSYNC_PARSE_WORKERS overrides
+   * Worker threads to parse in. With workers, the calling thread parses nothing (unless
+   * `callerIdle`): it stays free for what runs beside the load (`plan` reads the service meanwhile,
+   * and a busy event loop delays its requests), and only receives results, a chunk at a time.
+   * Workers only run from the built package (they need `parse-worker.js`); under a TypeScript test
+   * runner parsing stays in-thread.
+   * @default `chooseWorkerCount`: for 2,000 files or more, one worker per idle core (at least one,
+   * even on a busy machine, at most 4), or one per other core when `callerIdle`; 0 below; env
+   * TMSYNC_PARSE_WORKERS overrides
    */
   workers?: number;
   /**
-   * Old-generation heap of each worker, in MB (tests use a tiny one). A worker that runs out of it
-   * parses its share again without the cap.
+   * The calling thread does nothing else while the files load (`validate`, which reads no
+   * service): it parses chunks too, beside the workers, and every core parses whatever the load
+   * average, as nothing of this process waits for a free event loop. Without it, only idle cores
+   * do (`plan` reads the service meanwhile).
+   */
+  callerIdle?: boolean;
+  /**
+   * Old-generation heap of each worker, in MB (tests use a tiny one). When a worker runs out of it,
+   * the chunks it took and did not deliver are parsed again by a worker without the cap.
    * @default WORKER_HEAP_MB
    */
   workerHeapMb?: number;
@@ -44,8 +54,12 @@ export interface ParseFilesOptions {
 
 /** Below this, starting a worker (loading yaml and zod again) costs more than it saves. */
 const WORKER_THRESHOLD = 2000;
-/** Files per message a worker sends: small enough that receiving one never stalls this thread. */
-export const RESULT_BATCH = 250;
+/**
+ * Files per chunk: each thread that parses takes the next chunk of the jobs (a shared counter) until
+ * none are left, so a slow thread (a busy core) takes fewer; a worker sends each chunk's results as
+ * one message, small enough that receiving it never stalls this thread.
+ */
+export const RESULT_BATCH = 100;
 const WORKER_URL = new URL('./parse-worker.js', import.meta.url);
 /**
  * A worker's old generation, capped (issue 15): a worker holds little (its share of the paths and
@@ -54,6 +68,8 @@ const WORKER_URL = new URL('./parse-worker.js', import.meta.url);
  * collects sooner; the rare worker that needs more (a huge file) is run again without it.
  */
 export const WORKER_HEAP_MB = 64;
+/** A worker's young generation, in MB. */
+const WORKER_YOUNG_MB = 8;
 
 /**
  * Decodes a file's bytes and parses it. A file that is not valid UTF-8 (nor UTF-16 with a
@@ -70,7 +86,7 @@ export function parseBytes(job: ParseJob, bytes: Uint8Array): ParseResult {
 }
 
 export function parseText(job: ParseJob, text: string): ParseResult {
-  const hash = createHash('sha256').update(text).digest('hex');
+  const hash = sha256Of('sha256', text, 'hex');
   const r =
     job.kind === 'case'
       ? parseCaseFile(job.rel, text)
@@ -88,79 +104,168 @@ export function parseText(job: ParseJob, text: string): ParseResult {
  * The parallelism that pays is the worker threads of `parseFiles`.
  */
 export function parseFilesInThread(root: string, jobs: readonly ParseJob[]): ParseResult[] {
-  return jobs.map((job) => detach(parseBytes(job, readFileSync(join(root, job.rel)))));
+  const results: ParseResult[] = [];
+  for (let start = 0; start < jobs.length; start += DETACH_BATCH) {
+    const some = jobs.slice(start, start + DETACH_BATCH).map((job) => parseBytes(job, readFileSync(join(root, job.rel))));
+    for (const r of detach(some)) results.push(r);
+  }
+  return results;
 }
 
 /**
- * A copy of a result that shares nothing with the file's text. The parser's strings are slices of
+ * Results detached together: one clone for several costs less than one each, and few enough that a
+ * young-generation collection seldom finds their texts and parser output still alive (what survives
+ * one is promoted, and stays as garbage in the old generation until a full collection).
+ */
+const DETACH_BATCH = 10;
+
+/**
+ * A copy of results that shares nothing with the files' texts. The parser's strings are slices of
  * the text, and a kept slice keeps the whole text alive (V8 sliced strings): about 1 KB per case,
  * the largest holder of a loaded repository. A worker's results are copies already (they cross
  * threads by structured clone); this gives the in-thread path the same footprint.
  */
-function detach(result: ParseResult): ParseResult {
-  return structuredClone(result);
+function detach(results: ParseResult[]): ParseResult[] {
+  return structuredClone(results);
+}
+
+/** At most this many parse workers. */
+export const MAX_WORKERS = 4;
+
+export interface WorkerCountInput {
+  /** files to parse */
+  files: number;
+  /** `os.availableParallelism()` */
+  cores: number;
+  /** the one-minute load average */
+  load: number;
+  /** see `ParseFilesOptions.callerIdle` */
+  callerIdle?: boolean;
+  /** `ParseFilesOptions.workers` */
+  requested?: number;
+  /** `TMSYNC_PARSE_WORKERS` */
+  env?: string;
 }
 
 /**
- * Workers for a large repository: one per idle core, at most 4, and at least one even on a
- * saturated machine. One worker there finishes a little later than parsing in this thread would
- * (its start-up and the copying of results: measured on 2 cores at load 7, 3.5 s against 2.6 s),
- * but the point is that this thread stays free: parsing here stopped `plan`'s requests for
- * seconds (issue 15).
+ * How many worker threads parse (0: this thread parses everything), a pure function of its input.
+ *
+ * - Asked for (`workers`, else `TMSYNC_PARSE_WORKERS` when it is an integer): that many.
+ * - Under `WORKER_THRESHOLD` files: none; a worker's start-up (loading yaml and zod again) costs
+ *   more than it saves.
+ * - When the calling thread only waits (`callerIdle`, `validate`), it parses too: one worker per
+ *   other core (at most `MAX_WORKERS`), whatever the load average, so every core parses and no
+ *   thread more than there are cores is started (each worker costs its start-up and some 30 MB).
+ *   On one core, none.
+ * - Otherwise (`plan`, which reads the service meanwhile, must find this thread free) one worker per
+ *   idle core (cores minus the load average rounded up), at most `MAX_WORKERS`, and at least one
+ *   even on a saturated machine. One worker there finishes a little later than parsing in this
+ *   thread would (its start-up and the copying of results: measured on 2 cores at load 7, 3.5 s
+ *   against 2.6 s), but the point is that this thread stays free: parsing here stopped `plan`'s
+ *   requests for seconds (issue 15).
  */
-function idleCores(): number {
-  const cores = availableParallelism();
-  const busy = Math.ceil(loadavg()[0]);
-  return Math.max(1, Math.min(cores - busy, 4));
+export function chooseWorkerCount(input: WorkerCountInput): number {
+  const { env } = input;
+  const wanted =
+    input.requested ?? (env !== undefined && env !== '' && Number.isInteger(Number(env)) ? Number(env) : undefined);
+  if (wanted !== undefined) return Math.max(0, Math.min(wanted, input.files));
+  if (input.files < WORKER_THRESHOLD) return 0;
+  if (input.callerIdle) return Math.max(0, Math.min(input.cores - 1, MAX_WORKERS));
+  return Math.max(1, Math.min(input.cores - Math.ceil(input.load), MAX_WORKERS));
 }
 
 function workerCount(jobs: number, options: ParseFilesOptions): number {
+  if (jobs === 0) return 0;
   const env = process.env.TMSYNC_PARSE_WORKERS;
-  const wanted =
-    options.workers ??
-    (env !== undefined && env !== '' && Number.isInteger(Number(env))
-      ? Number(env)
-      : jobs >= WORKER_THRESHOLD
-        ? idleCores()
-        : 0);
-  if (wanted <= 0 || jobs === 0) return 0;
+  const wanted = chooseWorkerCount({
+    files: jobs,
+    cores: availableParallelism(),
+    load: loadavg()[0] ?? 0,
+    ...(options.callerIdle !== undefined ? { callerIdle: options.callerIdle } : {}),
+    ...(options.workers !== undefined ? { requested: options.workers } : {}),
+    ...(env !== undefined ? { env } : {}),
+  });
+  if (wanted === 0) return 0;
   if (!existsSync(fileURLToPath(WORKER_URL))) return 0;
-  return Math.min(wanted, jobs);
+  return wanted;
 }
 
-/** What a worker posts: a batch of results (in job order), then `done`, or an I/O error. */
+/**
+ * Sets every copy of the file's path a result holds: `rel`, and for a parsed case or step group its
+ * `file` and each step's `source.file`. A worker blanks them (`''`) before posting and the receiver
+ * puts its own copy of the path back: four to six fewer strings per file to copy across threads
+ * and to allocate here, and the key order of every object stays as the parser made it.
+ */
+export function setResultPath(job: ParseJob, r: ParseResult, path: string): void {
+  r.rel = path;
+  if (job.kind === 'folder' || r.parsed === undefined) return;
+  const item = (r.parsed as Parsed<DesiredCase | DesiredStepGroup>).item;
+  item.file = path;
+  const steps = job.kind === 'case' ? (item as DesiredCase).fields.steps : (item as DesiredStepGroup).steps;
+  if (Array.isArray(steps)) for (const step of steps) if (step.source) step.source.file = path;
+}
+
+/** What a worker is given: all the jobs, and the counter of chunks taken, shared by every thread that parses. */
+export interface WorkerInput {
+  root: string;
+  jobs: readonly ParseJob[];
+  /** jobs per chunk */
+  chunk: number;
+  /** `[next chunk]`, over a SharedArrayBuffer: each thread takes a chunk with `Atomics.add` */
+  counter: Int32Array;
+}
+
+/**
+ * What a worker posts: the results of one chunk (in job order, their paths blanked:
+ * `setResultPath`), then `done`, or an I/O error.
+ */
 export type WorkerMessage =
-  | { results: ParseResult[] }
+  | { chunk: number; results: ParseResult[] }
   | { done: true }
   | { error: { message: string; code?: string; path?: string; syscall?: string } };
 
-/** A worker's share; one that runs out of its capped heap is parsed again by a worker without the cap. */
-async function runWorker(root: string, jobs: ParseJob[], heapMb: number): Promise<ParseResult[]> {
-  try {
-    return await runWorkerOnce(root, jobs, heapMb);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ERR_WORKER_OUT_OF_MEMORY') throw err;
-    return runWorkerOnce(root, jobs, undefined);
-  }
+/** Parsing shared by threads: the results of each chunk, by chunk number, as they come in. */
+interface Shared extends WorkerInput {
+  chunks: (ParseResult[] | undefined)[];
 }
 
-function runWorkerOnce(root: string, jobs: ParseJob[], heapMb: number | undefined): Promise<ParseResult[]> {
+function share(root: string, jobs: readonly ParseJob[]): Shared {
+  const chunks = Math.ceil(jobs.length / RESULT_BATCH);
+  return { root, jobs, chunk: RESULT_BATCH, counter: new Int32Array(new SharedArrayBuffer(4)), chunks: new Array(chunks).fill(undefined) };
+}
+
+/** Takes the next chunk, or undefined when none is left. */
+export function takeChunk(counter: Int32Array, chunk: number, jobs: number): { index: number; start: number; end: number } | undefined {
+  const index = Atomics.add(counter, 0, 1);
+  const start = index * chunk;
+  return start < jobs ? { index, start, end: Math.min(start + chunk, jobs) } : undefined;
+}
+
+function runWorker(shared: Shared, heapMb: number | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
+    const input: WorkerInput = { root: shared.root, jobs: shared.jobs, chunk: shared.chunk, counter: shared.counter };
     const worker = new Worker(WORKER_URL, {
-      workerData: { root, jobs, batch: RESULT_BATCH },
-      // a larger young generation: parsing allocates many short-lived nodes
-      resourceLimits: { maxYoungGenerationSizeMb: 16, ...(heapMb !== undefined ? { maxOldGenerationSizeMb: heapMb } : {}) },
+      workerData: input,
+      // a small young generation: what survives a collection there is little (the chunk being
+      // parsed), so a smaller one costs no more CPU (measured: 8 MB as fast as 16) and less memory
+      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB, ...(heapMb !== undefined ? { maxOldGenerationSizeMb: heapMb } : {}) },
     });
     let done = false;
-    const results: ParseResult[] = [];
     worker.on('message', (msg: WorkerMessage) => {
       if ('results' in msg) {
-        for (const r of msg.results) results.push(r);
+        const start = msg.chunk * shared.chunk;
+        for (const [k, r] of msg.results.entries()) {
+          const job = shared.jobs[start + k]!;
+          setResultPath(job, r, job.rel);
+        }
+        shared.chunks[msg.chunk] = msg.results;
         return;
       }
       done = true;
-      if ('done' in msg) resolve(results);
+      if ('done' in msg) resolve();
       else {
+        // the other threads take no more chunks
+        Atomics.store(shared.counter, 0, shared.chunks.length);
         const { code, path, syscall } = msg.error;
         reject(Object.assign(new Error(msg.error.message), { code, ...(path ? { path } : {}), ...(syscall ? { syscall } : {}) }));
       }
@@ -175,21 +280,48 @@ function runWorkerOnce(root: string, jobs: ParseJob[], heapMb: number | undefine
   });
 }
 
+/** This thread's part: chunk after chunk, letting the workers' messages in between two. */
+async function parseChunksInThread(shared: Shared): Promise<void> {
+  for (;;) {
+    const taken = takeChunk(shared.counter, shared.chunk, shared.jobs.length);
+    if (!taken) return;
+    try {
+      shared.chunks[taken.index] = parseFilesInThread(shared.root, shared.jobs.slice(taken.start, taken.end));
+    } catch (err) {
+      // the workers take no more chunks
+      Atomics.store(shared.counter, 0, shared.chunks.length);
+      throw err;
+    }
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
 /**
  * Reads and parses files: in worker threads for large repositories (this thread then only
- * receives the results), else in this thread. Results come back in the order of `jobs`. Throws
- * only on I/O errors.
+ * receives the results, or, when `callerIdle`, parses its share as well), else in this thread.
+ * Results come back in the order of `jobs`. Throws only on I/O errors.
  */
 export async function parseFiles(root: string, jobs: readonly ParseJob[], options: ParseFilesOptions = {}): Promise<ParseResult[]> {
   const workers = workerCount(jobs.length, options);
   if (workers === 0) return parseFilesInThread(root, jobs);
-  // contiguous chunks, one per worker
-  const size = Math.ceil(jobs.length / workers);
-  const chunks: ParseJob[][] = [];
-  for (let i = 0; i < jobs.length; i += size) chunks.push(jobs.slice(i, i + size));
-  const pending = chunks.map((c) => runWorker(root, c, options.workerHeapMb ?? WORKER_HEAP_MB));
+  const shared = share(root, jobs);
+  const heapMb = options.workerHeapMb ?? WORKER_HEAP_MB;
+  const pending = Array.from({ length: workers }, () => runWorker(shared, heapMb));
+  if (options.callerIdle) pending.push(parseChunksInThread(shared));
   const settled = await Promise.allSettled(pending);
-  const failed = settled.find((r) => r.status === 'rejected');
-  if (failed) throw failed.reason;
-  return settled.flatMap((r) => (r as PromiseFulfilledResult<ParseResult[]>).value);
+  const failed = settled.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason as NodeJS.ErrnoException);
+  const other = failed.find((e) => e.code !== 'ERR_WORKER_OUT_OF_MEMORY');
+  if (other) throw other;
+  const missing = shared.chunks.flatMap((c, i) => (c === undefined ? [i] : []));
+  if (missing.length > 0) {
+    // a worker ran out of its capped heap: the chunks it took are parsed again without the cap
+    const rest = share(
+      root,
+      missing.flatMap((i) => jobs.slice(i * shared.chunk, (i + 1) * shared.chunk)),
+    );
+    await runWorker(rest, undefined);
+    // every chunk but the last of `jobs` is full, so chunk k of `rest` is missing chunk k
+    for (const [k, i] of missing.entries()) shared.chunks[i] = rest.chunks[k];
+  }
+  return shared.chunks.flatMap((c) => c!);
 }

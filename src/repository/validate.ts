@@ -27,7 +27,8 @@ export async function validateRepository(dir: string, options: ValidateRepositor
   const configFile = options.configFile ?? join(resolve(dir), 'tmsync.yaml');
   const read = await readConfig(configFile);
   if (!read.config) return { problems: sortProblems(read.problems), root: read.root };
-  const { state, problems } = await loadRepository(read.root, read.config);
+  // nothing else runs meanwhile: every core may parse
+  const { state, problems } = await loadRepository(read.root, read.config, { callerIdle: true });
   return { problems: sortProblems([...read.problems, ...problems]), state, config: read.config, root: read.root };
 }
 

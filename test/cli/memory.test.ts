@@ -58,3 +58,15 @@ describe('the command a command line names (serve runs without the governor)', (
     expect(commandName(['--verbose'])).toBeUndefined();
   });
 });
+
+describe('which commands run with the memory governor', () => {
+  it('leaves out serve and validate (whose heap is the loaded repository) and watches the others', async () => {
+    const { governed } = await import('../../src/cli/main.js');
+    expect(governed(['validate'])).toBe(false);
+    expect(governed(['--config', 'x/tmsync.yaml', 'validate', 'x'])).toBe(false);
+    expect(governed(['serve', '--seed', 'demo'])).toBe(false);
+    expect(governed(['plan'])).toBe(true);
+    expect(governed(['apply', 'validate'])).toBe(true);
+    expect(governed(['pull'])).toBe(true);
+  });
+});

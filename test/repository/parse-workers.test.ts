@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, symlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeRepo } from './helpers.js';
@@ -28,9 +29,14 @@ describe('loading with worker threads', () => {
     expect(single.state.cases).toHaveLength(295);
     expect(single.problems.map((p) => p.code).sort()).toEqual(['duplicate_title', ...Array(6).fill('yaml_syntax')]);
     expect(pooled).toEqual(single);
-    // one worker sends its 302 results in two batches (RESULT_BATCH is 250), three in one each
+    // the same objects with the same keys in the same order (what JSON output and plans render)
+    expect(JSON.stringify(pooled)).toBe(JSON.stringify(single));
+    // 302 files are 4 chunks (RESULT_BATCH is 100), taken by however many threads there are
     expect(await spec.loadRepository(root, config, { workers: 1 })).toEqual(single);
     expect(await spec.loadRepository(root, config, { workers: 3 })).toEqual(single);
+    // the calling thread parses chunks too, beside the workers
+    const beside = await spec.loadRepository(root, config, { workers: 1, callerIdle: true });
+    expect(JSON.stringify(beside)).toBe(JSON.stringify(single));
   });
 
   it('parses again without the heap cap when a worker runs out of its capped heap', async () => {
@@ -45,5 +51,70 @@ describe('loading with worker threads', () => {
     const capped = await spec.loadRepository(root, config, { workers: 2, workerHeapMb: 1 });
     expect(capped.state.cases).toHaveLength(40);
     expect(capped).toEqual(single);
+  });
+});
+
+describe('a file that cannot be read while loading with workers', () => {
+  it('fails the load with the operating system error, whichever thread reads it', async () => {
+    expect(existsSync(DIST), 'dist/ is missing: run npx tsc -p tsconfig.build.json').toBe(true);
+    const spec = (await import(DIST)) as typeof import('../../src/repository/index.js');
+    const files: Record<string, string> = { 'tmsync.yaml': 'project: SHOP\n' };
+    for (let i = 0; i < 300; i++) files[`cases/F${i % 3}/c${i}.yaml`] = `title: Case ${i}\n`;
+    const dir = await makeRepo(files);
+    // a case file that is a link to a socket: opening it fails (ENXIO), as a vanished disk would
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(join(dir, 'sock'), resolve));
+    try {
+      symlinkSync(join(dir, 'sock'), join(dir, 'cases', 'F1', 'c150b.yaml'));
+      const { config, root } = await spec.loadConfig(join(dir, 'tmsync.yaml'));
+      for (const options of [{ workers: 0 }, { workers: 2 }, { workers: 1, callerIdle: true }]) {
+        await expect(spec.loadRepository(root, config, options), JSON.stringify(options)).rejects.toMatchObject({ code: 'ENXIO' });
+      }
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('how many worker threads parse', () => {
+  // chooseWorkerCount is a pure function of its input: no dist/ needed
+  const base = { files: 100_000, cores: 2, load: 0 };
+
+  it('parses in this thread below 2,000 files', async () => {
+    const { chooseWorkerCount } = await import('../../src/repository/parse-files.js');
+    expect(chooseWorkerCount({ ...base, files: 1999 })).toBe(0);
+    expect(chooseWorkerCount({ ...base, files: 1999, callerIdle: true })).toBe(0);
+    expect(chooseWorkerCount({ ...base, files: 2000 })).toBe(2);
+  });
+
+  it('keeps the calling thread free for plan: one worker per idle core, at least one, at most 4', async () => {
+    const { chooseWorkerCount } = await import('../../src/repository/parse-files.js');
+    expect(chooseWorkerCount({ ...base, load: 0.9 })).toBe(1);
+    expect(chooseWorkerCount({ ...base, load: 12 })).toBe(1);
+    expect(chooseWorkerCount({ ...base, cores: 16, load: 1.5 })).toBe(4);
+    expect(chooseWorkerCount({ ...base, cores: 1 })).toBe(1);
+  });
+
+  it('lets every core parse for validate (the calling thread is one of them), whatever the load', async () => {
+    const { chooseWorkerCount } = await import('../../src/repository/parse-files.js');
+    expect(chooseWorkerCount({ ...base, load: 0.9, callerIdle: true })).toBe(1);
+    expect(chooseWorkerCount({ ...base, load: 12, callerIdle: true })).toBe(1);
+    expect(chooseWorkerCount({ ...base, cores: 4, load: 3, callerIdle: true })).toBe(3);
+    expect(chooseWorkerCount({ ...base, cores: 16, callerIdle: true })).toBe(4);
+    // one core: no worker to start, the calling thread parses everything
+    expect(chooseWorkerCount({ ...base, cores: 1, callerIdle: true })).toBe(0);
+  });
+
+  it('takes the count asked for (the option, else TMSYNC_PARSE_WORKERS), never more than the files', async () => {
+    const { chooseWorkerCount } = await import('../../src/repository/parse-files.js');
+    expect(chooseWorkerCount({ ...base, requested: 0 })).toBe(0);
+    expect(chooseWorkerCount({ ...base, files: 10, requested: 3 })).toBe(3);
+    expect(chooseWorkerCount({ ...base, files: 2, requested: 3 })).toBe(2);
+    expect(chooseWorkerCount({ ...base, env: '3', requested: 1 })).toBe(1);
+    expect(chooseWorkerCount({ ...base, env: '0', callerIdle: true })).toBe(0);
+    expect(chooseWorkerCount({ ...base, files: 10, env: '2' })).toBe(2);
+    // not an integer: ignored
+    expect(chooseWorkerCount({ ...base, env: 'many' })).toBe(2);
+    expect(chooseWorkerCount({ ...base, env: '' })).toBe(2);
   });
 });
