@@ -106,7 +106,7 @@ async function pullRead(
     const actual = await actualP;
     const repoRoot = root;
     const local = await existing.catch(() => undefined);
-    const merge = base.size > 0 && local ? preparePullMerge({ base, actual, local: local.state, ...(options.prefer ? { prefer: options.prefer } : {}) }) : undefined;
+    const merge = base.size > 0 && local ? preparePullMerge({ base, actual, local: local.state, ...(options.prefer ? { prefer: options.prefer } : {}), ...(stage ? { hashed: stage.hashed } : {}) }) : undefined;
     // the merge keeps each field's standing only: the repository as loaded is not needed any more
     if (local) delete local.state;
     const result = await pullIntoRepository(actual, {
@@ -131,7 +131,7 @@ async function pullRead(
     });
 
     // the base records what this pull synced (written atomically, after every file)
-    const synced = recordPull(base, actual, result, merge);
+    const synced = recordPull(base, actual, result, merge, stage?.hashed);
     await writeSyncBase(repoRoot, synced.base);
     const merged = synced.summary;
 
