@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -227,5 +228,14 @@ describe('recording fields hashed ahead of time (HashedFields)', () => {
     expect(hasField(new HashedFields(values), 'labels')).toBe(true);
     expect(hasField(new HashedFields({ title: 'T' }), 'labels')).toBe(false);
     expect(() => hashed.record('case', 'c-3', 't', new HashedFields({ 'bad name': 1 }))).toThrow(TmsyncError);
+  });
+});
+
+describe('the hash of a field', () => {
+  it('is the first 12 hex digits of the SHA-256 of its canonical JSON (bases written before stay valid)', () => {
+    const sha = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 12);
+    expect(fieldHash('Log in')).toBe(sha('"Log in"'));
+    expect(fieldHash({ b: 1, a: [2, 'é'] })).toBe(sha('{"a":[2,"é"],"b":1}'));
+    expect(fieldHash(undefined)).toBe(sha('null'));
   });
 });
