@@ -1,4 +1,4 @@
-import { openApplySession, type ApplySession } from '../apply/engine.js';
+import type { ApplySession } from '../apply/engine.js';
 import { acquireRepositoryLock } from '../apply/lock.js';
 import { parseDuration } from '../repository/config.js';
 import type { CliIo } from './io.js';
@@ -35,6 +35,8 @@ export async function withApplySession<T>(
   io: CliIo,
   fn: (session: ApplySession) => Promise<T>,
 ): Promise<T> {
+  // the write engine is loaded by the commands that run it, not by every command taking the lock
+  const { openApplySession } = await import('../apply/engine.js');
   const session = await openApplySession({ root, command, lockTimeoutMs: lockTimeoutMs(lockTimeout) });
   for (const n of session.notes) io.stderr(`Note: ${n}.`);
   try {

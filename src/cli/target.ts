@@ -1,8 +1,11 @@
 import { resolve } from 'node:path';
 import { TmsyncError } from '../errors.js';
 import type { CliIo, GlobalOptions } from './io.js';
-import { CONFIG_DEFAULTS, CONFIG_FILE_NAME, describeSearch, findConfigFile, loadConfig, type TmsyncConfig } from '../repository/index.js';
-import { createClient, formatRequestEvent, type ClientOptions, type TmsClient } from '../remote/index.js';
+// the modules themselves, not the barrels: every command that talks to a service loads this before its first request
+import { CONFIG_DEFAULTS, CONFIG_FILE_NAME, describeSearch, findConfigFile, loadConfig, type TmsyncConfig } from '../repository/config.js';
+import { createClient, type TmsClient } from '../remote/client.js';
+import type { ClientOptions } from '../remote/options.js';
+import { formatRequestEvent } from '../remote/verbose.js';
 import { proxyFromEnv, retryNotifier } from './notices.js';
 
 /**

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { join } from 'node:path';
 import { canonicalJson } from '../canonical-json.js';
 import { TmsyncError } from '../errors.js';
@@ -40,10 +40,30 @@ export interface BaseEntry {
 
 /** The hash recorded for a field value: 12 hex digits of the SHA-256 of its canonical JSON. */
 export function fieldHash(value: unknown): string {
-  return createHash('sha256')
-    .update(canonicalJson(value === undefined ? null : value))
-    .digest('hex')
-    .slice(0, 12);
+  // the one-shot hash (Node ≥ 20.12) costs a third less than a Hash object per field
+  return hash('sha256', canonicalJson(value === undefined ? null : value), 'hex').slice(0, 12);
+}
+
+/**
+ * Field values hashed ahead of time (`hashFields`), e.g. while the service is still being read, so
+ * that recording them later costs no hashing: `record` takes them as it takes the values.
+ */
+export class HashedFields {
+  /** field name → `fieldHash` of its value, by name */
+  readonly hashes: ReadonlyMap<string, string>;
+  constructor(fields: Readonly<Record<string, unknown>>) {
+    const hashes = new Map<string, string>();
+    for (const name of Object.keys(fields).sort()) hashes.set(name, fieldHash(fields[name]));
+    this.hashes = hashes;
+  }
+  has(name: string): boolean {
+    return this.hashes.has(name);
+  }
+}
+
+/** Whether recorded fields (values or hashed ones) hold a field of this name. */
+export function hasField(fields: Readonly<Record<string, unknown>> | HashedFields, name: string): boolean {
+  return fields instanceof HashedFields ? fields.has(name) : name in fields;
 }
 
 const FIELD_NAME = /^[A-Za-z0-9_.[\]-]+$/;
@@ -80,28 +100,36 @@ export class SyncBase {
    * Records an item as synced now: its `updated_at` and its fields' values (hashed here). Fields
    * named in `keep` keep the hash the base held for them (a change on the service the sync did not
    * take in: it stays a change against the base); a kept field the base did not hold is left out.
+   * `fields` may be hashed already (`HashedFields`): the same entry as from the values.
    */
   record(
     kind: BaseKind,
     id: string,
     updatedAt: string | number | null | undefined,
-    fields: Readonly<Record<string, unknown>>,
+    fields: Readonly<Record<string, unknown>> | HashedFields,
     keep: Iterable<string> = [],
   ): void {
     if (!id || /\s/.test(id)) throw new TmsyncError('invalid_sync_base_entry', `cannot record ${kind} id ${JSON.stringify(id)} in the sync base`);
     const kept = new Set(keep);
     const before = this.entriesMap.get(keyOf(kind, id));
     const hashed = new Map<string, string>();
-    for (const name of [...new Set([...Object.keys(fields), ...kept])].sort()) {
+    const pre = fields instanceof HashedFields ? fields.hashes : undefined;
+    const at = updatedAt === null || updatedAt === undefined || updatedAt === '' ? undefined : String(updatedAt);
+    if (pre && kept.size === 0) {
+      // already hashed and by name: the entry holds them as they are
+      for (const name of pre.keys()) if (!FIELD_NAME.test(name)) throw new TmsyncError('invalid_sync_base_entry', `cannot record field ${JSON.stringify(name)} in the sync base`);
+      this.entriesMap.set(keyOf(kind, id), { kind, id, updatedAt: at, fields: pre });
+      return;
+    }
+    for (const name of [...new Set([...(pre ? pre.keys() : Object.keys(fields)), ...kept])].sort()) {
       if (!FIELD_NAME.test(name)) throw new TmsyncError('invalid_sync_base_entry', `cannot record field ${JSON.stringify(name)} in the sync base`);
       if (kept.has(name)) {
         const old = before?.fields.get(name);
         if (old !== undefined) hashed.set(name, old);
         continue;
       }
-      hashed.set(name, fieldHash(fields[name]));
+      hashed.set(name, pre ? pre.get(name)! : fieldHash((fields as Readonly<Record<string, unknown>>)[name]));
     }
-    const at = updatedAt === null || updatedAt === undefined || updatedAt === '' ? undefined : String(updatedAt);
     this.entriesMap.set(keyOf(kind, id), { kind, id, updatedAt: at, fields: hashed });
   }
 

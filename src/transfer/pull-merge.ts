@@ -1,7 +1,9 @@
 import { parse } from 'yaml';
 import { CASE_FIELDS } from '../fields.js';
+import type { RemoteCase } from '../model.js';
+import { caseFieldValues, withHumanId, type FieldValues } from '../sync/field-values.js';
 import type { Prefer } from '../plan/operations.js';
-import { SyncBase, type BaseKind, type FieldStanding } from '../sync/base.js';
+import { hasField, SyncBase, type BaseKind, type FieldStanding, type HashedFields } from '../sync/base.js';
 import type { PullFile } from './pull-files.js';
 import type { PullMergeHooks, PullResult } from './pull.js';
 
@@ -45,9 +47,14 @@ export interface PullMergeInput {
    * The item's fields as the service holds them now, in the form the base hashes (the plan's
    * compare form), and its `updated_at`: what the new base records for the fields pull took.
    */
-  remote(kind: BaseKind, id: string): { updatedAt: string | number | null | undefined; fields: Readonly<Record<string, unknown>> } | undefined;
+  remote(kind: BaseKind, id: string): { updatedAt: string | number | null | undefined; fields: Readonly<Record<string, unknown>> | HashedFields } | undefined;
   /** for messages: where the service has an item (its folder path), when its place is in conflict */
   remotePlace?(kind: 'folder' | 'case', id: string): string;
+}
+
+/** The fields of a case the sync base records: its compare form, with its human id. */
+export function remoteCaseBaseFields(c: RemoteCase): FieldValues {
+  return withHumanId(caseFieldValues(c), c.humanId);
 }
 
 /** A field changed both in the file and on the service since the last sync. */
@@ -280,7 +287,7 @@ export class PullMerge implements PullMergeHooks {
       const keep: string[] = [];
       for (const [name, s] of standings ?? []) if (s === 'local' || (s === 'conflict' && this.input.prefer !== 'remote')) keep.push(name);
       // a field the service did not report (labels it cannot read) keeps what the base knew
-      for (const name of old?.fields.keys() ?? []) if (!(name in remote.fields) && elementIndex(name) === undefined) keep.push(name);
+      for (const name of old?.fields.keys() ?? []) if (!hasField(remote.fields, name) && elementIndex(name) === undefined) keep.push(name);
       next.record(item.kind, item.id, remote.updatedAt, remote.fields, keep);
     }
     return next;

@@ -7,6 +7,8 @@ import { createWriteSession, renderCaseYaml, stageTempFile, syncFileSystem, TEMP
 import { remoteCaseFields, type FieldContext } from './case-fields.js';
 import { buildRepositoryModel, caseFieldContext, caseWhere, type CaseMemo, type MemoCase, type ModelFolder } from './repository-model.js';
 import type { LocalRepository } from './pull.js';
+import { remoteCaseBaseFields } from './pull-merge.js';
+import { HashedFields } from '../sync/base.js';
 
 /**
  * `pull`'s work done while the service is read, so that little is left after the last answer:
@@ -37,6 +39,11 @@ export interface PullStage {
   settle(): Promise<void>;
   /** removes the temporary files not taken; call once pull is done, whatever its outcome */
   discard(): Promise<void>;
+  /**
+   * The case's fields for the sync base, hashed as its page was laid out (the same object read, so
+   * the same values); undefined for a case not laid out here.
+   */
+  hashed(c: RemoteCase): HashedFields | undefined;
   /** what the stage did, for tests and the bench */
   stats(): { laidOut: number; staged: number; compared: number };
 }
@@ -64,6 +71,7 @@ export function createPullStage(options: PullStageOptions): PullStage {
   const ops = fileOps(options.ops);
   const session = createWriteSession();
   const entries = new WeakMap<RemoteCase, MemoCase>();
+  const hashes = new WeakMap<RemoteCase, HashedFields>();
   const stagedByContent = new Map<string, string[]>();
   const compared = new Map<string, string>();
   const counts = { laidOut: 0, staged: 0, compared: 0 };
@@ -122,6 +130,8 @@ export function createPullStage(options: PullStageOptions): PullStage {
 
   const one = (c: RemoteCase) => {
     const l = layout!;
+    // what the sync base records for it, hashed now rather than after the last page
+    hashes.set(c, new HashedFields(remoteCaseBaseFields(c)));
     const folder = l.folders.get(c.folderId);
     if (!folder) return;
     const { fields, warnings } = remoteCaseFields(c, l.ctx, caseWhere(c));
@@ -241,6 +251,7 @@ export function createPullStage(options: PullStageOptions): PullStage {
       staged.clear();
       stagedByContent.clear();
     },
+    hashed: (c) => hashes.get(c),
     stats: () => ({ ...counts }),
   };
 }

@@ -1,8 +1,8 @@
-import type { ActualState, DesiredState } from '../model.js';
+import type { ActualState, DesiredState, RemoteCase } from '../model.js';
 import { buildPlan } from '../plan/build-plan.js';
-import { SyncBase, type BaseKind, type FieldStanding } from '../sync/base.js';
-import { caseFieldValues, folderFieldValues, stepGroupFieldValues, withHumanId, type FieldValues } from '../sync/field-values.js';
-import { PullMerge, type Prefer, type PullConflict, type PullMergeSummary } from './pull-merge.js';
+import type { HashedFields, SyncBase, BaseKind, FieldStanding } from '../sync/base.js';
+import { folderFieldValues, stepGroupFieldValues, withHumanId, type FieldValues } from '../sync/field-values.js';
+import { PullMerge, remoteCaseBaseFields, type Prefer, type PullConflict, type PullMergeSummary } from './pull-merge.js';
 import type { PullResult } from './pull.js';
 
 /**
@@ -16,15 +16,24 @@ export interface PreparedPullMerge {
   deleted: PullConflict[];
 }
 
-/** The service's side of an item in compare form, and its `updated_at`, for the base. */
-export function remoteItemValues(actual: ActualState): (kind: BaseKind, id: string) => { updatedAt: string | number | undefined; fields: FieldValues } | undefined {
+/** A case's fields for the base in compare form (`remoteCaseBaseFields`), hashed ahead of time; undefined when not. */
+export type HashedCaseFields = (c: RemoteCase) => HashedFields | undefined;
+
+/**
+ * The service's side of an item in compare form, and its `updated_at`, for the base. `hashed`: the
+ * fields of the very case objects of `actual` hashed earlier (pull's stage, while the pages came).
+ */
+export function remoteItemValues(
+  actual: ActualState,
+  hashed?: HashedCaseFields,
+): (kind: BaseKind, id: string) => { updatedAt: string | number | undefined; fields: FieldValues | HashedFields } | undefined {
   const cases = new Map(actual.cases.map((c) => [c.id, c]));
   const groups = new Map(actual.stepGroups.map((g) => [g.id, g]));
   const folders = new Map(actual.folders.map((f) => [f.id, f]));
   return (kind, id) => {
     if (kind === 'case') {
       const c = cases.get(id);
-      return c && { updatedAt: c.updatedAt, fields: withHumanId(caseFieldValues(c), c.humanId) };
+      return c && { updatedAt: c.updatedAt, fields: hashed?.(c) ?? remoteCaseBaseFields(c) };
     }
     if (kind === 'step_group') {
       const g = groups.get(id);
@@ -55,7 +64,7 @@ function remotePlaces(actual: ActualState): (kind: 'folder' | 'case', id: string
  * (problems of the plan do not stop a pull: an item the plan could not compare is pulled as
  * without a base) and turns each item's classification into what pull writes.
  */
-export function preparePullMerge(input: { base: SyncBase; actual: ActualState; local: DesiredState | undefined; prefer?: Prefer }): PreparedPullMerge {
+export function preparePullMerge(input: { base: SyncBase; actual: ActualState; local: DesiredState | undefined; prefer?: Prefer; hashed?: HashedCaseFields }): PreparedPullMerge {
   const { base, actual, local } = input;
   const classes = new Map<string, Map<string, FieldStanding>>();
   const deleted: PullConflict[] = [];
@@ -79,7 +88,7 @@ export function preparePullMerge(input: { base: SyncBase; actual: ActualState; l
     base,
     ...(input.prefer ? { prefer: input.prefer } : {}),
     standings: (kind, id) => classes.get(`${kind} ${id}`),
-    remote: remoteItemValues(actual),
+    remote: remoteItemValues(actual, input.hashed),
     remotePlace: remotePlaces(actual),
   });
   return { hooks, deleted };
@@ -99,10 +108,11 @@ export function recordPull(
   actual: ActualState,
   result: Pick<PullResult, 'items' | 'created' | 'gone'>,
   merge: PreparedPullMerge | undefined,
+  hashed?: HashedCaseFields,
 ): { base: SyncBase; summary: PullMergeSummary } {
   const hooks =
     merge?.hooks ??
-    new PullMerge({ base, standings: () => undefined, remote: remoteItemValues(actual) });
+    new PullMerge({ base, standings: () => undefined, remote: remoteItemValues(actual, hashed) });
   const summary = hooks.summarize(result);
   // the files pull lists as gone (under --folder, those of its subtree)
   const gone = new Set(result.gone.map((g) => g.file));

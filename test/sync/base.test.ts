@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { TmsyncError } from '../../src/errors.js';
 import {
   SYNC_BASE_FILE,
+  HashedFields,
   SyncBase,
+  hasField,
   fieldHash,
   fieldStanding,
   parseSyncBase,
@@ -207,5 +210,32 @@ describe('recording with fields kept', () => {
     base.record('case', 'c-2', 't', { title: 'C', description: 'x' }, ['description']);
     expect(base.get('case', 'c-2')?.fields.has('description')).toBe(false);
     expect(base.entries('case').map((e) => e.id).sort()).toEqual(['c-1', 'c-2']);
+  });
+});
+
+describe('recording fields hashed ahead of time (HashedFields)', () => {
+  it('gives the same entry as recording the values, with fields kept or not, and refuses the same names', () => {
+    const values = { title: 'Log in', description: 'Opens the page', labels: ['a', 'b'], steps: [{ description: 'x', expected: '', stepGroup: null }] };
+    const plain = new SyncBase(P);
+    const hashed = new SyncBase(P);
+    for (const b of [plain, hashed]) b.record('case', 'c-1', 't0', { title: 'Old', description: 'base' });
+    plain.record('case', 'c-1', 't1', values, ['description']);
+    hashed.record('case', 'c-1', 't1', new HashedFields(values), ['description']);
+    plain.record('case', 'c-2', 't2', values);
+    hashed.record('case', 'c-2', 't2', new HashedFields(values));
+    expect(hashed.serialize()).toBe(plain.serialize());
+    expect([...hashed.get('case', 'c-2')!.fields.keys()]).toEqual(['description', 'labels', 'steps', 'title']);
+    expect(hasField(new HashedFields(values), 'labels')).toBe(true);
+    expect(hasField(new HashedFields({ title: 'T' }), 'labels')).toBe(false);
+    expect(() => hashed.record('case', 'c-3', 't', new HashedFields({ 'bad name': 1 }))).toThrow(TmsyncError);
+  });
+});
+
+describe('the hash of a field', () => {
+  it('is the first 12 hex digits of the SHA-256 of its canonical JSON (bases written before stay valid)', () => {
+    const sha = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 12);
+    expect(fieldHash('Log in')).toBe(sha('"Log in"'));
+    expect(fieldHash({ b: 1, a: [2, 'é'] })).toBe(sha('{"a":[2,"é"],"b":1}'));
+    expect(fieldHash(undefined)).toBe(sha('null'));
   });
 });

@@ -10,6 +10,8 @@ import type { FileOps } from '../../src/repository/file-ops.js';
 import { readFile as fsReadFile } from 'node:fs/promises';
 import { loadExistingRepository, pullIntoRepository } from '../../src/transfer/pull.js';
 import { createPullStage } from '../../src/transfer/pull-stage.js';
+import { recordPull } from '../../src/transfer/pull-sync.js';
+import { SyncBase } from '../../src/sync/base.js';
 import { client, emulator, seedVariedProject } from './helpers.js';
 
 const config = { casesDir: 'cases', stepGroupsDir: 'step_groups' };
@@ -39,7 +41,7 @@ async function stagedPull(c: TmsClient, root: string, opts: { context?: (s: Actu
     const onRead = { context: (s: ActualState) => stage.onRead.context(opts.context ? opts.context(s) : s), cases: stage.onRead.cases };
     const actual = await fetchState(c, 'VAR', { onRead });
     const result = await pullIntoRepository(actual, { root, config, existing, stage, ...(opts.ops ? { ops: opts.ops } : {}), ...(opts.each ? { writeMode: 'each' as const } : {}) });
-    return { result, stats: stage.stats(), actual };
+    return { result, stats: stage.stats(), actual, stage };
   } finally {
     await stage.discard();
   }
@@ -88,6 +90,18 @@ describe('pull with its work done during the reads (createPullStage)', () => {
     expect(stats.compared).toBe(actual.cases.length);
     expect(readAtEnd.filter((p) => p.endsWith('.yaml') && !p.endsWith('_folder.yaml') && p.startsWith('cases/'))).toEqual([]);
     expect(await tree(root)).toEqual(before);
+  });
+
+  it('hashes each case for the sync base as its page arrives: the base recorded from those hashes is the one from the values', async () => {
+    const root = fresh();
+    const { result, actual, stage } = await stagedPull(c, root);
+    expect(actual.cases.every((x) => stage.hashed(x) !== undefined)).toBe(true);
+    const fromValues = recordPull(new SyncBase('p'), actual, result, undefined).base.serialize();
+    const fromHashes = recordPull(new SyncBase('p'), actual, result, undefined, stage.hashed).base.serialize();
+    expect(fromHashes).toBe(fromValues);
+    expect(fromValues.split('\n').filter((l) => l.startsWith('case ')).length).toBe(actual.cases.length);
+    // a case object the stage did not see (another read of the same case) has no hashes
+    expect(stage.hashed({ ...actual.cases[0]! })).toBeUndefined();
   });
 
   it('stages no file when new files are written one by one (TMSYNC_PULL_WRITE=each), and writes the same files', async () => {

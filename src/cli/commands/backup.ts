@@ -1,8 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { resolveProject } from '../../remote/index.js';
-import { writeBackupFile } from '../../transfer/backup.js';
-import { clientBackupSource } from '../../transfer/backup-source.js';
+import { resolveProject } from '../../remote/project.js';
 import type { BackupSection } from '../../transfer/backup-format.js';
 import { VERSION } from '../../version.js';
 import type { CliIo, GlobalOptions } from '../io.js';
@@ -36,7 +34,11 @@ export async function runBackup(options: BackupOptions, io: CliIo): Promise<numb
   }, 5000);
   timer.unref();
   try {
-    const project = await resolveProject(target.client, target.projectRef);
+    // the first request goes out before the backup's reader and writer are loaded (docs/architecture.md, "Start-up")
+    const projectP = resolveProject(target.client, target.projectRef);
+    projectP.catch(() => undefined); // awaited below
+    const [{ writeBackupFile }, { clientBackupSource }] = await Promise.all([import('../../transfer/backup.js'), import('../../transfer/backup-source.js')]);
+    const project = await projectP;
     const source = clientBackupSource(target.client, project, {
       baseUrl: target.baseUrl,
       version: VERSION,

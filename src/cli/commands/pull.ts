@@ -1,17 +1,33 @@
 import { access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { fetchState, resolveProject } from '../../remote/index.js';
-import type { RemoteProject } from '../../model.js';
-import { SCHEMA_DIR, writeSchemaFiles } from '../../repository/index.js';
-import { loadExistingRepository, pullIntoRepository, type LocalRepository } from '../../transfer/pull.js';
-import { createPullStage, type PullStage } from '../../transfer/pull-stage.js';
-import { describeConflict, type Prefer } from '../../transfer/pull-merge.js';
-import { preparePullMerge, recordPull } from '../../transfer/pull-sync.js';
-import { readSyncBase, SYNC_BASE_FILE, writeSyncBase } from '../../sync/base.js';
+import { fetchState } from '../../remote/fetch-state.js';
+import { resolveProject } from '../../remote/project.js';
+import type { ActualState, RemoteCase, RemoteProject } from '../../model.js';
+import type { LocalRepository } from '../../transfer/pull.js';
+import type { PullStage } from '../../transfer/pull-stage.js';
+import type { Prefer } from '../../transfer/pull-merge.js';
 import { red, yellow, type CliIo, type GlobalOptions } from '../io.js';
 import { loadTarget, type Target } from '../target.js';
 import { withRepositoryLock } from '../lock.js';
 import { jsonOutput } from '../json.js';
+
+/**
+ * What pull needs once its first request is under way (rendering, writing, the sync base, the
+ * merge's plan): loaded while that request and the reads after it wait on the service and the
+ * rate limit, not before them (docs/architecture.md, "Start-up").
+ */
+async function loadPullModules() {
+  const [pull, stage, merge, sync, base, schemas] = await Promise.all([
+    import('../../transfer/pull.js'),
+    import('../../transfer/pull-stage.js'),
+    import('../../transfer/pull-merge.js'),
+    import('../../transfer/pull-sync.js'),
+    import('../../sync/base.js'),
+    import('../../repository/schema-comment.js'),
+  ]);
+  return { ...pull, ...stage, ...merge, ...sync, ...base, ...schemas };
+}
+type PullModules = Awaited<ReturnType<typeof loadPullModules>>;
 
 export interface PullOptions extends GlobalOptions {
   /** the repository to write into @default '.' */
@@ -63,23 +79,39 @@ async function pullWith(target: Target, root: string, hasConfig: boolean, option
     const { client } = target;
     const folder = parseFolderPath(options.folder);
     const dirs = target.config;
+    // the first request goes out before anything it does not need is loaded
     const projectP = resolveProject(client, target.projectRef);
-    // with a sync base, the repository is kept as loaded: the merge plans with it
-    const hasBase = await access(join(root, SYNC_BASE_FILE)).then(
-      () => true,
-      () => false,
-    );
-    // the repository's own files are read while the service is (its reads wait on the rate limit);
-    // a problem there is reported after the service's reads, as before
-    const existing = loadExistingRepository(root, dirs, { state: hasBase });
-    existing.catch(() => undefined); // awaited by pullIntoRepository
-    // cases are laid out, rendered and staged as their pages arrive (a whole pull; a subtree's
-    // step group names depend on the cases it holds)
-    const stage = folder
+    projectP.catch(() => undefined); // awaited by pullRead
+    // the rest is loaded while it is under way; then the repository's own files are read while
+    // the service is (its reads wait on the rate limit); a problem there is reported after the
+    // service's reads, as before
+    const preparedP = (async () => {
+      const m = await loadPullModules();
+      // with a sync base, the repository is kept as loaded: the merge plans with it
+      const hasBase = await access(join(root, m.SYNC_BASE_FILE)).then(
+        () => true,
+        () => false,
+      );
+      const existing = m.loadExistingRepository(root, dirs, { state: hasBase });
+      existing.catch(() => undefined); // awaited by pullIntoRepository
+      // cases are laid out, rendered and staged as their pages arrive (a whole pull; a subtree's
+      // step group names depend on the cases it holds)
+      const stage = folder ? undefined : m.createPullStage({ root, config: dirs, existing, stageNewFiles: process.env.TMSYNC_PULL_WRITE !== 'each' });
+      return { m, hasBase, existing, stage };
+    })();
+    preparedP.catch(() => undefined); // awaited below
+    // pages read before the stage is made wait for it, in the order they came
+    const onRead = folder
       ? undefined
-      : createPullStage({ root, config: dirs, existing, stageNewFiles: process.env.TMSYNC_PULL_WRITE !== 'each' });
+      : {
+          context: (state: ActualState) => void preparedP.then((p) => p.stage?.onRead.context(state), () => undefined),
+          cases: (cases: readonly RemoteCase[]) => void preparedP.then((p) => p.stage?.onRead.cases(cases), () => undefined),
+        };
+    const actualP = projectP.then((p) => fetchState(client, p.id, { scope: target.config.scope, signal: io.signal, ...(onRead ? { onRead } : {}) }));
+    actualP.catch(() => undefined); // awaited by pullRead
+    const { m, hasBase, existing, stage } = await preparedP;
     try {
-      return await pullRead(target, root, hasConfig, options, io, { folder, projectP, existing, hasBase, ...(stage ? { stage } : {}) });
+      return await pullRead(target, root, hasConfig, options, io, m, { folder, projectP, actualP, existing, hasBase, ...(stage ? { stage } : {}) });
     } finally {
       await stage?.discard();
     }
@@ -92,21 +124,20 @@ async function pullRead(
   hasConfig: boolean,
   options: PullOptions,
   io: CliIo,
-  read: { folder: string[] | undefined; projectP: Promise<RemoteProject>; existing: Promise<LocalRepository>; hasBase: boolean; stage?: PullStage },
+  m: PullModules,
+  read: { folder: string[] | undefined; projectP: Promise<RemoteProject>; actualP: Promise<ActualState>; existing: Promise<LocalRepository>; hasBase: boolean; stage?: PullStage },
 ): Promise<number> {
   {
-    const { client } = target;
-    const { folder, projectP, existing, hasBase, stage } = read;
+    const { folder, projectP, actualP, existing, hasBase, stage } = read;
+    const { pullIntoRepository, preparePullMerge, readSyncBase, recordPull, writeSyncBase, writeSchemaFiles, describeConflict, SCHEMA_DIR, SYNC_BASE_FILE } = m;
     const dirs = target.config;
-    const actualP = projectP.then((p) => fetchState(client, p.id, { scope: target.config.scope, signal: io.signal, ...(stage ? { onRead: stage.onRead } : {}) }));
-    actualP.catch(() => undefined); // awaited below
     const project = await projectP;
     const { base, notes } = await readSyncBase(root, project.id);
     for (const n of notes) io.stderr(`Note: ${n}`);
     const actual = await actualP;
     const repoRoot = root;
     const local = await existing.catch(() => undefined);
-    const merge = base.size > 0 && local ? preparePullMerge({ base, actual, local: local.state, ...(options.prefer ? { prefer: options.prefer } : {}) }) : undefined;
+    const merge = base.size > 0 && local ? preparePullMerge({ base, actual, local: local.state, ...(options.prefer ? { prefer: options.prefer } : {}), ...(stage ? { hashed: stage.hashed } : {}) }) : undefined;
     // the merge keeps each field's standing only: the repository as loaded is not needed any more
     if (local) delete local.state;
     const result = await pullIntoRepository(actual, {
@@ -131,7 +162,7 @@ async function pullRead(
     });
 
     // the base records what this pull synced (written atomically, after every file)
-    const synced = recordPull(base, actual, result, merge);
+    const synced = recordPull(base, actual, result, merge, stage?.hashed);
     await writeSyncBase(repoRoot, synced.base);
     const merged = synced.summary;
 
