@@ -304,7 +304,9 @@ export function withDisplayChanges<T extends { body: CaseBody }>(
   resolver: PlanContext['resolver'],
   stepGroupLabels: readonly (string | undefined)[],
 ): T & { changes?: FieldChange[] } {
-  const shown: DisplaySource = { resolver, stepGroupLabels };
+  // a shallow copy: the display values stay those of the body as planned, as when they were held
+  // (a caller that edits `op.body` afterwards does not change what the plan shows it sets)
+  const shown: DisplaySource = { resolver, stepGroupLabels, body: { ...op.body } };
   Object.defineProperty(op, DISPLAY, { value: shown, enumerable: false, configurable: true, writable: true });
   return Object.defineProperty(op, 'changes', { enumerable: true, configurable: true, get: computeChanges, set: storeChanges }) as T & { changes?: FieldChange[] };
 }
@@ -313,11 +315,12 @@ const DISPLAY = Symbol('display source');
 interface DisplaySource {
   resolver: PlanContext['resolver'];
   stepGroupLabels: readonly (string | undefined)[];
+  body: CaseBody;
 }
 
-function computeChanges(this: { body: CaseBody; [DISPLAY]: DisplaySource }): FieldChange[] {
-  const { resolver, stepGroupLabels } = this[DISPLAY];
-  return createChanges(resolver, { body: this.body, stepGroupLabels });
+function computeChanges(this: { [DISPLAY]: DisplaySource }): FieldChange[] {
+  const { resolver, ...shown } = this[DISPLAY];
+  return createChanges(resolver, shown);
 }
 
 function storeChanges(this: object, value: FieldChange[]): void {

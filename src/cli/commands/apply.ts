@@ -104,8 +104,14 @@ async function applyWith(
   collectMemory();
 
   if (options.quiet) io.stderr(summaryLine(plan));
-  // written in pieces: a large plan's text is not held whole
-  else for (const chunk of planTextChunks(plan, { color: options.color.stderr })) io.stderr(chunk);
+  // written in pieces: a large plan's text is not held whole (and the pieces, large strings that
+  // only a full collection frees, are collected as they pile up: the loop never lets the timer run)
+  else
+    for (const chunk of planTextChunks(plan, { color: options.color.stderr })) {
+      io.stderr(chunk);
+      checkMemory();
+    }
+  collectMemory();
   const conflicts = openConflicts(plan);
   if (conflicts > 0) {
     io.stderr(`${red('Error:', options.color.stderr)} ${conflictsError(conflicts)}`);
