@@ -104,11 +104,12 @@ async function applyWith(
   collectMemory();
 
   if (options.quiet) io.stderr(summaryLine(plan));
-  // written in pieces: a large plan's text is not held whole (and the pieces, large strings that
-  // only a full collection frees, are collected as they pile up: the loop never lets the timer run)
+  // written in pieces: a large plan's text is not held whole, nor queued whole for a slow reader;
+  // the pieces are large strings that only a full collection frees, collected as they pile up
   else
     for (const chunk of planTextChunks(plan, { color: options.color.stderr })) {
       io.stderr(chunk);
+      await io.stderrDrained?.();
       checkMemory();
     }
   collectMemory();
