@@ -18,6 +18,12 @@ export interface CliIo {
   prompt?: (question: string) => Promise<string>;
   /** aborted on Ctrl-C: commands stop taking new work and return 130 */
   signal?: AbortSignal;
+  /**
+   * Resolves once stderr has taken what was written to it. Writes to a pipe are asynchronous: a
+   * reader slower than a long text (the plan of 50,000 creates, 43 million characters) leaves it
+   * held in memory until it is read. @default resolves at once
+   */
+  stderrDrained?: () => Promise<void>;
 }
 
 /** Whether each stream gets ANSI colours (decided per stream, see {@link useColor}). */
@@ -110,6 +116,7 @@ export function processIo(): CliIo {
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
     env: process.env,
+    stderrDrained: () => drained(process.stderr),
     prompt: process.stdin.isTTY
       ? async (question: string) => {
           const { createInterface } = await import('node:readline/promises');
@@ -136,4 +143,20 @@ export function memoryIo(env: NodeJS.ProcessEnv = {}): CliIo & { out: string[]; 
     isTTY: false,
     env,
   };
+}
+
+/** Resolves once the stream's buffer has been taken (at once when it holds nothing, or the stream is gone). */
+export function drained(stream: NodeJS.WritableStream & { writableNeedDrain?: boolean; destroyed?: boolean }): Promise<void> {
+  if (!stream.writableNeedDrain || stream.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      stream.off('error', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('close', done);
+    stream.on('error', done);
+  });
 }

@@ -20,6 +20,12 @@ export interface MemoryGovernor {
    * (a timer cannot fire inside one), e.g. before the plan is built.
    */
   check(): void;
+  /**
+   * Collects now, whatever the heap's growth: for the moment a large structure was let go (the
+   * repository's state once the plan is built), which the growth bound would leave in the heap
+   * while the next steps pile their garbage on it.
+   */
+  collect(): void;
   stop(): void;
   /** full collections it made */
   readonly collections: number;
@@ -29,24 +35,29 @@ export function startMemoryGovernor(options: { intervalMs?: number; slackMb?: nu
   const env = options.env ?? process.env;
   const collect = env.TMSYNC_GC === '0' ? undefined : fullCollection();
   let collections = 0;
-  if (!collect) return { check: () => undefined, stop: () => undefined, collections };
+  if (!collect) return { check: () => undefined, collect: () => undefined, stop: () => undefined, collections };
   const slack = (options.slackMb ?? 32) * 1024 * 1024;
   let base = getHeapStatistics().used_heap_size;
-  const check = () => {
-    const used = getHeapStatistics().used_heap_size;
-    if (used - base <= Math.max(slack, base / 4)) return;
+  const collectNow = () => {
     collect();
     collections++;
     base = getHeapStatistics().used_heap_size;
   };
+  const check = () => {
+    const used = getHeapStatistics().used_heap_size;
+    if (used - base <= Math.max(slack, base / 4)) return;
+    collectNow();
+  };
   const timer = setInterval(check, options.intervalMs ?? 250);
   timer.unref();
-  current = check;
+  current = { check, collect: collectNow };
+  const mine = current;
   return {
     check,
+    collect: collectNow,
     stop: () => {
       clearInterval(timer);
-      if (current === check) current = undefined;
+      if (current === mine) current = undefined;
     },
     get collections() {
       return collections;
@@ -54,11 +65,16 @@ export function startMemoryGovernor(options: { intervalMs?: number; slackMb?: nu
   };
 }
 
-let current: (() => void) | undefined;
+let current: Pick<MemoryGovernor, 'check' | 'collect'> | undefined;
 
 /** The running governor's `check` (nothing without one: the library, tests in-process). */
 export function checkMemory(): void {
-  current?.();
+  current?.check();
+}
+
+/** The running governor's `collect` (nothing without one). */
+export function collectMemory(): void {
+  current?.collect();
 }
 
 /** V8's full collection, reached without `--expose-gc` on the command line; undefined if unavailable. */

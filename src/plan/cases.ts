@@ -1,13 +1,13 @@
 import type { DesiredCase, RemoteCase } from '../model.js';
 import type { BaseEntry } from '../sync/base.js';
-import { caseFieldValues, changedFromBase, desiredCaseFieldValues, fieldLabel } from '../sync/field-values.js';
-import { caseChanges, createChanges, desiredBody, keepRemoteFields, type DesiredBody } from './case-body.js';
+import { caseFieldValues, changedFromBase, desiredCaseFieldValues, fieldLabel, type FieldValues } from '../sync/field-values.js';
+import { caseChanges, createChanges, desiredBody, keepRemoteFields, withDisplayChanges, type DesiredBody } from './case-body.js';
 import { claimById, problem, type PlanContext } from './context.js';
 import { folderRef, type FolderNode, type FolderPlan } from './folders.js';
 import { normalizeTitle, pathKey, showPath } from './normalize.js';
-import type { Operation } from './operations.js';
+import type { CaseBody, CreateCaseOp, Operation, Ref } from './operations.js';
 import type { StepGroupPlan } from './step-groups.js';
-import { baseEntryFor, mergeItem } from './sync.js';
+import { baseEntryFor, mergeItem, type SyncRecord } from './sync.js';
 
 export interface CaseMatch {
   desired: DesiredCase;
@@ -139,17 +139,9 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
     if (!m.remote) {
       m.stepGroupIds = d.usedGroupIds;
       const key = `create_case:${dc.file}`;
-      ctx.sync?.records.push({ kind: 'case', ref: { op: key }, ops: [key], values: desiredCaseFieldValues(d.body), keep: [] });
+      ctx.sync?.records.push(createRecord(key, d.body));
       if (m.gone) ctx.sync?.forgets.push({ kind: 'case', id: m.gone.id, op: key });
-      ops.push({
-        kind: 'create_case',
-        key,
-        dependsOn: deps,
-        path: node.displayPath,
-        body: d.body,
-        writeBack: { file: dc.file },
-        changes: createChanges(ctx, d),
-      });
+      ops.push(createCaseOp({ kind: 'create_case', key, dependsOn: deps, path: node.displayPath, body: d.body, writeBack: { file: dc.file } }, ctx.resolver, d));
       continue;
     }
     const remote = m.remote;
@@ -171,19 +163,7 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
     m.stepGroupIds = d.usedGroupIds;
     const changes = caseChanges(ctx, d, remote);
     const body = d.body;
-    const record = (op?: string) =>
-      ctx.sync?.records.push({
-        kind: 'case',
-        ref: { id: remote.id },
-        humanId: remote.humanId,
-        ops: op ? [op] : [],
-        updatedAt: remote.updatedAt,
-        // computed when the apply records it: a plan of 100,000 cases holds no second copy of their values
-        get values() {
-          return { ...caseFieldValues(remote), ...desiredCaseFieldValues(body) };
-        },
-        keep: keepBase,
-      });
+    const record = (op?: string) => ctx.sync?.records.push(updateRecord(remote, body, op, keepBase));
     const moved = !node.remote || node.remote.id !== remote.folderId;
     const fromPath = ctx.remote.folderPath(remote.folderId);
     const writeBack = m.adopted ? { file: dc.file, id: remote.humanId || remote.id } : undefined;
@@ -238,6 +218,59 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
   }
   const claimed = new Set(matches.flatMap((m) => (m.remote ? [m.remote.id] : [])));
   return { ops, matches, claimed, opByRemoteId };
+}
+
+/*
+ * The records and operations below compute values and display changes when read. They are made
+ * here, outside `planCases`, so that what they hold is only what they name: a closure made inside
+ * would keep the plan's whole context alive (the repository's state with it) for as long as the
+ * plan or its records live, through an apply.
+ */
+
+/**
+ * What the apply records in the sync base for a new case: its values computed when recorded, not
+ * held twice. A class, not an object literal with a getter: a literal's getter is a closure per
+ * record (and an object shape of its own), some 700 bytes each.
+ */
+class CreateRecord implements SyncRecord {
+  readonly kind = 'case';
+  readonly ref: Ref;
+  readonly ops: string[];
+  readonly keep: string[] = [];
+  constructor(
+    key: string,
+    private readonly body: CaseBody,
+  ) {
+    this.ref = { op: key };
+    this.ops = [key];
+  }
+  get values(): FieldValues {
+    return desiredCaseFieldValues(this.body);
+  }
+}
+
+function createRecord(key: string, body: CaseBody): SyncRecord {
+  return new CreateRecord(key, body);
+}
+
+function updateRecord(remote: RemoteCase, body: CaseBody, op: string | undefined, keep: string[]): SyncRecord {
+  return {
+    kind: 'case',
+    ref: { id: remote.id },
+    humanId: remote.humanId,
+    ops: op ? [op] : [],
+    updatedAt: remote.updatedAt,
+    // computed when the apply records it: a plan of 100,000 cases holds no second copy of their values
+    get values() {
+      return { ...caseFieldValues(remote), ...desiredCaseFieldValues(body) };
+    },
+    keep,
+  };
+}
+
+/** A case create whose display changes are computed when rendered (see `withDisplayChanges`). */
+function createCaseOp(op: Omit<CreateCaseOp, 'changes'>, resolver: PlanContext['resolver'], d: DesiredBody): CreateCaseOp {
+  return withDisplayChanges(op, resolver, d.stepGroupLabels);
 }
 
 /**

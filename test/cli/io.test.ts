@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { colorChoice, memoryIo, onStreamError, red, useColor } from '../../src/cli/io.js';
+import { Writable } from 'node:stream';
+import { colorChoice, drained, memoryIo, onStreamError, red, useColor } from '../../src/cli/io.js';
 
 describe('useColor (decided per stream written)', () => {
   it('colours a terminal and nothing else by default', () => {
@@ -42,5 +43,37 @@ describe('onStreamError', () => {
     expect(onStreamError(epipe)).toEqual({ exitCode: 0 });
     const full = Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
     expect(onStreamError(full)).toEqual({ exitCode: 1, message: 'tmsync: cannot write the output: no space left on device' });
+  });
+});
+
+describe('drained (a long text is not queued whole for a slow reader)', () => {
+  it('resolves at once when nothing waits, and only once a slow reader has taken what was written', async () => {
+    const taken: string[] = [];
+    const pending: (() => void)[] = [];
+    const slow = new Writable({
+      highWaterMark: 16,
+      write(chunk: Buffer, _enc, callback) {
+        taken.push(chunk.toString());
+        pending.push(callback);
+      },
+    });
+    await drained(slow);
+    slow.write('a piece longer than the mark');
+    let done = false;
+    const wait = drained(slow).then(() => (done = true));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(done).toBe(false);
+    pending.shift()!();
+    await wait;
+    expect(done).toBe(true);
+    expect(taken).toEqual(['a piece longer than the mark']);
+  });
+
+  it('resolves when the stream is destroyed instead of draining', async () => {
+    const stuck = new Writable({ highWaterMark: 1, write: () => undefined });
+    stuck.write('xx');
+    const wait = drained(stuck);
+    stuck.destroy();
+    await expect(wait).resolves.toBeUndefined();
   });
 });

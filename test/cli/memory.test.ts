@@ -1,6 +1,6 @@
 import { getHeapStatistics } from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { checkMemory, startMemoryGovernor } from '../../src/cli/memory.js';
+import { checkMemory, collectMemory, startMemoryGovernor } from '../../src/cli/memory.js';
 
 const MB = 1024 * 1024;
 /** About `mb` MB of small arrays, alive while the result is held. */
@@ -32,6 +32,25 @@ describe('memory governor', () => {
     } finally {
       governor.stop();
     }
+  });
+
+  it('collects when told a large structure was let go, though the heap has not grown past its slack', () => {
+    const governor = startMemoryGovernor({ intervalMs: 1e6, slackMb: 1024, env: {} });
+    try {
+      let held: number[][] | undefined = allocate(32);
+      checkMemory();
+      expect(governor.collections).toBe(0);
+      const before = getHeapStatistics().used_heap_size;
+      expect(held).toHaveLength(32 * 1024);
+      held = undefined;
+      collectMemory();
+      expect(governor.collections).toBe(1);
+      expect(getHeapStatistics().used_heap_size).toBeLessThan(before - 16 * MB);
+    } finally {
+      governor.stop();
+    }
+    collectMemory();
+    expect(governor.collections).toBe(1);
   });
 
   it('does nothing with TMSYNC_GC=0, and checkMemory does nothing without a running governor', () => {

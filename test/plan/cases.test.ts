@@ -1,11 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { DesiredCaseFields, RemoteCase } from '../../src/model.js';
-import { summaryLine } from '../../src/plan/index.js';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { buildPlan, parsePlanFile, renderPlanJson, summaryLine } from '../../src/plan/index.js';
+import { SyncBase } from '../../src/sync/base.js';
+import { desiredCaseFieldValues } from '../../src/sync/field-values.js';
 import {
   actualState,
   desiredCase,
   desiredFolder,
   desiredFolders,
+  desiredGroup,
   desiredState,
   findOp,
   opList,
@@ -13,6 +18,7 @@ import {
   remoteFolder,
   remoteSteps,
   step,
+  use,
 } from './builders.js';
 import { cleanPlan, plan } from './helpers.js';
 
@@ -280,3 +286,75 @@ describe('buildPlan: test cases', () => {
     expect(r.problems).toMatchObject([{ code: 'case_outside_folder', file: 'cases/loose.yaml' }]);
   });
 });
+
+describe('buildPlan: what a create operation holds (issue 15)', () => {
+  const withCreates = () =>
+    plan(
+      desiredState({
+        folders: desiredFolders('Auth'),
+        stepGroups: [desiredGroup('login', 'Log in', [['Open /login', 'The form shows']])],
+        cases: [desiredCase('Auth', 'Valid login', { description: 'Signs in', labels: [], steps: [use('login'), step('Submit', 'Signed in')] })],
+      }),
+      actualState(),
+      { base: new SyncBase('p1') },
+    );
+
+  it("computes a new case's display changes when they are read, and saves and prints them as the values it sets", () => {
+    const { plan: p } = withCreates();
+    const op = findOp(p, 'create_case');
+    // nothing held: a getter, read by the renderers, JSON and spreads
+    expect(Object.getOwnPropertyDescriptor(op, 'changes')?.get).toBeTypeOf('function');
+    const expected = [
+      { field: 'title', from: '', to: 'Valid login' },
+      { field: 'description', from: '', to: 'Signs in' },
+      { field: 'template', from: '', to: 'STEPS' },
+      { field: 'type', from: '', to: 'Functional' },
+      { field: 'status', from: '', to: 'Draft' },
+      { field: 'priority', from: '', to: 'Medium' },
+      { field: 'automation_type', from: '', to: 'Not Automated' },
+      { field: 'owner', from: '', to: 'ana@example.com' },
+      { field: 'steps', from: '', to: '1. Open /login\n   expect: The form shows\n   from step group login\n2. Submit\n   expect: Signed in' },
+    ];
+    expect(op.changes).toEqual(expected);
+    expect({ ...op }.changes).toEqual(expected);
+    // after the other keys, where the array was
+    expect(Object.keys(op)).toEqual(['kind', 'key', 'dependsOn', 'path', 'body', 'writeBack', 'changes']);
+    expect((JSON.parse(JSON.stringify(op)) as typeof op).changes).toEqual(expected);
+    expect(findOp(parsePlanFile(renderPlanJson(p)), 'create_case').changes).toEqual(expected);
+    expect(structuredClone(op).changes).toEqual(expected);
+    // what the getter reads is not part of the operation's data
+    expect(Object.keys(JSON.parse(JSON.stringify(op)) as object)).toEqual(['kind', 'key', 'dependsOn', 'path', 'body', 'writeBack', 'changes']);
+    op.changes = [{ field: 'title', from: '', to: 'Other' }];
+    expect(op.changes).toEqual([{ field: 'title', from: '', to: 'Other' }]);
+  });
+
+  it('records a new case in the sync base with the values of the body it sends, computed when recorded', () => {
+    const { plan: p, synced } = withCreates();
+    const op = findOp(p, 'create_case');
+    const record = synced!.records.find((r) => 'op' in r.ref && r.ref.op === op.key)!;
+    expect(record).toMatchObject({ kind: 'case', ops: [op.key], keep: [] });
+    expect(record.values).toEqual(desiredCaseFieldValues(op.body));
+    expect(record.values).not.toBe(record.values);
+  });
+
+  it("does not keep the repository's state alive through the plan and its sync records", async () => {
+    let desired: ReturnType<typeof desiredState> | undefined = desiredState({
+      folders: desiredFolders('Auth'),
+      cases: [desiredCase('Auth', 'Valid login', { description: 'Signs in' })],
+    });
+    const ref = new WeakRef(desired);
+    const built = buildPlan(desired, actualState(), { base: new SyncBase('p1') });
+    desired = undefined;
+    // a WeakRef's target is kept until the current job ends
+    await new Promise((r) => setTimeout(r, 0));
+    fullCollection();
+    expect(ref.deref()).toBeUndefined();
+    expect(findOp(built.plan, 'create_case').changes?.[0]).toEqual({ field: 'title', from: '', to: 'Valid login' });
+    expect(built.synced!.records.length).toBeGreaterThan(0);
+  });
+});
+
+function fullCollection(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}

@@ -12,6 +12,7 @@ import {
   SyncBase,
   hasField,
   fieldHash,
+  fieldHashes,
   fieldStanding,
   parseSyncBase,
   readSyncBase,
@@ -237,5 +238,42 @@ describe('the hash of a field', () => {
     expect(fieldHash('Log in')).toBe(sha('"Log in"'));
     expect(fieldHash({ b: 1, a: [2, 'é'] })).toBe(sha('{"a":[2,"é"],"b":1}'));
     expect(fieldHash(undefined)).toBe(sha('null'));
+    });
+  });
+
+describe('the field hashes of an entry (issue 15: packed, not a Map per entry)', () => {
+  it('reads as the Map of the same entries, in their order: get, has, size, keys, values, entries, forEach', () => {
+    const entries: [string, string][] = [
+      ['description', fieldHash('d')],
+      ['steps', fieldHash([])],
+      ['title', fieldHash('t')],
+    ];
+    const packed = fieldHashes(entries);
+    const map = new Map(entries);
+    expect(packed).not.toBeInstanceOf(Map);
+    expect(packed.size).toBe(3);
+    for (const name of ['description', 'steps', 'title', 'owner', '']) {
+      expect(packed.get(name)).toBe(map.get(name));
+      expect(packed.has(name)).toBe(map.has(name));
+    }
+    expect([...packed]).toEqual([...map]);
+    expect([...packed.keys()]).toEqual([...map.keys()]);
+    expect([...packed.values()]).toEqual([...map.values()]);
+    expect([...packed.entries()]).toEqual([...map.entries()]);
+    const seen: string[] = [];
+    packed.forEach((hash, name, self) => {
+      expect(self).toBe(packed);
+      seen.push(`${name}=${hash}`);
+    });
+    expect(seen).toEqual(entries.map(([n, h]) => `${n}=${h}`));
+  });
+
+  it('gives a recorded and a read entry the same hashes, and a hash of another length a plain Map', () => {
+    const base = new SyncBase('p1');
+    base.record('case', 'c-1', 100, { title: 'A', description: 'B' }, []);
+    const { base: read } = parseSyncBase(base.serialize(), 'tmsync.base', 'p1');
+    expect([...read.get('case', 'c-1')!.fields]).toEqual([...base.get('case', 'c-1')!.fields]);
+    expect(read.get('case', 'c-1')!.fields.get('title')).toBe(fieldHash('A'));
+    expect(fieldHashes([['title', 'abc']])).toBeInstanceOf(Map);
   });
 });

@@ -6,10 +6,10 @@ import { jsonOutput } from '../json.js';
 import { cell, summary } from '../ci-output.js';
 import { withApplySession } from '../lock.js';
 import { loadTarget } from '../target.js';
-import { checkMemory } from '../memory.js';
+import { checkMemory, collectMemory } from '../memory.js';
 import { loadRepository, removeStrayTempFiles } from '../../repository/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
-import { buildPlan, hasChanges, openConflicts, parsePlanFile, planTextChunks, summaryLine, type Plan, type Prefer, type SyncRecords } from '../../plan/index.js';
+import { buildPlan, hasChanges, openConflicts, parsePlanFile, planTextChunks, summaryLine, type BuildPlanResult, type Plan, type Prefer, type SyncRecords } from '../../plan/index.js';
 import { readSyncBase, type SyncBase } from '../../sync/base.js';
 import { writeSynced } from '../../apply/engine.js';
 import { conflictsError } from './plan.js';
@@ -96,6 +96,86 @@ async function applyWith(
   };
   if (!saved) await finishWriteBacks();
 
+  // the repository's state is not held while the plan runs: only what the plan and the run need
+  const planned = await planFromRepository(options, io, target, { project, saved, signal, finishWriteBacks });
+  if (typeof planned === 'number') return planned;
+  const { plan, built, actual, base, claimedIds } = planned;
+  // the repository's state is garbage now: collected before the plan's text piles on it
+  collectMemory();
+
+  if (options.quiet) io.stderr(summaryLine(plan));
+  // written in pieces: a large plan's text is not held whole, nor queued whole for a slow reader;
+  // the pieces are large strings that only a full collection frees, collected as they pile up
+  else
+    for (const chunk of planTextChunks(plan, { color: options.color.stderr })) {
+      io.stderr(chunk);
+      await io.stderrDrained?.();
+      checkMemory();
+    }
+  collectMemory();
+  const conflicts = openConflicts(plan);
+  if (conflicts > 0) {
+    io.stderr(`${red('Error:', options.color.stderr)} ${conflictsError(conflicts)}`);
+    if (options.json) io.stdout(jsonOutput({ plan, result: null, ...projectLink(project) }));
+    return 1;
+  }
+  const syncBase = built.synced ? { root, base, records: built.synced } : undefined;
+  if (!hasChanges(plan)) {
+    // nothing to send: every item compared is in step, and is recorded as synced
+    if (syncBase) await recordBase(syncBase, io);
+    if (options.json) io.stdout(jsonOutput({ plan, result: null, ...projectLink(project) }));
+    await summary(io, `### tmsync apply\n\n**${summaryLine(plan)}** Nothing was applied.`);
+    // the service matches the repository: nothing an earlier run left is still to do
+    await session.settled(project.id);
+    return 0;
+  }
+
+  if (!saved && !options.autoApprove) {
+    if (!io.isTTY || !io.prompt) {
+      throw new TmsyncError('approval_required', 'apply needs a confirmation and there is no terminal to ask on', {
+        hint: 'pass --auto-approve to apply without asking (or save the plan with `tmsync plan --out FILE` and run `tmsync apply FILE`)',
+      });
+    }
+    const answer = await io.prompt(QUESTION);
+    if (answer.trim() !== 'yes') {
+      io.stderr('Apply cancelled.');
+      return 1;
+    }
+  }
+  if (signal.aborted) return EXIT_INTERRUPTED;
+
+  const result = await execute(plan, actual, session, {
+    io,
+    client,
+    signal,
+    writeBack,
+    scoped: config.scope !== undefined,
+    claimedIds,
+    ...(syncBase ? { syncBase } : {}),
+  });
+  if (result.syncBaseError) io.stderr(baseNotWritten(result.syncBaseError));
+  report(result, options, io, plan, project);
+  await summary(io, applySummary(result, project));
+  if (result.journalError) return 1;
+  if (result.interrupted) return EXIT_INTERRUPTED;
+  if (result.syncBaseError) return 1;
+  return result.failed.length || result.skipped.length ? 1 : 0;
+}
+
+/**
+ * Loads the repository, reads the service and plans (a saved plan: checks it is not stale). Its own
+ * function so that the repository's state, which the plan no longer needs once built, is not held
+ * by `applyWith` while the plan runs (tens of megabytes on a large repository). A number: the exit
+ * code, nothing was applied.
+ */
+async function planFromRepository(
+  options: ApplyOptions,
+  io: CliIo,
+  target: Awaited<ReturnType<typeof loadTarget>>,
+  ctx: { project: RemoteProject; saved: Plan | undefined; signal: AbortSignal; finishWriteBacks: () => Promise<void> },
+): Promise<number | { plan: Plan; built: BuildPlanResult; actual: ActualState; base: SyncBase; claimedIds: string[] }> {
+  const { config, root, client } = target;
+  const { project, saved, signal, finishWriteBacks } = ctx;
   const loaded = await loadRepository(root, config);
   const strays = await removeStrayTempFiles(root, loaded.strays);
   if (strays.length) io.stderr(`Removed ${strays.length} temporary file${strays.length === 1 ? '' : 's'} a stopped run left: ${strays.join(', ')}`);
@@ -142,56 +222,7 @@ async function applyWith(
     plan = built.plan;
   }
 
-  if (options.quiet) io.stderr(summaryLine(plan));
-  // written in pieces: a large plan's text is not held whole
-  else for (const chunk of planTextChunks(plan, { color: options.color.stderr })) io.stderr(chunk);
-  const conflicts = openConflicts(plan);
-  if (conflicts > 0) {
-    io.stderr(`${red('Error:', options.color.stderr)} ${conflictsError(conflicts)}`);
-    if (options.json) io.stdout(jsonOutput({ plan, result: null, ...projectLink(project) }));
-    return 1;
-  }
-  const syncBase = built.synced ? { root, base, records: built.synced } : undefined;
-  if (!hasChanges(plan)) {
-    // nothing to send: every item compared is in step, and is recorded as synced
-    if (syncBase) await recordBase(syncBase, io);
-    if (options.json) io.stdout(jsonOutput({ plan, result: null, ...projectLink(project) }));
-    await summary(io, `### tmsync apply\n\n**${summaryLine(plan)}** Nothing was applied.`);
-    // the service matches the repository: nothing an earlier run left is still to do
-    await session.settled(project.id);
-    return 0;
-  }
-
-  if (!saved && !options.autoApprove) {
-    if (!io.isTTY || !io.prompt) {
-      throw new TmsyncError('approval_required', 'apply needs a confirmation and there is no terminal to ask on', {
-        hint: 'pass --auto-approve to apply without asking (or save the plan with `tmsync plan --out FILE` and run `tmsync apply FILE`)',
-      });
-    }
-    const answer = await io.prompt(QUESTION);
-    if (answer.trim() !== 'yes') {
-      io.stderr('Apply cancelled.');
-      return 1;
-    }
-  }
-  if (signal.aborted) return EXIT_INTERRUPTED;
-
-  const result = await execute(plan, actual, session, {
-    io,
-    client,
-    signal,
-    writeBack,
-    scoped: config.scope !== undefined,
-    claimedIds: claimedRemoteIds(loaded.state, actual),
-    ...(syncBase ? { syncBase } : {}),
-  });
-  if (result.syncBaseError) io.stderr(baseNotWritten(result.syncBaseError));
-  report(result, options, io, plan, project);
-  await summary(io, applySummary(result, project));
-  if (result.journalError) return 1;
-  if (result.interrupted) return EXIT_INTERRUPTED;
-  if (result.syncBaseError) return 1;
-  return result.failed.length || result.skipped.length ? 1 : 0;
+  return { plan, built, actual, base, claimedIds: claimedRemoteIds(loaded.state, actual) };
 }
 
 /** Runs the plan through the engine, with a progress bar (or lines) and a note on Ctrl-C. */
