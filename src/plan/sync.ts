@@ -1,4 +1,4 @@
-import type { BaseEntry, BaseKind, SyncBase } from '../sync/base.js';
+import type { BaseEntry, BaseKind, FieldStanding, SyncBase } from '../sync/base.js';
 import { classifyItem, fieldLabel, HUMAN_ID_FIELD, humanIdHash, type FieldClass, type FieldValues } from '../sync/field-values.js';
 import type { FieldChange, PlanSync, Prefer, Ref, SyncConflict, SyncItem, SyncRemoteChange } from './operations.js';
 
@@ -39,8 +39,11 @@ export interface SyncForget {
 export interface SyncRecords {
   records: SyncRecord[];
   forgets: SyncForget[];
-  /** each item with a base, classified field by field, by `<kind> <id>` (pull merges with it) */
-  classes: Map<string, FieldClass[]>;
+  /**
+   * how each field of each item with a base stands, by `<kind> <id>` (pull merges with it); the
+   * standings alone, not the values compared, and items that stand alike share one map
+   */
+  standings: Map<string, ReadonlyMap<string, FieldStanding>>;
 }
 
 /** The three-way state of one plan while it is built. */
@@ -52,14 +55,16 @@ export interface SyncState {
   withoutBase: number;
   records: SyncRecord[];
   forgets: SyncForget[];
-  /** each item with a base, classified field by field, by `<kind> <id>` */
-  classes: Map<string, FieldClass[]>;
+  /** how each field of each item with a base stands, by `<kind> <id>` */
+  standings: Map<string, ReadonlyMap<string, FieldStanding>>;
+  /** one map of each set of standings (see `standings`), by its fields and standings */
+  alike: Map<string, ReadonlyMap<string, FieldStanding>>;
   /** base entries by the hash of their human id, built when first needed */
   byHumanId?: Map<string, BaseEntry>;
 }
 
 export function newSyncState(base: SyncBase, prefer: Prefer | undefined): SyncState {
-  return { base, ...(prefer ? { prefer } : {}), remoteChanges: [], conflicts: [], withoutBase: 0, records: [], forgets: [], classes: new Map() };
+  return { base, ...(prefer ? { prefer } : {}), remoteChanges: [], conflicts: [], withoutBase: 0, records: [], forgets: [], standings: new Map(), alike: new Map() };
 }
 
 /** The plan's sync section: absent when there is nothing to say (no base given, or all in step). */
@@ -121,7 +126,7 @@ export function mergeItem(
     return { classes: [], keepRemote, keepBase };
   }
   const classes = classifyItem(entry, local, remote);
-  sync.classes.set(`${kind} ${item.id}`, classes);
+  sync.standings.set(`${kind} ${item.id}`, sharedStandings(sync, classes));
   for (const c of classes) {
     if (c.standing !== 'remote' && c.standing !== 'conflict') continue;
     const s = shown(c.field) ?? { field: fieldLabel(c.field), from: display(c.remote), to: display(c.local) };
@@ -138,6 +143,17 @@ export function mergeItem(
     }
   }
   return { classes, keepRemote, keepBase };
+}
+
+/** The standings of an item's fields, one map for all items that stand alike (most of a large project: all unchanged). */
+function sharedStandings(sync: SyncState, classes: readonly FieldClass[]): ReadonlyMap<string, FieldStanding> {
+  const key = classes.map((c) => `${c.field}=${c.standing}`).join(' ');
+  let map = sync.alike.get(key);
+  if (!map) {
+    map = new Map(classes.map((c) => [c.field, c.standing]));
+    sync.alike.set(key, map);
+  }
+  return map;
 }
 
 /** A value shown when the two-way diff has no display value for it. */

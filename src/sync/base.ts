@@ -51,29 +51,52 @@ const HASH = /^[0-9a-f]{12}$/;
 const CONFLICT_MARKER = /^(<{7}|={7}|>{7}|\|{7})( |$)/;
 const keyOf = (kind: BaseKind, id: string) => `${kind} ${id}`;
 
+/**
+ * An entry as held: the entry, or (as read from a file) its line in normal form, read again when
+ * asked for. A base of 50,000 cases held as objects (a map of field hashes each) took some 85 MB;
+ * as lines, about 15 MB (issue 15).
+ */
+type Held = BaseEntry | string;
+
 export class SyncBase {
-  private readonly entriesMap = new Map<string, BaseEntry>();
+  private readonly held: Record<BaseKind, Map<string, Held>> = { folder: new Map(), step_group: new Map(), case: new Map() };
 
   constructor(readonly project: string) {}
 
   /** A base holding these entries (as read from a file). */
   static of(project: string, entries: Iterable<BaseEntry>): SyncBase {
     const base = new SyncBase(project);
-    for (const e of entries) base.entriesMap.set(keyOf(e.kind, e.id), e);
+    for (const e of entries) base.held[e.kind].set(e.id, e);
+    return base;
+  }
+
+  /** A base of entries as lines in normal form (`entryLine`), as `parseSyncBase` reads them. */
+  static ofLines(project: string, lines: Iterable<{ kind: BaseKind; id: string; line: string }>): SyncBase {
+    const base = new SyncBase(project);
+    for (const l of lines) base.held[l.kind].set(l.id, l.line);
+    return base;
+  }
+
+  /** A copy: recording in it leaves this base as it is. */
+  copy(): SyncBase {
+    const base = new SyncBase(this.project);
+    for (const kind of KIND_ORDER) for (const [id, h] of this.held[kind]) base.held[kind].set(id, h);
     return base;
   }
 
   get size(): number {
-    return this.entriesMap.size;
+    return this.held.folder.size + this.held.step_group.size + this.held.case.size;
   }
 
+  /** The entry of an item (a new object each time for an entry read from a file). */
   get(kind: BaseKind, id: string): BaseEntry | undefined {
-    return this.entriesMap.get(keyOf(kind, id));
+    const h = this.held[kind].get(id);
+    return h === undefined ? undefined : unpack(h);
   }
 
   /** The entries of one kind, in no particular order. */
   entries(kind: BaseKind): BaseEntry[] {
-    return [...this.entriesMap.values()].filter((e) => e.kind === kind);
+    return [...this.held[kind].values()].map(unpack);
   }
 
   /**
@@ -90,7 +113,7 @@ export class SyncBase {
   ): void {
     if (!id || /\s/.test(id)) throw new TmsyncError('invalid_sync_base_entry', `cannot record ${kind} id ${JSON.stringify(id)} in the sync base`);
     const kept = new Set(keep);
-    const before = this.entriesMap.get(keyOf(kind, id));
+    const before = kept.size > 0 ? this.get(kind, id) : undefined;
     const hashed = new Map<string, string>();
     for (const name of [...new Set([...Object.keys(fields), ...kept])].sort()) {
       if (!FIELD_NAME.test(name)) throw new TmsyncError('invalid_sync_base_entry', `cannot record field ${JSON.stringify(name)} in the sync base`);
@@ -102,12 +125,12 @@ export class SyncBase {
       hashed.set(name, fieldHash(fields[name]));
     }
     const at = updatedAt === null || updatedAt === undefined || updatedAt === '' ? undefined : String(updatedAt);
-    this.entriesMap.set(keyOf(kind, id), { kind, id, updatedAt: at, fields: hashed });
+    this.held[kind].set(id, { kind, id, updatedAt: at, fields: hashed });
   }
 
   /** Forgets an item (deleted on both sides, or no longer managed). */
   forget(kind: BaseKind, id: string): void {
-    this.entriesMap.delete(keyOf(kind, id));
+    this.held[kind].delete(id);
   }
 
   /** The file's text: the same entries always give the same bytes. */
@@ -117,12 +140,19 @@ export class SyncBase {
       '# apply and pull rewrite it. See docs/sync.md.',
       `tmsync-base ${SYNC_BASE_FORMAT_VERSION} project ${encodeToken(this.project)}`,
     ];
-    const sorted = [...this.entriesMap.values()].sort(
-      (a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-    );
-    for (const e of sorted) lines.push(entryLine(e));
+    for (const kind of KIND_ORDER) {
+      const ids = [...this.held[kind].keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      for (const id of ids) {
+        const h = this.held[kind].get(id)!;
+        lines.push(typeof h === 'string' ? h : entryLine(h));
+      }
+    }
     return `${lines.join('\n')}\n`;
   }
+}
+
+function unpack(h: Held): BaseEntry {
+  return typeof h === 'string' ? parseEntry(h.split(' '))! : h;
 }
 
 /** A token of a line: percent-encoded, `-` for an empty text (so a text `-` itself is `%2D`). */
@@ -153,7 +183,8 @@ export function parseSyncBase(text: string, file: string, project: string): Pars
   const notes: string[] = [];
   const lines = text.split(/\r?\n/);
   let header: { version: number; project: string } | undefined;
-  const seen = new Map<string, { line: string; entry: BaseEntry }>();
+  // each entry as its line in normal form: the base holds the lines, not objects (see `Held`)
+  const seen = new Map<string, { kind: BaseKind; id: string; line: string }>();
   const dropped = new Set<string>();
   let skipped = 0;
   let markers = false;
@@ -180,16 +211,15 @@ export function parseSyncBase(text: string, file: string, project: string): Pars
       header = { version, project: decodeToken(parts[3]!) };
       return;
     }
-    const entry = parseEntry(parts);
+    const entry = normalLine(parts);
     if (!entry) {
       skipped++;
       return;
     }
     const key = keyOf(entry.kind, entry.id);
-    const normalised = entryLine(entry);
     const before = seen.get(key);
-    if (before && before.line !== normalised) dropped.add(key);
-    else seen.set(key, { line: normalised, entry });
+    if (before && before.line !== entry.line) dropped.add(key);
+    else seen.set(key, entry);
   });
   if (!header) {
     return { base: new SyncBase(project), notes };
@@ -198,13 +228,39 @@ export function parseSyncBase(text: string, file: string, project: string): Pars
     notes.push(`${file} was written for another project (${header.project}); it is not used, and the next apply or pull replaces it`);
     return { base: new SyncBase(project), notes };
   }
-  const base = SyncBase.of(project, [...seen].filter(([key]) => !dropped.has(key)).map(([, { entry }]) => entry));
+  const base = SyncBase.ofLines(project, [...seen].filter(([key]) => !dropped.has(key)).map(([, entry]) => entry));
   if (markers) notes.push(`${file} held git merge-conflict markers; they are ignored`);
   if (dropped.size > 0) {
     notes.push(`${dropped.size} item${dropped.size === 1 ? '' : 's'} appeared twice in ${file} with different records (a merge of two syncs): compared two ways until the next sync`);
   }
   if (skipped > 0) notes.push(`${skipped} unreadable line${skipped === 1 ? '' : 's'} in ${file} skipped: those items are compared two ways until the next sync`);
   return { base, notes };
+}
+
+/** A token `encodeToken` writes as it is (so `decodeToken` gives it back unchanged). */
+const PLAIN_TOKEN = /^[A-Za-z0-9_.!~*'()-]+$/;
+const FIELD_PART = /^([A-Za-z0-9_.[\]-]+)=[0-9a-f]{12}$/;
+
+/**
+ * An entry's line in normal form (`entryLine` of what `parseEntry` reads), with its kind and id;
+ * undefined for a line `parseEntry` refuses. A line already in normal form (what tmsync writes) is
+ * checked without building the entry.
+ */
+function normalLine(parts: string[]): { kind: BaseKind; id: string; line: string } | undefined {
+  const [kind, id, updatedAt] = parts;
+  if ((kind === 'folder' || kind === 'step_group' || kind === 'case') && id && updatedAt && PLAIN_TOKEN.test(id) && PLAIN_TOKEN.test(updatedAt)) {
+    let normal = true;
+    let last = '';
+    for (let i = 3; i < parts.length && normal; i++) {
+      const m = FIELD_PART.exec(parts[i]!);
+      // names in strictly increasing order: sorted, each once
+      normal = m !== null && (i === 3 || last < m[1]!);
+      if (m) last = m[1]!;
+    }
+    if (normal) return { kind, id: decodeToken(id), line: parts.join(' ') };
+  }
+  const entry = parseEntry(parts);
+  return entry && { kind: entry.kind, id: entry.id, line: entryLine(entry) };
 }
 
 function parseEntry(parts: string[]): BaseEntry | undefined {

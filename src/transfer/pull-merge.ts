@@ -1,7 +1,7 @@
 import { parse } from 'yaml';
 import { CASE_FIELDS } from '../fields.js';
 import type { Prefer } from '../plan/operations.js';
-import { SyncBase, type BaseKind, type FieldStanding } from '../sync/base.js';
+import type { SyncBase, BaseKind, FieldStanding } from '../sync/base.js';
 import type { PullFile } from './pull-files.js';
 import type { PullMergeHooks, PullResult } from './pull.js';
 
@@ -269,7 +269,7 @@ export class PullMerge implements PullMergeHooks {
    */
   buildBase(result: Pick<PullResult, 'items'>): SyncBase {
     const base = this.input.base;
-    const next = SyncBase.of(base.project, (['folder', 'step_group', 'case'] as const).flatMap((kind) => base.entries(kind)));
+    const next = base.copy();
     for (const item of result.items) {
       const remote = this.input.remote(item.kind, item.id);
       if (!remote) continue;
