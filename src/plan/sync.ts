@@ -1,5 +1,5 @@
 import type { BaseEntry, BaseKind, FieldStanding, SyncBase } from '../sync/base.js';
-import { classifyItem, fieldLabel, HUMAN_ID_FIELD, humanIdHash, type FieldClass, type FieldValues } from '../sync/field-values.js';
+import { baseHashOf, classifyItem, compareFieldNames, fieldLabel, HUMAN_ID_FIELD, humanIdHash, type FieldClass, type FieldValues } from '../sync/field-values.js';
 import type { FieldChange, PlanSync, Prefer, Ref, SyncConflict, SyncItem, SyncRemoteChange } from './operations.js';
 
 /**
@@ -145,8 +145,28 @@ export function mergeItem(
   return { classes, keepRemote, keepBase };
 }
 
+/**
+ * `mergeItem` for an item whose every managed field is equal on both sides (the two-way compare
+ * found no change): each stands `unchanged`, or `no_base` where the base or the service lacks it,
+ * as `classifyItem` would say, without the compare forms and their hashes (most items of a large
+ * plan; `fields`: the names of the fields the repository manages, `remoteHas`: whether the service
+ * reports one).
+ */
+export function mergeEqual(sync: SyncState, kind: BaseKind, id: string, fields: readonly string[], remoteHas: (field: string) => boolean): void {
+  const entry = sync.base.get(kind, id);
+  if (!entry) {
+    sync.withoutBase++;
+    return;
+  }
+  const classes = fields.map((field): Pick<FieldClass, 'field' | 'standing'> => ({
+    field,
+    standing: remoteHas(field) && baseHashOf(entry, field) !== undefined ? 'unchanged' : 'no_base',
+  }));
+  sync.standings.set(`${kind} ${id}`, sharedStandings(sync, classes.sort((a, b) => compareFieldNames(a.field, b.field))));
+}
+
 /** The standings of an item's fields, one map for all items that stand alike (most of a large project: all unchanged). */
-function sharedStandings(sync: SyncState, classes: readonly FieldClass[]): ReadonlyMap<string, FieldStanding> {
+function sharedStandings(sync: SyncState, classes: readonly Pick<FieldClass, 'field' | 'standing'>[]): ReadonlyMap<string, FieldStanding> {
   const key = classes.map((c) => `${c.field}=${c.standing}`).join(' ');
   let map = sync.alike.get(key);
   if (!map) {
