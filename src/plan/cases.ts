@@ -139,8 +139,8 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
     if (!m.remote) {
       m.stepGroupIds = d.usedGroupIds;
       const key = `create_case:${dc.file}`;
-      ctx.sync?.records.push({ kind: 'case', ref: { op: key }, ops: [key], values: desiredCaseFieldValues(d.body), keep: [] });
-      if (m.gone) ctx.sync?.forgets.push({ kind: 'case', id: m.gone.id, op: key });
+      if (ctx.sync?.collect) ctx.sync.records.push({ kind: 'case', ref: { op: key }, ops: [key], values: desiredCaseFieldValues(d.body), keep: [] });
+      if (m.gone && ctx.sync?.collect) ctx.sync.forgets.push({ kind: 'case', id: m.gone.id, op: key });
       ops.push({
         kind: 'create_case',
         key,
@@ -182,7 +182,9 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
     }
     m.stepGroupIds = d.usedGroupIds;
     changes ??= caseChanges(ctx, d, remote);
-    const record = (op?: string) => ctx.sync?.records.push(new ComparedCaseRecord(ctx, groups, dc, node, remote, keepRemote, keepBase, op));
+    const record = (op?: string) => {
+      if (ctx.sync?.collect) ctx.sync.records.push(new ComparedCaseRecord(ctx, groups, dc, node, remote, keepRemote, keepBase, op));
+    };
     const moved = !node.remote || node.remote.id !== remote.folderId;
     const fromPath = ctx.remote.folderPath(remote.folderId);
     const writeBack = m.adopted ? { file: dc.file, id: remote.humanId || remote.id } : undefined;

@@ -50,6 +50,8 @@ export interface SyncRecords {
 export interface SyncState {
   base: SyncBase;
   prefer?: Prefer;
+  /** records, forgets and standings are collected (see `BuildPlanOptions.collectSynced`) */
+  collect: boolean;
   remoteChanges: SyncRemoteChange[];
   conflicts: SyncConflict[];
   withoutBase: number;
@@ -63,8 +65,8 @@ export interface SyncState {
   byHumanId?: Map<string, BaseEntry>;
 }
 
-export function newSyncState(base: SyncBase, prefer: Prefer | undefined): SyncState {
-  return { base, ...(prefer ? { prefer } : {}), remoteChanges: [], conflicts: [], withoutBase: 0, records: [], forgets: [], standings: new Map(), alike: new Map() };
+export function newSyncState(base: SyncBase, prefer: Prefer | undefined, collect = true): SyncState {
+  return { base, ...(prefer ? { prefer } : {}), collect, remoteChanges: [], conflicts: [], withoutBase: 0, records: [], forgets: [], standings: new Map(), alike: new Map() };
 }
 
 /** The plan's sync section: absent when there is nothing to say (no base given, or all in step). */
@@ -126,7 +128,7 @@ export function mergeItem(
     return { classes: [], keepRemote, keepBase };
   }
   const classes = classifyItem(entry, local, remote);
-  sync.standings.set(`${kind} ${item.id}`, sharedStandings(sync, classes));
+  if (sync.collect) sync.standings.set(`${kind} ${item.id}`, sharedStandings(sync, classes));
   for (const c of classes) {
     if (c.standing !== 'remote' && c.standing !== 'conflict') continue;
     const s = shown(c.field) ?? { field: fieldLabel(c.field), from: display(c.remote), to: display(c.local) };
@@ -158,6 +160,7 @@ export function mergeEqual(sync: SyncState, kind: BaseKind, id: string, fields: 
     sync.withoutBase++;
     return;
   }
+  if (!sync.collect) return;
   const classes = fields.map((field): Pick<FieldClass, 'field' | 'standing'> => ({
     field,
     standing: remoteHas(field) && baseHashOf(entry, field) !== undefined ? 'unchanged' : 'no_base',

@@ -70,10 +70,10 @@ export class SyncBase {
     return base;
   }
 
-  /** A base of entries as lines in normal form (`entryLine`), as `parseSyncBase` reads them. */
-  static ofLines(project: string, lines: Iterable<{ kind: BaseKind; id: string; line: string }>): SyncBase {
+  /** A base of entries as lines in normal form (`entryLine`) by kind and id, as `parseSyncBase` reads them. */
+  static ofLines(project: string, lines: Record<BaseKind, Map<string, Held>>): SyncBase {
     const base = new SyncBase(project);
-    for (const l of lines) base.held[l.kind].set(l.id, l.line);
+    for (const kind of KIND_ORDER) base.held[kind] = lines[kind];
     return base;
   }
 
@@ -181,22 +181,26 @@ export interface ParsedSyncBase {
  */
 export function parseSyncBase(text: string, file: string, project: string): ParsedSyncBase {
   const notes: string[] = [];
-  const lines = text.split(/\r?\n/);
   let header: { version: number; project: string } | undefined;
-  // each entry as its line in normal form: the base holds the lines, not objects (see `Held`)
-  const seen = new Map<string, { kind: BaseKind; id: string; line: string }>();
+  // each entry as its line in normal form: the base holds the lines, not objects (see `Held`); a
+  // line tmsync wrote is already in normal form, and is kept as it is (a slice of the text)
+  const held: Record<BaseKind, Map<string, Held>> = { folder: new Map(), step_group: new Map(), case: new Map() };
   const dropped = new Set<string>();
   let skipped = 0;
   let markers = false;
-  lines.forEach((raw, i) => {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) return;
+  // line by line without splitting the text: a base of 50,000 items is 16 MB of text
+  for (let start = 0, i = 0; start <= text.length; i++) {
+    const nl = text.indexOf('\n', start);
+    const end = nl < 0 ? text.length : nl;
+    const line = text.slice(start, end).trim();
+    start = end + 1;
+    if (line === '' || line.startsWith('#')) continue;
     if (CONFLICT_MARKER.test(line)) {
       markers = true;
-      return;
+      continue;
     }
-    const parts = line.split(/\s+/);
     if (!header) {
+      const parts = line.split(/\s+/);
       const version = parts[0] === 'tmsync-base' ? Number(parts[1]) : NaN;
       if (!Number.isInteger(version) || parts[2] !== 'project' || parts.length !== 4) {
         throw new TmsyncError('invalid_sync_base', `${file}:${i + 1}: not a tmsync sync base (expected \`tmsync-base ${SYNC_BASE_FORMAT_VERSION} project <id>\`)`, {
@@ -209,18 +213,17 @@ export function parseSyncBase(text: string, file: string, project: string): Pars
         });
       }
       header = { version, project: decodeToken(parts[3]!) };
-      return;
+      continue;
     }
-    const entry = normalLine(parts);
+    const entry = normalLine(line);
     if (!entry) {
       skipped++;
-      return;
+      continue;
     }
-    const key = keyOf(entry.kind, entry.id);
-    const before = seen.get(key);
-    if (before && before.line !== entry.line) dropped.add(key);
-    else seen.set(key, entry);
-  });
+    const before = held[entry.kind].get(entry.id);
+    if (before !== undefined && before !== entry.line) dropped.add(keyOf(entry.kind, entry.id));
+    else held[entry.kind].set(entry.id, entry.line);
+  }
   if (!header) {
     return { base: new SyncBase(project), notes };
   }
@@ -228,7 +231,11 @@ export function parseSyncBase(text: string, file: string, project: string): Pars
     notes.push(`${file} was written for another project (${header.project}); it is not used, and the next apply or pull replaces it`);
     return { base: new SyncBase(project), notes };
   }
-  const base = SyncBase.ofLines(project, [...seen].filter(([key]) => !dropped.has(key)).map(([, entry]) => entry));
+  for (const key of dropped) {
+    const sp = key.indexOf(' ');
+    held[key.slice(0, sp) as BaseKind].delete(key.slice(sp + 1));
+  }
+  const base = SyncBase.ofLines(project, held);
   if (markers) notes.push(`${file} held git merge-conflict markers; they are ignored`);
   if (dropped.size > 0) {
     notes.push(`${dropped.size} item${dropped.size === 1 ? '' : 's'} appeared twice in ${file} with different records (a merge of two syncs): compared two ways until the next sync`);
@@ -237,30 +244,52 @@ export function parseSyncBase(text: string, file: string, project: string): Pars
   return { base, notes };
 }
 
-/** A token `encodeToken` writes as it is (so `decodeToken` gives it back unchanged). */
-const PLAIN_TOKEN = /^[A-Za-z0-9_.!~*'()-]+$/;
-const FIELD_PART = /^([A-Za-z0-9_.[\]-]+)=[0-9a-f]{12}$/;
+/** A line in normal form as tmsync writes it (tokens that need no encoding); its names must also ascend (`namesAscend`). */
+const NORMAL_LINE = /^(?:folder|step_group|case) [A-Za-z0-9_.!~*'()-]+ [A-Za-z0-9_.!~*'()-]+(?: [A-Za-z0-9_.[\]-]+=[0-9a-f]{12})*$/;
 
 /**
  * An entry's line in normal form (`entryLine` of what `parseEntry` reads), with its kind and id;
  * undefined for a line `parseEntry` refuses. A line already in normal form (what tmsync writes) is
- * checked without building the entry.
+ * checked and kept without building the entry or copying its parts.
  */
-function normalLine(parts: string[]): { kind: BaseKind; id: string; line: string } | undefined {
-  const [kind, id, updatedAt] = parts;
-  if ((kind === 'folder' || kind === 'step_group' || kind === 'case') && id && updatedAt && PLAIN_TOKEN.test(id) && PLAIN_TOKEN.test(updatedAt)) {
-    let normal = true;
-    let last = '';
-    for (let i = 3; i < parts.length && normal; i++) {
-      const m = FIELD_PART.exec(parts[i]!);
-      // names in strictly increasing order: sorted, each once
-      normal = m !== null && (i === 3 || last < m[1]!);
-      if (m) last = m[1]!;
+function normalLine(line: string): { kind: BaseKind; id: string; line: string } | undefined {
+  if (NORMAL_LINE.test(line)) {
+    const afterKind = line.indexOf(' ');
+    const afterId = line.indexOf(' ', afterKind + 1);
+    const afterUpdated = line.indexOf(' ', afterId + 1);
+    if (namesAscend(line, afterUpdated < 0 ? line.length : afterUpdated)) {
+      const kind = line.slice(0, afterKind) as BaseKind;
+      const id = line.slice(afterKind + 1, afterId);
+      return { kind, id: id === '-' ? '' : id, line };
     }
-    if (normal) return { kind, id: decodeToken(id), line: parts.join(' ') };
   }
-  const entry = parseEntry(parts);
+  const entry = parseEntry(line.split(/\s+/));
   return entry && { kind: entry.kind, id: entry.id, line: entryLine(entry) };
+}
+
+/** Whether the field names of a line (` name=hash` from `from` on) ascend strictly: sorted, each once. Compared in place. */
+function namesAscend(line: string, from: number): boolean {
+  let prevStart = -1;
+  let prevEnd = -1;
+  for (let at = from; at < line.length; ) {
+    const start = at + 1;
+    const end = line.indexOf('=', start);
+    if (prevStart >= 0 && !lessThan(line, prevStart, prevEnd, start, end)) return false;
+    prevStart = start;
+    prevEnd = end;
+    at = end + 13;
+  }
+  return true;
+}
+
+/** `line.slice(a0, a1) < line.slice(b0, b1)`, without the slices. */
+function lessThan(line: string, a0: number, a1: number, b0: number, b1: number): boolean {
+  const n = Math.min(a1 - a0, b1 - b0);
+  for (let i = 0; i < n; i++) {
+    const d = line.charCodeAt(a0 + i) - line.charCodeAt(b0 + i);
+    if (d !== 0) return d < 0;
+  }
+  return a1 - a0 < b1 - b0;
 }
 
 function parseEntry(parts: string[]): BaseEntry | undefined {

@@ -76,8 +76,10 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
     changedP.catch(() => undefined);
     // the cache keys on the service and project: one repository may plan against several
     let cache: ReadCache | undefined;
+    const projectP = resolveProject(client, target.projectRef);
+    projectP.catch(() => undefined);
     const remote = (async () => {
-      const project = await resolveProject(client, target.projectRef);
+      const project = await projectP;
       cache = await ReadCache.load(root, `${target.baseUrl}|${project.id}`);
       return fetchState(client, project, {
         scope: config.scope,
@@ -97,6 +99,10 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
       });
     })();
     remote.catch(() => undefined);
+    // the sync base is read while the service is, once the files are loaded (its lines take a few
+    // hundred milliseconds at 50,000 cases: not after the last answer, where they would add to the wait)
+    const baseP = Promise.all([projectP, loading]).then(([project]) => readSyncBase(root, project.id));
+    baseP.catch(() => undefined);
 
     const loaded = await loading.catch((err: unknown) => {
       stop.abort();
@@ -114,7 +120,7 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
       return 1;
     }
     const actual = await remote;
-    const { base, notes: baseNotes } = await readSyncBase(root, actual.project.id);
+    const { base, notes: baseNotes } = await baseP;
     for (const n of baseNotes) io.stderr(`Note: ${n}`);
     // an optimisation only: a cache that cannot be written costs the next run its reads, nothing else
     await cache?.save(root).catch(() => undefined);
@@ -122,8 +128,8 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
     // what loading and reading left behind is collected before the plan is built (see memory.ts)
     checkMemory();
     const { plan, problems } = changed
-      ? withChangedSinceNotes(planChanged(loaded.state, actual, changed, { allowRecreate: options.allowRecreate ?? false, base, ...(options.prefer ? { prefer: options.prefer } : {}) }), loaded.state, changed, options.changedSince!)
-      : buildPlan(loaded.state, actual, { prune: options.prune ?? false, allowRecreate: options.allowRecreate ?? false, base, ...(options.prefer ? { prefer: options.prefer } : {}) });
+      ? withChangedSinceNotes(planChanged(loaded.state, actual, changed, { allowRecreate: options.allowRecreate ?? false, base, collectSynced: false, ...(options.prefer ? { prefer: options.prefer } : {}) }), loaded.state, changed, options.changedSince!)
+      : buildPlan(loaded.state, actual, { prune: options.prune ?? false, allowRecreate: options.allowRecreate ?? false, base, collectSynced: false, ...(options.prefer ? { prefer: options.prefer } : {}) });
     if (problems.length > 0) {
       for (const p of problems) io.stderr(formatProblem(shown(p)));
       annotateProblems(problems, root, options.cwd, io);
