@@ -2,7 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import { basename, join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { formatProblem, TmsyncError, type Problem } from '../../errors.js';
-import type { DesiredState } from '../../model.js';
+import type { DesiredState, RemoteCase } from '../../model.js';
+import { repositoryTexts } from '../../text-sharer.js';
 import { changedCaseQueries, planChanged, stepGroupsToRead, type ChangedFiles, type RemovedCaseFile } from '../../plan/changed.js';
 import { readSyncBase } from '../../sync/base.js';
 import { openConflicts, type Prefer } from '../../plan/index.js';
@@ -74,6 +75,9 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
     let changed: ChangedFiles | undefined;
     const changedP = loading.then((l) => (changed = changes ? toChangedFiles(l.state, changes) : undefined));
     changedP.catch(() => undefined);
+    // once the files are loaded, cases read keep the repository's strings for equal texts (see `repositoryTexts`)
+    let reuse: ((c: RemoteCase) => void) | undefined;
+    loading.then((l) => (reuse = repositoryTexts(l.state)), () => undefined);
     // the cache keys on the service and project: one repository may plan against several
     let cache: ReadCache | undefined;
     const projectP = resolveProject(client, target.projectRef);
@@ -85,6 +89,7 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
         scope: config.scope,
         signal,
         cache,
+        reuseTexts: (c) => reuse?.(c),
         ...(changes
           ? {
               changed: {
@@ -120,6 +125,7 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
       return 1;
     }
     const actual = await remote;
+    reuse = undefined;
     const { base, notes: baseNotes } = await baseP;
     for (const n of baseNotes) io.stderr(`Note: ${n}`);
     // an optimisation only: a cache that cannot be written costs the next run its reads, nothing else
