@@ -155,12 +155,13 @@ export function mergeItem(
  * reports one).
  */
 export function mergeEqual(sync: SyncState, kind: BaseKind, id: string, fields: readonly string[], remoteHas: (field: string) => boolean): void {
-  const entry = sync.base.get(kind, id);
-  if (!entry) {
+  if (!sync.base.has(kind, id)) {
     sync.withoutBase++;
     return;
   }
+  // nothing else to note: the standings are all this says
   if (!sync.collect) return;
+  const entry = sync.base.get(kind, id)!;
   const classes = fields.map((field): Pick<FieldClass, 'field' | 'standing'> => ({
     field,
     standing: remoteHas(field) && baseHashOf(entry, field) !== undefined ? 'unchanged' : 'no_base',

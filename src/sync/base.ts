@@ -88,6 +88,11 @@ export class SyncBase {
     return this.held.folder.size + this.held.step_group.size + this.held.case.size;
   }
 
+  /** Whether the base holds an item (without reading its entry). */
+  has(kind: BaseKind, id: string): boolean {
+    return this.held[kind].has(id);
+  }
+
   /** The entry of an item (a new object each time for an entry read from a file). */
   get(kind: BaseKind, id: string): BaseEntry | undefined {
     const h = this.held[kind].get(id);
