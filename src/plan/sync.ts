@@ -61,8 +61,8 @@ export interface SyncState {
   standings: Map<string, ReadonlyMap<string, FieldStanding>>;
   /** one map of each set of standings (see `standings`), by its fields and standings */
   alike: Map<string, ReadonlyMap<string, FieldStanding>>;
-  /** base entries by the hash of their human id, built when first needed */
-  byHumanId?: Map<string, BaseEntry>;
+  /** ids of base entries by the hash of their human id, built when first needed */
+  byHumanId?: Map<string, string>;
 }
 
 export function newSyncState(base: SyncBase, prefer: Prefer | undefined, collect = true): SyncState {
@@ -86,15 +86,17 @@ export function baseEntryFor(sync: SyncState, kind: BaseKind, ref: string): Base
   const direct = sync.base.get(kind, ref.trim());
   if (direct) return direct;
   if (!sync.byHumanId) {
+    // ids only: the entries of a large base are read one at a time, not held (see `SyncBase`)
     sync.byHumanId = new Map();
     for (const k of ['case', 'step_group'] as const) {
       for (const e of sync.base.entries(k)) {
         const h = e.fields.get(HUMAN_ID_FIELD);
-        if (h) sync.byHumanId.set(`${k} ${h}`, e);
+        if (h) sync.byHumanId.set(`${k} ${h}`, e.id);
       }
     }
   }
-  return sync.byHumanId.get(`${kind} ${humanIdHash(ref)}`);
+  const id = sync.byHumanId.get(`${kind} ${humanIdHash(ref)}`);
+  return id === undefined ? undefined : sync.base.get(kind, id);
 }
 
 /** The outcome of comparing one item three ways. */

@@ -99,9 +99,9 @@ export class SyncBase {
     return h === undefined ? undefined : unpack(h);
   }
 
-  /** The entries of one kind, in no particular order. */
-  entries(kind: BaseKind): BaseEntry[] {
-    return [...this.held[kind].values()].map(unpack);
+  /** The entries of one kind, in no particular order, read one at a time (a large base is not held as objects). */
+  *entries(kind: BaseKind): IterableIterator<BaseEntry> {
+    for (const h of this.held[kind].values()) yield unpack(h);
   }
 
   /**
