@@ -37,7 +37,7 @@ export function buildPlan(desired: DesiredState, actual: ActualState, options: B
     resolver: buildResolver(actual),
     problems: [],
     warnings: [],
-    ...(options.base ? { sync: newSyncState(options.base, options.prefer) } : {}),
+    ...(options.base ? { sync: newSyncState(options.base, options.prefer, options.collectSynced ?? true) } : {}),
     ...(options.partialStepGroups ? { partialStepGroups: true } : {}),
   };
   const folders = planFolders(ctx);
@@ -69,7 +69,7 @@ export function buildPlan(desired: DesiredState, actual: ActualState, options: B
   const sync = planSync(ctx.sync);
   if (sync) plan.sync = sync;
   const problems = [...ctx.problems].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
-  return { plan, problems, ...(ctx.sync ? { synced: { records: ctx.sync.records, forgets: ctx.sync.forgets, classes: ctx.sync.classes } } : {}) };
+  return { plan, problems, ...(ctx.sync?.collect ? { synced: { records: ctx.sync.records, forgets: ctx.sync.forgets, standings: ctx.sync.standings } } : {}) };
 }
 
 /** A folder has no `updated_at`: its name, parent and order stand in for a version. */

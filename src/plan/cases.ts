@@ -1,13 +1,13 @@
 import type { DesiredCase, RemoteCase } from '../model.js';
 import type { BaseEntry } from '../sync/base.js';
-import { caseFieldValues, changedFromBase, desiredCaseFieldValues, fieldLabel, type FieldValues } from '../sync/field-values.js';
-import { caseChanges, createChanges, desiredBody, keepRemoteFields, withDisplayChanges, type DesiredBody } from './case-body.js';
+import { caseFieldValues, changedFromBase, desiredCaseFieldNames, desiredCaseFieldValues, fieldLabel, remoteCaseHas, type FieldValues } from '../sync/field-values.js';
+import { caseChanges, desiredBody, keepRemoteFields, withDisplayChanges, type DesiredBody } from './case-body.js';
 import { claimById, problem, type PlanContext } from './context.js';
 import { folderRef, type FolderNode, type FolderPlan } from './folders.js';
 import { normalizeTitle, pathKey, showPath } from './normalize.js';
-import type { CaseBody, CreateCaseOp, Operation, Ref } from './operations.js';
+import type { CaseBody, CreateCaseOp, FieldChange, Operation, Ref } from './operations.js';
 import type { StepGroupPlan } from './step-groups.js';
-import { baseEntryFor, mergeItem, type SyncRecord } from './sync.js';
+import { baseEntryFor, mergeEqual, mergeItem, type SyncRecord } from './sync.js';
 
 export interface CaseMatch {
   desired: DesiredCase;
@@ -139,31 +139,44 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
     if (!m.remote) {
       m.stepGroupIds = d.usedGroupIds;
       const key = `create_case:${dc.file}`;
-      ctx.sync?.records.push(createRecord(key, d.body));
-      if (m.gone) ctx.sync?.forgets.push({ kind: 'case', id: m.gone.id, op: key });
+      if (ctx.sync?.collect) ctx.sync.records.push(createRecord(key, d.body));
+      if (m.gone && ctx.sync?.collect) ctx.sync.forgets.push({ kind: 'case', id: m.gone.id, op: key });
       ops.push(createCaseOp({ kind: 'create_case', key, dependsOn: deps, path: node.displayPath, body: d.body, writeBack: { file: dc.file } }, ctx.resolver, d));
       continue;
     }
     const remote = m.remote;
-    let keepBase: string[] = [];
+    let keepBase: string[] = NONE;
+    let keepRemote: ReadonlySet<string> = NO_FIELDS;
+    let changes: FieldChange[] | undefined;
     if (ctx.sync) {
       const desired = d;
-      let twoWay: ReturnType<typeof caseChanges> | undefined;
-      const merge = mergeItem(
-        ctx.sync,
-        { itemType: 'case', id: remote.id, humanId: remote.humanId, path: node.displayPath, title: d.body.title, file: dc.file },
-        'case',
-        desiredCaseFieldValues(d.body),
-        caseFieldValues(remote),
-        (name) => (twoWay ??= caseChanges(ctx, desired, remote)).find((c) => c.field === fieldLabel(name)),
-      );
-      if (merge.keepRemote.size > 0) d = keepRemoteFields(ctx, d, remote, merge.keepRemote);
-      keepBase = merge.keepBase;
+      const twoWay = caseChanges(ctx, desired, remote);
+      changes = twoWay;
+      // all equal (labels too: the two-way compare skips them when some cases of the project do not report theirs)
+      if (twoWay.length === 0 && (ctx.actual.labelsReadable || remote.labelIds === undefined)) {
+        mergeEqual(ctx.sync, 'case', remote.id, desiredCaseFieldNames(d.body), (name) => remoteCaseHas(remote, name));
+      } else {
+        const merge = mergeItem(
+          ctx.sync,
+          { itemType: 'case', id: remote.id, humanId: remote.humanId, path: node.displayPath, title: d.body.title, file: dc.file },
+          'case',
+          desiredCaseFieldValues(d.body),
+          caseFieldValues(remote),
+          (name) => twoWay.find((c) => c.field === fieldLabel(name)),
+        );
+        if (merge.keepRemote.size > 0) {
+          keepRemote = merge.keepRemote;
+          d = keepRemoteFields(ctx, d, remote, keepRemote);
+          changes = undefined;
+        }
+        if (merge.keepBase.length > 0) keepBase = merge.keepBase;
+      }
     }
     m.stepGroupIds = d.usedGroupIds;
-    const changes = caseChanges(ctx, d, remote);
-    const body = d.body;
-    const record = (op?: string) => ctx.sync?.records.push(updateRecord(remote, body, op, keepBase));
+    changes ??= caseChanges(ctx, d, remote);
+    const record = (op?: string) => {
+      if (ctx.sync?.collect) ctx.sync.records.push(new ComparedCaseRecord(ctx, groups, dc, node, remote, keepRemote, keepBase, op));
+    };
     const moved = !node.remote || node.remote.id !== remote.folderId;
     const fromPath = ctx.remote.folderPath(remote.folderId);
     const writeBack = m.adopted ? { file: dc.file, id: remote.humanId || remote.id } : undefined;
@@ -253,24 +266,59 @@ function createRecord(key: string, body: CaseBody): SyncRecord {
   return new CreateRecord(key, body);
 }
 
-function updateRecord(remote: RemoteCase, body: CaseBody, op: string | undefined, keep: string[]): SyncRecord {
-  return {
-    kind: 'case',
-    ref: { id: remote.id },
-    humanId: remote.humanId,
-    ops: op ? [op] : [],
-    updatedAt: remote.updatedAt,
-    // computed when the apply records it: a plan of 100,000 cases holds no second copy of their values
-    get values() {
-      return { ...caseFieldValues(remote), ...desiredCaseFieldValues(body) };
-    },
-    keep,
-  };
-}
-
 /** A case create whose display changes are computed when rendered (see `withDisplayChanges`). */
 function createCaseOp(op: Omit<CreateCaseOp, 'changes'>, resolver: PlanContext['resolver'], d: DesiredBody): CreateCaseOp {
   return withDisplayChanges(op, resolver, d.stepGroupLabels);
+}
+
+const NONE: string[] = [];
+const NO_FIELDS: ReadonlySet<string> = new Set();
+
+/**
+ * What the apply records for a case the plan compared. Its values (the service's compare form with
+ * the file's managed fields over it) are computed when the apply records them, from the file and
+ * the service's copy, as the plan computed its body: a plan of 50,000 cases holds no second copy
+ * of their bodies (some 60 MB), and the record no closure.
+ */
+class ComparedCaseRecord implements SyncRecord {
+  readonly ops: string[];
+
+  constructor(
+    private readonly ctx: PlanContext,
+    private readonly groups: StepGroupPlan,
+    private readonly desired: DesiredCase,
+    private readonly node: FolderNode,
+    private readonly remote: RemoteCase,
+    private readonly keepRemote: ReadonlySet<string>,
+    readonly keep: string[],
+    op: string | undefined,
+  ) {
+    this.ops = op ? [op] : NONE;
+  }
+
+  get kind(): 'case' {
+    return 'case';
+  }
+
+  get ref(): { id: string } {
+    return { id: this.remote.id };
+  }
+
+  get humanId(): string {
+    return this.remote.humanId;
+  }
+
+  get updatedAt(): number {
+    return this.remote.updatedAt;
+  }
+
+  get values(): FieldValues {
+    // problems were reported when the plan was built
+    const ctx: PlanContext = { ...this.ctx, problems: [] };
+    let d = desiredBody(ctx, this.desired, folderRef(this.node), this.groups, false);
+    if (this.keepRemote.size > 0) d = keepRemoteFields(ctx, d, this.remote, this.keepRemote);
+    return { ...caseFieldValues(this.remote), ...desiredCaseFieldValues(d.body) };
+  }
 }
 
 /**

@@ -24,6 +24,11 @@ export interface BuildPlanOptions {
    * @default none (a conflict is listed and the plan must not be applied) */
   prefer?: Prefer;
   /**
+   * with a base: collect what an apply of the plan records in it (`BuildPlanResult.synced`); a plan
+   * that is only shown leaves it out (some 15 MB at 50,000 cases) @default true
+   */
+  collectSynced?: boolean;
+  /**
    * the step groups of `actual` may lack their steps (`--changed-since` reads only some): they are
    * compared two ways, not against the base @default false
    */

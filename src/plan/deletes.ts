@@ -38,7 +38,7 @@ export function planDeletes(ctx: PlanContext, folders: FolderPlan, groups: StepG
     unmanaged.push({ itemType: 'case', id: c.id, humanId: c.humanId, path, title: c.title, pruned: ctx.prune && !keep });
     if (!ctx.prune || keep) continue;
     const key = `delete_case:${caseLabel(c)}`;
-    ctx.sync?.forgets.push({ kind: 'case', id: c.id, op: key });
+    if (ctx.sync?.collect) ctx.sync.forgets.push({ kind: 'case', id: c.id, op: key });
     deletedCaseKey.set(c.id, key);
     deletedByFolder.set(c.folderId, [...(deletedByFolder.get(c.folderId) ?? []), c]);
     ops.push({ kind: 'delete_case', key, dependsOn: [], id: c.id, humanId: c.humanId, title: c.title, path });
@@ -100,7 +100,7 @@ export function planDeletes(ctx: PlanContext, folders: FolderPlan, groups: StepG
       });
     }
     if (!pruned) continue;
-    ctx.sync?.forgets.push({ kind: 'step_group', id: g.id, op: `delete_step_group:${g.humanId || g.id}` });
+    if (ctx.sync?.collect) ctx.sync.forgets.push({ kind: 'step_group', id: g.id, op: `delete_step_group:${g.humanId || g.id}` });
     ops.push({
       kind: 'delete_step_group',
       key: `delete_step_group:${g.humanId || g.id}`,
@@ -131,7 +131,7 @@ export function planDeletes(ctx: PlanContext, folders: FolderPlan, groups: StepG
     const path = ctx.remote.folderPath(f.id);
     unmanaged.push({ itemType: 'folder', id: f.id, path, title: f.name, pruned: ctx.prune });
     if (!ctx.prune) continue;
-    ctx.sync?.forgets.push({ kind: 'folder', id: f.id, op: folderDeleteKey.get(f.id)! });
+    if (ctx.sync?.collect) ctx.sync.forgets.push({ kind: 'folder', id: f.id, op: folderDeleteKey.get(f.id)! });
     const deps: string[] = [];
     for (const child of ctx.remote.children(f.id)) {
       const k = folderDeleteKey.get(child.id) ?? placeByRemote.get(child.id);

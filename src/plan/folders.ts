@@ -160,9 +160,9 @@ export function planFolders(ctx: PlanContext): FolderPlan {
     const parentRef = node.parent ? folderRef(node.parent) : null;
     if (!node.remote) {
       node.createKey = `create_folder:${key}`;
-      if (node.gone) ctx.sync?.forgets.push({ kind: 'folder', id: node.gone.id, op: node.createKey });
+      if (node.gone && ctx.sync?.collect) ctx.sync.forgets.push({ kind: 'folder', id: node.gone.id, op: node.createKey });
       node.placeKey = node.createKey;
-      ctx.sync?.records.push({
+      if (ctx.sync?.collect) ctx.sync.records.push({
         kind: 'folder',
         ref: { op: node.createKey },
         ops: [node.createKey],
@@ -220,7 +220,7 @@ export function planFolders(ctx: PlanContext): FolderPlan {
       changes.push({ field: 'order', from: String(remote.order), to: String(order) });
     }
     const folderOps: string[] = [];
-    ctx.sync?.records.push({
+    if (ctx.sync?.collect) ctx.sync.records.push({
       kind: 'folder',
       ref: { id: remote.id },
       ops: folderOps,

@@ -187,8 +187,8 @@ export function planStepGroups(ctx: PlanContext): StepGroupPlan {
       used = { ref: { id: g.id ?? g.key }, label: g.id ?? g.key, steps: body.steps, ...(m.gone ? { gone: true } : {}) };
     } else if (!m.remote) {
       const key = `create_step_group:${g.key}`;
-      ctx.sync?.records.push({ kind: 'step_group', ref: { op: key }, ops: [key], values: desiredStepGroupFieldValues(body), keep: [] });
-      if (m.gone) ctx.sync?.forgets.push({ kind: 'step_group', id: m.gone.id, op: key });
+      if (ctx.sync?.collect) ctx.sync.records.push({ kind: 'step_group', ref: { op: key }, ops: [key], values: desiredStepGroupFieldValues(body), keep: [] });
+      if (m.gone && ctx.sync?.collect) ctx.sync.forgets.push({ kind: 'step_group', id: m.gone.id, op: key });
       ops.push({
         kind: 'create_step_group',
         key,
@@ -222,7 +222,7 @@ export function planStepGroups(ctx: PlanContext): StepGroupPlan {
       const writeBack = m.adopted ? { file: g.file, id: remote.humanId || remote.id } : undefined;
       const record = (op?: string) => {
         const synced = body;
-        ctx.sync?.records.push({
+        if (ctx.sync?.collect) ctx.sync.records.push({
           kind: 'step_group',
           ref: { id: remote.id },
           humanId: remote.humanId,

@@ -1,5 +1,5 @@
-import type { BaseEntry, BaseKind, SyncBase } from '../sync/base.js';
-import { classifyItem, fieldLabel, HUMAN_ID_FIELD, humanIdHash, type FieldClass, type FieldValues } from '../sync/field-values.js';
+import type { BaseEntry, BaseKind, FieldStanding, SyncBase } from '../sync/base.js';
+import { baseHashOf, classifyItem, compareFieldNames, fieldLabel, HUMAN_ID_FIELD, humanIdHash, type FieldClass, type FieldValues } from '../sync/field-values.js';
 import type { FieldChange, PlanSync, Prefer, Ref, SyncConflict, SyncItem, SyncRemoteChange } from './operations.js';
 
 /**
@@ -39,27 +39,34 @@ export interface SyncForget {
 export interface SyncRecords {
   records: SyncRecord[];
   forgets: SyncForget[];
-  /** each item with a base, classified field by field, by `<kind> <id>` (pull merges with it) */
-  classes: Map<string, FieldClass[]>;
+  /**
+   * how each field of each item with a base stands, by `<kind> <id>` (pull merges with it); the
+   * standings alone, not the values compared, and items that stand alike share one map
+   */
+  standings: Map<string, ReadonlyMap<string, FieldStanding>>;
 }
 
 /** The three-way state of one plan while it is built. */
 export interface SyncState {
   base: SyncBase;
   prefer?: Prefer;
+  /** records, forgets and standings are collected (see `BuildPlanOptions.collectSynced`) */
+  collect: boolean;
   remoteChanges: SyncRemoteChange[];
   conflicts: SyncConflict[];
   withoutBase: number;
   records: SyncRecord[];
   forgets: SyncForget[];
-  /** each item with a base, classified field by field, by `<kind> <id>` */
-  classes: Map<string, FieldClass[]>;
-  /** base entries by the hash of their human id, built when first needed */
-  byHumanId?: Map<string, BaseEntry>;
+  /** how each field of each item with a base stands, by `<kind> <id>` */
+  standings: Map<string, ReadonlyMap<string, FieldStanding>>;
+  /** one map of each set of standings (see `standings`), by its fields and standings */
+  alike: Map<string, ReadonlyMap<string, FieldStanding>>;
+  /** ids of base entries by the hash of their human id, built when first needed */
+  byHumanId?: Map<string, string>;
 }
 
-export function newSyncState(base: SyncBase, prefer: Prefer | undefined): SyncState {
-  return { base, ...(prefer ? { prefer } : {}), remoteChanges: [], conflicts: [], withoutBase: 0, records: [], forgets: [], classes: new Map() };
+export function newSyncState(base: SyncBase, prefer: Prefer | undefined, collect = true): SyncState {
+  return { base, ...(prefer ? { prefer } : {}), collect, remoteChanges: [], conflicts: [], withoutBase: 0, records: [], forgets: [], standings: new Map(), alike: new Map() };
 }
 
 /** The plan's sync section: absent when there is nothing to say (no base given, or all in step). */
@@ -79,15 +86,17 @@ export function baseEntryFor(sync: SyncState, kind: BaseKind, ref: string): Base
   const direct = sync.base.get(kind, ref.trim());
   if (direct) return direct;
   if (!sync.byHumanId) {
+    // ids only: the entries of a large base are read one at a time, not held (see `SyncBase`)
     sync.byHumanId = new Map();
     for (const k of ['case', 'step_group'] as const) {
       for (const e of sync.base.entries(k)) {
         const h = e.fields.get(HUMAN_ID_FIELD);
-        if (h) sync.byHumanId.set(`${k} ${h}`, e);
+        if (h) sync.byHumanId.set(`${k} ${h}`, e.id);
       }
     }
   }
-  return sync.byHumanId.get(`${kind} ${humanIdHash(ref)}`);
+  const id = sync.byHumanId.get(`${kind} ${humanIdHash(ref)}`);
+  return id === undefined ? undefined : sync.base.get(kind, id);
 }
 
 /** The outcome of comparing one item three ways. */
@@ -121,7 +130,7 @@ export function mergeItem(
     return { classes: [], keepRemote, keepBase };
   }
   const classes = classifyItem(entry, local, remote);
-  sync.classes.set(`${kind} ${item.id}`, classes);
+  if (sync.collect) sync.standings.set(`${kind} ${item.id}`, sharedStandings(sync, classes));
   for (const c of classes) {
     if (c.standing !== 'remote' && c.standing !== 'conflict') continue;
     const s = shown(c.field) ?? { field: fieldLabel(c.field), from: display(c.remote), to: display(c.local) };
@@ -138,6 +147,39 @@ export function mergeItem(
     }
   }
   return { classes, keepRemote, keepBase };
+}
+
+/**
+ * `mergeItem` for an item whose every managed field is equal on both sides (the two-way compare
+ * found no change): each stands `unchanged`, or `no_base` where the base or the service lacks it,
+ * as `classifyItem` would say, without the compare forms and their hashes (most items of a large
+ * plan; `fields`: the names of the fields the repository manages, `remoteHas`: whether the service
+ * reports one).
+ */
+export function mergeEqual(sync: SyncState, kind: BaseKind, id: string, fields: readonly string[], remoteHas: (field: string) => boolean): void {
+  if (!sync.base.has(kind, id)) {
+    sync.withoutBase++;
+    return;
+  }
+  // nothing else to note: the standings are all this says
+  if (!sync.collect) return;
+  const entry = sync.base.get(kind, id)!;
+  const classes = fields.map((field): Pick<FieldClass, 'field' | 'standing'> => ({
+    field,
+    standing: remoteHas(field) && baseHashOf(entry, field) !== undefined ? 'unchanged' : 'no_base',
+  }));
+  sync.standings.set(`${kind} ${id}`, sharedStandings(sync, classes.sort((a, b) => compareFieldNames(a.field, b.field))));
+}
+
+/** The standings of an item's fields, one map for all items that stand alike (most of a large project: all unchanged). */
+function sharedStandings(sync: SyncState, classes: readonly Pick<FieldClass, 'field' | 'standing'>[]): ReadonlyMap<string, FieldStanding> {
+  const key = classes.map((c) => `${c.field}=${c.standing}`).join(' ');
+  let map = sync.alike.get(key);
+  if (!map) {
+    map = new Map(classes.map((c) => [c.field, c.standing]));
+    sync.alike.set(key, map);
+  }
+  return map;
 }
 
 /** A value shown when the two-way diff has no display value for it. */

@@ -47,6 +47,12 @@ export interface FetchStateOptions {
     readStepGroup: (group: StepGroup) => boolean | Promise<boolean>;
   };
   /**
+   * Called on each listed case as it is read, before it is frozen, to replace texts by equal
+   * strings the caller already holds (`repositoryTexts`: the repository's, so a plan does not hold
+   * every text twice). It must change nothing but which string holds an equal text.
+   */
+  reuseTexts?: (c: RemoteCase) => void;
+  /**
    * Called while the reads go on, for a caller that works on the state as it arrives (`pull`
    * renders and stages files during the reads): `context` once, as soon as everything but the
    * cases is read (`cases` empty, `labelsReadable` true until a case says otherwise), then `cases`
@@ -169,18 +175,23 @@ export async function fetchState(
        * once), converted as its page arrives: only the compact form is held while the other pages
        * are read, not the page's wire objects (issue 15: some 40 MB at 50,000 cases).
        */
+      const reuse = options.reuseTexts;
+      // frozen as it arrives: the state's freeze at the end has only the lists left to do
+      const settle = (c: RemoteCase): RemoteCase => {
+        reuse?.(c);
+        return deepFreeze(c);
+      };
       const remoteCase = (c: TestCase): RemoteCase | Promise<RemoteCase> => {
-        // frozen as it arrives: the state's freeze at the end has only the lists left to do
-        if (c.human_id) return deepFreeze(toRemoteCase(c, share));
+        if (c.human_id) return settle(toRemoteCase(c, share));
         const cached = cache?.caseHumanId(c.id, c.updated_at);
-        if (cached) return deepFreeze(toRemoteCase({ ...c, human_id: cached }, share));
+        if (cached) return settle(toRemoteCase({ ...c, human_id: cached }, share));
         return guard(
           client.call('getTestCase', req({ params: { ...params, test_case_id: c.id } })).then((r) => {
             const got = r.data.test_case;
             cache?.putCaseHumanId(c.id, got.human_id ?? '', c.updated_at);
             // the GET may carry the labels the list left out (the live GET sends `labels` objects)
             const labels = reportedLabelIds(c) === undefined ? reportedLabelIds(got) : undefined;
-            return deepFreeze(toRemoteCase({ ...c, human_id: got.human_id, ...(labels ? { label_ids: labels } : {}) }, share));
+            return settle(toRemoteCase({ ...c, human_id: got.human_id, ...(labels ? { label_ids: labels } : {}) }, share));
           }),
         );
       };

@@ -71,29 +71,57 @@ const HASH = /^[0-9a-f]{12}$/;
 const CONFLICT_MARKER = /^(<{7}|={7}|>{7}|\|{7})( |$)/;
 const keyOf = (kind: BaseKind, id: string) => `${kind} ${id}`;
 
+/**
+ * An entry as held: the entry, or (as read from a file) its line in normal form, read again when
+ * asked for. A base of 50,000 cases held as objects (a map of field hashes each) took some 85 MB;
+ * as lines, about 15 MB (issue 15).
+ */
+type Held = BaseEntry | string;
+
 export class SyncBase {
-  private readonly entriesMap = new Map<string, BaseEntry>();
+  private readonly held: Record<BaseKind, Map<string, Held>> = { folder: new Map(), step_group: new Map(), case: new Map() };
 
   constructor(readonly project: string) {}
 
   /** A base holding these entries (as read from a file). */
   static of(project: string, entries: Iterable<BaseEntry>): SyncBase {
     const base = new SyncBase(project);
-    for (const e of entries) base.entriesMap.set(keyOf(e.kind, e.id), e);
+    for (const e of entries) base.held[e.kind].set(e.id, e);
+    return base;
+  }
+
+  /** A base of entries as lines in normal form (`entryLine`) by kind and id, as `parseSyncBase` reads them. */
+  static ofLines(project: string, lines: Record<BaseKind, Map<string, Held>>): SyncBase {
+    const base = new SyncBase(project);
+    for (const kind of KIND_ORDER) base.held[kind] = lines[kind];
+    return base;
+  }
+
+  /** A copy: recording in it leaves this base as it is. */
+  copy(): SyncBase {
+    const base = new SyncBase(this.project);
+    for (const kind of KIND_ORDER) for (const [id, h] of this.held[kind]) base.held[kind].set(id, h);
     return base;
   }
 
   get size(): number {
-    return this.entriesMap.size;
+    return this.held.folder.size + this.held.step_group.size + this.held.case.size;
   }
 
+  /** Whether the base holds an item (without reading its entry). */
+  has(kind: BaseKind, id: string): boolean {
+    return this.held[kind].has(id);
+  }
+
+  /** The entry of an item (a new object each time for an entry read from a file). */
   get(kind: BaseKind, id: string): BaseEntry | undefined {
-    return this.entriesMap.get(keyOf(kind, id));
+    const h = this.held[kind].get(id);
+    return h === undefined ? undefined : unpack(h);
   }
 
-  /** The entries of one kind, in no particular order. */
-  entries(kind: BaseKind): BaseEntry[] {
-    return [...this.entriesMap.values()].filter((e) => e.kind === kind);
+  /** The entries of one kind, in no particular order, read one at a time (a large base is not held as objects). */
+  *entries(kind: BaseKind): IterableIterator<BaseEntry> {
+    for (const h of this.held[kind].values()) yield unpack(h);
   }
 
   /**
@@ -111,14 +139,14 @@ export class SyncBase {
   ): void {
     if (!id || /\s/.test(id)) throw new TmsyncError('invalid_sync_base_entry', `cannot record ${kind} id ${JSON.stringify(id)} in the sync base`);
     const kept = new Set(keep);
-    const before = this.entriesMap.get(keyOf(kind, id));
+    const before = kept.size > 0 ? this.get(kind, id) : undefined;
     const hashed: [string, string][] = [];
     const pre = fields instanceof HashedFields ? fields.hashes : undefined;
     const at = updatedAt === null || updatedAt === undefined || updatedAt === '' ? undefined : String(updatedAt);
     if (pre && kept.size === 0) {
       // already hashed and by name: the entry holds them as they are
       for (const name of pre.keys()) if (!FIELD_NAME.test(name)) throw new TmsyncError('invalid_sync_base_entry', `cannot record field ${JSON.stringify(name)} in the sync base`);
-      this.entriesMap.set(keyOf(kind, id), { kind, id, updatedAt: at, fields: fieldHashes([...pre]) });
+      this.held[kind].set(id, { kind, id, updatedAt: at, fields: fieldHashes([...pre]) });
       return;
     }
     for (const name of [...new Set([...(pre ? pre.keys() : Object.keys(fields)), ...kept])].sort()) {
@@ -130,12 +158,12 @@ export class SyncBase {
       }
       hashed.push([name, pre ? pre.get(name)! : fieldHash((fields as Readonly<Record<string, unknown>>)[name])]);
     }
-    this.entriesMap.set(keyOf(kind, id), { kind, id, updatedAt: at, fields: fieldHashes(hashed) });
+    this.held[kind].set(id, { kind, id, updatedAt: at, fields: fieldHashes(hashed) });
   }
 
   /** Forgets an item (deleted on both sides, or no longer managed). */
   forget(kind: BaseKind, id: string): void {
-    this.entriesMap.delete(keyOf(kind, id));
+    this.held[kind].delete(id);
   }
 
   /** The file's text: the same entries always give the same bytes. */
@@ -145,10 +173,13 @@ export class SyncBase {
       '# apply and pull rewrite it. See docs/sync.md.',
       `tmsync-base ${SYNC_BASE_FORMAT_VERSION} project ${encodeToken(this.project)}`,
     ];
-    const sorted = [...this.entriesMap.values()].sort(
-      (a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-    );
-    for (const e of sorted) lines.push(entryLine(e));
+    for (const kind of KIND_ORDER) {
+      const ids = [...this.held[kind].keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      for (const id of ids) {
+        const h = this.held[kind].get(id)!;
+        lines.push(typeof h === 'string' ? h : entryLine(h));
+      }
+    }
     return `${lines.join('\n')}\n`;
   }
 }
@@ -206,6 +237,10 @@ class PackedHashes implements ReadonlyMap<string, string> {
   }
 }
 
+function unpack(h: Held): BaseEntry {
+  return typeof h === 'string' ? parseEntry(h.split(' '))! : h;
+}
+
 /** A token of a line: percent-encoded, `-` for an empty text (so a text `-` itself is `%2D`). */
 function encodeToken(s: string): string {
   return s === '' ? '-' : s === '-' ? '%2D' : encodeURIComponent(s);
@@ -232,21 +267,26 @@ export interface ParsedSyncBase {
  */
 export function parseSyncBase(text: string, file: string, project: string): ParsedSyncBase {
   const notes: string[] = [];
-  const lines = text.split(/\r?\n/);
   let header: { version: number; project: string } | undefined;
-  const seen = new Map<string, { line: string; entry: BaseEntry }>();
+  // each entry as its line in normal form: the base holds the lines, not objects (see `Held`); a
+  // line tmsync wrote is already in normal form, and is kept as it is (a slice of the text)
+  const held: Record<BaseKind, Map<string, Held>> = { folder: new Map(), step_group: new Map(), case: new Map() };
   const dropped = new Set<string>();
   let skipped = 0;
   let markers = false;
-  lines.forEach((raw, i) => {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) return;
+  // line by line without splitting the text: a base of 50,000 items is 16 MB of text
+  for (let start = 0, i = 0; start <= text.length; i++) {
+    const nl = text.indexOf('\n', start);
+    const end = nl < 0 ? text.length : nl;
+    const line = text.slice(start, end).trim();
+    start = end + 1;
+    if (line === '' || line.startsWith('#')) continue;
     if (CONFLICT_MARKER.test(line)) {
       markers = true;
-      return;
+      continue;
     }
-    const parts = line.split(/\s+/);
     if (!header) {
+      const parts = line.split(/\s+/);
       const version = parts[0] === 'tmsync-base' ? Number(parts[1]) : NaN;
       if (!Number.isInteger(version) || parts[2] !== 'project' || parts.length !== 4) {
         throw new TmsyncError('invalid_sync_base', `${file}:${i + 1}: not a tmsync sync base (expected \`tmsync-base ${SYNC_BASE_FORMAT_VERSION} project <id>\`)`, {
@@ -259,19 +299,17 @@ export function parseSyncBase(text: string, file: string, project: string): Pars
         });
       }
       header = { version, project: decodeToken(parts[3]!) };
-      return;
+      continue;
     }
-    const entry = parseEntry(parts);
+    const entry = normalLine(line);
     if (!entry) {
       skipped++;
-      return;
+      continue;
     }
-    const key = keyOf(entry.kind, entry.id);
-    const normalised = entryLine(entry);
-    const before = seen.get(key);
-    if (before && before.line !== normalised) dropped.add(key);
-    else seen.set(key, { line: normalised, entry });
-  });
+    const before = held[entry.kind].get(entry.id);
+    if (before !== undefined && before !== entry.line) dropped.add(keyOf(entry.kind, entry.id));
+    else held[entry.kind].set(entry.id, entry.line);
+  }
   if (!header) {
     return { base: new SyncBase(project), notes };
   }
@@ -279,13 +317,65 @@ export function parseSyncBase(text: string, file: string, project: string): Pars
     notes.push(`${file} was written for another project (${header.project}); it is not used, and the next apply or pull replaces it`);
     return { base: new SyncBase(project), notes };
   }
-  const base = SyncBase.of(project, [...seen].filter(([key]) => !dropped.has(key)).map(([, { entry }]) => entry));
+  for (const key of dropped) {
+    const sp = key.indexOf(' ');
+    held[key.slice(0, sp) as BaseKind].delete(key.slice(sp + 1));
+  }
+  const base = SyncBase.ofLines(project, held);
   if (markers) notes.push(`${file} held git merge-conflict markers; they are ignored`);
   if (dropped.size > 0) {
     notes.push(`${dropped.size} item${dropped.size === 1 ? '' : 's'} appeared twice in ${file} with different records (a merge of two syncs): compared two ways until the next sync`);
   }
   if (skipped > 0) notes.push(`${skipped} unreadable line${skipped === 1 ? '' : 's'} in ${file} skipped: those items are compared two ways until the next sync`);
   return { base, notes };
+}
+
+/** A line in normal form as tmsync writes it (tokens that need no encoding); its names must also ascend (`namesAscend`). */
+const NORMAL_LINE = /^(?:folder|step_group|case) [A-Za-z0-9_.!~*'()-]+ [A-Za-z0-9_.!~*'()-]+(?: [A-Za-z0-9_.[\]-]+=[0-9a-f]{12})*$/;
+
+/**
+ * An entry's line in normal form (`entryLine` of what `parseEntry` reads), with its kind and id;
+ * undefined for a line `parseEntry` refuses. A line already in normal form (what tmsync writes) is
+ * checked and kept without building the entry or copying its parts.
+ */
+function normalLine(line: string): { kind: BaseKind; id: string; line: string } | undefined {
+  if (NORMAL_LINE.test(line)) {
+    const afterKind = line.indexOf(' ');
+    const afterId = line.indexOf(' ', afterKind + 1);
+    const afterUpdated = line.indexOf(' ', afterId + 1);
+    if (namesAscend(line, afterUpdated < 0 ? line.length : afterUpdated)) {
+      const kind = line.slice(0, afterKind) as BaseKind;
+      const id = line.slice(afterKind + 1, afterId);
+      return { kind, id: id === '-' ? '' : id, line };
+    }
+  }
+  const entry = parseEntry(line.split(/\s+/));
+  return entry && { kind: entry.kind, id: entry.id, line: entryLine(entry) };
+}
+
+/** Whether the field names of a line (` name=hash` from `from` on) ascend strictly: sorted, each once. Compared in place. */
+function namesAscend(line: string, from: number): boolean {
+  let prevStart = -1;
+  let prevEnd = -1;
+  for (let at = from; at < line.length; ) {
+    const start = at + 1;
+    const end = line.indexOf('=', start);
+    if (prevStart >= 0 && !lessThan(line, prevStart, prevEnd, start, end)) return false;
+    prevStart = start;
+    prevEnd = end;
+    at = end + 13;
+  }
+  return true;
+}
+
+/** `line.slice(a0, a1) < line.slice(b0, b1)`, without the slices. */
+function lessThan(line: string, a0: number, a1: number, b0: number, b1: number): boolean {
+  const n = Math.min(a1 - a0, b1 - b0);
+  for (let i = 0; i < n; i++) {
+    const d = line.charCodeAt(a0 + i) - line.charCodeAt(b0 + i);
+    if (d !== 0) return d < 0;
+  }
+  return a1 - a0 < b1 - b0;
 }
 
 function parseEntry(parts: string[]): BaseEntry | undefined {

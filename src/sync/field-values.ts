@@ -95,6 +95,17 @@ export function desiredCaseFieldValues(body: CaseBody): FieldValues {
   return values;
 }
 
+/** The names of the fields `desiredCaseFieldValues` gives for a body (without computing the values). */
+export function desiredCaseFieldNames(body: CaseBody): string[] {
+  return ['title', ...CASE_FIELDS_BY_KIND.filter((f) => fieldOf<unknown>(body, f, 'remote') !== undefined).map(caseFieldName)];
+}
+
+/** Whether `caseFieldValues` gives a field of this case (labels the service did not report it does not). */
+export function remoteCaseHas(remote: RemoteCase, name: string): boolean {
+  const f = caseFieldByName(name);
+  return f?.kind !== 'labels' || fieldOf<unknown>(remote, f, 'remote') !== undefined;
+}
+
 /** The name of a step group's step in `FieldValues` and the base: `step.0`, `step.1`, … */
 export function groupStepName(index: number): string {
   return `step.${index}`;
@@ -225,7 +236,7 @@ export function changedFromBase(entry: BaseEntry, local: FieldValues): string[] 
 }
 
 /** `step.2` after `step.10`? No: list elements by index, after the other fields. */
-function compareFieldNames(a: string, b: string): number {
+export function compareFieldNames(a: string, b: string): number {
   const la = /^(.*)\.(\d+)$/.exec(a);
   const lb = /^(.*)\.(\d+)$/.exec(b);
   if (la && lb && la[1] === lb[1]) return Number(la[2]) - Number(lb[2]);

@@ -3,7 +3,7 @@ import { CASE_FIELDS } from '../fields.js';
 import type { RemoteCase } from '../model.js';
 import { caseFieldValues, withHumanId, type FieldValues } from '../sync/field-values.js';
 import type { Prefer } from '../plan/operations.js';
-import { hasField, SyncBase, type BaseKind, type FieldStanding, type HashedFields } from '../sync/base.js';
+import { hasField, type SyncBase, type BaseKind, type FieldStanding, type HashedFields } from '../sync/base.js';
 import type { PullFile } from './pull-files.js';
 import type { PullMergeHooks, PullResult } from './pull.js';
 
@@ -276,7 +276,7 @@ export class PullMerge implements PullMergeHooks {
    */
   buildBase(result: Pick<PullResult, 'items'>): SyncBase {
     const base = this.input.base;
-    const next = SyncBase.of(base.project, (['folder', 'step_group', 'case'] as const).flatMap((kind) => base.entries(kind)));
+    const next = base.copy();
     for (const item of result.items) {
       const remote = this.input.remote(item.kind, item.id);
       if (!remote) continue;

@@ -66,11 +66,11 @@ function remotePlaces(actual: ActualState): (kind: 'folder' | 'case', id: string
  */
 export function preparePullMerge(input: { base: SyncBase; actual: ActualState; local: DesiredState | undefined; prefer?: Prefer; hashed?: HashedCaseFields }): PreparedPullMerge {
   const { base, actual, local } = input;
-  const classes = new Map<string, Map<string, FieldStanding>>();
+  let standings: ReadonlyMap<string, ReadonlyMap<string, FieldStanding>> = new Map();
   const deleted: PullConflict[] = [];
   if (local) {
     const built = buildPlan(local, actual, { base, ...(input.prefer ? { prefer: input.prefer } : {}) });
-    for (const [key, list] of built.synced?.classes ?? []) classes.set(key, new Map(list.map((c) => [c.field, c.standing])));
+    standings = built.synced?.standings ?? standings;
     for (const c of built.plan.sync?.conflicts ?? []) {
       if (c.field !== 'deleted' || actualHas(actual, c.itemType, c.id)) continue;
       deleted.push({
@@ -87,7 +87,7 @@ export function preparePullMerge(input: { base: SyncBase; actual: ActualState; l
   const hooks = new PullMerge({
     base,
     ...(input.prefer ? { prefer: input.prefer } : {}),
-    standings: (kind, id) => classes.get(`${kind} ${id}`),
+    standings: (kind, id) => standings.get(`${kind} ${id}`),
     remote: remoteItemValues(actual, input.hashed),
     remotePlace: remotePlaces(actual),
   });

@@ -38,8 +38,8 @@ describe('the write engine and the sync base', () => {
       expect(result.syncBaseError).toBeUndefined();
       const again = await readSyncBase(root, built.plan.project.id);
       expect(again.exists).toBe(true);
-      expect(again.base.entries('case')).toHaveLength(state.cases.length);
-      expect(again.base.entries('step_group')).toHaveLength(state.stepGroups.length);
+      expect([...again.base.entries('case')]).toHaveLength(state.cases.length);
+      expect([...again.base.entries('step_group')]).toHaveLength(state.stepGroups.length);
       const created = Object.entries(result.ids).find(([k]) => k.startsWith('create_case:'))!;
       const file = created[0].slice('create_case:'.length);
       const title = state.cases.find((x) => x.file === file)!.title;

@@ -1,9 +1,11 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { recordSynced } from '../../src/apply/sync-record.js';
 import type { ActualState, RemoteCase } from '../../src/model.js';
 import { openConflicts, renderPlanJson, renderPlanMarkdown, renderPlanText, parsePlanFile } from '../../src/plan/index.js';
 import { SyncBase, fieldHash } from '../../src/sync/base.js';
-import { caseFieldValues, folderFieldValues, stepGroupFieldValues, withHumanId } from '../../src/sync/field-values.js';
+import { caseFieldValues, classifyItem, folderFieldValues, stepGroupFieldValues, withHumanId } from '../../src/sync/field-values.js';
+import { mergeEqual, newSyncState } from '../../src/plan/sync.js';
 import { actualState, desiredCase, desiredFolder, desiredGroup, desiredState, findOp, opList, remoteCase, remoteFolder, remoteGroup, step } from './builders.js';
 import { cleanPlan, plan } from './helpers.js';
 
@@ -286,5 +288,93 @@ describe('what an apply records in the base', () => {
     const r = plan(desiredState({ folders: repoFolders }), actualState({ folders, cases: [synced] }), { base, prune: true });
     recordSynced({ base, records: r.synced! }, { failed: [], skipped: [], ids: {} });
     expect(base.get('case', 'case-SHOP-1')).toBeUndefined();
+  });
+});
+
+describe('large plans with a sync base (issue 15)', () => {
+  it('classifies a field equal on both sides as classifyItem does, without compare forms: unchanged, or no_base where the base or the service lacks it (property)', () => {
+    const names = ['title', 'description', 'preconditions', 'labels', 'steps', 'priority'];
+    fc.assert(
+      fc.property(
+        fc.subarray(names),
+        fc.subarray(names),
+        fc.subarray(names),
+        fc.boolean(),
+        (managed, inBase, notReported, hasEntry) => {
+          const base = new SyncBase('p');
+          if (hasEntry) base.record('case', 'c', 1, Object.fromEntries(inBase.map((n) => [n, `base ${n}`])));
+          const local = Object.fromEntries(managed.map((n) => [n, `value of ${n}`]));
+          const remote = Object.fromEntries(managed.filter((n) => !notReported.includes(n)).map((n) => [n, `value of ${n}`]));
+          const sync = newSyncState(base, undefined);
+          mergeEqual(sync, 'case', 'c', managed, (n) => n in remote);
+          const entry = base.get('case', 'c');
+          if (!entry) {
+            expect(sync.withoutBase).toBe(1);
+            expect(sync.standings.size).toBe(0);
+            return;
+          }
+          expect(sync.withoutBase).toBe(0);
+          const expected = classifyItem(entry, local, remote).map((c) => [c.field, c.standing]);
+          expect([...sync.standings.get('case c')!]).toEqual(expected);
+        },
+      ),
+    );
+  });
+
+  it('gives the same standings whether a case is equal on both sides or not, and shares one map among cases that stand alike', () => {
+    const other = remoteCase('SHOP-2', 'Other', 'f-auth', { description: 'Same' });
+    const actual = actualState({ folders, cases: [synced, other] });
+    const base = baseOf(actual);
+    const desired = desiredState({ folders: repoFolders, cases: [fileCase(), desiredCase('Auth', 'Other', { description: 'Same' }, { id: 'SHOP-2' })] });
+    const r = plan(desired, actual, { base });
+    expect(r.plan.operations).toEqual([]);
+    const one = r.synced!.standings.get('case case-SHOP-1')!;
+    expect([...one.values()].every((s) => s === 'unchanged')).toBe(true);
+    expect([...one.keys()]).toEqual(['description', 'preconditions', 'title']);
+    // the same fields, standing alike: one map
+    const two = r.synced!.standings.get('case case-SHOP-2')!;
+    expect([...two.keys()]).toEqual(['description', 'title']);
+    const changedOnService = plan(desired, actualState({ folders, cases: [onService({ description: 'UI text' }), other] }), { base });
+    expect(changedOnService.synced!.standings.get('case case-SHOP-1')!.get('description')).toBe('remote');
+    expect(changedOnService.synced!.standings.get('case case-SHOP-1')!.get('title')).toBe('unchanged');
+    const twin = { ...synced, id: 'case-SHOP-3', humanId: 'SHOP-3', title: 'Twin' };
+    const twins = actualState({ folders, cases: [synced, twin] });
+    const twinFile = { ...fileCase({}, 'Twin'), id: 'SHOP-3' };
+    const both = plan(desiredState({ folders: repoFolders, cases: [fileCase(), twinFile] }), twins, { base: baseOf(twins) });
+    expect(both.synced!.standings.get('case case-SHOP-1')).toBe(both.synced!.standings.get('case case-SHOP-3'));
+  });
+
+  it('compares labels three ways when some cases of the project do not report theirs (the two-way compare skips them)', () => {
+    const labelled = { ...synced, labelIds: ['label-smoke'] };
+    const unreported = remoteCase('SHOP-2', 'Other', 'f-auth', { labelIds: undefined });
+    const base = baseOf(actualState({ folders, cases: [labelled, unreported] }));
+    const actual = actualState({ folders, cases: [{ ...labelled, labelIds: ['label-regression'], updatedAt: 999 }, unreported], labelsReadable: false });
+    const r = plan(desiredState({ folders: repoFolders, cases: [fileCase({ labels: ['smoke'] }), desiredCase('Auth', 'Other', {}, { id: 'SHOP-2' })] }), actual, { base });
+    expect(r.synced!.standings.get('case case-SHOP-1')!.get('labels')).toBe('remote');
+    expect(r.plan.sync?.remoteChanges.map((c) => c.field)).toEqual(['labels']);
+  });
+
+  it('a compared case records the service values with the file managed fields over them, computed when the apply asks', () => {
+    const actual = actualState({ folders, cases: [onService({ description: 'UI text' })] });
+    const base = baseOf(actualState({ folders, cases: [synced] }));
+    const r = plan(desiredState({ folders: repoFolders, cases: [fileCase({ preconditions: 'changed' })] }), actual, { base });
+    const record = r.synced!.records.find((x) => x.kind === 'case')!;
+    expect(record.ref).toEqual({ id: 'case-SHOP-1' });
+    expect(record.humanId).toBe('SHOP-1');
+    expect(record.updatedAt).toBe(999);
+    expect(record.ops).toEqual(['update_case:cases/Auth/valid-login.yaml']);
+    expect(record.keep).toEqual(['description']);
+    expect(record.values).toEqual({ ...caseFieldValues(actual.cases[0]!), preconditions: 'changed', description: 'UI text' });
+  });
+
+  it('leaves out what only an apply records when asked to (the plan command), and plans the same', () => {
+    const actual = actualState({ folders, cases: [onService({ description: 'UI text' })] });
+    const base = baseOf(actualState({ folders, cases: [synced] }));
+    const desired = desiredState({ folders: repoFolders, cases: [fileCase({ preconditions: 'changed' }), desiredCase('Auth', 'Brand new')] });
+    const full = plan(desired, actual, { base });
+    const shown = plan(desired, actual, { base, collectSynced: false });
+    expect(shown.synced).toBeUndefined();
+    expect(full.synced?.records.length).toBeGreaterThan(0);
+    expect(renderPlanJson(shown.plan)).toBe(renderPlanJson(full.plan));
   });
 });

@@ -17,6 +17,7 @@ import {
   parseSyncBase,
   readSyncBase,
   writeSyncBase,
+  type BaseEntry,
   type BaseKind,
 } from '../../src/sync/base.js';
 
@@ -180,6 +181,56 @@ describe('the sync base file', () => {
   });
 });
 
+describe('the sync base as held in memory (lines in normal form)', () => {
+  const hex = fc.stringMatching(/^[0-9a-f]{12}$/);
+  const token = fc.oneof(fc.stringMatching(/^[A-Za-z0-9_.-]{1,20}$/), fc.string({ minLength: 1, maxLength: 8 }));
+  const item = fc.record({
+    kind: fc.constantFrom<BaseKind>('folder', 'step_group', 'case'),
+    id: token.filter((s) => !/\s/.test(s) && s !== '-'),
+    at: fc.option(token, { nil: undefined }),
+    fields: fc.uniqueArray(fc.tuple(fc.stringMatching(/^[A-Za-z0-9_.[\]-]{1,14}$/), hex), { selector: ([n]) => n, maxLength: 14 }),
+  });
+  // every character percent-encoded: read back the same, but not the form tmsync writes
+  const encodeAll = (s: string) => [...new TextEncoder().encode(s)].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
+  const token2 = (s: string | undefined, messy: boolean) => (s === undefined || s === '' ? '-' : messy ? encodeAll(s) : s === '-' ? '%2D' : encodeURIComponent(s));
+
+  it('gives back each entry as written, and writes the same file, whether a line was in normal form or not (property)', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(item, { selector: (e) => `${e.kind} ${e.id}`, maxLength: 10 }), fc.array(fc.boolean(), { minLength: 10, maxLength: 10 }), (items, messy) => {
+        const lines = items.map((e, i) => {
+          const m = messy[i]!;
+          const fields = e.fields.map(([n, h]) => `${n}=${h}`);
+          if (m) fields.reverse();
+          return [e.kind, token2(e.id, m), token2(e.at, m), ...fields].join(m ? '  ' : ' ') + (m ? '\r' : '');
+        });
+        // each item twice (a merge that took both sides' identical lines): still one entry
+        const text = [`tmsync-base 1 project ${P}`, ...lines, ...lines.slice().reverse()].join('\n');
+        const { base, notes } = parseSyncBase(text, SYNC_BASE_FILE, P);
+        expect(notes).toEqual([]);
+        expect(base.size).toBe(items.length);
+        const expected = items.map((e) => ({ kind: e.kind, id: e.id, updatedAt: e.at, fields: new Map([...e.fields].sort(([a], [b]) => (a < b ? -1 : 1))) }));
+        // fields compared as their pairs in order: an entry's hashes read as a ReadonlyMap (packed, or a Map)
+        const pairs = (x: BaseEntry | undefined) => x && { ...x, fields: [...x.fields] };
+        for (const e of expected) expect(pairs(base.get(e.kind, e.id))).toEqual(pairs(e));
+        expect(base.serialize()).toBe(SyncBase.of(P, expected).serialize());
+      }),
+    );
+  });
+
+  it('keeps entries recorded after reading beside the lines read, and a copy apart from the base it was taken from', () => {
+    const read = parseSyncBase(sample().serialize(), SYNC_BASE_FILE, P).base;
+    const copy = read.copy();
+    copy.record('case', 'c-1', '2026-11-24T09:00:00Z', { title: 'Pay now' });
+    copy.forget('folder', 'f-1');
+    expect(read.get('case', 'c-1')?.fields.get('title')).toBe(fieldHash('Pay'));
+    expect(read.get('folder', 'f-1')).toBeDefined();
+    expect(copy.get('case', 'c-1')?.fields.get('title')).toBe(fieldHash('Pay now'));
+    expect(copy.get('folder', 'f-1')).toBeUndefined();
+    expect(copy.get('case', 'c-2')).toEqual(read.get('case', 'c-2'));
+    expect(parseSyncBase(copy.serialize(), SYNC_BASE_FILE, P).base.serialize()).toBe(copy.serialize());
+  });
+});
+
 describe('a field between the base, the repository and the service', () => {
   const h = fieldHash('synced');
   it.each([
@@ -210,7 +261,7 @@ describe('recording with fields kept', () => {
     // a kept field the base never held stays without a base
     base.record('case', 'c-2', 't', { title: 'C', description: 'x' }, ['description']);
     expect(base.get('case', 'c-2')?.fields.has('description')).toBe(false);
-    expect(base.entries('case').map((e) => e.id).sort()).toEqual(['c-1', 'c-2']);
+    expect([...base.entries('case')].map((e) => e.id).sort()).toEqual(['c-1', 'c-2']);
   });
 });
 

@@ -2,7 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import { basename, join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { formatProblem, TmsyncError, type Problem } from '../../errors.js';
-import type { DesiredState } from '../../model.js';
+import type { DesiredState, RemoteCase } from '../../model.js';
+import { repositoryTexts } from '../../text-sharer.js';
 import { changedCaseQueries, planChanged, stepGroupsToRead, type ChangedFiles, type RemovedCaseFile } from '../../plan/changed.js';
 import { readSyncBase } from '../../sync/base.js';
 import { openConflicts, type Prefer } from '../../plan/index.js';
@@ -74,15 +75,21 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
     let changed: ChangedFiles | undefined;
     const changedP = loading.then((l) => (changed = changes ? toChangedFiles(l.state, changes) : undefined));
     changedP.catch(() => undefined);
+    // once the files are loaded, cases read keep the repository's strings for equal texts (see `repositoryTexts`)
+    let reuse: ((c: RemoteCase) => void) | undefined;
+    loading.then((l) => (reuse = repositoryTexts(l.state)), () => undefined);
     // the cache keys on the service and project: one repository may plan against several
     let cache: ReadCache | undefined;
+    const projectP = resolveProject(client, target.projectRef);
+    projectP.catch(() => undefined);
     const remote = (async () => {
-      const project = await resolveProject(client, target.projectRef);
+      const project = await projectP;
       cache = await ReadCache.load(root, `${target.baseUrl}|${project.id}`);
       return fetchState(client, project, {
         scope: config.scope,
         signal,
         cache,
+        reuseTexts: (c) => reuse?.(c),
         ...(changes
           ? {
               changed: {
@@ -97,6 +104,10 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
       });
     })();
     remote.catch(() => undefined);
+    // the sync base is read while the service is, once the files are loaded (its lines take a few
+    // hundred milliseconds at 50,000 cases: not after the last answer, where they would add to the wait)
+    const baseP = Promise.all([projectP, loading]).then(([project]) => readSyncBase(root, project.id));
+    baseP.catch(() => undefined);
 
     const loaded = await loading.catch((err: unknown) => {
       stop.abort();
@@ -114,7 +125,8 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
       return 1;
     }
     const actual = await remote;
-    const { base, notes: baseNotes } = await readSyncBase(root, actual.project.id);
+    reuse = undefined;
+    const { base, notes: baseNotes } = await baseP;
     for (const n of baseNotes) io.stderr(`Note: ${n}`);
     // an optimisation only: a cache that cannot be written costs the next run its reads, nothing else
     await cache?.save(root).catch(() => undefined);
@@ -122,8 +134,8 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
     // what loading and reading left behind is collected before the plan is built (see memory.ts)
     checkMemory();
     const { plan, problems } = changed
-      ? withChangedSinceNotes(planChanged(loaded.state, actual, changed, { allowRecreate: options.allowRecreate ?? false, base, ...(options.prefer ? { prefer: options.prefer } : {}) }), loaded.state, changed, options.changedSince!)
-      : buildPlan(loaded.state, actual, { prune: options.prune ?? false, allowRecreate: options.allowRecreate ?? false, base, ...(options.prefer ? { prefer: options.prefer } : {}) });
+      ? withChangedSinceNotes(planChanged(loaded.state, actual, changed, { allowRecreate: options.allowRecreate ?? false, base, collectSynced: false, ...(options.prefer ? { prefer: options.prefer } : {}) }), loaded.state, changed, options.changedSince!)
+      : buildPlan(loaded.state, actual, { prune: options.prune ?? false, allowRecreate: options.allowRecreate ?? false, base, collectSynced: false, ...(options.prefer ? { prefer: options.prefer } : {}) });
     if (problems.length > 0) {
       for (const p of problems) io.stderr(formatProblem(shown(p)));
       annotateProblems(problems, root, options.cwd, io);
