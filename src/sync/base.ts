@@ -113,7 +113,7 @@ export class SyncBase {
     return this.held[kind].has(id);
   }
 
-  /** The entry of an item (a new object each time for an entry read from a file). */
+  /** The entry of an item (for an entry read from a file, made when asked: treat it as read-only). */
   get(kind: BaseKind, id: string): BaseEntry | undefined {
     const h = this.held[kind].get(id);
     return h === undefined ? undefined : unpack(h);
@@ -237,8 +237,44 @@ class PackedHashes implements ReadonlyMap<string, string> {
   }
 }
 
+/** The last line unpacked and its entry: the plan and pull ask for one item's entry several times in a row. */
+let lastLine: string | undefined;
+let lastEntry: BaseEntry | undefined;
+
 function unpack(h: Held): BaseEntry {
-  return typeof h === 'string' ? parseEntry(h.split(' '))! : h;
+  if (typeof h !== 'string') return h;
+  if (h === lastLine && lastEntry) return lastEntry;
+  const entry = unpackLine(h);
+  lastLine = h;
+  lastEntry = entry;
+  return entry;
+}
+
+/**
+ * The entry of a held line. Held lines are in normal form (`normalLine` made them so: kind, id,
+ * updated-at, then ` name=hash` with names ascending and 12-digit hashes), so they are cut at their
+ * known places rather than checked again as `parseEntry` checks a line of a file.
+ */
+function unpackLine(line: string): BaseEntry {
+  const afterKind = line.indexOf(' ');
+  const afterId = line.indexOf(' ', afterKind + 1);
+  let afterUpdated = line.indexOf(' ', afterId + 1);
+  if (afterUpdated < 0) afterUpdated = line.length;
+  const names: string[] = [];
+  let packed = '';
+  for (let at = afterUpdated; at < line.length; at += HASH_LENGTH + 1) {
+    const eq = line.indexOf('=', at + 1);
+    names.push(line.slice(at + 1, eq));
+    packed += line.slice(eq + 1, eq + 1 + HASH_LENGTH);
+    at = eq;
+  }
+  const updatedAt = line.slice(afterId + 1, afterUpdated);
+  return {
+    kind: line.slice(0, afterKind) as BaseKind,
+    id: decodeToken(line.slice(afterKind + 1, afterId)),
+    updatedAt: updatedAt === '-' ? undefined : decodeToken(updatedAt),
+    fields: new PackedHashes(sharedNames(names), packed),
+  };
 }
 
 /** A token of a line: percent-encoded, `-` for an empty text (so a text `-` itself is `%2D`). */
