@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoConfigYaml } from '../support/demo-config.js';
 import { PLAN_FORMAT_VERSION } from '../../src/plan/index.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
@@ -29,7 +30,7 @@ describe("every command's --json document has its documented, versioned shape", 
     root = await mkdtemp(join(tmpdir(), 'tmsync-json-'));
     await writeFile(
       join(root, 'tmsync.yaml'),
-      [`project: DEMO`, `base_url: ${emu.baseUrl}`, 'rate_limit: 500', 'defaults:', '  type: Functional', '  status: Draft', '  priority: Medium', '  automation_type: Not Automated', '  owner: qa-lead@example.com', ''].join('\n'),
+      demoConfigYaml(emu.baseUrl, { rate_limit: 500 }),
     );
     await mkdir(join(root, 'cases', 'Auth'), { recursive: true });
     await writeFile(join(root, 'cases', 'Auth', 'login.yaml'), 'title: Log in\nsteps:\n  - action: Open /login\n    expected: The form shows\n');

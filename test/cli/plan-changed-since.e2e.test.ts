@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoConfigYaml } from '../support/demo-config.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
@@ -38,18 +39,7 @@ describe('tmsync plan --changed-since against the emulator', () => {
     work = await mkdtemp(join(tmpdir(), 'tmsync-changed-since-'));
     root = join(work, 'qa');
     const files: Record<string, string> = {
-      'tmsync.yaml': [
-        'project: DEMO',
-        `base_url: ${emu.baseUrl}`,
-        'defaults:',
-        '  type: Functional',
-        '  status: Draft',
-        '  priority: Medium',
-        '  automation_type: Not Automated',
-        '  owner: qa-lead@example.com',
-        'rate_limit: 2000',
-        '',
-      ].join('\n'),
+      'tmsync.yaml': demoConfigYaml(emu.baseUrl, { rate_limit: 2000 }),
       'step_groups/login.yaml': 'title: Log in\nsteps:\n  - action: Open /login\n    expected: The form shows\n',
       'step_groups/logout.yaml': 'title: Log out\nsteps:\n  - action: Click log out\n    expected: Signed out\n',
     };

@@ -6,6 +6,7 @@ import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startTestEmulator as startEmulator } from '../dialect.js';
+import { demoConfigYaml } from '../support/demo-config.js';
 import { parsePlanFile, PLAN_COMMENT_MARKER, PLAN_FORMAT_VERSION } from '../../src/plan/index.js';
 
 const API_KEY = 'plan-e2e-secret-key';
@@ -14,18 +15,7 @@ const API_KEY = 'plan-e2e-secret-key';
 async function smallRepository(baseUrl: string): Promise<string> {
   const root = await mkdtemp(join(tmpdir(), 'tmsync-plan-e2e-'));
   const files: Record<string, string> = {
-    'tmsync.yaml': [
-      'project: DEMO',
-      `base_url: ${baseUrl}`,
-      'defaults:',
-      '  type: Functional',
-      '  status: Draft',
-      '  priority: Medium',
-      '  automation_type: Not Automated',
-      '  owner: qa-lead@example.com',
-      'rate_limit: 500',
-      '',
-    ].join('\n'),
+    'tmsync.yaml': demoConfigYaml(baseUrl, { rate_limit: 500 }),
     'step_groups/login.yaml': 'title: Log in\nsteps:\n  - action: Open /login\n    expected: The form shows\n',
     'cases/Auth/valid-login.yaml': 'title: Valid login\nstatus: Ready\nsteps:\n  - use: login\n  - action: Submit\n    expected: Signed in\n',
     'cases/Auth/locked.yaml': 'title: Locked account\ndescription: Three wrong passwords lock the account.\n',

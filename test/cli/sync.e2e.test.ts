@@ -8,6 +8,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { CASE_FIELDS } from '../../src/fields.js';
 import { SYNC_BASE_FILE } from '../../src/sync/base.js';
 import { startTestEmulator as startEmulator } from '../dialect.js';
+import { demoConfigYaml } from '../support/demo-config.js';
 
 /**
  * Three-way sync end to end: apply records tmsync.base; edits are made through the service's API
@@ -19,18 +20,7 @@ const API_KEY = 'sync-e2e-secret-key';
 async function repository(baseUrl: string): Promise<string> {
   const root = await mkdtemp(join(tmpdir(), 'tmsync-sync-e2e-'));
   const files: Record<string, string> = {
-    'tmsync.yaml': [
-      'project: DEMO',
-      `base_url: ${baseUrl}`,
-      'defaults:',
-      '  type: Functional',
-      '  status: Draft',
-      '  priority: Medium',
-      '  automation_type: Not Automated',
-      '  owner: qa-lead@example.com',
-      'rate_limit: 500',
-      '',
-    ].join('\n'),
+    'tmsync.yaml': demoConfigYaml(baseUrl, { rate_limit: 500 }),
     'cases/Sync/alpha.yaml': 'title: Alpha\ndescription: Alpha as written\npreconditions: Logged out\n',
     'cases/Sync/beta.yaml': 'title: Beta\ndescription: Beta as written\n',
     'cases/Sync/gamma.yaml': 'title: Gamma\ndescription: Gamma as written\n',

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoConfigYaml } from '../support/demo-config.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { outputSchemas } from '../../src/cli/output-schemas.js';
 
@@ -44,20 +45,7 @@ describe('terminal manners of the built CLI', () => {
   beforeAll(async () => {
     emu = await startEmulator({ memory: true, apiKeys: [API_KEY], seed: 'demo', port: 0 });
     root = await mkdtemp(join(tmpdir(), 'tmsync-terminal-'));
-    const cfg = [
-      'project: DEMO',
-      `base_url: ${emu.baseUrl}`,
-      'rate_limit: 1000',
-      'concurrency: 8',
-      'defaults:',
-      '  type: Functional',
-      '  status: Draft',
-      '  priority: Medium',
-      '  automation_type: Not Automated',
-      '  owner: qa-lead@example.com',
-      '',
-    ].join('\n');
-    await writeFile(join(root, 'tmsync.yaml'), cfg);
+    await writeFile(join(root, 'tmsync.yaml'), demoConfigYaml(emu.baseUrl, { rate_limit: 1000, concurrency: 8 }));
     // enough creates that the text plan is far bigger than a pipe's buffer (64 KiB)
     for (let f = 0; f < 10; f++) {
       const dir = join(root, 'cases', `Area ${f}`);
