@@ -1,3 +1,4 @@
+import { hasAbandoned } from './transport.js';
 import { setMaxListeners } from 'node:events';
 import { EnvHttpProxyAgent, type FormData } from 'undici';
 import {
@@ -252,7 +253,9 @@ export function createClient(options: ClientOptions): TmsClient {
     async close() {
       closed = true;
       await ctx.lanes.onIdle();
-      await agent.close();
+      // an attempt given up while undici still held it (a proxy that never answered) would hold a close for minutes
+      if (hasAbandoned(agent)) await agent.destroy();
+      else await agent.close();
     },
   };
 }

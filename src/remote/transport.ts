@@ -64,6 +64,41 @@ function lowCodeOf(err: unknown): string {
   return err instanceof Error ? err.name : 'unknown';
 }
 
+/** Dispatchers with a request given up while undici still held it: closing one must not wait for it. */
+const abandonedOn = new WeakSet<Dispatcher>();
+
+/** Whether an attempt on this dispatcher was given up while undici still held it (see `sendOnce`). */
+export function hasAbandoned(dispatcher: Dispatcher): boolean {
+  return abandonedOn.has(dispatcher);
+}
+
+/** Rejects once the signal aborts (never resolves). */
+function abandonedWhenAborted(signal: AbortSignal): Promise<never> {
+  return new Promise<never>((_, reject) => {
+    const fail = () => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+    if (signal.aborted) fail();
+    else signal.addEventListener('abort', fail, { once: true });
+  });
+}
+
+/** A request given up: whatever it comes to later is let go (an answer's body destroyed, an error swallowed). */
+function abandon(dispatcher: Dispatcher, pending: Promise<Dispatcher.ResponseData>): void {
+  let settled = false;
+  pending.then(
+    (res) => {
+      settled = true;
+      res.body.destroy();
+    },
+    () => {
+      settled = true;
+    },
+  );
+  // settled already (undici heard the abort): nothing is held; otherwise closing must not wait for it
+  queueMicrotask(() => {
+    if (!settled) abandonedOn.add(dispatcher);
+  });
+}
+
 /**
  * Sends one attempt and reads the whole answer within `timeoutMs` (measured on the injected
  * clock). Throws TransportError when there is no answer; any HTTP status is an answer.
@@ -83,7 +118,7 @@ export async function sendOnce(dispatcher: Dispatcher, req: RawRequest): Promise
   const onCallerAbort = () => attempt.abort(req.signal?.reason);
   req.signal?.addEventListener('abort', onCallerAbort, { once: true });
   try {
-    const res = await request(req.url, {
+    const pending = request(req.url, {
       dispatcher,
       method: req.method,
       headers: req.headers,
@@ -92,6 +127,12 @@ export async function sendOnce(dispatcher: Dispatcher, req: RawRequest): Promise
       // the timeout above (on the injected clock) governs; undici's own are only a backstop
       headersTimeout: req.timeoutMs + 60_000,
       bodyTimeout: req.timeoutMs + 60_000,
+    });
+    // The attempt ends when it is aborted even where undici does not listen: a proxy that takes the
+    // connection and never answers its CONNECT held the request (and the command) for minutes.
+    const res = await Promise.race([pending, abandonedWhenAborted(attempt.signal)]).catch((err: unknown) => {
+      if (attempt.signal.aborted) abandon(dispatcher, pending);
+      throw err;
     });
     const length = res.headers['content-length'];
     const announced = typeof length === 'string' && length.trim() !== '' ? Number(length) : NaN;
