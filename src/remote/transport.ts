@@ -81,22 +81,16 @@ function abandonedWhenAborted(signal: AbortSignal): Promise<never> {
   });
 }
 
-/** A request given up: whatever it comes to later is let go (an answer's body destroyed, an error swallowed). */
+/**
+ * A request given up: whatever it comes to later is let go (an answer's body destroyed, an error
+ * swallowed), and closing its dispatcher does not wait for it.
+ */
 function abandon(dispatcher: Dispatcher, pending: Promise<Dispatcher.ResponseData>): void {
-  let settled = false;
   pending.then(
-    (res) => {
-      settled = true;
-      res.body.destroy();
-    },
-    () => {
-      settled = true;
-    },
+    (res) => res.body.destroy(),
+    () => undefined,
   );
-  // settled already (undici heard the abort): nothing is held; otherwise closing must not wait for it
-  queueMicrotask(() => {
-    if (!settled) abandonedOn.add(dispatcher);
-  });
+  abandonedOn.add(dispatcher);
 }
 
 /**
