@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoConfigYaml } from '../support/demo-config.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
@@ -27,7 +28,7 @@ describe('tmsync plan re-reads only what changed since the last run', () => {
     emu = await startEmulator({ memory: true, apiKeys: [API_KEY], seed: 'demo', port: 0, now: () => clock() });
     root = await mkdtemp(join(tmpdir(), 'tmsync-read-cache-e2e-'));
     const files: Record<string, string> = {
-      'tmsync.yaml': `project: DEMO\nbase_url: ${emu.baseUrl}\ndefaults:\n  type: Functional\n  status: Draft\n  priority: Medium\n  automation_type: Not Automated\n  owner: qa-lead@example.com\nrate_limit: 1000\n`,
+      'tmsync.yaml': demoConfigYaml(emu.baseUrl, { rate_limit: 1000 }),
       'step_groups/a.yaml': 'title: Group A\nsteps:\n  - action: A1\n    expected: ok\n',
       'step_groups/b.yaml': 'title: Group B\nsteps:\n  - action: B1\n    expected: ok\n',
       'step_groups/c.yaml': 'title: Group C\nsteps:\n  - action: C1\n    expected: ok\n',
