@@ -24,6 +24,8 @@ export interface CliIo {
    * held in memory until it is read. @default resolves at once
    */
   stderrDrained?: () => Promise<void>;
+  /** Resolves once stdout has taken what was written to it (see {@link CliIo.stderrDrained}). @default resolves at once */
+  stdoutDrained?: () => Promise<void>;
 }
 
 /** Whether each stream gets ANSI colours (decided per stream, see {@link useColor}). */
@@ -117,6 +119,7 @@ export function processIo(): CliIo {
     stderrIsTTY: Boolean(process.stderr.isTTY),
     env: process.env,
     stderrDrained: () => drained(process.stderr),
+    stdoutDrained: () => drained(process.stdout),
     prompt: process.stdin.isTTY
       ? async (question: string) => {
           const { createInterface } = await import('node:readline/promises');

@@ -77,7 +77,11 @@ async function migrateFrom(source: Target, session: ApplySession, options: Migra
       return 1;
     }
     io.stderr(`Migrating ${srcProject.name} (${options.from}) → ${dstProject.name} (${options.to})${folder ? `, folder ${folder.join('/')}` : ''}:`);
-    for (const chunk of planTextChunks(plan, { color: options.color.stderr })) io.stderr(chunk);
+    // in pieces, each once stderr has taken the one before (a slow reader does not get it queued whole)
+    for (const chunk of planTextChunks(plan, { color: options.color.stderr })) {
+      io.stderr(chunk);
+      await io.stderrDrained?.();
+    }
     if (!hasChanges(plan)) {
       if (options.json) io.stdout(jsonOutput({ plan, result: null }));
       return 0;

@@ -145,7 +145,7 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
       return 1;
     }
 
-    emit(plan, options, io);
+    await emit(plan, options, io);
     // the job summary gets the pull-request rendering, without its comment marker
     await summary(io, `### tmsync plan\n\n${renderPlanMarkdown(plan).replace(PLAN_COMMENT_MARKER, '').trimStart()}`);
     if (options.out !== undefined) {
@@ -170,21 +170,28 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
   }
 }
 
-/** stdout gets the chosen format (JSON with --json); with --json the human rendering goes to stderr. */
-function emit(plan: Plan, options: PlanOptions, io: CliIo): void {
+/**
+ * stdout gets the chosen format (JSON with --json); with --json the human rendering goes to stderr.
+ * The text is written in pieces, each once the stream has taken the one before: a large plan's text
+ * is neither held whole nor queued whole for a slow reader.
+ */
+async function emit(plan: Plan, options: PlanOptions, io: CliIo): Promise<void> {
   const format = options.format ?? 'text';
-  // the text is written in pieces: a large plan's text is not held whole
-  const human = (color: boolean, write: (s: string) => void) => {
+  const human = async (color: boolean, write: (s: string) => void, drained: (() => Promise<void>) | undefined) => {
     if (format === 'markdown') write(renderPlanMarkdown(plan));
-    else for (const chunk of planTextChunks(plan, { color })) write(chunk);
+    else
+      for (const chunk of planTextChunks(plan, { color })) {
+        write(chunk);
+        await drained?.();
+      }
   };
   if (options.json || format === 'json') {
     io.stdout(renderPlanJson(plan));
     if (format === 'json') io.stderr(summaryLine(plan));
-    else human(options.color.stderr, io.stderr);
+    else await human(options.color.stderr, io.stderr, io.stderrDrained);
     return;
   }
-  human(options.color.stdout, io.stdout);
+  await human(options.color.stdout, io.stdout, io.stdoutDrained);
 }
 
 /** The error line of a plan or apply that conflicts stop. */
