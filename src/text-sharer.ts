@@ -19,6 +19,33 @@ export function textSharer(): (s: string) => string {
   };
 }
 
+/** A character past Latin-1: a string holding one is stored two bytes per character. */
+const WIDE = /[^\u0000-\u00ff]/;
+
+/**
+ * Whether a text holds a character past Latin-1, so that V8 stores it, and every slice of it, two
+ * bytes per character.
+ */
+export function isWide(text: string): boolean {
+  return WIDE.test(text);
+}
+
+/**
+ * Copies of the strings in a parsed value (objects and arrays walked, in place) that are stored
+ * one byte per character where they can be (issue 15). A YAML parser's strings are slices of the
+ * file's text, and V8 keeps a slice of a two-byte text two bytes per character even when it holds
+ * only Latin-1 (a title beside a description with `✓` took twice its size, and a worker's message
+ * carries it as it is). Only for values parsed from a wide text (`isWide`): the others are narrow.
+ */
+export function narrowTexts<T>(value: T): T {
+  if (typeof value === 'string') return (WIDE.test(value) ? value : Buffer.from(value, 'latin1').toString('latin1')) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const o = value as Record<string, unknown>;
+  if (Array.isArray(o)) for (let i = 0; i < o.length; i++) o[i] = narrowTexts(o[i]);
+  else for (const k of Object.keys(o)) o[k] = narrowTexts(o[k]);
+  return value;
+}
+
 /**
  * The repository's strings for the texts of a project's cases as they are read (issue 15): a listed
  * case whose title, texts or own steps' texts equal its file's (the file that names it by `id:`)

@@ -227,6 +227,7 @@ export async function loadRepository(
   const parsedGroups: Parsed<DesiredStepGroup>[] = [];
   const brokenStepGroupKeys = new Set<string>();
   const share = textSharer();
+  const shareLines = linesSharer();
   for (const [i, r] of (await parseFiles(root, jobs, options)).entries()) {
     // this thread's copy of the path: the item and the hashes share it
     hashes.set(jobs[i].rel, r.hash);
@@ -240,6 +241,7 @@ export async function loadRepository(
       const parsed = r.parsed as Parsed<DesiredCase>;
       parsed.item.file = jobs[i].rel;
       parsed.item.folderPath = caseFolders.get(r.rel)!.path;
+      parsed.item.lines = shareLines(parsed.item.lines);
       shareCase(parsed.item, share);
       parsedCases.push(parsed);
     } else {
@@ -268,12 +270,28 @@ export async function loadRepository(
   return { state, problems: sortProblems(problems), strays: [...(walked?.strays ?? []), ...sg.strays] };
 }
 
-function shareStep(step: { expected?: string; source?: { file: string } }, file: string, share: (s: string) => string): void {
+function shareStep(step: { action?: string; expected?: string; source?: { file: string } }, file: string, share: (s: string) => string): void {
   if (step.source) step.source.file = file;
+  if (step.action !== undefined) step.action = share(step.action);
   if (step.expected !== undefined) step.expected = share(step.expected);
 }
 
-/** Replaces a case's repeated texts (lookup names, labels, step references, its file in each step) by shared copies. */
+/**
+ * One object for equal `lines` records (issue 15): files written alike (the same keys on the same
+ * lines) share it; nothing changes a loaded item's `lines`.
+ */
+function linesSharer(): (lines: Record<string, number>) => Record<string, number> {
+  const pool = new Map<string, Record<string, number>>();
+  return (lines) => {
+    const key = JSON.stringify(lines);
+    const had = pool.get(key);
+    if (had !== undefined) return had;
+    pool.set(key, lines);
+    return lines;
+  };
+}
+
+/** Replaces a case's repeated texts (short texts, lookup names, labels, step texts and references, its file in each step) by shared copies. */
 function shareCase(item: DesiredCase, share: (s: string) => string): void {
   const f: Record<string, unknown> = item.fields;
   for (const field of CASE_FIELDS) {
@@ -281,7 +299,9 @@ function shareCase(item: DesiredCase, share: (s: string) => string): void {
     if (value === undefined) continue;
     switch (field.kind) {
       case 'text':
-        break; // free text: seldom the same twice in a repository
+        // short texts repeat (`The user is signed in.`); the sharer keeps longer ones as they come
+        if (typeof value === 'string') f[field.model] = share(value);
+        break;
       case 'template':
       case 'lookup':
       case 'user':
@@ -291,11 +311,14 @@ function shareCase(item: DesiredCase, share: (s: string) => string): void {
         f[field.model] = (value as string[]).map(share);
         break;
       case 'steps':
-        for (const step of value as DesiredStep[]) {
+        // a new array: the one a worker's message brings holds room for more elements than it
+        // has (some 100 bytes per case of three steps, measured; issue 15)
+        f[field.model] = (value as DesiredStep[]).map((step) => {
           step.kind = share(step.kind) as typeof step.kind;
           if (step.kind === 'use') step.use = share(step.use);
           shareStep(step, item.file, share);
-        }
+          return step;
+        });
         break;
     }
   }

@@ -8,6 +8,7 @@ import type { Problem } from '../errors.js';
 import type { DesiredCase, DesiredStepGroup } from '../model.js';
 import { parseCaseFile, parseStepGroupFile, type Parsed } from './case-file.js';
 import { parseFolderFile } from './folder-file.js';
+import { isWide, narrowTexts } from '../text-sharer.js';
 import { decodeText } from './text-file.js';
 
 /** One file to read and parse (paths relative to the repository root). */
@@ -93,7 +94,9 @@ export function parseText(job: ParseJob, text: string): ParseResult {
       : job.kind === 'step_group'
         ? parseStepGroupFile(job.rel, job.key, text)
         : parseFolderFile(job.rel, text);
-  return { rel: job.rel, hash, problems: r.problems, ...(r.parsed ? { parsed: r.parsed } : {}) };
+  // the parsed item is kept for the whole run: its Latin-1 texts one byte per character
+  const parsed = r.parsed && isWide(text) ? narrowTexts(r.parsed) : r.parsed;
+  return { rel: job.rel, hash, problems: r.problems, ...(parsed ? { parsed } : {}) };
 }
 
 /**
