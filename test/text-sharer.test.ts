@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { DesiredStep, RemoteCase } from '../src/model.js';
-import { repositoryTexts } from '../src/text-sharer.js';
+import { isWide, narrowTexts, repositoryTexts } from '../src/text-sharer.js';
 import { desiredCase, desiredState, remoteCase } from './plan/builders.js';
 
 const step = (action: string, expected: string): DesiredStep => ({ kind: 'step', action, expected });
@@ -33,5 +33,26 @@ describe("a project's cases keep the repository's strings for equal texts (issue
     const before = structuredClone(read);
     repositoryTexts(desiredState({ cases: [desiredCase('Auth', 'Other', { description: 'x' })] }))(read);
     expect(read).toStrictEqual(before);
+  });
+});
+
+describe('texts narrowed to one byte per character where they can be (issue 15)', () => {
+  it('gives back the same value, objects and arrays in place, every text equal (property)', () => {
+    const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('café ✓', 'naïve', ''));
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: 'small' }, text, fc.integer(), fc.constant(null), fc.array(tie('node'), { maxLength: 4 }), fc.dictionary(fc.string(), tie('node'), { maxKeys: 4, noNullPrototype: true })),
+    })).node;
+    fc.assert(
+      fc.property(value, (v) => {
+        const before = structuredClone(v);
+        const after = narrowTexts(v);
+        expect(after).toStrictEqual(before);
+        if (typeof v === 'object' && v !== null) expect(after).toBe(v);
+      }),
+    );
+  });
+
+  it('tells a text past Latin-1 from one within it', () => {
+    expect([isWide('café'), isWide('naïve ÿ'), isWide('✓'), isWide('a\u0100')]).toEqual([false, false, true, true]);
   });
 });

@@ -222,3 +222,41 @@ describe('loadRepository', () => {
     }
   });
 });
+
+describe('a large repository held compactly (issue 15)', () => {
+  it('gives files written alike one lines record, and every case the lines of its own file', async () => {
+    const { state, problems } = await load({
+      'tmsync.yaml': 'project: SHOP\n',
+      'cases/A/one.yaml': 'title: One\npriority: High\n',
+      'cases/A/two.yaml': 'title: Two\npriority: Low\n',
+      'cases/B/three.yaml': '# a comment first\ntitle: Three\npriority: High\n',
+      'cases/B/four.yaml': 'title: Four\n\npriority: High\n',
+    });
+    expect(problems).toEqual([]);
+    const lines = Object.fromEntries(state.cases.map((c) => [c.title, c.lines]));
+    expect(lines).toEqual({ One: { title: 1, priority: 2 }, Two: { title: 1, priority: 2 }, Three: { title: 2, priority: 3 }, Four: { title: 1, priority: 3 } });
+    expect(lines.One).toBe(lines.Two);
+    expect(lines.Three).not.toBe(lines.One);
+  });
+
+  it('keeps every text of a file that holds characters past Latin-1 as written', async () => {
+    const { state, problems } = await load({
+      'tmsync.yaml': 'project: SHOP\n',
+      'cases/A/wide.yaml':
+        'title: Pay by card\ndescription: "Pays, café ✓"\npreconditions: Signed in, naïve\nlabels: [smoke, ✓ok]\nsteps:\n  - action: Open the page\n    expected: It shows ✓\n  - action: Press Pay\n',
+    });
+    expect(problems).toEqual([]);
+    expect(state.cases[0]).toMatchObject({
+      title: 'Pay by card',
+      fields: {
+        description: 'Pays, café ✓',
+        preconditions: 'Signed in, naïve',
+        labels: ['smoke', '✓ok'],
+        steps: [
+          { kind: 'step', action: 'Open the page', expected: 'It shows ✓', source: { file: 'cases/A/wide.yaml', line: 6, col: 5 } },
+          { kind: 'step', action: 'Press Pay', expected: '', source: { file: 'cases/A/wide.yaml', line: 8, col: 5 } },
+        ],
+      },
+    });
+  });
+});
