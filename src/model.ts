@@ -21,7 +21,11 @@ export interface SourceRef {
   col: number;
 }
 
-/** A step written in a case: either an individual step or a reference to a step group. */
+/**
+ * A step written in a case: either an individual step or a reference to a step group. A loaded
+ * repository (`loadRepository`) keeps the position of `use:` steps only, where the rules between
+ * files and the plan report problems; the parser of one file gives every step's.
+ */
 export type DesiredStep =
   | { kind: 'step'; action: string; expected: string; source?: SourceRef }
   | {

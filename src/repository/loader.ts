@@ -311,13 +311,14 @@ function shareCase(item: DesiredCase, share: (s: string) => string): void {
         f[field.model] = (value as string[]).map(share);
         break;
       case 'steps':
-        // a new array: the one a worker's message brings holds room for more elements than it
-        // has (some 100 bytes per case of three steps, measured; issue 15)
-        f[field.model] = (value as DesiredStep[]).map((step) => {
-          step.kind = share(step.kind) as typeof step.kind;
-          if (step.kind === 'use') step.use = share(step.use);
-          shareStep(step, item.file, share);
-          return step;
+        // new objects in a new array (issue 15): the array a worker's message brings holds room
+        // for more elements than it has (some 100 bytes per case of three steps, measured), and an
+        // action step keeps no position: nothing after loading reports at one (the rules between
+        // files and the plan report at `use:` steps), 64 bytes per step
+        f[field.model] = (value as DesiredStep[]).map((step): DesiredStep => {
+          if (step.kind === 'step') return { kind: 'step', action: share(step.action), expected: share(step.expected) };
+          const at = step.source;
+          return at ? { kind: 'use', use: share(step.use), source: { file: item.file, line: at.line, col: at.col } } : { kind: 'use', use: share(step.use) };
         });
         break;
     }

@@ -84,13 +84,8 @@ describe('loadRepository', () => {
         labels: ['smoke', 'payments'],
         steps: [
           { kind: 'use', use: 'login-as-admin', source: { file: saved.file, line: 14, col: 5 } },
-          {
-            kind: 'step',
-            action: 'Open the checkout page',
-            expected: 'The saved card is preselected',
-            source: { file: saved.file, line: 15, col: 5 },
-          },
-          { kind: 'step', action: 'Press "Pay"', expected: '', source: { file: saved.file, line: 17, col: 5 } },
+          { kind: 'step', action: 'Open the checkout page', expected: 'The saved card is preselected' },
+          { kind: 'step', action: 'Press "Pay"', expected: '' },
         ],
       },
       lines: {
@@ -243,7 +238,8 @@ describe('a large repository held compactly (issue 15)', () => {
     const { state, problems } = await load({
       'tmsync.yaml': 'project: SHOP\n',
       'cases/A/wide.yaml':
-        'title: Pay by card\ndescription: "Pays, café ✓"\npreconditions: Signed in, naïve\nlabels: [smoke, ✓ok]\nsteps:\n  - action: Open the page\n    expected: It shows ✓\n  - action: Press Pay\n',
+        'title: Pay by card\ndescription: "Pays, café ✓"\npreconditions: Signed in, naïve\nlabels: [smoke, ✓ok]\nsteps:\n  - action: Open the page\n    expected: It shows ✓\n  - action: Press Pay\n  - use: login\n',
+      'step_groups/login.yaml': 'title: Log in ✓\nsteps:\n  - action: Open /login\n',
     });
     expect(problems).toEqual([]);
     expect(state.cases[0]).toMatchObject({
@@ -253,10 +249,24 @@ describe('a large repository held compactly (issue 15)', () => {
         preconditions: 'Signed in, naïve',
         labels: ['smoke', '✓ok'],
         steps: [
-          { kind: 'step', action: 'Open the page', expected: 'It shows ✓', source: { file: 'cases/A/wide.yaml', line: 6, col: 5 } },
-          { kind: 'step', action: 'Press Pay', expected: '', source: { file: 'cases/A/wide.yaml', line: 8, col: 5 } },
+          { kind: 'step', action: 'Open the page', expected: 'It shows ✓' },
+          { kind: 'step', action: 'Press Pay', expected: '' },
+          { kind: 'use', use: 'login', source: { file: 'cases/A/wide.yaml', line: 9, col: 5 } },
         ],
       },
     });
+  });
+
+  it('keeps the position of a `use:` step only, where the rules and the plan report, and exact', async () => {
+    const { state } = await load({
+      'tmsync.yaml': 'project: SHOP\n',
+      'step_groups/login.yaml': 'title: Log in\nsteps:\n  - action: Open /login\n',
+      'cases/A/one.yaml': 'title: One\nsteps:\n  # first\n  - action: Open\n\n  -   use: login\n  - action: Close\n    expected: Closed\n',
+    });
+    expect(state.cases[0]!.fields.steps).toStrictEqual([
+      { kind: 'step', action: 'Open', expected: '' },
+      { kind: 'use', use: 'login', source: { file: 'cases/A/one.yaml', line: 6, col: 7 } },
+      { kind: 'step', action: 'Close', expected: 'Closed' },
+    ]);
   });
 });
