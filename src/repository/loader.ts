@@ -7,7 +7,7 @@ import type { Parsed } from './case-file.js';
 import type { TmsyncConfig } from './config.js';
 import { crossFileProblems } from './cross-checks.js';
 import { folderNameProblem, type ParsedFolderFile } from './folder-file.js';
-import { parseFiles, type ParseFilesOptions, type ParseJob } from './parse-files.js';
+import { parseFiles, type ParseFilesOptions, type ParseJob, type ParseResult } from './parse-files.js';
 import { byName, listStepGroupFiles, walkCasesDir, type WalkedDir } from './walk.js';
 import { sortProblems } from './yaml-source.js';
 import { textSharer } from '../text-sharer.js';
@@ -228,28 +228,32 @@ export async function loadRepository(
   const brokenStepGroupKeys = new Set<string>();
   const share = textSharer();
   const shareLines = linesSharer();
-  for (const [i, r] of (await parseFiles(root, jobs, options)).entries()) {
-    // this thread's copy of the path: the item and the hashes share it
-    hashes.set(jobs[i].rel, r.hash);
+  // each item is made what the state keeps as it arrives, while its objects are young (see `receive`)
+  const receive = (job: ParseJob, r: ParseResult) => {
+    if (!r.parsed) return;
+    if (job.kind === 'case') {
+      const item = (r.parsed as Parsed<DesiredCase>).item;
+      // this thread's copy of the path: the item and the hashes share it
+      item.file = job.rel;
+      item.folderPath = caseFolders.get(job.rel)!.path;
+      item.lines = shareLines(item.lines);
+      shareCase(item, share);
+    } else if (job.kind === 'step_group') {
+      const item = (r.parsed as Parsed<DesiredStepGroup>).item;
+      item.file = job.rel;
+      for (const step of item.steps) shareStep(step, item.file, share);
+    }
+  };
+  for (const [i, r] of (await parseFiles(root, jobs, { ...options, receive })).entries()) {
+    const job = jobs[i];
+    hashes.set(job.rel, r.hash);
     if (r.problems.length > 0) problems.push(...r.problems);
     if (!r.parsed) {
-      const job = jobs[i];
       if (job.kind === 'step_group') brokenStepGroupKeys.add(job.key);
       continue;
     }
-    if (jobs[i].kind === 'case') {
-      const parsed = r.parsed as Parsed<DesiredCase>;
-      parsed.item.file = jobs[i].rel;
-      parsed.item.folderPath = caseFolders.get(r.rel)!.path;
-      parsed.item.lines = shareLines(parsed.item.lines);
-      shareCase(parsed.item, share);
-      parsedCases.push(parsed);
-    } else {
-      const parsed = r.parsed as Parsed<DesiredStepGroup>;
-      parsed.item.file = jobs[i].rel;
-      for (const step of parsed.item.steps) shareStep(step, parsed.item.file, share);
-      parsedGroups.push(parsed);
-    }
+    if (job.kind === 'case') parsedCases.push(r.parsed as Parsed<DesiredCase>);
+    else parsedGroups.push(r.parsed as Parsed<DesiredStepGroup>);
   }
 
   parsedCases.sort((a, b) => byName(a.item.file, b.item.file));

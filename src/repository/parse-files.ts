@@ -51,6 +51,14 @@ export interface ParseFilesOptions {
    * @default WORKER_HEAP_MB
    */
   workerHeapMb?: number;
+  /**
+   * Called with each result as it arrives (in the order chunks come in), before `parseFiles`
+   * resolves: the caller makes it what it keeps while its objects are young, so that what only the
+   * result held dies in a young-generation collection instead of being promoted to wait for a full
+   * one (issue 15: at 50,000 files the heap at the end of a load held 130 MB of received results,
+   * 50 MB once each was made compact as it came).
+   */
+  receive?: (job: ParseJob, result: ParseResult) => void;
 }
 
 /** Below this, starting a worker (loading yaml and zod again) costs more than it saves. */
@@ -106,11 +114,14 @@ export function parseText(job: ParseJob, text: string): ParseResult {
  * anyway (measured on 10,000 files: 0.2 s sync, 0.3 s callback readFile, 0.65 s fs/promises).
  * The parallelism that pays is the worker threads of `parseFiles`.
  */
-export function parseFilesInThread(root: string, jobs: readonly ParseJob[]): ParseResult[] {
+export function parseFilesInThread(root: string, jobs: readonly ParseJob[], receive?: ParseFilesOptions['receive']): ParseResult[] {
   const results: ParseResult[] = [];
   for (let start = 0; start < jobs.length; start += DETACH_BATCH) {
     const some = jobs.slice(start, start + DETACH_BATCH).map((job) => parseBytes(job, readFileSync(join(root, job.rel))));
-    for (const r of detach(some)) results.push(r);
+    for (const [k, r] of detach(some).entries()) {
+      receive?.(jobs[start + k]!, r);
+      results.push(r);
+    }
   }
   return results;
 }
@@ -230,11 +241,12 @@ export type WorkerMessage =
 /** Parsing shared by threads: the results of each chunk, by chunk number, as they come in. */
 interface Shared extends WorkerInput {
   chunks: (ParseResult[] | undefined)[];
+  receive: ParseFilesOptions['receive'];
 }
 
-function share(root: string, jobs: readonly ParseJob[]): Shared {
+function share(root: string, jobs: readonly ParseJob[], receive: ParseFilesOptions['receive']): Shared {
   const chunks = Math.ceil(jobs.length / RESULT_BATCH);
-  return { root, jobs, chunk: RESULT_BATCH, counter: new Int32Array(new SharedArrayBuffer(4)), chunks: new Array(chunks).fill(undefined) };
+  return { root, jobs, chunk: RESULT_BATCH, counter: new Int32Array(new SharedArrayBuffer(4)), chunks: new Array(chunks).fill(undefined), receive };
 }
 
 /** Takes the next chunk, or undefined when none is left. */
@@ -260,6 +272,7 @@ function runWorker(shared: Shared, heapMb: number | undefined): Promise<void> {
         for (const [k, r] of msg.results.entries()) {
           const job = shared.jobs[start + k]!;
           setResultPath(job, r, job.rel);
+          shared.receive?.(job, r);
         }
         shared.chunks[msg.chunk] = msg.results;
         return;
@@ -289,7 +302,7 @@ async function parseChunksInThread(shared: Shared): Promise<void> {
     const taken = takeChunk(shared.counter, shared.chunk, shared.jobs.length);
     if (!taken) return;
     try {
-      shared.chunks[taken.index] = parseFilesInThread(shared.root, shared.jobs.slice(taken.start, taken.end));
+      shared.chunks[taken.index] = parseFilesInThread(shared.root, shared.jobs.slice(taken.start, taken.end), shared.receive);
     } catch (err) {
       // the workers take no more chunks
       Atomics.store(shared.counter, 0, shared.chunks.length);
@@ -306,8 +319,8 @@ async function parseChunksInThread(shared: Shared): Promise<void> {
  */
 export async function parseFiles(root: string, jobs: readonly ParseJob[], options: ParseFilesOptions = {}): Promise<ParseResult[]> {
   const workers = workerCount(jobs.length, options);
-  if (workers === 0) return parseFilesInThread(root, jobs);
-  const shared = share(root, jobs);
+  if (workers === 0) return parseFilesInThread(root, jobs, options.receive);
+  const shared = share(root, jobs, options.receive);
   const heapMb = options.workerHeapMb ?? WORKER_HEAP_MB;
   const pending = Array.from({ length: workers }, () => runWorker(shared, heapMb));
   if (options.callerIdle) pending.push(parseChunksInThread(shared));
@@ -321,6 +334,7 @@ export async function parseFiles(root: string, jobs: readonly ParseJob[], option
     const rest = share(
       root,
       missing.flatMap((i) => jobs.slice(i * shared.chunk, (i + 1) * shared.chunk)),
+      options.receive,
     );
     await runWorker(rest, undefined);
     // every chunk but the last of `jobs` is full, so chunk k of `rest` is missing chunk k

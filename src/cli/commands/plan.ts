@@ -77,7 +77,16 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
     changedP.catch(() => undefined);
     // once the files are loaded, cases read keep the repository's strings for equal texts (see `repositoryTexts`)
     let reuse: ((c: RemoteCase) => void) | undefined;
-    loading.then((l) => (reuse = repositoryTexts(l.state)), () => undefined);
+    loading.then(
+      (l) => {
+        // what the load left behind (its results as they came, the texts shared away) is collected
+        // before the sync base is read on it: the load ends in a synchronous step, where no timer
+        // of the governor fires (issue 15)
+        checkMemory();
+        reuse = repositoryTexts(l.state);
+      },
+      () => undefined,
+    );
     // the cache keys on the service and project: one repository may plan against several
     let cache: ReadCache | undefined;
     const projectP = resolveProject(client, target.projectRef);
@@ -106,7 +115,13 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
     remote.catch(() => undefined);
     // the sync base is read while the service is, once the files are loaded (its lines take a few
     // hundred milliseconds at 50,000 cases: not after the last answer, where they would add to the wait)
-    const baseP = Promise.all([projectP, loading]).then(([project]) => readSyncBase(root, project.id));
+    const baseP = Promise.all([projectP, loading])
+      .then(([project]) => readSyncBase(root, project.id))
+      .then((read) => {
+        // the file's text and what reading it left behind, likewise
+        checkMemory();
+        return read;
+      });
     baseP.catch(() => undefined);
 
     const loaded = await loading.catch((err: unknown) => {
