@@ -81,13 +81,14 @@ export function toRemoteFolder(w: W.FolderWire): RemoteFolder {
  */
 export function toRemoteStep(w: W.IndividualStep, share: Share = unshared): RemoteStep {
   const groupId = idOrNull(w.step_group_id);
-  return compact({
-    description: share(text(w.step_description)),
-    expected: share(text(w.expected_results)),
-    order: w.order,
-    stepType: w.step_type === undefined ? undefined : share(w.step_type),
-    stepGroupId: groupId === null ? null : share(groupId),
-  });
+  const description = share(text(w.step_description));
+  const expected = share(text(w.expected_results));
+  const stepGroupId = groupId === null ? null : share(groupId);
+  // literals, not `compact`: an object built key by key from `{}` keeps its fifth key outside
+  // itself (91 bytes a step instead of 64: 5 MB at 50,000 cases of four steps; issue 15)
+  return w.step_type === undefined
+    ? { description, expected, order: w.order, stepGroupId }
+    : { description, expected, order: w.order, stepType: share(w.step_type), stepGroupId };
 }
 
 /**
