@@ -54,6 +54,29 @@ describe('loading with worker threads', () => {
   });
 });
 
+describe('each parse result handed over as it arrives (issue 15)', () => {
+  it('gives every result to `receive` once, before parseFiles resolves, with its job, in threads or not', async () => {
+    const PARSE = join(import.meta.dirname, '..', '..', 'dist', 'repository', 'parse-files.js');
+    expect(existsSync(PARSE), 'dist/ is missing: run npx tsc -p tsconfig.build.json').toBe(true);
+    const { parseFiles } = (await import(PARSE)) as typeof import('../../src/repository/parse-files.js');
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 250; i++) files[`cases/F${i % 3}/c${i}.yaml`] = i % 40 === 0 ? `title: [broken\n` : `title: Case ${i}\n`;
+    const root = await makeRepo(files);
+    const jobs = Object.keys(files).map((rel) => ({ kind: 'case' as const, rel }));
+    for (const options of [{ workers: 0 }, { workers: 2 }, { workers: 1, callerIdle: true }, { workers: 2, workerHeapMb: 1 }]) {
+      const received: [string, unknown][] = [];
+      const results = await parseFiles(root, jobs, { ...options, receive: (job, r) => received.push([job.rel, r]) });
+      expect(received.map(([rel]) => rel).sort(), JSON.stringify(options)).toEqual(jobs.map((j) => j.rel).sort());
+      // the very result objects parseFiles gives back, each with its own job's path
+      const byRel = new Map(received);
+      for (const [i, r] of results.entries()) {
+        expect(byRel.get(jobs[i]!.rel)).toBe(r);
+        expect(r.rel).toBe(jobs[i]!.rel);
+      }
+    }
+  });
+});
+
 describe('a file that cannot be read while loading with workers', () => {
   it('fails the load with the operating system error, whichever thread reads it', async () => {
     expect(existsSync(DIST), 'dist/ is missing: run npx tsc -p tsconfig.build.json').toBe(true);
