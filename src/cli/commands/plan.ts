@@ -16,7 +16,7 @@ import { red, type CliIo, type GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { annotateProblems, problemsSummary, summary } from '../ci-output.js';
 import { loadTarget } from '../target.js';
-import { checkMemory } from '../memory.js';
+import { checkMemory, collectMemory } from '../memory.js';
 
 export interface PlanOptions extends GlobalOptions {
   /** save the plan (JSON) for `tmsync apply FILE` */
@@ -146,8 +146,11 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
     // an optimisation only: a cache that cannot be written costs the next run its reads, nothing else
     await cache?.save(root).catch(() => undefined);
     await changedP;
-    // what loading and reading left behind is collected before the plan is built (see memory.ts)
-    checkMemory();
+    // what loading and reading left behind is collected before the plan is built (see memory.ts),
+    // whatever the heap's growth since the last collection: the plan's own work then starts from
+    // what is alive, and the heap V8 commits for it stays lower (50,000 cases: peak 260 → 247 MB
+    // for one full collection, some 0.1 s, after the last answer; issue 15)
+    collectMemory();
     const { plan, problems } = changed
       ? withChangedSinceNotes(planChanged(loaded.state, actual, changed, { allowRecreate: options.allowRecreate ?? false, base, collectSynced: false, ...(options.prefer ? { prefer: options.prefer } : {}) }), loaded.state, changed, options.changedSince!)
       : buildPlan(loaded.state, actual, { prune: options.prune ?? false, allowRecreate: options.allowRecreate ?? false, base, collectSynced: false, ...(options.prefer ? { prefer: options.prefer } : {}) });
