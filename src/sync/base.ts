@@ -51,10 +51,22 @@ export function fieldHash(value: unknown): string {
 export class HashedFields {
   /** field name → `fieldHash` of its value, by name */
   readonly hashes: ReadonlyMap<string, string>;
+  /**
+   * The fields as an entry's line ends with them (` name=hash` each, by name), made here too, so
+   * that recording them and writing the base costs a join (undefined when a name cannot be
+   * recorded: `record` says which).
+   */
+  readonly tail: string | undefined;
   constructor(fields: Readonly<Record<string, unknown>>) {
     const hashes = new Map<string, string>();
-    for (const name of Object.keys(fields).sort()) hashes.set(name, fieldHash(fields[name]));
+    let tail: string | undefined = '';
+    for (const name of Object.keys(fields).sort()) {
+      const h = fieldHash(fields[name]);
+      hashes.set(name, h);
+      if (tail !== undefined) tail = FIELD_NAME.test(name) ? `${tail} ${name}=${h}` : undefined;
+    }
     this.hashes = hashes;
+    this.tail = tail;
   }
   has(name: string): boolean {
     return this.hashes.has(name);
@@ -144,7 +156,12 @@ export class SyncBase {
     const pre = fields instanceof HashedFields ? fields.hashes : undefined;
     const at = updatedAt === null || updatedAt === undefined || updatedAt === '' ? undefined : String(updatedAt);
     if (pre && kept.size === 0) {
-      // already hashed and by name: the entry holds them as they are
+      // already hashed, by name and joined: the entry is held as its line (read again when asked for)
+      const tail = (fields as HashedFields).tail;
+      if (tail !== undefined) {
+        this.held[kind].set(id, heldLine(kind, id, at, tail));
+        return;
+      }
       for (const name of pre.keys()) if (!FIELD_NAME.test(name)) throw new TmsyncError('invalid_sync_base_entry', `cannot record field ${JSON.stringify(name)} in the sync base`);
       this.held[kind].set(id, { kind, id, updatedAt: at, fields: fieldHashes([...pre]) });
       return;
@@ -159,6 +176,18 @@ export class SyncBase {
       hashed.push([name, pre ? pre.get(name)! : fieldHash((fields as Readonly<Record<string, unknown>>)[name])]);
     }
     this.held[kind].set(id, { kind, id, updatedAt: at, fields: fieldHashes(hashed) });
+  }
+
+  /**
+   * Whether recording the item with these fields (hashed ahead of time, none kept) would leave its
+   * entry as the base holds it: the same `updated_at` and the same hash of every field, compared as
+   * lines without reading the entry.
+   */
+  holds(kind: BaseKind, id: string, updatedAt: string | number | null | undefined, fields: HashedFields): boolean {
+    const h = this.held[kind].get(id);
+    if (h === undefined || fields.tail === undefined || !id || /\s/.test(id)) return false;
+    const at = updatedAt === null || updatedAt === undefined || updatedAt === '' ? undefined : String(updatedAt);
+    return (typeof h === 'string' ? h : entryLine(h)) === heldLine(kind, id, at, fields.tail);
   }
 
   /** Forgets an item (deleted on both sides, or no longer managed). */
@@ -284,6 +313,11 @@ function encodeToken(s: string): string {
 
 function decodeToken(s: string): string {
   return s === '-' ? '' : decodeURIComponent(s);
+}
+
+/** The line of an entry whose fields are joined already (`HashedFields.tail`): what `entryLine` makes of it. */
+function heldLine(kind: BaseKind, id: string, updatedAt: string | undefined, tail: string): string {
+  return `${kind} ${encodeToken(id)} ${updatedAt === undefined ? '-' : encodeToken(updatedAt)}${tail}`;
 }
 
 function entryLine(e: BaseEntry): string {

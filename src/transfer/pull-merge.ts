@@ -3,7 +3,7 @@ import { CASE_FIELDS } from '../fields.js';
 import type { RemoteCase } from '../model.js';
 import { caseFieldValues, withHumanId, type FieldValues } from '../sync/field-values.js';
 import type { Prefer } from '../plan/operations.js';
-import { hasField, type SyncBase, type BaseKind, type FieldStanding, type HashedFields } from '../sync/base.js';
+import { HashedFields, hasField, type SyncBase, type BaseKind, type FieldStanding } from '../sync/base.js';
 import type { PullFile } from './pull-files.js';
 import type { PullMergeHooks, PullResult } from './pull.js';
 
@@ -165,14 +165,14 @@ export class PullMerge implements PullMergeHooks {
 
   /** An item the base knows whose file the plan could not compare. */
   private uncomparable(kind: BaseKind, id: string): boolean {
-    return this.input.base.get(kind, id) !== undefined && this.keysOf(kind, id) === undefined;
+    return this.input.base.has(kind, id) && this.keysOf(kind, id) === undefined;
   }
 
   private keysOf(kind: BaseKind, id: string): Map<string, KeyStanding> | undefined {
     const k = `${kind} ${id}`;
     let v = this.keys.get(k);
     if (v === undefined) {
-      const s = this.input.base.get(kind, id) ? this.input.standings(kind, id) : undefined;
+      const s = this.input.base.has(kind, id) ? this.input.standings(kind, id) : undefined;
       v = s ? keyStandings(kind, s) : null;
       this.keys.set(k, v);
     }
@@ -260,7 +260,7 @@ export class PullMerge implements PullMergeHooks {
     let keptLocal = this.keptLocalFields;
     for (const item of result.items) {
       if (created.has(item.path)) continue;
-      if (!this.input.base.get(item.kind, item.id)) withoutBase++;
+      if (!this.input.base.has(item.kind, item.id)) withoutBase++;
       else if (this.uncomparable(item.kind, item.id)) uncompared.push(item.path);
       else if (this.keysOf(item.kind, item.id)?.get('folder') === 'local') keptLocal++;
     }
@@ -280,6 +280,9 @@ export class PullMerge implements PullMergeHooks {
     for (const item of result.items) {
       const remote = this.input.remote(item.kind, item.id);
       if (!remote) continue;
+      // the service's side as the base already holds it: whatever the file kept, the entry stays
+      // the same (a kept field's old hash is the service's), so it is not read or recorded again
+      if (remote.fields instanceof HashedFields && base.holds(item.kind, item.id, remote.updatedAt, remote.fields)) continue;
       const old = base.get(item.kind, item.id);
       // a file left as it was keeps its entry as it was
       if (old && this.uncomparable(item.kind, item.id)) continue;

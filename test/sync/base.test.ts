@@ -283,6 +283,46 @@ describe('recording fields hashed ahead of time (HashedFields)', () => {
   });
 });
 
+describe('an entry recorded from fields hashed ahead of time is held as its line (issue 15)', () => {
+  it('reads, serializes and parses back as the entry recorded from the values, ids and times that need encoding included', () => {
+    const values = { title: 'Log in', description: 'Opens the page', labels: ['a', 'b'], 'custom.x-1': 3 };
+    const plain = new SyncBase(P);
+    const hashed = new SyncBase(P);
+    for (const [id, at] of [
+      ['c-1', '2026-11-23T10:00:00Z'],
+      ['c/2é%', '2026-11-23 10:00'],
+      ['-', undefined],
+      ['c-4', 1763892000000],
+    ] as const) {
+      plain.record('case', id, at, values);
+      hashed.record('case', id, at, new HashedFields(values));
+    }
+    expect(hashed.serialize()).toBe(plain.serialize());
+    for (const id of ['c-1', 'c/2é%', '-', 'c-4']) expect(hashed.get('case', id)).toEqual(plain.get('case', id));
+    const back = parseSyncBase(hashed.serialize(), SYNC_BASE_FILE, P).base;
+    expect(back.serialize()).toBe(plain.serialize());
+  });
+
+  it('tells whether recording the service’s fields would leave the entry as held, for entries read from a file or recorded', () => {
+    const values = { title: 'Log in', description: 'Opens the page' };
+    const recorded = new SyncBase(P);
+    recorded.record('case', 'c-1', 't1', values);
+    recorded.record('case', 'c-2', 't1', values, ['description']);
+    const read = parseSyncBase(recorded.serialize(), SYNC_BASE_FILE, P).base;
+    for (const base of [recorded, read]) {
+      expect(base.holds('case', 'c-1', 't1', new HashedFields(values))).toBe(true);
+      // another time, another value, another field, another item: not as held
+      expect(base.holds('case', 'c-1', 't2', new HashedFields(values))).toBe(false);
+      expect(base.holds('case', 'c-1', 't1', new HashedFields({ ...values, title: 'Log out' }))).toBe(false);
+      expect(base.holds('case', 'c-1', 't1', new HashedFields({ ...values, labels: [] }))).toBe(false);
+      expect(base.holds('case', 'c-3', 't1', new HashedFields(values))).toBe(false);
+      expect(base.holds('folder', 'c-1', 't1', new HashedFields(values))).toBe(false);
+      // c-2 kept a field the base never held: recording both gives another entry
+      expect(base.holds('case', 'c-2', 't1', new HashedFields(values))).toBe(false);
+    }
+  });
+});
+
 describe('the hash of a field', () => {
   it('is the first 12 hex digits of the SHA-256 of its canonical JSON (bases written before stay valid)', () => {
     const sha = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 12);
