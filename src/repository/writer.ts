@@ -573,6 +573,14 @@ function sessionTempDir(root: string, ops: FileOps, session: WriteSession | unde
   return once(session, `temp:${root}`, async () => tempDir(await ops.realpath(root), ops));
 }
 
+/**
+ * `<root>/.tmsync/tmp/` through the root's real path, made (with its `.gitignore`) once a session:
+ * where a batch's temporary files and directories go.
+ */
+export function repositoryTempDir(root: string, options: { ops?: Partial<FileOps>; session?: WriteSession } = {}): Promise<string> {
+  return sessionTempDir(resolve(root), fileOps(options.ops), options.session);
+}
+
 export interface WriteFilesOptions extends WriteFileOptions {
   /** files in flight at once @default 32 */
   parallel?: number;

@@ -1,14 +1,18 @@
-import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { writeFile as writeFileCallback } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { ActualState, RemoteCase } from '../model.js';
 import { fileOps, type FileOps } from '../repository/file-ops.js';
 import { schemaComment } from '../repository/schema-comment.js';
 import { decodeTextOrThrow } from '../repository/text-file.js';
-import { createWriteSession, renderCaseYaml, stageTempFile, syncFileSystem, TEMP_DIR } from '../repository/writer.js';
+import { createWriteSession, renderCaseYaml, repositoryTempDir, stageTempFile, syncFileSystem, TEMP_DIR } from '../repository/writer.js';
 import { remoteCaseFields, type FieldContext } from './case-fields.js';
 import { buildRepositoryModel, caseFieldContext, caseWhere, type CaseMemo, type MemoCase, type ModelFolder } from './repository-model.js';
 import type { LocalRepository } from './pull.js';
 import { remoteCaseBaseFields } from './pull-merge.js';
 import { HashedFields } from '../sync/base.js';
+import { slugify } from './naming.js';
 
 /**
  * `pull`'s work done while the service is read, so that little is left after the last answer:
@@ -46,6 +50,28 @@ export interface PullStage {
   hashed(c: RemoteCase): HashedFields | undefined;
   /** what the stage did, for tests and the bench */
   stats(): { laidOut: number; staged: number; compared: number };
+  /** new files staged at the path they will most likely have, for whole new directories (`pull-tree.ts`) */
+  readonly tree: StagedTree;
+}
+
+/**
+ * New files staged in a private directory (`.tmsync/tmp/pull.PID.HEX.tmp/`) at the path, relative
+ * to the root, that pull will most likely give them (the slug of the title: the name unless a
+ * sibling takes it first), so that a directory the repository does not have yet can be moved into
+ * place whole, with one rename (`pull-tree.ts`). The files are the stage's staged files all the
+ * same: `claim` may take any of them, and `discard` removes what is left, the directory included.
+ */
+export interface StagedTree {
+  /** the directory (made on the first call) */
+  dir(): Promise<string>;
+  /** the files staged at their path and not taken: path (relative to the root) → content */
+  files(): ReadonlyMap<string, string>;
+  /** the directories made under it, relative to the root */
+  dirs(): ReadonlySet<string>;
+  /** takes the file at `path` out of the stage: no longer given by `claim`, nor removed by `discard` */
+  keep(path: string): void;
+  /** removes the file at `path` (not where the layout puts that content) */
+  drop(path: string): Promise<void>;
 }
 
 export interface PullStageOptions {
@@ -89,6 +115,37 @@ export function createPullStage(options: PullStageOptions): PullStage {
   let sinceFlush = 0;
   let flushing: Promise<unknown> = Promise.resolve();
   const staged = new Set<string>();
+  // the staged tree: its directory, the files at their path (relative path → content and absolute path)
+  let treeDir: Promise<string> | undefined;
+  const treeName = `pull.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const treeFiles = new Map<string, { content: string; abs: string }>();
+  const treeOf = new Map<string, string>();
+  const treeDirs = new Map<string, Promise<unknown>>();
+  const treeRoot = () =>
+    (treeDir ??= (async () => {
+      const dir = join(await repositoryTempDir(options.root, { ...(options.ops ? { ops: options.ops } : {}), session }), treeName);
+      await ops.mkdir(dir, { recursive: true });
+      return dir;
+    })());
+  const treeMkdir = async (rel: string) => {
+    const base = await treeRoot();
+    let made = treeDirs.get(rel);
+    if (!made) {
+      made = ops.mkdir(join(base, rel), { recursive: true });
+      treeDirs.set(rel, made);
+      // its parents too (to remove the ones nothing is placed in)
+      for (let d = dirname(rel); d !== '.' && d !== '' && !treeDirs.has(d); d = dirname(d)) treeDirs.set(d, made);
+    }
+    await made;
+    return base;
+  };
+  const forget = (abs: string, content: string) => {
+    staged.delete(abs);
+    const list = stagedByContent.get(content);
+    const at = list?.indexOf(abs) ?? -1;
+    if (at >= 0) list!.splice(at, 1);
+    if (list && list.length === 0) stagedByContent.delete(content);
+  };
 
   const stop = () => {
     stopped = true;
@@ -142,7 +199,7 @@ export function createPullStage(options: PullStageOptions): PullStage {
     const file = l.existingFile.get(c.id.toLowerCase()) ?? (c.humanId ? l.existingFile.get(c.humanId.toUpperCase()) : undefined);
     if (file !== undefined) {
       if (file.slice(0, file.lastIndexOf('/')) === folder.dir) enqueue(() => compare(file, content));
-    } else if (options.stageNewFiles ?? true) enqueue(() => stage(content));
+    } else if (options.stageNewFiles ?? true) enqueue(() => stage(content, `${folder.dir}/${slugify(c.title, 'case')}.yaml`));
   };
 
   const compare = async (file: string, content: string) => {
@@ -160,9 +217,37 @@ export function createPullStage(options: PullStageOptions): PullStage {
     }
   };
 
-  const stage = async (content: string) => {
+  /** At `path` in the staged tree; undefined when that path is taken (twins) or the write fails. */
+  const stageAt = async (path: string, content: string): Promise<string | undefined> => {
+    if (treeFiles.has(path)) return undefined;
+    const abs = join(await treeMkdir(dirname(path)), path);
+    if (options.ops?.open) {
+      const fh = await ops.open(abs, 'wx');
+      try {
+        await fh.writeFile(content);
+      } catch (err) {
+        await fh.close().catch(() => undefined);
+        await ops.unlink(abs).catch(() => undefined);
+        throw err;
+      }
+      await fh.close();
+    }
+    // without a file handle object, as `stageTempFile` writes
+    else {
+      await new Promise<void>((done, fail) => writeFileCallback(abs, content, { flag: 'wx' }, (err) => (err ? fail(err) : done()))).catch(async (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EEXIST') await ops.unlink(abs).catch(() => undefined);
+        throw err;
+      });
+    }
+    treeFiles.set(path, { content, abs });
+    treeOf.set(abs, path);
+    return abs;
+  };
+
+  const stage = async (content: string, path?: string) => {
     if (discarded) return;
-    const tmp = await stageTempFile(options.root, content, { ...(options.ops ? { ops: options.ops } : {}), session, name: 'case' }).catch(() => undefined);
+    let tmp = path === undefined ? undefined : await stageAt(path, content).catch(() => undefined);
+    tmp ??= await stageTempFile(options.root, content, { ...(options.ops ? { ops: options.ops } : {}), session, name: 'case' }).catch(() => undefined);
     if (tmp === undefined) return;
     if (discarded) {
       await ops.unlink(tmp).catch(() => undefined);
@@ -229,6 +314,11 @@ export function createPullStage(options: PullStageOptions): PullStage {
       if (tmp === undefined) return undefined;
       if (list!.length === 0) stagedByContent.delete(content);
       staged.delete(tmp);
+      const path = treeOf.get(tmp);
+      if (path !== undefined) {
+        treeOf.delete(tmp);
+        treeFiles.delete(path);
+      }
       return tmp;
     },
     unchanged(path, content) {
@@ -250,8 +340,32 @@ export function createPullStage(options: PullStageOptions): PullStage {
       await Promise.all([...staged].map((tmp) => ops.unlink(tmp).catch(() => undefined)));
       staged.clear();
       stagedByContent.clear();
+      treeFiles.clear();
+      treeOf.clear();
+      // what is left of the staged tree (the directories whose files were placed or removed)
+      if (treeDir) await rm(await treeDir.catch(() => join(options.root, TEMP_DIR, treeName)), { recursive: true, force: true }).catch(() => undefined);
     },
     hashed: (c) => hashes.get(c),
     stats: () => ({ ...counts }),
+    tree: {
+      dir: treeRoot,
+      files: () => new Map([...treeFiles].map(([path, f]) => [path, f.content])),
+      dirs: () => new Set(treeDirs.keys()),
+      keep(path) {
+        const f = treeFiles.get(path);
+        if (!f) return;
+        forget(f.abs, f.content);
+        treeFiles.delete(path);
+        treeOf.delete(f.abs);
+      },
+      async drop(path) {
+        const f = treeFiles.get(path);
+        if (!f) return;
+        forget(f.abs, f.content);
+        treeFiles.delete(path);
+        treeOf.delete(f.abs);
+        await ops.unlink(f.abs);
+      },
+    },
   };
 }

@@ -8,12 +8,13 @@ import { CONFIG_DEFAULTS, type TmsyncConfig } from '../repository/config.js';
 import { loadRepository } from '../repository/loader.js';
 import { fileOps, ioError, type FileOps } from '../repository/file-ops.js';
 import { decodeTextOrThrow } from '../repository/text-file.js';
-import { createWriteSession, removeStrayTempFiles, setYamlFields, writeFileAtomic, writeFilesAtomic } from '../repository/writer.js';
+import { createWriteSession, removeStrayTempFiles, repositoryTempDir, setYamlFields, syncFileSystem, writeFileAtomic, writeFilesAtomic } from '../repository/writer.js';
 import { forEachLimit } from './streams.js';
 import { buildPullFiles, MANAGED_KEYS, type BuildPullFilesOptions, type PullFile, type PulledConfig } from './pull-files.js';
 import type { FieldWarning } from './case-fields.js';
 import type { ExistingRepository, GoneItem } from './repository-model.js';
 import type { PullStage } from './pull-stage.js';
+import { buildNewDirectories, placeNewDirectories, removeStrayTrees } from './pull-tree.js';
 
 /**
  * `pull` on disk: reads what the repository already holds (so names stay stable and local files
@@ -59,6 +60,11 @@ export interface PullOptions {
    * The caller discards it once pull is done.
    */
   stage?: PullStage;
+  /**
+   * Flushes the file system holding a directory at once (`writeFilesAtomic`'s); false: each file
+   * (and each new directory) is fsynced instead. @default `syncFileSystem`
+   */
+  syncFileSystem?: (dir: string) => Promise<boolean>;
 }
 
 /** What pull asks of a merge, file by file. */
@@ -179,6 +185,7 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
   const { root } = options;
   const existing = await (options.existing ?? loadExistingRepository(root, options.config));
   await removeStrayTempFiles(root, existing.strays, options.ops);
+  await removeStrayTrees(root);
   const stage = options.stage;
   await stage?.settle();
   // the root, its temporary directory and each directory are prepared once for all the files
@@ -258,11 +265,30 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
   });
   if (mode === 'batch') {
     // new files: all written, flushed to the disk together, then renamed into place (a failure
-    // before the renames leaves none of them); each is rendered as its turn comes
+    // before the renames leaves none of them); each is rendered as its turn comes. With the
+    // stage, a directory the repository does not have yet is built whole in the stage's tree and
+    // renamed into place once (pull-tree.ts); the other files one by one
+    const sync = options.syncFileSystem ?? syncFileSystem;
+    let flushed: boolean | undefined;
+    const batch = { ...write, parallel, syncFileSystem: async (dir: string) => (flushed = await sync(dir)) };
+    const tree = stage
+      ? await buildNewDirectories(creates, { root, tree: stage.tree, claim: (content) => stage.claim(content), ...(options.ops ? { ops: options.ops } : {}), session: write.session, parallel })
+      : { dirs: [], rest: creates };
     await writeFilesAtomic(
-      creates.map((f) => ({ file: join(root, f.path), content: () => f.content })),
-      { ...write, parallel, ...(stage ? { staged: (content: string | Uint8Array) => stage.claim(content) } : {}) },
+      tree.rest.map((f) => ({ file: join(root, f.path), content: () => f.content })),
+      { ...batch, ...(stage ? { staged: (content: string | Uint8Array) => stage.claim(content) } : {}) },
     );
+    if (tree.dirs.length > 0) {
+      flushed ??= await sync(await repositoryTempDir(root, { ...(options.ops ? { ops: options.ops } : {}), session: write.session }));
+      const byPath = new Map(creates.map((f) => [f.path, f]));
+      await placeNewDirectories(tree.dirs, {
+        flushed,
+        ...(options.ops ? { ops: options.ops } : {}),
+        parallel,
+        // the tree is on another file system than the directory: its files one by one, as the batch write does
+        otherFileSystem: (d) => writeFilesAtomic(d.files.map((p) => ({ file: join(root, p), content: byPath.get(p)!.content })), { ...write, parallel, syncFileSystem: sync }),
+      });
+    }
     for (const f of creates) result.created.push(f.path);
   }
 
