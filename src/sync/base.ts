@@ -187,7 +187,10 @@ export class SyncBase {
     const h = this.held[kind].get(id);
     if (h === undefined || fields.tail === undefined || !id || /\s/.test(id)) return false;
     const at = updatedAt === null || updatedAt === undefined || updatedAt === '' ? undefined : String(updatedAt);
-    return (typeof h === 'string' ? h : entryLine(h)) === heldLine(kind, id, at, fields.tail);
+    const line = typeof h === 'string' ? h : entryLine(h);
+    // compared in its two parts, without joining them
+    const head = heldLine(kind, id, at, '');
+    return line.length === head.length + fields.tail.length && line.endsWith(fields.tail) && line.startsWith(head);
   }
 
   /** Forgets an item (deleted on both sides, or no longer managed). */

@@ -117,7 +117,18 @@ export function yamlKeyOf(kind: BaseKind, field: string): string {
 type KeyStanding = FieldStanding | 'mixed';
 const RANK: Record<KeyStanding, number> = { unchanged: 0, same: 1, no_base: 2, remote: 3, local: 4, mixed: 5, conflict: 6 };
 
+/** Items that stand alike share their standings (the plan's): their keys' standings are made once. */
+const keyStandingsOf = new WeakMap<ItemStandings, Map<BaseKind, Map<string, KeyStanding>>>();
+
 function keyStandings(kind: BaseKind, standings: ItemStandings): Map<string, KeyStanding> {
+  let byKind = keyStandingsOf.get(standings);
+  if (!byKind) keyStandingsOf.set(standings, (byKind = new Map()));
+  let made = byKind.get(kind);
+  if (!made) byKind.set(kind, (made = makeKeyStandings(kind, standings)));
+  return made;
+}
+
+function makeKeyStandings(kind: BaseKind, standings: ItemStandings): Map<string, KeyStanding> {
   const byKey = new Map<string, KeyStanding>();
   for (const [field, s] of standings) {
     const key = yamlKeyOf(kind, field);
