@@ -59,14 +59,17 @@ export class HashedFields {
   readonly tail: string | undefined;
   constructor(fields: Readonly<Record<string, unknown>>) {
     const hashes = new Map<string, string>();
-    let tail: string | undefined = '';
+    const parts: string[] = [];
+    let valid = true;
     for (const name of Object.keys(fields).sort()) {
       const h = fieldHash(fields[name]);
       hashes.set(name, h);
-      if (tail !== undefined) tail = FIELD_NAME.test(name) ? `${tail} ${name}=${h}` : undefined;
+      valid &&= FIELD_NAME.test(name);
+      parts.push(' ', name, '=', h);
     }
     this.hashes = hashes;
-    this.tail = tail;
+    // one flat string (a join, not a chain of concatenations): the base's text is joined from many
+    this.tail = valid ? parts.join('') : undefined;
   }
   has(name: string): boolean {
     return this.hashes.has(name);
@@ -320,7 +323,7 @@ function decodeToken(s: string): string {
 
 /** The line of an entry whose fields are joined already (`HashedFields.tail`): what `entryLine` makes of it. */
 function heldLine(kind: BaseKind, id: string, updatedAt: string | undefined, tail: string): string {
-  return `${kind} ${encodeToken(id)} ${updatedAt === undefined ? '-' : encodeToken(updatedAt)}${tail}`;
+  return [kind, ' ', encodeToken(id), ' ', updatedAt === undefined ? '-' : encodeToken(updatedAt), tail].join('');
 }
 
 function entryLine(e: BaseEntry): string {
