@@ -301,8 +301,10 @@ export async function fetchState(
     // the plan does not use run statuses: a --changed-since read skips them
     options.changed ? Promise.resolve([]) : lookupList('listRunStatuses'),
   ]);
-  const usersP = guard(client.call('listUsers', req()).then((r) => r.data.map(toUser)));
-  const labelsP = guard(client.call('listLabels', req()).then((r) => r.data.labels.map(toLabel)));
+  // before the case pages, as the step groups' GETs: a case's file needs its users and labels, and
+  // a call below the pages' priority waits for the last page when the rate limit queues them
+  const usersP = guard(client.call('listUsers', req({ priority: 2 })).then((r) => r.data.map(toUser)));
+  const labelsP = guard(client.call('listLabels', req({ priority: 2 })).then((r) => r.data.labels.map(toLabel)));
 
   // everything but the cases and plans: given to `onRead` as soon as it is read
   const contextP = guard(

@@ -142,6 +142,20 @@ describe('fetchState', () => {
     expect(pages.flat().every((c, i) => c === state.cases[i])).toBe(true);
   });
 
+  it('reads users and labels before the case pages waiting for the rate limit: the state without its cases comes early', async () => {
+    // everything waits for the rate limit: a chain of case pages must not keep users and labels waiting
+    const clock = scaledClock(100);
+    server = await startScripted(service({ ...world(), cases: Array.from({ length: 40 }, (_, i) => kase(i + 1, 'f1')) }).handler, clock);
+    client = createClient({ baseUrl: `${server.url}/api/v1`, apiKey: 'k-0000', clock, rateLimit: 4, concurrency: 1, pageSize: 1, timeoutMs: REAL_MINUTE });
+    let pagesBeforeContext: number | undefined;
+    let pages = 0;
+    await fetchState(client, 'SHOP', { onRead: { context: () => (pagesBeforeContext = pages), cases: () => void pages++ } });
+    const order = server.log.map((r) => r.path.replace('/api/v1', '').replace(`/projects/${PID}`, ''));
+    const firstPages = order.flatMap((p, i) => (p === '/test_cases' ? [i] : [])).slice(0, 3);
+    for (const p of ['/users', '/labels']) expect(order.indexOf(p)).toBeLessThan(firstPages[2]!);
+    expect(pagesBeforeContext).toBeLessThan(10);
+  });
+
   it('GETs only the cases whose list entry lacks a human id, and marks labels unreadable when the list omits them', async () => {
     const w = world();
     w.cases = w.cases.map((c, i) => {
