@@ -75,18 +75,20 @@ export async function buildNewDirectories<F extends { path: string; content: str
     }
     return p;
   };
-  /** the topmost directory above `path` that is missing, when its parent is there */
-  const newTop = async (path: string): Promise<string | undefined> => {
+  /** the topmost directory of `dir` (itself or above) that is missing, when its parent is there */
+  const newTop = async (dir: string): Promise<string | undefined> => {
     const chain: string[] = [];
-    for (let d = parentOf(path); d !== ''; d = parentOf(d)) chain.unshift(d);
+    for (let d = dir; d !== ''; d = parentOf(d)) chain.unshift(d);
     for (const d of chain) if (!(await there(d))) return d;
     return undefined;
   };
   const tops = new Map<string, F[]>();
   const rest: F[] = [];
-  const topOf = await Promise.all(files.map((f) => newTop(f.path)));
-  for (const [i, f] of files.entries()) {
-    const top = topOf[i];
+  // once a directory (a few dozen), not once a file
+  const dirsOf = [...new Set(files.map((f) => parentOf(f.path)))];
+  const topOfDir = new Map(await Promise.all(dirsOf.map(async (d) => [d, await newTop(d)] as const)));
+  for (const f of files) {
+    const top = topOfDir.get(parentOf(f.path));
     if (top === undefined || top.startsWith('.')) {
       rest.push(f);
       continue;
