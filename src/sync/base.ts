@@ -474,7 +474,7 @@ function parseEntry(parts: string[]): BaseEntry | undefined {
 }
 
 /** Reads `tmsync.base` under `root`; a missing file is an empty base (`exists: false`). */
-export async function readSyncBase(root: string, project: string, ops?: Partial<FileOps>): Promise<ParsedSyncBase & { exists: boolean }> {
+export async function readSyncBase(root: string, project: string, ops?: Partial<FileOps>): Promise<ParsedSyncBase & { exists: boolean; text?: string }> {
   const file = join(root, SYNC_BASE_FILE);
   let text: string;
   try {
@@ -483,12 +483,19 @@ export async function readSyncBase(root: string, project: string, ops?: Partial<
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { base: new SyncBase(project), notes: [], exists: false };
     throw ioError(err, 'read', SYNC_BASE_FILE);
   }
-  return { ...parseSyncBase(text, SYNC_BASE_FILE, project), exists: true };
+  return { ...parseSyncBase(text, SYNC_BASE_FILE, project), exists: true, text };
 }
 
-/** Writes `tmsync.base` under `root` atomically (a whole new file or the old one, never half). */
-export async function writeSyncBase(root: string, base: SyncBase, ops?: Partial<FileOps>): Promise<void> {
-  await writeFileAtomic(join(root, SYNC_BASE_FILE), base.serialize(), { root, ...(ops ? { ops } : {}) });
+/**
+ * Writes `tmsync.base` under `root` atomically (a whole new file or the old one, never half).
+ * `previous`: the file's text as read (`readSyncBase`); when the new text is the same, nothing is
+ * written (a pull that changed nothing leaves the file as it was). Returns whether it wrote.
+ */
+export async function writeSyncBase(root: string, base: SyncBase, ops?: Partial<FileOps>, previous?: string): Promise<boolean> {
+  const text = base.serialize();
+  if (previous !== undefined && text === previous) return false;
+  await writeFileAtomic(join(root, SYNC_BASE_FILE), text, { root, ...(ops ? { ops } : {}) });
+  return true;
 }
 
 /**

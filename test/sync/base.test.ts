@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import type { PathLike } from 'node:fs';
+import { mkdtemp, readFile, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -320,6 +321,27 @@ describe('an entry recorded from fields hashed ahead of time is held as its line
       // c-2 kept a field the base never held: recording both gives another entry
       expect(base.holds('case', 'c-2', 't1', new HashedFields(values))).toBe(false);
     }
+  });
+});
+
+describe('writing the sync base', () => {
+  it('writes nothing when the new text is the text read, and writes a changed base', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'tmsync-base-'));
+    await writeSyncBase(root, sample());
+    const read = await readSyncBase(root, P);
+    const renames: string[] = [];
+    const ops = {
+      rename: async (from: PathLike, to: PathLike) => {
+        renames.push(String(to));
+        return rename(from, to);
+      },
+    };
+    expect(await writeSyncBase(root, read.base, ops, read.text)).toBe(false);
+    expect(renames).toEqual([]);
+    read.base.record('case', 'c-9', 't9', { title: 'New' });
+    expect(await writeSyncBase(root, read.base, ops, read.text)).toBe(true);
+    expect(renames).toEqual([join(root, SYNC_BASE_FILE)]);
+    expect(await readFile(join(root, SYNC_BASE_FILE), 'utf8')).toBe(read.base.serialize());
   });
 });
 

@@ -132,7 +132,7 @@ async function pullRead(
     const { pullIntoRepository, preparePullMerge, readSyncBase, recordPull, writeSyncBase, writeSchemaFiles, describeConflict, SCHEMA_DIR, SYNC_BASE_FILE } = m;
     const dirs = target.config;
     const project = await projectP;
-    const { base, notes } = await readSyncBase(root, project.id);
+    const { base, notes, text: baseText } = await readSyncBase(root, project.id);
     for (const n of notes) io.stderr(`Note: ${n}`);
     const actual = await actualP;
     const repoRoot = root;
@@ -161,9 +161,10 @@ async function pullRead(
           }),
     });
 
-    // the base records what this pull synced (written atomically, after every file)
+    // the base records what this pull synced (written atomically, after every file; not at all
+    // when its text is the one read)
     const synced = recordPull(base, actual, result, merge, stage?.hashed);
-    await writeSyncBase(repoRoot, synced.base);
+    await writeSyncBase(repoRoot, synced.base, undefined, baseText);
     const merged = synced.summary;
 
     // the modelines of the files just written point at these
