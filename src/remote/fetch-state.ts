@@ -161,6 +161,9 @@ export async function fetchState(
   // one copy of each repeated short text across all pages (see `textSharer`)
   const share = textSharer();
   const onRead = options.onRead;
+  // asked once the project's first reads are (below)
+  let startPeople!: () => void;
+  const peopleAsked = new Promise<void>((asked) => (startPeople = asked));
   const projectPart = guard(
     (async () => {
       // a project already resolved by the caller saves the lookup
@@ -286,6 +289,7 @@ export async function fetchState(
         })(),
       );
 
+      startPeople();
       // the plan does not use test plans: a --changed-since read skips them
       const plansP = changed ? Promise.resolve([]) : guard(collect(client.paginate('listTestPlans', req({ params }))));
       if (changed) cache?.keepUnlistedCases();
@@ -301,10 +305,12 @@ export async function fetchState(
     // the plan does not use run statuses: a --changed-since read skips them
     options.changed ? Promise.resolve([]) : lookupList('listRunStatuses'),
   ]);
-  // before the case pages, as the step groups' GETs: a case's file needs its users and labels, and
-  // a call below the pages' priority waits for the last page when the rate limit queues them
-  const usersP = guard(client.call('listUsers', req({ priority: 2 })).then((r) => r.data.map(toUser)));
-  const labelsP = guard(client.call('listLabels', req({ priority: 2 })).then((r) => r.data.labels.map(toLabel)));
+  // users and labels: asked once the first case page and the step group list are (so those go in
+  // the rate limit's first second: the chain of pages starts at once), then before the pages after it, as the step
+  // groups' GETs: a case's file needs them, and a call below the pages' priority waited for the
+  // last page whenever the rate limit kept a page waiting (nothing was laid out during the reads)
+  const usersP = guard(peopleAsked.then(() => client.call('listUsers', req({ priority: 2 }))).then((r) => r.data.map(toUser)));
+  const labelsP = guard(peopleAsked.then(() => client.call('listLabels', req({ priority: 2 }))).then((r) => r.data.labels.map(toLabel)));
 
   // everything but the cases and plans: given to `onRead` as soon as it is read
   const contextP = guard(

@@ -90,6 +90,8 @@ export interface PullStageOptions {
 
 /** Cases laid out between two turns of the event loop: requests waiting on the rate gate go out between them. */
 const CHUNK = 10;
+/** …and at most this long (ms) */
+const SLICE_MS = 4;
 /** staged files written at once */
 const WRITES = 8;
 
@@ -179,8 +181,14 @@ export function createPullStage(options: PullStageOptions): PullStage {
   };
 
   const layOut = async (cases: readonly RemoteCase[]) => {
-    for (let i = 0; i < cases.length && !stopped; i += CHUNK) {
-      for (const c of cases.slice(i, i + CHUNK)) one(c);
+    for (let i = 0; i < cases.length && !stopped; ) {
+      // at most CHUNK cases or SLICE_MS at a time: on a busy machine ten cases took 30 ms, which
+      // delayed the next page's request, and the pages are a chain
+      const until = performance.now() + SLICE_MS;
+      for (const end = Math.min(cases.length, i + CHUNK); i < end; ) {
+        one(cases[i++]!);
+        if (performance.now() >= until) break;
+      }
       await new Promise<void>((done) => setImmediate(done));
     }
   };
