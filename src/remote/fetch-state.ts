@@ -289,7 +289,8 @@ export async function fetchState(
         })(),
       );
 
-      startPeople();
+      // after a turn of the event loop: the pages' first requests are waiting for the rate limit by then
+      setImmediate(startPeople);
       // the plan does not use test plans: a --changed-since read skips them
       const plansP = changed ? Promise.resolve([]) : guard(collect(client.paginate('listTestPlans', req({ params }))));
       if (changed) cache?.keepUnlistedCases();
@@ -305,12 +306,12 @@ export async function fetchState(
     // the plan does not use run statuses: a --changed-since read skips them
     options.changed ? Promise.resolve([]) : lookupList('listRunStatuses'),
   ]);
-  // users and labels: asked once the first case page and the step group list are (so those go in
-  // the rate limit's first second: the chain of pages starts at once), then before the pages after it, as the step
-  // groups' GETs: a case's file needs them, and a call below the pages' priority waited for the
-  // last page whenever the rate limit kept a page waiting (nothing was laid out during the reads)
-  const usersP = guard(peopleAsked.then(() => client.call('listUsers', req({ priority: 2 }))).then((r) => r.data.map(toUser)));
-  const labelsP = guard(peopleAsked.then(() => client.call('listLabels', req({ priority: 2 }))).then((r) => r.data.labels.map(toLabel)));
+  // users and labels: a case's file needs them. Asked at the pages' priority once the first case
+  // page and the step group list are asked (so those go first, and the chain of pages starts at
+  // once), and so before every page after the first. At a lower priority they waited for the last
+  // page whenever the rate limit kept a page waiting: nothing was laid out during the reads
+  const usersP = guard(peopleAsked.then(() => client.call('listUsers', req({ priority: 1 }))).then((r) => r.data.map(toUser)));
+  const labelsP = guard(peopleAsked.then(() => client.call('listLabels', req({ priority: 1 }))).then((r) => r.data.labels.map(toLabel)));
 
   // everything but the cases and plans: given to `onRead` as soon as it is read
   const contextP = guard(
