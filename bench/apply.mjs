@@ -130,7 +130,7 @@ if (!args.includes('--skip-big')) {
     const dir = repository(free.baseUrl, BIG, 100, 2000, 8);
     const run = await tmsync(dir, ['apply', '--auto-approve'], ['--cpu-prof', `--cpu-prof-dir=${profiles}`]);
     if (run.code !== 0) throw new Error(`profiled apply failed (${run.code}):\n${run.stderr.slice(-3000)}`);
-    const gate = cpuShare(profiles, ['/remote/gate.js', '/remote/start-marks.js']);
+    const gate = cpuShare(profiles, ['/remote/gate.js', '/remote/answer-times.js']);
     console.log(
       `${fmt(BIG)}-case apply at rate_limit 2000, profiled: rate gate ${(gate.share * 100).toFixed(2)}% of busy CPU samples ` +
         `(${fmt(gate.samples)} of ${fmt(gate.busy)}; target < 2%)`,

@@ -80,7 +80,7 @@ export function attempt(c: AttemptContext, r: AttemptRequest): Promise<unknown> 
     try {
       let res: RawResponse;
       try {
-        res = await sendOnce(c.agent, { url, method: ep.method, headers, body, timeoutMs: r.timeoutMs, clock: s.clock, signal, maxBytes: s.maxResponseBytes });
+        res = await sendOnce(c.agent, { url, method: ep.method, headers, body, timeoutMs: r.timeoutMs, clock: s.clock, signal, maxBytes: s.maxResponseBytes, onAnswer: slot.answered });
       } catch (err) {
         const failure = transportFailure(ep, logPath, err);
         if (!failure) throw err;
@@ -88,7 +88,8 @@ export function attempt(c: AttemptContext, r: AttemptRequest): Promise<unknown> 
         if (failure.status !== undefined) event.status = failure.status;
         throw failure;
       } finally {
-        // the answer is in: the slot (and the rate window's mark) is free before parsing
+        // the answer is read: the slot is free before parsing (the rate window counted the request
+        // from when the answer began to come back, or from now when none came)
         slot.release();
       }
       event.status = res.status;

@@ -1,5 +1,5 @@
 import type { Clock } from './clock.js';
-import { StartMarks } from './start-marks.js';
+import { AnswerTimes } from './answer-times.js';
 
 export type Lane = 'read' | 'write';
 
@@ -14,16 +14,16 @@ export interface GateOptions {
    * this as starts go through without one. @default 0
    */
   marginMs?: number;
-  /**
-   * How long after its start a request may still reach the service, as a fraction of the window
-   * (see `RequestGate`). @default 0.25
-   */
-  arrivalSlack?: number;
 }
 
-/** A granted start: `at` is when it was granted (clock ms), `release` gives the slot back once. */
+/**
+ * A granted start: `at` is when it was granted (clock ms). `answered` says the answer has begun to
+ * come back (the request counts from then on, see `RequestGate`); `release` gives the slot back
+ * once the answer is read (and counts the request as answered then, if `answered` was not called).
+ */
 export interface GateSlot {
   at: number;
+  answered: () => void;
   release: () => void;
 }
 
@@ -41,23 +41,29 @@ interface Waiter {
  * default). When both lanes wait, they take turns, so a long burst of writes cannot starve reads.
  * The service can push back: `pauseUntil` (Retry-After, a rate-limit answer) holds every start.
  *
- * The service counts a request when it arrives, which is some time after we start it (connection
- * set-up, its queue, our own busy event loop). A window kept on start times alone would run into
- * refusals at a pace equal to the service's limit, and each refusal costs a whole Retry-After. So a
- * finished request counts from the moment its answer came back (it surely arrived before that),
- * but no later than `arrivalSlack` of a window after its start (so a slow answer does not hold the
- * budget); a request still in flight counts from its start.
+ * The service counts a request when it takes it in, which is some time after we start it and
+ * before it answers: how long after, we cannot see (our own event loop busy between the start and
+ * the socket write, a new connection, the service's queue, or its one thread busy with an earlier
+ * request: the emulator took in requests 250 to 700 ms after they were sent while it served a heavy
+ * page or while the client collected garbage). So the gate counts every request at the one time it
+ * knows is not before the service's count: an answered request from when its answer came back, a
+ * request not yet answered as taken in just now (any later start may reach the service before it).
+ * A start is allowed when fewer than `cap` requests are unanswered or were answered within the last
+ * window: then no window of the service, however late within the request's life it counts each
+ * one, holds more than `cap` of ours. A fast answer costs nothing; a slow one holds its place in
+ * the window only as long as the service may have counted it late.
  */
 export class RequestGate {
   private cap: number;
   private readonly windowMs: number;
   private readonly baseMarginMs: number;
   private marginMs: number;
-  private readonly slackMs: number;
   private readonly concurrency: number;
   private readonly clock: Clock;
-  /** the time each of the last `cap` requests counts from */
-  private readonly marks = new StartMarks();
+  /** when the latest answers came back (the last `cap` of them) */
+  private readonly answers: AnswerTimes;
+  /** started and not yet answered: each counts as taken in now */
+  private unanswered = 0;
   private readonly waiting: Record<Lane, Waiter[]> = { read: [], write: [] };
   private lastLane: Lane = 'write';
   private inFlight = 0;
@@ -70,7 +76,7 @@ export class RequestGate {
     this.windowMs = (this.cap / options.rate) * 1000;
     this.baseMarginMs = options.marginMs ?? 0;
     this.marginMs = this.baseMarginMs;
-    this.slackMs = (options.arrivalSlack ?? 0.25) * this.windowMs;
+    this.answers = new AnswerTimes(this.cap);
     this.concurrency = Math.max(1, Math.floor(options.concurrency));
     this.clock = options.clock;
   }
@@ -128,7 +134,7 @@ export class RequestGate {
     if (b.limit !== undefined && b.limit >= 1 && b.limit < this.cap) this.cap = Math.floor(b.limit);
     if (b.remaining > b.threshold) return;
     const now = this.clock.now();
-    const ours = this.marks.countAfter(now - this.windowMs - this.marginMs);
+    const ours = this.unanswered + this.answers.countAfter(now - this.windowMs - this.marginMs);
     if (b.remaining >= this.cap - ours) return;
     const reset = b.resetMs ?? this.windowMs;
     this.pauseUntil(now + reset / (Math.max(0, b.remaining) + 1));
@@ -146,9 +152,13 @@ export class RequestGate {
     return undefined;
   }
 
+  /** When the next start may go; Infinity: not before an answer comes back. */
   private earliestStart(): number {
-    // the cap-th most recent mark must have left the window
-    const nth = this.marks.nthLatest(this.cap);
+    // the unanswered requests count as now: of the answered ones, the (cap - unanswered)-th latest
+    // must have left the window
+    const k = this.cap - this.unanswered;
+    if (k <= 0) return Infinity;
+    const nth = this.answers.nthLatest(k);
     return nth === undefined ? this.pausedUntil : Math.max(this.pausedUntil, nth + this.windowMs + this.marginMs);
   }
 
@@ -160,24 +170,35 @@ export class RequestGate {
       const now = this.clock.now();
       const at = this.earliestStart();
       if (at > now) {
-        this.arm(at);
+        if (at !== Infinity) this.arm(at);
         return;
       }
       const w = this.waiting[lane].shift()!;
       if (w.onAbort) w.signal?.removeEventListener('abort', w.onAbort);
       this.lastLane = lane;
       this.inFlight++;
-      const mark = this.marks.add(now, this.cap);
+      this.unanswered++;
       if (this.marginMs > this.baseMarginMs) {
         this.marginMs = Math.max(this.baseMarginMs, this.marginMs - this.windowMs * 0.001);
       }
+      let answered = false;
       let released = false;
+      const answer = () => {
+        if (answered) return;
+        answered = true;
+        this.unanswered--;
+        this.answers.push(this.clock.now());
+      };
       w.resolve({
         at: now,
+        answered: () => {
+          answer();
+          this.pump();
+        },
         release: () => {
           if (released) return;
           released = true;
-          this.marks.move(mark, Math.min(this.clock.now(), mark.t + this.slackMs));
+          answer();
           this.inFlight--;
           this.pump();
         },

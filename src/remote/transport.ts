@@ -12,6 +12,8 @@ export interface RawRequest {
   signal?: AbortSignal;
   /** the largest answer body read, in bytes; a larger one fails with ResponseTooLarge @default no cap */
   maxBytes?: number;
+  /** called once the answer's status and headers are in, before its body is read */
+  onAnswer?: () => void;
 }
 
 export interface RawResponse {
@@ -128,6 +130,7 @@ export async function sendOnce(dispatcher: Dispatcher, req: RawRequest): Promise
       if (attempt.signal.aborted) abandon(dispatcher, pending);
       throw err;
     });
+    req.onAnswer?.();
     const length = res.headers['content-length'];
     const announced = typeof length === 'string' && length.trim() !== '' ? Number(length) : NaN;
     if (req.maxBytes !== undefined && Number.isFinite(announced) && announced > req.maxBytes) {

@@ -445,6 +445,33 @@ describe('rate and lanes', () => {
     for (let i = 5; i < at.length; i++) expect(at[i] - at[i - 5]).toBeGreaterThanOrEqual(1000);
   });
 
+  it('is never refused by a strict sliding window that takes each request in late (its queue, its busy thread)', async () => {
+    const clock = scaledClock(20);
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const window: number[] = [];
+    let refused = 0;
+    const { server, client } = await setup(
+      async () => {
+        // the service takes the request in up to 600 ms after it arrived, then counts it
+        await clock.sleep(random() * 600);
+        const now = clock.now();
+        while (window.length && window[0] <= now - 1000) window.shift();
+        if (window.length >= 10) {
+          refused++;
+          return { status: 429, json: { message: 'Too many requests' }, headers: { 'retry-after': '1' } };
+        }
+        window.push(now);
+        return { json: planJson('p'), delayMs: Math.floor(random() * 3) };
+      },
+      { clock, rateLimit: 10, concurrency: 4 },
+    );
+    await Promise.all(Array.from({ length: 60 }, (_, i) => client.call('getTestPlan', { params: { project_id: 'x', test_plan_id: `p${i}` } })));
+    expect(server.log).toHaveLength(60);
+    expect(refused).toBe(0);
+    expect(client.stats().rateLimited).toBe(0);
+  });
+
   it('keeps reads moving during a long burst of writes: lanes take turns', async () => {
     const { server, client } = await setup(() => ({ json: planJson('p') }), { rateLimit: 4, concurrency: 1 });
     const writes = Array.from({ length: 12 }, (_, i) =>
