@@ -61,9 +61,9 @@ export interface ClientOptions {
   rateLimit?: number;
   /**
    * Slack added to the rate window, as a fraction of it. A request already counts from the moment
-   * its answer came back (it reached the service before that), so none is needed against the
-   * emulator; the slack grows by 0.05 on each refusal (up to 0.3) and shrinks back as requests
-   * go through. @default 0
+   * its answer began to come back (the service took it in before that), and until then as sent just
+   * now, so none is needed against a service that counts per key over the same window; the slack
+   * grows by 0.05 on each refusal (up to 0.3) and shrinks back as requests go through. @default 0
    */
   rateMargin?: number;
   /** requests in flight at once, both lanes together @default 4 */
