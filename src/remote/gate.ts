@@ -44,10 +44,11 @@ interface Waiter {
  * The service counts a request when it takes it in, which is some time after we start it and
  * before it answers: how long after, we cannot see (our own event loop busy between the start and
  * the socket write, a new connection, the service's queue, or its one thread busy with an earlier
- * request: the emulator took in requests 250 to 700 ms after they were sent while it served a heavy
- * page or while the client collected garbage). So the gate counts every request at the one time it
- * knows is not before the service's count: an answered request from when its answer came back, a
- * request not yet answered as taken in just now (any later start may reach the service before it).
+ * request: the emulator took in requests 250 to 700 ms after their start while it served a heavy
+ * page, or while the client's own event loop stood still). So the gate counts every request at the
+ * one time it knows is not before the service's count: an answered request from when its answer
+ * came back, a request not yet answered as taken in just now (any later start may reach the
+ * service before it).
  * A start is allowed when fewer than `cap` requests are unanswered or were answered within the last
  * window: then no window of the service, however late within the request's life it counts each
  * one, holds more than `cap` of ours. A fast answer costs nothing; a slow one holds its place in
