@@ -50,22 +50,23 @@ export function startMemoryGovernor(options: { intervalMs?: number; slackMb?: nu
   };
   const timer = setInterval(check, options.intervalMs ?? 250);
   timer.unref();
-  current = { check, collect: collectNow };
-  const mine = current;
+  const stop = () => {
+    clearInterval(timer);
+    if (current === mine) current = undefined;
+  };
+  const mine = { check, collect: collectNow, stop };
+  current = mine;
   return {
     check,
     collect: collectNow,
-    stop: () => {
-      clearInterval(timer);
-      if (current === mine) current = undefined;
-    },
+    stop,
     get collections() {
       return collections;
     },
   };
 }
 
-let current: Pick<MemoryGovernor, 'check' | 'collect'> | undefined;
+let current: Pick<MemoryGovernor, 'check' | 'collect' | 'stop'> | undefined;
 
 /** The running governor's `check` (nothing without one: the library, tests in-process). */
 export function checkMemory(): void {
@@ -75,6 +76,16 @@ export function checkMemory(): void {
 /** The running governor's `collect` (nothing without one). */
 export function collectMemory(): void {
   current?.collect();
+}
+
+/**
+ * The command's large structures are built and its remaining steps are short: the running governor
+ * stops (no more full collections), for a command whose last steps would otherwise pay for one or
+ * two of them just before the process exits and releases its heap anyway (pull at 10,000 cases:
+ * 0.1 to 0.15 s of its tail, for the same peak). V8's own collections go on as ever.
+ */
+export function finishMemory(): void {
+  current?.stop();
 }
 
 /** V8's full collection, reached without `--expose-gc` on the command line; undefined if unavailable. */

@@ -1,6 +1,6 @@
 import { getHeapStatistics } from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { checkMemory, collectMemory, startMemoryGovernor } from '../../src/cli/memory.js';
+import { checkMemory, collectMemory, finishMemory, startMemoryGovernor } from '../../src/cli/memory.js';
 
 const MB = 1024 * 1024;
 /** About `mb` MB of small arrays, alive while the result is held. */
@@ -64,6 +64,29 @@ describe('memory governor', () => {
     checkMemory();
     expect(stopped.collections).toBe(0);
     expect(held).toHaveLength(16 * 1024);
+  });
+});
+
+describe('finishing a command’s memory work', () => {
+  it('stops the running governor: neither its timer, a check nor a collect collects any more', async () => {
+    const governor = startMemoryGovernor({ intervalMs: 10, slackMb: 1, env: {} });
+    try {
+      collectMemory();
+      expect(governor.collections).toBe(1);
+      finishMemory();
+      const held = allocate(32);
+      await new Promise((r) => setTimeout(r, 60));
+      checkMemory();
+      collectMemory();
+      expect(governor.collections).toBe(1);
+      expect(held).toHaveLength(32 * 1024);
+    } finally {
+      governor.stop();
+    }
+  });
+
+  it('does nothing without a running governor', () => {
+    expect(() => finishMemory()).not.toThrow();
   });
 });
 

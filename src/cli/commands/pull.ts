@@ -10,6 +10,7 @@ import { red, yellow, type CliIo, type GlobalOptions } from '../io.js';
 import { loadTarget, type Target } from '../target.js';
 import { withRepositoryLock } from '../lock.js';
 import { jsonOutput } from '../json.js';
+import { finishMemory } from '../memory.js';
 
 /**
  * What pull needs once its first request is under way (rendering, writing, the sync base, the
@@ -161,6 +162,9 @@ async function pullRead(
           }),
     });
 
+    // the files are written: what is left (the base, the messages) is short, and a full collection
+    // there would only delay the exit that releases the heap
+    finishMemory();
     // the base records what this pull synced (written atomically, after every file; not at all
     // when its text is the one read)
     const synced = recordPull(base, actual, result, merge, stage?.hashed);
