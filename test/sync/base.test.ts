@@ -218,6 +218,20 @@ describe('the sync base as held in memory (lines in normal form)', () => {
     );
   });
 
+  it('writes an id and an updated_at percent-encoded as encodeURIComponent does, timestamps and plain ids included (property)', () => {
+    const text = fc.oneof(fc.stringMatching(/^[A-Za-z0-9_.!~*'():-]{1,24}$/), fc.string({ minLength: 1, maxLength: 12 }), fc.date({ noInvalidDate: true }).map((d) => d.toISOString()));
+    fc.assert(
+      fc.property(
+        text.filter((s) => !/\s/.test(s) && s !== '-'),
+        text,
+        (id, at) => {
+          const line = SyncBase.of(P, [{ kind: 'case', id, updatedAt: at, fields: new Map([['title', fieldHash('x')]]) }]).serialize().split('\n').find((l) => l.startsWith('case '));
+          expect(line).toBe(`case ${encodeURIComponent(id)} ${at === '-' ? '%2D' : encodeURIComponent(at)} title=${fieldHash('x')}`);
+        },
+      ),
+    );
+  });
+
   it('keeps entries recorded after reading beside the lines read, and a copy apart from the base it was taken from', () => {
     const read = parseSyncBase(sample().serialize(), SYNC_BASE_FILE, P).base;
     const copy = read.copy();
