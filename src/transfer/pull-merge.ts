@@ -251,7 +251,8 @@ export class PullMerge implements PullMergeHooks {
   summarize(result: Pick<PullResult, 'items' | 'created'>): PullMergeSummary {
     const created = new Set(result.created);
     const conflicts = [...this.conflictsFound];
-    for (const item of result.items) {
+    // (most pulls have no place in conflict: no key made for each item then)
+    for (const item of this.placeConflicts.size > 0 ? result.items : []) {
       if (item.kind === 'step_group') continue;
       const place = this.placeConflicts.get(`${item.kind} ${item.id}`);
       if (!place) continue;
