@@ -11,6 +11,11 @@ import { API_KEY, addGenerated, client, copyExamples, emulator, planFor, service
  */
 const CLI = resolve(import.meta.dirname, '../../bin/tmsync.js');
 const GENERATED = ['Gen', 'Gen/A', 'Gen/A/Deep', 'Gen/B'];
+/**
+ * Generated cases per folder: enough that some 25 writes remain after the last kill point, so a
+ * kill noticed late on a busy machine (the emulator's log is polled) still lands mid-apply.
+ */
+const PER_FOLDER = 6;
 
 interface Run {
   code: number | null;
@@ -53,7 +58,7 @@ async function newProject(emu: RunningEmulator, prefix: string): Promise<string>
   await c.call('createProject', { body: { name: `Kill ${prefix}`, human_id_prefix: prefix } });
   await c.close();
   const root = await copyExamples(emu.baseUrl);
-  await addGenerated(root, GENERATED, 3);
+  await addGenerated(root, GENERATED, PER_FOLDER);
   const cfg = join(root, 'tmsync.yaml');
   await writeFile(cfg, (await readFile(cfg, 'utf8')).replace(/^project:.*$/m, `project: ${prefix}`));
   return root;
@@ -88,7 +93,7 @@ async function expectConverged(emu: RunningEmulator, root: string, prefix: strin
   expect(plan.operations).toEqual([]);
   const snap = await serviceSnapshot(c, prefix);
   expect(snap.duplicates).toEqual({ folders: [], cases: [], stepGroups: [] });
-  expect(snap.actual.cases).toHaveLength(6 + GENERATED.length * 3);
+  expect(snap.actual.cases).toHaveLength(6 + GENERATED.length * PER_FOLDER);
   expect(snap.actual.folders).toHaveLength(3 + GENERATED.length);
   expect(snap.actual.stepGroups).toHaveLength(1);
   expect(await missingIds(root)).toEqual([]);
