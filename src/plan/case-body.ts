@@ -152,7 +152,7 @@ function desiredSteps(
 }
 
 function sameSteps(body: StepBody[], remote: RemoteCase): boolean {
-  const r = [...remote.individualSteps].sort((a, b) => a.order - b.order);
+  const r = inOrder(remote.individualSteps);
   if (r.length !== body.length) return false;
   return body.every((s, i) => {
     const rs = r[i];
@@ -163,6 +163,12 @@ function sameSteps(body: StepBody[], remote: RemoteCase): boolean {
       (rs.stepGroupId || null) === groupId
     );
   });
+}
+
+/** The steps by `order`: the list itself when it is in order already (as the service reports them), else a sorted copy. */
+function inOrder<T extends { order: number }>(steps: readonly T[]): readonly T[] {
+  for (let i = 1; i < steps.length; i++) if (steps[i - 1]!.order > steps[i]!.order) return [...steps].sort((a, b) => a.order - b.order);
+  return steps;
 }
 
 function remoteShownSteps(ctx: PlanContext, remote: RemoteCase): ShownStep[] {

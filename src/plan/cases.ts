@@ -49,7 +49,9 @@ function matchCases(ctx: PlanContext, folders: FolderPlan): CaseMatch[] {
   for (const m of matches) {
     const id = m.desired.id;
     if (id === undefined) continue;
-    const gone = ctx.sync && !ctx.remote.caseByRef(id) ? baseEntryFor(ctx.sync, 'case', id) : undefined;
+    // looked up once: the service's case by this id, if it has one
+    const found = ctx.remote.caseByRef(id);
+    const gone = ctx.sync && !found ? baseEntryFor(ctx.sync, 'case', id) : undefined;
     if (gone) {
       m.gone = gone;
       continue;
@@ -57,7 +59,7 @@ function matchCases(ctx: PlanContext, folders: FolderPlan): CaseMatch[] {
     const remote = claimById(ctx, claimedBy, (o) => o.desired.file, {
       claimant: m,
       id,
-      remote: ctx.remote.caseByRef(id),
+      remote: found,
       label: `test case "${m.desired.title}"`,
       noun: 'test case',
       file: m.desired.file,
@@ -135,13 +137,16 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
     }
     if (m.gone && !goneRecreated(ctx, m, m.gone, node, groups)) continue;
     let d = desiredBody(ctx, dc, folderRef(node), groups, !m.remote);
-    const deps = [...(node.createKey ? [node.createKey] : []), ...d.groupOps];
+    // made only for the cases that get an operation (most of a large plan has none); of the body as
+    // the file describes it, before any field is kept as the service holds it
+    const groupOps = d.groupOps;
+    const dependsOn = () => [...(node.createKey ? [node.createKey] : []), ...groupOps];
     if (!m.remote) {
       m.stepGroupIds = d.usedGroupIds;
       const key = `create_case:${dc.file}`;
       if (ctx.sync?.collect) ctx.sync.records.push(createRecord(key, d.body));
       if (m.gone && ctx.sync?.collect) ctx.sync.forgets.push({ kind: 'case', id: m.gone.id, op: key });
-      ops.push(createCaseOp({ kind: 'create_case', key, dependsOn: deps, path: node.displayPath, body: d.body, writeBack: { file: dc.file } }, ctx.resolver, d));
+      ops.push(createCaseOp({ kind: 'create_case', key, dependsOn: dependsOn(), path: node.displayPath, body: d.body, writeBack: { file: dc.file } }, ctx.resolver, d));
       continue;
     }
     const remote = m.remote;
@@ -178,7 +183,7 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
       if (ctx.sync?.collect) ctx.sync.records.push(new ComparedCaseRecord(ctx, groups, dc, node, remote, keepRemote, keepBase, op));
     };
     const moved = !node.remote || node.remote.id !== remote.folderId;
-    const fromPath = ctx.remote.folderPath(remote.folderId);
+    const fromPath = () => ctx.remote.folderPath(remote.folderId);
     const writeBack = m.adopted ? { file: dc.file, id: remote.humanId || remote.id } : undefined;
     if (changes.length > 0) {
       const key = `update_case:${dc.file}`;
@@ -187,11 +192,11 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
       ops.push({
         kind: 'update_case',
         key,
-        dependsOn: deps,
+        dependsOn: dependsOn(),
         id: remote.id,
         humanId: remote.humanId,
         path: node.displayPath,
-        ...(moved ? { fromPath } : {}),
+        ...(moved ? { fromPath: fromPath() } : {}),
         body: d.body,
         changes,
         ...(writeBack ? { writeBack } : {}),
@@ -207,7 +212,7 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
         id: remote.id,
         humanId: remote.humanId,
         title: d.body.title,
-        fromPath,
+        fromPath: fromPath(),
         path: node.displayPath,
         folder: folderRef(node),
         ...(writeBack ? { writeBack } : {}),

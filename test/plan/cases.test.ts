@@ -132,6 +132,11 @@ describe('buildPlan: test cases', () => {
       fields: { steps: [step('Open the page\n', 'It shows\n'), step('Press pay')] },
       remote: { individualSteps: remoteSteps([['Open the page', 'It shows'], ['Press pay', '']]) },
     },
+    {
+      name: 'individual steps the service lists out of order',
+      fields: { steps: [step('Open'), step('Pay'), step('Check')] },
+      remote: { individualSteps: remoteSteps([['Open', ''], ['Pay', ''], ['Check', '']]).reverse() },
+    },
   ];
   it.each(unchanged)('shows no change for $name', ({ fields, remote }) => {
     const p = cleanPlan(
