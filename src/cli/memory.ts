@@ -17,10 +17,9 @@ import { runInNewContext } from 'node:vm';
 export interface MemoryGovernor {
   /**
    * Collects now if the heap has grown past the bound: for the end of a long synchronous step
-   * (a timer cannot fire inside one), e.g. before the plan is built. `slackMb`: a tighter bound
-   * than the governor's, for a moment where little garbage should be left (the end of a plan's reads).
+   * (a timer cannot fire inside one), e.g. before the plan is built.
    */
-  check(slackMb?: number): void;
+  check(): void;
   /**
    * Collects now, whatever the heap's growth: for the moment a large structure was let go (the
    * repository's state once the plan is built), which the growth bound would leave in the heap
@@ -44,12 +43,12 @@ export function startMemoryGovernor(options: { intervalMs?: number; slackMb?: nu
     collections++;
     base = getHeapStatistics().used_heap_size;
   };
-  const check = (slackMb?: number) => {
+  const check = () => {
     const used = getHeapStatistics().used_heap_size;
-    if (used - base <= (slackMb === undefined ? Math.max(slack, base / 4) : slackMb * 1024 * 1024)) return;
+    if (used - base <= Math.max(slack, base / 4)) return;
     collectNow();
   };
-  const timer = setInterval(() => check(), options.intervalMs ?? 250);
+  const timer = setInterval(check, options.intervalMs ?? 250);
   timer.unref();
   const stop = () => {
     clearInterval(timer);
@@ -70,8 +69,8 @@ export function startMemoryGovernor(options: { intervalMs?: number; slackMb?: nu
 let current: Pick<MemoryGovernor, 'check' | 'collect' | 'stop'> | undefined;
 
 /** The running governor's `check` (nothing without one: the library, tests in-process). */
-export function checkMemory(slackMb?: number): void {
-  current?.check(slackMb);
+export function checkMemory(): void {
+  current?.check();
 }
 
 /** The running governor's `collect` (nothing without one). */

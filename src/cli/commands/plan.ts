@@ -16,10 +16,7 @@ import { red, type CliIo, type GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { annotateProblems, problemsSummary, summary } from '../ci-output.js';
 import { loadTarget } from '../target.js';
-import { checkMemory } from '../memory.js';
-
-/** Garbage (MB) a plan leaves uncollected when its reads end (see `checkMemory` in `runPlan`). */
-const TAIL_SLACK_MB = 8;
+import { checkMemory, collectMemory } from '../memory.js';
 
 export interface PlanOptions extends GlobalOptions {
   /** save the plan (JSON) for `tmsync apply FILE` */
@@ -52,13 +49,6 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
     });
   }
   const target = await loadTarget(options, io);
-  // the tight collections while the last reads go on (below), ended when they are
-  let tight: ReturnType<typeof setInterval> | undefined;
-  let settled = false;
-  const endTight = () => {
-    settled = true;
-    clearInterval(tight);
-  };
   try {
     const { config, root, client } = target;
     let changes: GitChanges | undefined;
@@ -149,30 +139,18 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
       await summary(io, problemsSummary('tmsync plan', `${count(loadErrors.length, 'problem')} in the tests repository`, loadErrors, options.cwd, root));
       return 1;
     }
-    // once the files and the sync base are read, the rest of the reads' garbage is collected while
-    // they go on, under a tight bound (the client mostly waits on the rate limit then, and a pause
-    // costs it no request): what is left after the last answer is small enough to leave to V8, and
-    // the full collection of a fraction of a second no longer adds to the wait (issue 15)
-    baseP.then(
-      () => {
-        if (settled) return;
-        tight = setInterval(() => checkMemory(TAIL_SLACK_MB), 250);
-        tight.unref();
-      },
-      () => undefined,
-    );
-    const actual = await remote.finally(endTight);
+    const actual = await remote;
     reuse = undefined;
     const { base, notes: baseNotes } = await baseP;
     for (const n of baseNotes) io.stderr(`Note: ${n}`);
     // an optimisation only: a cache that cannot be written costs the next run its reads, nothing else
     await cache?.save(root).catch(() => undefined);
     await changedP;
-    // what loading and reading left behind is collected before the plan is built (see memory.ts)
-    // unless the collections during the reads left little: the plan's own work then starts from
-    // about what is alive, and the heap V8 commits for it stays lower (50,000 cases: peak 260 → 247
-    // MB for one full collection here, some 0.1 s after the last answer; issue 15)
-    checkMemory(TAIL_SLACK_MB);
+    // what loading and reading left behind is collected before the plan is built (see memory.ts),
+    // whatever the heap's growth since the last collection: the plan's own work then starts from
+    // what is alive, and the heap V8 commits for it stays lower (50,000 cases: peak 260 → 247 MB
+    // for one full collection, some 0.1 s, after the last answer; issue 15)
+    collectMemory();
     const { plan, problems } = changed
       ? withChangedSinceNotes(planChanged(loaded.state, actual, changed, { allowRecreate: options.allowRecreate ?? false, base, collectSynced: false, ...(options.prefer ? { prefer: options.prefer } : {}) }), loaded.state, changed, options.changedSince!)
       : buildPlan(loaded.state, actual, { prune: options.prune ?? false, allowRecreate: options.allowRecreate ?? false, base, collectSynced: false, ...(options.prefer ? { prefer: options.prefer } : {}) });
@@ -206,7 +184,6 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
     }
     return hasChanges(plan) && options.detailedExitcode ? EXIT_CHANGES : 0;
   } finally {
-    endTight();
     await target.close();
   }
 }
