@@ -604,15 +604,24 @@ export interface WriteFilesOptions extends WriteFileOptions {
 export async function stageTempFile(root: string, content: string | Uint8Array, options: { ops?: Partial<FileOps>; session?: WriteSession; name?: string } = {}): Promise<string> {
   const ops = fileOps(options.ops);
   const tmp = join(await sessionTempDir(resolve(root), ops, options.session), `${options.name ?? 'staged'}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  await writeStagedFile(tmp, content, options.ops);
+  return tmp;
+}
+
+/**
+ * Writes a new file (`wx`: never over one that exists), not flushed: a staged file, flushed later
+ * with the others. A failed write removes what it made (not a file that was there before: EEXIST).
+ */
+export async function writeStagedFile(path: string, content: string | Uint8Array, custom?: Partial<FileOps>): Promise<void> {
+  const ops = fileOps(custom);
   try {
-    if (options.ops?.open) await writeNewFile(ops, tmp, content, false);
+    if (custom?.open) await writeNewFile(ops, path, content, false);
     // without a file handle object: for thousands of small files, the handles' own cost is the larger part
-    else await new Promise<void>((done, fail) => writeFileCallback(tmp, content, { flag: 'wx' }, (err) => (err ? fail(err) : done())));
+    else await new Promise<void>((done, fail) => writeFileCallback(path, content, { flag: 'wx' }, (err) => (err ? fail(err) : done())));
   } catch (err) {
-    await ops.unlink(tmp).catch(() => undefined);
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') await ops.unlink(path).catch(() => undefined);
     throw err;
   }
-  return tmp;
 }
 
 /** `sync -f DIR`: one syncfs(2) for the whole file system; false where it is missing or fails. */

@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { writeFile as writeFileCallback } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ActualState, RemoteCase } from '../model.js';
 import { fileOps, type FileOps } from '../repository/file-ops.js';
 import { schemaComment } from '../repository/schema-comment.js';
 import { decodeTextOrThrow } from '../repository/text-file.js';
-import { createWriteSession, renderCaseYaml, repositoryTempDir, stageTempFile, syncFileSystem, TEMP_DIR } from '../repository/writer.js';
+import { createWriteSession, renderCaseYaml, repositoryTempDir, stageTempFile, syncFileSystem, TEMP_DIR, writeStagedFile } from '../repository/writer.js';
 import { remoteCaseFields, type FieldContext } from './case-fields.js';
 import { buildRepositoryModel, caseFieldContext, caseWhere, type CaseMemo, type MemoCase, type ModelFolder } from './repository-model.js';
 import type { LocalRepository } from './pull.js';
@@ -229,24 +228,7 @@ export function createPullStage(options: PullStageOptions): PullStage {
   const stageAt = async (path: string, content: string): Promise<string | undefined> => {
     if (treeFiles.has(path)) return undefined;
     const abs = join(await treeMkdir(dirname(path)), path);
-    if (options.ops?.open) {
-      const fh = await ops.open(abs, 'wx');
-      try {
-        await fh.writeFile(content);
-      } catch (err) {
-        await fh.close().catch(() => undefined);
-        await ops.unlink(abs).catch(() => undefined);
-        throw err;
-      }
-      await fh.close();
-    }
-    // without a file handle object, as `stageTempFile` writes
-    else {
-      await new Promise<void>((done, fail) => writeFileCallback(abs, content, { flag: 'wx' }, (err) => (err ? fail(err) : done()))).catch(async (err: NodeJS.ErrnoException) => {
-        if (err.code !== 'EEXIST') await ops.unlink(abs).catch(() => undefined);
-        throw err;
-      });
-    }
+    await writeStagedFile(abs, content, options.ops);
     treeFiles.set(path, { content, abs });
     treeOf.set(abs, path);
     return abs;

@@ -1,7 +1,7 @@
 import { rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileOps, ioError, type FileOps } from '../repository/file-ops.js';
-import { resolveWriteTarget, TEMP_DIR, type WriteSession } from '../repository/writer.js';
+import { resolveWriteTarget, TEMP_DIR, writeStagedFile, type WriteSession } from '../repository/writer.js';
 import { processGone } from '../repository/walk.js';
 import { forEachLimit } from './streams.js';
 import type { StagedTree } from './pull-stage.js';
@@ -157,12 +157,7 @@ export async function buildNewDirectories<F extends { path: string; content: str
         });
         return;
       }
-      const fh = await ops.open(abs, 'wx');
-      try {
-        await fh.writeFile(f.content);
-      } finally {
-        await fh.close();
-      }
+      await writeStagedFile(abs, f.content, options.ops);
     } catch (err) {
       throw ioError(err, 'write', f.path);
     }
