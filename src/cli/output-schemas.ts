@@ -121,6 +121,7 @@ export const outputSchemas = {
     outcome: z.enum(['passed', 'failed']),
     junit: z.string(),
   }),
+  project: doc('`tmsync project create --json`', { project }),
   'test-plan': doc('`tmsync test-plan create|get|complete --json`', { test_plan: z.looseObject({ id: z.string() }) }),
   serve: doc('`tmsync serve --json`: the first stdout line once it listens', {
     base_url: z.string(),

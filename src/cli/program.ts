@@ -157,6 +157,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--map-user <old=new>', 'map a user of the backup to a user of the target (email=email); repeatable', collect)
     .option('--default-owner <user>', 'stand-in for every user of the backup without a match in the target (owners, reviewers, assignees)')
     .option('--drop-missing-labels', 'leave out labels the target lacks (the API cannot create labels) instead of refusing', false)
+    .option('--create-project [name]', "create the project when none matches --project (which is then its prefix); its name: NAME, or the backup's project name", false)
     .option('--lock-timeout <duration>', 'wait this long (e.g. 30s, 5m) for another tmsync command writing this repository, instead of failing at once')
     .action(lazy(async () => (await import('./commands/restore.js')).runRestore));
 
@@ -238,6 +239,15 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .argument('<id>', 'test plan id or human id')
     .action(lazy(async () => (await import('./commands/test-plan.js')).runTestPlanComplete));
 
+  const project = program.command('project').description('manage projects (a restore or migrate target)');
+  project
+    .command('create')
+    .description("create a project and print its id")
+    .requiredOption('--name <name>', 'the project\'s name')
+    .requiredOption('--prefix <prefix>', 'the human id prefix of its items (SHOP → SHOP-12): 1 to 10 upper-case letters or digits, starting with a letter')
+    .option('--description <text>', 'description', '')
+    .action(lazy(async () => (await import('./commands/project.js')).runProjectCreate));
+
   program
     .command('serve')
     .description('run the embedded emulator of the service (SQLite), with a read-only web UI at /')
@@ -300,7 +310,12 @@ export const EXAMPLES: Record<string, string[]> = {
   show: ['tmsync show plan.json', 'tmsync show plan.json --format markdown'],
   pull: ['tmsync pull --project DEMO --dir tests', 'tmsync pull --folder "Checkout/Payments"', 'tmsync pull --prefer remote'],
   backup: ['tmsync backup --out demo-backup.json.gz'],
-  restore: ['tmsync restore demo-backup.json.gz --project NEW --map-user old@example.com=new@example.com'],
+  restore: [
+    'tmsync restore demo-backup.json.gz --project NEW --map-user old@example.com=new@example.com',
+    'tmsync restore demo-backup.json.gz --project COPY --create-project "Demo (copy)"',
+  ],
+  project: ['tmsync project create --name "Shop" --prefix SHOP'],
+  'project create': ['tmsync project create --name "Shop (staging copy)" --prefix SHOPSTG', 'tmsync project create --name Shop --prefix SHOP --json'],
   migrate: ['tmsync migrate --from old --to new', 'tmsync migrate --from old --to new --folder Checkout --auto-approve'],
   run: ['tmsync run trigger --test-plan DEMO-P-1 --wait --junit report.xml', 'tmsync run report 42 --junit report.xml'],
   'run trigger': [

@@ -38,8 +38,8 @@ export async function resolveProject(client: TmsClient, ref: string): Promise<Re
   const names = all.map((p) => `${p.name} (${p.human_id_prefix})`);
   throw new TmsyncError('project_not_found', `no project "${wanted}" on the service`, {
     hint: names.length
-      ? `use an id, prefix or exact name; available: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''}`
-      : 'the API key sees no projects; check the key and the base URL',
+      ? `use an id, prefix or exact name; available: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''}; or create it with \`tmsync project create --name NAME --prefix PREFIX\``
+      : 'the API key sees no projects: check the key and the base URL, or create one with `tmsync project create --name NAME --prefix PREFIX`',
     details: { ref: wanted, available: all.map((p) => ({ id: p.id, name: p.name, prefix: p.human_id_prefix })) },
   });
 }

@@ -82,6 +82,7 @@ describe("every command's --json document has its documented, versioned shape", 
       await json('backup', ['backup', '--out', join(target, 'b.json')]);
       const created = await json('test-plan', ['test-plan', 'create', '--title', 'Release 9']);
       await json('test-plan', ['test-plan', 'get', created.test_plan.id]);
+      expect((await json('project', ['project', 'create', '--name', 'Json', '--prefix', 'JSONOUT'])).project.human_id_prefix).toBe('JSONOUT');
       await json('init', ['init'], 0, await mkdtemp(join(tmpdir(), 'tmsync-json-init-')));
     } finally {
       await rm(target, { recursive: true, force: true });

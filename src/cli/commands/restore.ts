@@ -9,6 +9,8 @@ import { loadTarget, type Target } from '../target.js';
 import { withApplySession } from '../lock.js';
 import type { ApplySession } from '../../apply/engine.js';
 import { jsonOutput } from '../json.js';
+import type { RemoteProject } from '../../model.js';
+import { createProject, projectBody } from './project.js';
 
 export interface RestoreCommandOptions extends GlobalOptions {
   /** positional: the backup file */
@@ -19,6 +21,11 @@ export interface RestoreCommandOptions extends GlobalOptions {
   defaultOwner?: string;
   /** leave out labels the target lacks instead of refusing @default false */
   dropMissingLabels?: boolean;
+  /**
+   * create the target when no project matches `--project` (then its prefix); a string names it,
+   * `true` takes the backup's project name @default false
+   */
+  createProject?: boolean | string;
   /** wait this long (a duration) for the repository lock; none: fail at once */
   lockTimeout?: string;
 }
@@ -76,6 +83,28 @@ export async function runRestore(options: RestoreCommandOptions, io: CliIo): Pro
   }
 }
 
+/**
+ * The target project, created first with `--create-project` when none matches (a re-run after an
+ * interruption finds the one it created and goes on).
+ */
+async function restoreTarget(target: Target, backupName: string, create: boolean | string, io: CliIo): Promise<RemoteProject> {
+  try {
+    return await resolveProject(target.client, target.projectRef);
+  } catch (err) {
+    if (!(err instanceof TmsyncError && err.code === 'project_not_found')) throw err;
+    if (create === false) {
+      throw new TmsyncError('project_not_found', err.message, {
+        hint: `create it first: add --create-project to this command, or run \`tmsync project create --name NAME --prefix ${target.projectRef}\``,
+        ...(err.details ? { details: err.details } : {}),
+      });
+    }
+    const name = typeof create === 'string' && create.trim() !== '' ? create : backupName;
+    const project = await createProject(target.client, projectBody(name, target.projectRef, ''), io.signal);
+    io.stderr(`Created project ${project.name} (${project.humanIdPrefix}).`);
+    return project;
+  }
+}
+
 async function restoreInto(
   target: Target,
   session: ApplySession,
@@ -90,7 +119,7 @@ async function restoreInto(
   }, 5000);
   timer.unref();
   try {
-    const project = await resolveProject(target.client, target.projectRef);
+    const project = await restoreTarget(target, backup.source.project.name, options.createProject ?? false, io);
     const sameInstance = backup.source.base_url.replace(/\/+$/, '') === target.baseUrl.replace(/\/+$/, '');
     const directory = await fetchRestoreDirectory(target.client, io.signal);
     const result = await restoreBackup(backup, {
