@@ -80,6 +80,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .command('init')
     .description('write a starter tmsync.yaml, one example case and one step group')
     .argument('[dir]', 'directory to initialise', '.')
+    .option('--example', 'with a service (TMSYNC_BASE_URL and TMSYNC_API_KEY set): also write the example case and step group, which the first apply creates there', false)
     .action(lazy(async () => (await import('./commands/init.js')).runInit));
 
   /** `--prefer`: settles conflicts with the sync base for one run (docs/sync.md) */
@@ -298,7 +299,7 @@ export const EXAMPLES: Record<string, string[]> = {
     'tmsync plan --out plan.json && tmsync apply plan.json',
     'eval "$(tmsync completion bash)"',
   ],
-  init: ['tmsync init', 'tmsync init tests'],
+  init: ['tmsync init', 'tmsync init tests', 'TMSYNC_BASE_URL=https://tms.example/api/v1 tmsync init --project SHOP'],
   validate: ['tmsync validate', 'tmsync validate tests --json'],
   plan: [
     'tmsync plan',

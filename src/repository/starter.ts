@@ -28,17 +28,17 @@ export const STARTER_DEFAULTS: StarterTarget['defaults'] = {
 };
 
 /**
- * The starter repository: a commented tmsync.yaml aimed at the local emulator
+ * The starter repository (`example: false` leaves out the case and step group): a commented tmsync.yaml aimed at the local emulator
  * (`tmsync serve --seed demo`) or at the service `target` describes, one case that uses one step
  * group. It validates clean, and its first plan works against that service.
  */
-export function starterFiles(target?: StarterTarget): StarterFile[] {
+export function starterFiles(target?: StarterTarget, options: { example?: boolean } = {}): StarterFile[] {
   const d = target?.defaults ?? STARTER_DEFAULTS;
   const q = (v: string) => (/^[\w.@ -]+$/.test(v) && !/^[\s-]|\s$/.test(v) ? v : JSON.stringify(v));
   const config = 'tmsync.yaml';
   const example = 'cases/Example/first-case.yaml';
   const group = `step_groups/${STARTER_STEP_GROUP_KEY}.yaml`;
-  return [
+  const files: StarterFile[] = [
     {
       path: config,
       content: `# ${schemaComment('config', config)}
@@ -66,6 +66,10 @@ rate_limit: 8                 # requests per second
 concurrency: 4                # requests in flight
 `,
     },
+  ];
+  // the cases directory must exist (validate says so when it does not), and git keeps no empty one
+  if (options.example === false) return [...files, { path: 'cases/.gitkeep', content: '' }];
+  files.push(
     {
       path: example,
       content: `# ${schemaComment('test-case', example)}
@@ -92,7 +96,8 @@ steps:
     expected: The dashboard shows
 `,
     },
-  ];
+  );
+  return files;
 }
 
 /** The line `init` makes sure `.gitignore` has: tmsync's journal and local state. */

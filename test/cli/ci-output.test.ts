@@ -104,7 +104,7 @@ describe('the GitHub job summary of plan and apply', () => {
 
   it('appends the plan, then the apply counts, to GITHUB_STEP_SUMMARY', async () => {
     const dir = await emptyDir();
-    expect((await tmsync(dir, { TMSYNC_BASE_URL: emu.baseUrl, TMSYNC_API_KEY: API_KEY }, 'init')).code).toBe(0);
+    expect((await tmsync(dir, { TMSYNC_BASE_URL: emu.baseUrl, TMSYNC_API_KEY: API_KEY }, 'init', '--example')).code).toBe(0);
     const summaryFile = join(dir, 'summary.md');
     await writeFile(summaryFile, '# earlier step\n');
     const env = { TMSYNC_API_KEY: API_KEY, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summaryFile };

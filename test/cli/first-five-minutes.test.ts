@@ -50,10 +50,43 @@ describe("a new user's first five minutes against `tmsync serve --seed demo`", (
     expect(config).toContain('project: DEMO\n');
     expect(config).toContain('read from the service by `tmsync init`');
     expect(config).not.toContain(API_KEY);
+    // against a real service init writes no sample content: the first apply would create it there
+    await expect(readFile(join(dir, 'cases/Example/first-case.yaml'), 'utf8')).rejects.toThrow(/ENOENT/);
+    await expect(readFile(join(dir, 'step_groups/sign-in.yaml'), 'utf8')).rejects.toThrow(/ENOENT/);
+    expect(init.err).toContain('Next: `tmsync pull`');
     // the written file alone now reaches the service: no URL in the environment
     const plan = await tmsync(dir, { TMSYNC_API_KEY: API_KEY }, 'plan', '--detailed-exitcode');
     expect(plan.err).toBe('');
+    expect(plan.out).toContain('No changes.');
+    expect(plan.code).toBe(0);
+  });
+
+  it('writes the example case and step group against a service only with --example', async () => {
+    const dir = await emptyDir();
+    const init = await tmsync(dir, { TMSYNC_API_KEY: API_KEY, TMSYNC_BASE_URL: emu.baseUrl }, 'init', '--example');
+    expect(init.code).toBe(0);
+    expect(init.err).toContain('+ cases/Example/first-case.yaml');
+    const plan = await tmsync(dir, { TMSYNC_API_KEY: API_KEY }, 'plan', '--detailed-exitcode');
+    expect(plan.out).toContain('Plan: 3 to create');
     expect(plan.code).toBe(2);
+  });
+
+  it('does not pick one of several projects silently: it lists them and names --project, and writes nothing', async () => {
+    const other = await startEmulator({ memory: true, apiKeys: [API_KEY], seed: 'demo', port: 0 });
+    try {
+      createProject(other, { prefix: 'SHOP', name: 'Shop' });
+      const dir = await emptyDir();
+      const r = await tmsync(dir, { TMSYNC_API_KEY: API_KEY, TMSYNC_BASE_URL: other.baseUrl }, 'init');
+      expect(r.code).toBe(1);
+      expect(r.err).toContain('the service has 2 projects; tmsync init does not pick one for you');
+      expect(r.err).toMatch(/tmsync init --project PREFIX` with one of: DEMO \(.*\), SHOP \(Shop\)/);
+      await expect(readFile(join(dir, 'tmsync.yaml'), 'utf8')).rejects.toThrow(/ENOENT/);
+      const picked = await tmsync(dir, { TMSYNC_API_KEY: API_KEY, TMSYNC_BASE_URL: other.baseUrl }, 'init', '--project', 'SHOP');
+      expect(picked.code, picked.err).toBe(0);
+      expect(await readFile(join(dir, 'tmsync.yaml'), 'utf8')).toContain('project: SHOP\n');
+    } finally {
+      await other.close();
+    }
   });
 
   it('refuses to write anything when init cannot read the service it was pointed at, and says how to go offline', async () => {
@@ -67,7 +100,7 @@ describe("a new user's first five minutes against `tmsync serve --seed demo`", (
 
   it('treats an empty TMSYNC_BASE_URL or TMSYNC_PROJECT as unset, so tmsync.yaml applies', async () => {
     const dir = await emptyDir();
-    expect((await tmsync(dir, { TMSYNC_API_KEY: API_KEY, TMSYNC_BASE_URL: emu.baseUrl }, 'init')).code).toBe(0);
+    expect((await tmsync(dir, { TMSYNC_API_KEY: API_KEY, TMSYNC_BASE_URL: emu.baseUrl }, 'init', '--example')).code).toBe(0);
     const r = await tmsync(dir, { TMSYNC_API_KEY: API_KEY, TMSYNC_BASE_URL: '', TMSYNC_PROJECT: '', TMSYNC_APP_URL: '' }, 'plan', '--detailed-exitcode');
     expect(r.err).toBe('');
     expect(r.code).toBe(2);
@@ -75,7 +108,7 @@ describe("a new user's first five minutes against `tmsync serve --seed demo`", (
 
   it('finds tmsync.yaml upward when run in a subdirectory of the repository, as git does', async () => {
     const dir = await emptyDir();
-    expect((await tmsync(dir, { TMSYNC_API_KEY: API_KEY, TMSYNC_BASE_URL: emu.baseUrl }, 'init')).code).toBe(0);
+    expect((await tmsync(dir, { TMSYNC_API_KEY: API_KEY, TMSYNC_BASE_URL: emu.baseUrl }, 'init', '--example')).code).toBe(0);
     const sub = join(dir, 'cases', 'Example');
     const plan = await tmsync(sub, { TMSYNC_API_KEY: API_KEY }, 'plan', '--detailed-exitcode');
     expect(plan.code).toBe(2);
@@ -138,7 +171,7 @@ describe('`tmsync init` against a service whose lookups and users have none of t
   it('falls back to the first entry the service lists for each default and to its first user, and the starter then applies and converges', async () => {
     const dir = await emptyDir();
     const env = { TMSYNC_API_KEY: API_KEY, TMSYNC_BASE_URL: emu.baseUrl };
-    const init = await tmsync(dir, env, 'init');
+    const init = await tmsync(dir, env, 'init', '--example');
     expect(init.err).toContain('tmsync.yaml targets TEAM at');
     expect(init.code).toBe(0);
     const config = await readFile(join(dir, 'tmsync.yaml'), 'utf8');
@@ -153,6 +186,7 @@ describe('`tmsync init` against a service whose lookups and users have none of t
     // the service accepts what init wrote: apply creates the starter, and a second plan is empty
     const apply = await tmsync(dir, { TMSYNC_API_KEY: API_KEY }, 'apply', '--auto-approve');
     expect(apply.err).not.toMatch(/error/i);
+    expect(apply.err).toContain('3 created');
     expect(apply.code).toBe(0);
     const again = await tmsync(dir, { TMSYNC_API_KEY: API_KEY }, 'plan', '--detailed-exitcode');
     expect(again.code).toBe(0);

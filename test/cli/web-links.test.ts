@@ -29,7 +29,7 @@ async function setUp(dialect: Dialect) {
   const emu = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo', dialect });
   const dir = await mkdtemp(join(tmpdir(), 'tmsync-web-links-'));
   dirs.push(dir);
-  expect((await tmsync(dir, { TMSYNC_BASE_URL: emu.baseUrl }, 'init')).code).toBe(0);
+  expect((await tmsync(dir, { TMSYNC_BASE_URL: emu.baseUrl }, 'init', '--example')).code).toBe(0);
   return { emu, dir };
 }
 

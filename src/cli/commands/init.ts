@@ -20,6 +20,11 @@ import { effectiveEnv, loadTarget } from '../target.js';
 export interface InitOptions extends GlobalOptions {
   /** positional: [dir] (default `.`); created when missing */
   args: string[];
+  /**
+   * write the example case and step group also when init reads a real service (the offline
+   * starter always has them) @default false
+   */
+  example?: boolean;
 }
 
 const exists = (file: string) =>
@@ -35,7 +40,8 @@ const exists = (file: string) =>
 export async function runInit(options: InitOptions, io: CliIo): Promise<number> {
   const dir = resolve(options.cwd, options.args[0] ?? '.');
   const target = await readServiceDefaults(options, io);
-  const files = starterFiles(target);
+  // against a real service the examples would be created there by the first apply: only on request
+  const files = starterFiles(target, { example: target === undefined || options.example === true });
   const present: string[] = [];
   for (const f of files) if (await exists(join(dir, f.path))) present.push(f.path);
   if (present.length > 0) {
@@ -77,7 +83,12 @@ export async function runInit(options: InitOptions, io: CliIo): Promise<number> 
       ...updated.map((f) => `  ~ ${f} (added ${GITIGNORE_LINE})`),
       '',
       ...(target
-        ? [`tmsync.yaml targets ${target.project} at ${target.baseUrl}, with defaults the service accepts.`, 'Next: run `tmsync validate` and `tmsync plan`.']
+        ? [
+            `tmsync.yaml targets ${target.project} at ${target.baseUrl}, with defaults the service accepts.`,
+            ...(options.example
+              ? ['Next: run `tmsync validate` and `tmsync plan` (the example case and step group are created on the service by the first `tmsync apply`).']
+              : ['Next: `tmsync pull` writes the project\'s folders, cases and step groups here; or write cases under cases/ (one YAML file each), then `tmsync plan`.']),
+          ]
         : [
             'tmsync.yaml targets the demo emulator (`tmsync serve --seed demo`); for your service set `project`,',
             '`base_url` and `defaults` (or run `tmsync init` with TMSYNC_BASE_URL and TMSYNC_API_KEY set to fill them in).',
@@ -103,7 +114,7 @@ async function readServiceDefaults(options: InitOptions, io: CliIo): Promise<Sta
   try {
     let project;
     try {
-      project = target.projectRef ? await resolveProject(target.client, target.projectRef) : await firstProject(target.client);
+      project = target.projectRef ? await resolveProject(target.client, target.projectRef) : await onlyProject(target.client);
     } catch (err) {
       throw withOfflineHint(err);
     }
@@ -142,17 +153,26 @@ function pickUser(users: RemoteUser[]): string {
   return user.email;
 }
 
-async function firstProject(client: Parameters<typeof resolveProject>[0]) {
-  for await (const p of client.paginate('listProjects')) {
-    return { id: p.id, name: p.name, humanIdPrefix: p.human_id_prefix };
+/** The project, when the key sees exactly one; with several, init does not guess. */
+async function onlyProject(client: Parameters<typeof resolveProject>[0]) {
+  const all: { id: string; name: string; humanIdPrefix: string }[] = [];
+  for await (const p of client.paginate('listProjects')) all.push({ id: p.id, name: p.name, humanIdPrefix: p.human_id_prefix });
+  const [first] = all;
+  if (first && all.length === 1) return first;
+  if (!first) {
+    throw new TmsyncError('project_not_found', 'the service has no project yet', {
+      hint: 'create one with `tmsync project create --name NAME --prefix PREFIX` (or on the service), then run `tmsync init` again',
+    });
   }
-  throw new TmsyncError('project_not_found', 'the service has no project yet', {
-    hint: 'create one on the service (or pass --project), then run `tmsync init` again',
+  const listed = all.slice(0, 20).map((p) => `${p.humanIdPrefix} (${p.name})`);
+  throw new TmsyncError('init_choose_project', `the service has ${all.length} projects; tmsync init does not pick one for you`, {
+    hint: `run \`tmsync init --project PREFIX\` with one of: ${listed.join(', ')}${all.length > 20 ? ', …' : ''}`,
+    details: { projects: all.map((p) => ({ id: p.id, name: p.name, human_id_prefix: p.humanIdPrefix })) },
   });
 }
 
 function withOfflineHint(err: unknown): unknown {
-  if (err instanceof TmsyncError && !err.hint?.includes('offline')) {
+  if (err instanceof TmsyncError && err.code !== 'init_choose_project' && !err.hint?.includes('offline')) {
     return new TmsyncError(err.code, `tmsync init could not read the service: ${err.message}`, {
       hint: `${err.hint ? `${err.hint}; ` : ''}nothing was written. To write the offline starter instead, unset TMSYNC_BASE_URL (or TMSYNC_API_KEY)`,
       ...(err.details ? { details: err.details } : {}),
