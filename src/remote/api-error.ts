@@ -39,6 +39,8 @@ export interface ApiErrorInit {
   cause?: string;
   /** the service's `x-request-id` of the answer, quoted so the service's operators can find it */
   requestId?: string;
+  /** a connection refused by a loopback address (nothing listens there: an emulator not running) */
+  loopbackRefused?: boolean;
 }
 
 /** One failed request to the service. Never carries the API key or any header. */
@@ -54,6 +56,7 @@ export class ApiError extends TmsyncError {
   readonly retryAfterMs?: number;
   readonly endpoint?: string;
   readonly requestId?: string;
+  readonly loopbackRefused?: boolean;
 
   constructor(init: ApiErrorInit) {
     const what = `${init.method} ${init.path}`;
@@ -78,6 +81,7 @@ export class ApiError extends TmsyncError {
     this.path = init.path;
     this.serviceMessage = init.serviceMessage;
     this.serviceDetails = init.details;
+    if (init.loopbackRefused) this.loopbackRefused = true;
     this.ambiguous = init.ambiguous ?? false;
     this.retryAfterMs = init.retryAfterMs;
     this.endpoint = init.endpoint;

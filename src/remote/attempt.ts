@@ -82,7 +82,7 @@ export function attempt(c: AttemptContext, r: AttemptRequest): Promise<unknown> 
       try {
         res = await sendOnce(c.agent, { url, method: ep.method, headers, body, timeoutMs: r.timeoutMs, clock: s.clock, signal, maxBytes: s.maxResponseBytes, onAnswer: slot.answered });
       } catch (err) {
-        const failure = transportFailure(ep, logPath, err);
+        const failure = transportFailure(ep, logPath, err, url);
         if (!failure) throw err;
         event.error = failure.code;
         if (failure.status !== undefined) event.status = failure.status;

@@ -21,7 +21,8 @@ import { Lanes } from './lanes.js';
 import type { ClientOptions } from './options.js';
 import { paginatePages, type PageShape, type Query } from './paginate.js';
 import { TimestampUnit } from './parse.js';
-import { IDEMPOTENT_POSTS } from './policy.js';
+import { IDEMPOTENT_POSTS, isLoopbackRefusal, type RetryPolicy } from './policy.js';
+import { ApiError } from './api-error.js';
 import { Reconciler } from './reconcile.js';
 import { withRetries } from './retry.js';
 import { RunCaseEncoding } from './run-case-encoding.js';
@@ -179,9 +180,15 @@ function send(ctx: CallContext, c: Send): Promise<unknown> {
     signal,
     stop,
     reconciler: new Reconciler(c.reconcile, (first, err) => unconfirmedCreate(ep, c.params, first, err)),
-    onRetry: onRetry && ((error, n, wait) => onRetry(retryEvent(ep, error, n, policy.maxRetries + 1, wait, s.clock.now() - firstStart))),
+    onRetry: onRetry && ((error, n, wait) => onRetry(retryEvent(ep, error, n, attemptsFor(error, policy), wait, s.clock.now() - firstStart))),
     aborted,
   });
+}
+
+/** How many attempts the policy gives this error: a loopback refusal gets fewer. */
+function attemptsFor(error: unknown, policy: RetryPolicy): number {
+  const retries = error instanceof ApiError && isLoopbackRefusal(error) ? Math.min(policy.maxRetries, policy.loopbackRefusedRetries) : policy.maxRetries;
+  return retries + 1;
 }
 
 /** Every item of a list: its pages, each a call. */

@@ -1,6 +1,6 @@
 import { ErrorBody, fillPath, type Endpoint } from '../api/index.js';
 import { ApiError, defaultHint, scrub, scrubValue, type ApiErrorCode } from './api-error.js';
-import { parseResetHeader, parseRetryAfter, type RetryPolicy } from './policy.js';
+import { isLoopbackUrl, parseResetHeader, parseRetryAfter, type RetryPolicy } from './policy.js';
 import { ResponseTooLarge, TransportError, type RawResponse } from './transport.js';
 
 /** Every way a call fails, as an ApiError: a refusing answer, no answer, a stop, an unconfirmed create. */
@@ -92,7 +92,11 @@ export function answerError(ep: Endpoint, path: string, res: RawResponse, c: Ans
 }
 
 /** No (whole) answer: the transport's failure as an ApiError; undefined for anything else (not ours). */
-export function transportFailure(ep: Endpoint, path: string, err: unknown): ApiError | undefined {
+/**
+ * A request that failed before an answer, as an `ApiError`. `url`: where it went; a connection
+ * refused by a loopback address says that nothing listens there and names `tmsync serve`.
+ */
+export function transportFailure(ep: Endpoint, path: string, err: unknown, url?: string): ApiError | undefined {
   if (err instanceof ResponseTooLarge) {
     return new ApiError({
       code: 'response_too_large',
@@ -106,6 +110,7 @@ export function transportFailure(ep: Endpoint, path: string, err: unknown): ApiE
     });
   }
   if (err instanceof TransportError) {
+    const loopbackRefused = err.lowCode === 'ECONNREFUSED' && url !== undefined && isLoopbackUrl(url);
     return new ApiError({
       code: err.kind,
       method: ep.method,
@@ -113,6 +118,12 @@ export function transportFailure(ep: Endpoint, path: string, err: unknown): ApiE
       endpoint: ep.name,
       ambiguous: err.kind !== 'aborted' && err.sent,
       cause: err.lowCode,
+      ...(loopbackRefused
+        ? {
+            loopbackRefused,
+            hint: `nothing listens at ${new URL(url).origin}: is \`tmsync serve\` running? (start it with \`tmsync serve --seed demo\`, or check the base URL's port)`,
+          }
+        : {}),
     });
   }
   return undefined;

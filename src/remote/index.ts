@@ -6,6 +6,8 @@ export { CLIENT_DEFAULTS, type ClientOptions, type RequestEvent, type RetryEvent
 export {
   defaultRetryPolicy,
   isRetryable,
+  isLoopbackUrl,
+  isLoopbackRefusal,
   backoffDelay,
   retryDelay,
   parseRetryAfter,

@@ -15,6 +15,11 @@ export interface RetryPolicy {
   retryAfterCapMs: number;
   /** shortest wait after a rate-limit answer that names no time (the live 500): one rate window @default 1000 */
   rateLimitedMinDelayMs: number;
+  /**
+   * retries of a connection refused by a loopback address: nothing listens there (an emulator
+   * that is not running), which waiting does not mend @default 2
+   */
+  loopbackRefusedRetries: number;
   /** statuses retried for every method (the request was refused, nothing happened) */
   refusedStatuses: readonly number[];
   /** statuses retried for idempotent requests; for a create they are ambiguous (reconcile first) */
@@ -36,6 +41,7 @@ export const defaultRetryPolicy: Readonly<RetryPolicy> = Object.freeze({
   maxDelayMs: 30_000,
   retryAfterCapMs: 120_000,
   rateLimitedMinDelayMs: 1_000,
+  loopbackRefusedRetries: 2,
   refusedStatuses: Object.freeze([429]),
   serverErrorStatuses: Object.freeze([500, 502, 503, 504]),
   neverRetriedStatuses: Object.freeze([400, 401, 403, 404, 413, 422]),
@@ -113,4 +119,20 @@ export function parseResetHeader(value: string | undefined, now: number): number
   if (n > 1e12) return Math.max(0, n - now);
   if (n > 1e9) return Math.max(0, n * 1000 - now);
   return Math.round(n * 1000);
+}
+
+/** Whether a URL's host is a loopback address (127.0.0.0/8, ::1, localhost). */
+export function isLoopbackUrl(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  return host === 'localhost' || host.endsWith('.localhost') || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** A connection refused by a loopback address: the error `loopbackRefusedRetries` counts. */
+export function isLoopbackRefusal(err: ApiError): boolean {
+  return err.code === 'network' && err.loopbackRefused === true;
 }

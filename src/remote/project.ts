@@ -39,7 +39,7 @@ export async function resolveProject(client: TmsClient, ref: string): Promise<Re
   throw new TmsyncError('project_not_found', `no project "${wanted}" on the service`, {
     hint: names.length
       ? `use an id, prefix or exact name; available: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''}; or create it with \`tmsync project create --name NAME --prefix PREFIX\``
-      : 'the API key sees no projects: check the key and the base URL, or create one with `tmsync project create --name NAME --prefix PREFIX`',
+      : 'the API key sees no projects: check the key and the base URL. The service has none yet? Create one with `tmsync project create --name NAME --prefix PREFIX` (an emulator started without `--seed demo` starts empty: `tmsync serve --seed demo` creates DEMO)',
     details: { ref: wanted, available: all.map((p) => ({ id: p.id, name: p.name, prefix: p.human_id_prefix })) },
   });
 }

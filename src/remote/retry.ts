@@ -1,7 +1,7 @@
 import pRetry, { AbortError } from 'p-retry';
 import { ApiError } from './api-error.js';
 import type { Clock } from './clock.js';
-import { isRetryable, retryDelay, type RetryKind, type RetryPolicy } from './policy.js';
+import { isLoopbackRefusal, isRetryable, retryDelay, type RetryKind, type RetryPolicy } from './policy.js';
 import type { Reconciler } from './reconcile.js';
 
 export interface RetryOptions {
@@ -54,6 +54,7 @@ export async function withRetries<T>(attempt: (n: number) => Promise<T>, o: Retr
           if (o.stop?.aborted) return false;
           const decision = isRetryable(error, o.kind, o.policy);
           if (decision === 'fail' || !(error instanceof ApiError)) return false;
+          if (isLoopbackRefusal(error) && attemptNumber > o.policy.loopbackRefusedRetries) return false;
           if (decision === 'reconcile' && !o.reconciler.arm(error)) return false;
           const wait = retryDelay(error, attemptNumber, o.policy, o.random);
           o.onRetry?.(error, attemptNumber, wait);

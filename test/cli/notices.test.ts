@@ -73,14 +73,30 @@ describe("the client's retry events", () => {
     });
     await expect(client.call('listProjects')).rejects.toMatchObject({ code: 'network' });
     await client.close();
+    // a loopback address that refuses the connection has nothing listening: two quick retries, not max_retries
     expect(events.map((e) => [e.attempt, e.attempts, e.error, e.cause])).toEqual([
-      [1, 4, 'network', 'ECONNREFUSED'],
-      [2, 4, 'network', 'ECONNREFUSED'],
-      [3, 4, 'network', 'ECONNREFUSED'],
+      [1, 3, 'network', 'ECONNREFUSED'],
+      [2, 3, 'network', 'ECONNREFUSED'],
     ]);
     expect(events.every((e) => e.waitMs > 0 && e.method === 'GET' && e.path.startsWith('/projects'))).toBe(true);
-    expect(events[2].elapsedMs).toBeGreaterThan(events[1].elapsedMs);
+    expect(events[1].elapsedMs).toBeGreaterThan(events[0].elapsedMs);
     expect(JSON.stringify(events)).not.toContain('secret-key-123');
+  });
+});
+
+describe('a stopped emulator', () => {
+  it('fails after the first quick retries with a hint that names `tmsync serve`, and never prints the key', async () => {
+    const server = createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    await new Promise<void>((r) => server.close(() => r()));
+    const io = memoryIo({ TMSYNC_API_KEY: 'k-stopped-123', TMSYNC_BASE_URL: `http://127.0.0.1:${port}/api/v1`, TMSYNC_PROJECT: 'DEMO' });
+    expect(await main(['node', 'tmsync', 'test-plan', 'get', 'DEMO-P-1', '--json'], io, process.cwd())).toBe(1);
+    const error = JSON.parse(io.out[0]).error;
+    expect(error.code).toBe('network');
+    expect(error.message).toContain('connection refused (ECONNREFUSED)');
+    expect(error.hint).toBe(`nothing listens at http://127.0.0.1:${port}: is \`tmsync serve\` running? (start it with \`tmsync serve --seed demo\`, or check the base URL's port)`);
+    expect(io.err.join('\n')).not.toContain('k-stopped-123');
   });
 });
 

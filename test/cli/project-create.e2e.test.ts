@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../dialect.js';
 import { API_KEY, emulator, projectSnapshot, seedVariedProject } from '../transfer/helpers.js';
 
 async function tmsync(cwd: string, ...args: string[]) {
@@ -42,6 +43,19 @@ describe('tmsync project create, and restore --create-project', () => {
     expect(err.code).toBe('project_exists');
     expect(err.message).toContain('prefix SHOP');
     expect(err.hint).toContain('--project SHOP');
+  });
+
+  it('a command against an emulator with no project yet (serve without --seed) says how to make one', async () => {
+    const empty = await startTestEmulator({ memory: true, apiKeys: [API_KEY], port: 0 });
+    try {
+      const r = await tmsync(dir, 'backup', '--out', 'none.json', '--base-url', empty.baseUrl, '--project', 'DEMO');
+      expect(r.code).toBe(1);
+      expect(r.err).toContain('no project "DEMO" on the service');
+      expect(r.err).toContain('tmsync project create --name NAME --prefix PREFIX');
+      expect(r.err).toContain('`tmsync serve --seed demo` creates DEMO');
+    } finally {
+      await empty.close();
+    }
   });
 
   it('refuses a prefix the service would refuse before sending anything', async () => {

@@ -3,6 +3,8 @@ import {
   ApiError,
   backoffDelay,
   defaultRetryPolicy,
+  isLoopbackRefusal,
+  isLoopbackUrl,
   isRetryable,
   parseResetHeader,
   parseRetryAfter,
@@ -29,6 +31,18 @@ describe('retry policy', () => {
       expect(isRetryable(e, 'idempotent')).toBe('retry');
       expect(isRetryable(e, 'create')).toBe('reconcile');
     }
+  });
+
+  it('tells a loopback address from others, and gives a refusal by one two retries by default', () => {
+    for (const url of ['http://127.0.0.1:4010/api/v1', 'http://127.1.2.3/api/v1', 'http://localhost:4010/api/v1', 'http://[::1]:4010/api/v1', 'http://tms.localhost/api/v1']) {
+      expect(isLoopbackUrl(url), url).toBe(true);
+    }
+    for (const url of ['https://tms.example/api/v1', 'http://10.0.0.1/api/v1', 'http://127.0.0.1.example/api/v1', 'not a url']) {
+      expect(isLoopbackUrl(url), url).toBe(false);
+    }
+    expect(defaultRetryPolicy.loopbackRefusedRetries).toBe(2);
+    expect(isLoopbackRefusal(err('network', { cause: 'ECONNREFUSED', loopbackRefused: true }))).toBe(true);
+    expect(isLoopbackRefusal(err('network', { cause: 'ECONNREFUSED' }))).toBe(false);
   });
 
   it('repeats a create whose connection was refused (nothing was sent)', () => {
