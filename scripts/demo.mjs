@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 // The demo: start the embedded emulator on a free port with the demo project, copy examples/ to a
 // scratch directory, then run `tmsync plan`, `tmsync apply --auto-approve` and `tmsync plan` again
-// through the real CLI. Nothing in the checkout is modified. It ends by printing the address of the
-// emulator's web UI; in a terminal the emulator then stays up until Ctrl-C so it can be looked at.
+// through the real CLI. Nothing in the checkout is modified; the working copy, with the ids apply
+// wrote back, is kept and its path printed. The commands write straight to this terminal, so their
+// colours and apply's progress bar show as a user would see them. It ends by printing the address
+// of the emulator's web UI; in a terminal the emulator then stays up until Ctrl-C so it can be
+// looked at.
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,22 +18,21 @@ const key = `demo-${Math.random().toString(36).slice(2)}`;
 
 function run(args, env, opts = {}) {
   return new Promise((resolvePromise) => {
-    const child = spawn(process.execPath, [cli, ...args], { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      if (!opts.quiet) process.stdout.write(d);
-    });
-    child.stderr.on('data', (d) => {
-      if (!opts.quiet) process.stderr.write(d);
-    });
-    child.on('close', (code) => resolvePromise({ code, out }));
+    // the demo's own stdout and stderr: on a terminal tmsync colours its output and draws its bar
+    const child = spawn(process.execPath, [cli, ...args], { cwd: opts.cwd, env, stdio: ['ignore', 'inherit', 'inherit'] });
+    child.on('close', (code) => resolvePromise({ code }));
   });
 }
 
 // 1. serve: the emulator as a child process, exactly as a user would start it
 const server = spawn(process.execPath, [cli, 'serve', '--port', '0', '--memory', '--seed', 'demo', '--api-key', key], {
-  stdio: ['ignore', 'pipe', 'inherit'],
+  stdio: ['ignore', 'pipe', 'pipe'],
+});
+// the emulator's own notes (its "Stop with Ctrl-C") would interleave with the demo's: kept, and
+// shown only if it fails
+let serverErr = '';
+server.stderr.on('data', (d) => {
+  serverErr += d;
 });
 const baseUrl = await new Promise((resolvePromise, reject) => {
   let buf = '';
@@ -39,7 +41,7 @@ const baseUrl = await new Promise((resolvePromise, reject) => {
     const m = /listening on (\S+)/.exec(buf);
     if (m) resolvePromise(m[1]);
   });
-  server.on('exit', (code) => reject(new Error(`the emulator exited with ${code}`)));
+  server.on('exit', (code) => reject(new Error(`the emulator exited with ${code}${serverErr ? `:\n${serverErr}` : ''}`)));
 });
 console.log(`\n$ tmsync serve --port 0 --memory --seed demo\n  → ${baseUrl}\n`);
 
@@ -49,7 +51,7 @@ try {
   cpSync(join(here, 'examples'), work, { recursive: true, filter: (src) => !src.includes(`${join('examples', 'ci')}`) });
   const cfgFile = join(work, 'tmsync.yaml');
   writeFileSync(cfgFile, readFileSync(cfgFile, 'utf8').replace(/^base_url:.*$/m, `base_url: ${baseUrl}`));
-  const env = { ...process.env, TMSYNC_API_KEY: key, NO_COLOR: '1' };
+  const env = { ...process.env, TMSYNC_API_KEY: key };
   console.log(`Working copy of examples/: ${work}\n`);
 
   console.log('$ tmsync plan');
@@ -71,9 +73,9 @@ try {
 } catch (err) {
   console.error(`\nDemo failed: ${err.message}`);
   exitCode = 1;
-} finally {
-  rmSync(work, { recursive: true, force: true });
 }
+console.log(`\nThe working copy, with the ids apply wrote back, is kept in ${work}`);
+console.log(`(remove it with: rm -r ${JSON.stringify(work)})`);
 const uiUrl = `${new URL(baseUrl).origin}/`;
 console.log(`\nThe emulator's web UI: ${uiUrl}  (sign in with the demo's throwaway key ${key})`);
 if (exitCode === 0 && process.stdin.isTTY && process.stdout.isTTY) {

@@ -15,3 +15,6 @@ for (const [name, schema] of Object.entries(buildSpecJsonSchemas())) {
   await writeFile(join(outDir, name), renderJsonSchemaFile(schema));
   process.stdout.write(`wrote schemas/${name}\n`);
 }
+// examples/ is a starter people copy: it carries its own copies, as `tmsync init` writes them
+const { writeSchemaFiles } = await import('../dist/repository/index.js');
+for (const f of await writeSchemaFiles(join(root, 'examples'))) process.stdout.write(`wrote examples/${f}\n`);
