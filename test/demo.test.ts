@@ -9,7 +9,7 @@ const ROOT = resolve(import.meta.dirname, '..');
 describe('the demo (`npm run demo` after its build)', () => {
   it('keeps the working copy it prints, leaves colour to the terminal, and keeps the emulator\'s own notes out of its story', async () => {
     // FORCE_COLOR stands in for a terminal: the demo must not turn colour off itself
-    const env = { ...process.env, FORCE_COLOR: '1' };
+    const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '1' };
     delete env.NO_COLOR;
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(ROOT, 'scripts', 'demo.mjs')], { cwd: ROOT, env, maxBuffer: 16 << 20 });
     const work = /is kept in (\S+)/.exec(stdout)?.[1];
