@@ -64,6 +64,10 @@ describe('tmsync pull against the emulator', () => {
     ]);
     expect(await readFile(join(root, 'cases/Checkout/Réseau-Wi-Fi/_folder.yaml'), 'utf8')).toContain('name: "Réseau: Wi-Fi?"');
     expect(await readFile(join(root, 'tmsync.yaml'), 'utf8')).not.toContain(API_KEY);
+    // the count is every file written: the base and the schemas too (tmsync's own .tmsync/ aside)
+    const written = files.filter((f) => !f.startsWith('.tmsync/'));
+    expect(written).toContain('tmsync.base');
+    expect(r.err).toContain(`: ${written.length} files created, 0 updated, 0 unchanged.`);
     const plan = await tmsync(root, 'plan', '--detailed-exitcode');
     expect(plan.err + plan.out).toContain('No changes');
     expect(plan.code).toBe(0);

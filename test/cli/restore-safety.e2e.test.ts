@@ -165,7 +165,7 @@ describe('restore never duplicates and never restores a project onto itself', ()
 
     const r = await tmsync(await fresh(), {}, 'restore', plain, '--base-url', b.baseUrl, '--project', 'PART');
     expect(r.code).toBe(0);
-    expect(r.err).toContain('1 folders, 0 step groups, 9 test cases, 0 test plans, 1 test runs created (0 already restored by an earlier run, 60 found in the target and adopted)');
+    expect(r.err).toContain('1 folder, 0 step groups, 9 test cases, 0 test plans, 1 test run created (0 already restored by an earlier run, 60 found in the target and adopted)');
     expect(await projectSnapshot(b.baseUrl, 'PART')).toEqual(await projectSnapshot(a.baseUrl, 'ONE'));
   });
 

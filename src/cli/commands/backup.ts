@@ -6,6 +6,7 @@ import { VERSION } from '../../version.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { loadTarget } from '../target.js';
+import { plural } from '../words.js';
 
 export interface BackupOptions extends GlobalOptions {
   /** where to write the backup; gzip when it ends in `.gz` */
@@ -13,11 +14,11 @@ export interface BackupOptions extends GlobalOptions {
 }
 
 const SECTION_WORDS: Record<BackupSection, string> = {
-  folders: 'folders',
-  step_groups: 'step groups',
-  test_cases: 'test cases',
-  test_plans: 'test plans',
-  test_runs: 'test runs',
+  folders: 'folder',
+  step_groups: 'step group',
+  test_cases: 'test case',
+  test_plans: 'test plan',
+  test_runs: 'test run',
 };
 
 /**
@@ -30,7 +31,7 @@ export async function runBackup(options: BackupOptions, io: CliIo): Promise<numb
   const file = resolve(options.cwd, options.out);
   let current: { section: BackupSection; count: number } | undefined;
   const timer = setInterval(() => {
-    if (current) io.stderr(`backup: ${current.count} ${SECTION_WORDS[current.section]} so far…`);
+    if (current) io.stderr(`backup: ${plural(current.count, SECTION_WORDS[current.section])} so far…`);
   }, 5000);
   timer.unref();
   try {
@@ -52,7 +53,7 @@ export async function runBackup(options: BackupOptions, io: CliIo): Promise<numb
       },
     });
     const size = (await stat(file)).size;
-    const parts = (Object.keys(counts) as BackupSection[]).map((k) => `${counts[k]} ${SECTION_WORDS[k]}`);
+    const parts = (Object.keys(counts) as BackupSection[]).map((k) => plural(counts[k], SECTION_WORDS[k]));
     io.stderr(`Backed up ${project.name} (${project.humanIdPrefix}): ${parts.join(', ')} to ${options.out} (${formatSize(size)}).`);
     if (options.json) {
       io.stdout(jsonOutput({ file, bytes: size, project: { id: project.id, name: project.name, human_id_prefix: project.humanIdPrefix }, counts }));

@@ -1,5 +1,5 @@
-import { access } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { access, readdir } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
 import { fetchState } from '../../remote/fetch-state.js';
 import { resolveProject } from '../../remote/project.js';
 import type { ActualState, RemoteCase, RemoteProject } from '../../model.js';
@@ -11,6 +11,7 @@ import { loadTarget, type Target } from '../target.js';
 import { withRepositoryLock } from '../lock.js';
 import { jsonOutput } from '../json.js';
 import { finishMemory } from '../memory.js';
+import { plural } from '../words.js';
 
 /**
  * What pull needs once its first request is under way (rendering, writing, the sync base, the
@@ -41,7 +42,6 @@ export interface PullOptions extends GlobalOptions {
   prefer?: Prefer;
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** `Checkout/Payments` → `['Checkout', 'Payments']`. */
 export function parseFolderPath(path: string | undefined): string[] | undefined {
@@ -168,11 +168,17 @@ async function pullRead(
     // the base records what this pull synced (written atomically, after every file; not at all
     // when its text is the one read)
     const synced = recordPull(base, actual, result, merge, stage?.hashed);
-    await writeSyncBase(repoRoot, synced.base, undefined, baseText);
+    const baseWritten = await writeSyncBase(repoRoot, synced.base, undefined, baseText);
     const merged = synced.summary;
 
     // the modelines of the files just written point at these
+    const schemasBefore = new Set(await readdir(join(repoRoot, SCHEMA_DIR)).catch(() => [] as string[]));
     const schemas = await writeSchemaFiles(repoRoot);
+    // every file this pull wrote is counted, the base and the schemas too
+    const extra = [...(baseWritten ? [SYNC_BASE_FILE] : []), ...schemas];
+    const isNew = (f: string) => (f === SYNC_BASE_FILE ? baseText === undefined : !schemasBefore.has(basename(f)));
+    const created = [...result.created, ...extra.filter(isNew)];
+    const updated = [...result.updated, ...extra.filter((f) => !isNew(f))];
     if (schemas.length > 0) io.stderr(`Wrote the JSON Schemas editors use to ${SCHEMA_DIR}/ (commit them).`);
     if (!hasBase) io.stderr(`Wrote the sync base ${SYNC_BASE_FILE}: what the files and the service held at this pull (commit it with the files; docs/sync.md).`);
     for (const w of result.warnings) io.stderr(`Warning: ${w.message}`);
@@ -185,7 +191,7 @@ async function pullRead(
     const c = result.counts;
     io.stderr(
       `Pulled ${plural(c.cases, 'test case')} in ${plural(c.folders, 'folder')} and ${plural(c.stepGroups, 'step group')} from ${project.name} (${project.humanIdPrefix}) into ${repoRoot}: ` +
-        `${plural(result.created.length, 'file')} created, ${result.updated.length} updated, ${result.unchanged} unchanged.`,
+        `${plural(created.length, 'file')} created, ${updated.length} updated, ${result.unchanged} unchanged.`,
     );
     if (merged.withoutBase > 0) {
       io.stderr(
@@ -223,8 +229,8 @@ async function pullRead(
           project: { id: project.id, name: project.name, human_id_prefix: project.humanIdPrefix },
           root: repoRoot,
           counts: c,
-          created: result.created,
-          updated: result.updated,
+          created,
+          updated,
           unchanged: result.unchanged,
           moved: result.moved,
           gone: result.gone,

@@ -11,6 +11,7 @@ import type { ApplySession } from '../../apply/engine.js';
 import { jsonOutput } from '../json.js';
 import type { RemoteProject } from '../../model.js';
 import { createProject, projectBody } from './project.js';
+import { plural } from '../words.js';
 
 export interface RestoreCommandOptions extends GlobalOptions {
   /** positional: the backup file */
@@ -156,7 +157,7 @@ async function restoreInto(
     const resumed = result.skipped + result.adopted > 0 ? ` (${result.skipped} already restored by an earlier run, ${result.adopted} found in the target and adopted)` : '';
     io.stderr(
       `Restored ${backup.source.project.name} (${backup.source.project.human_id_prefix}) into ${project.name} (${project.humanIdPrefix}): ` +
-        `${c.folders} folders, ${c.step_groups} step groups, ${c.test_cases} test cases, ${c.test_plans} test plans, ${c.test_runs} test runs created${resumed}.`,
+        `${plural(c.folders, 'folder')}, ${plural(c.step_groups, 'step group')}, ${plural(c.test_cases, 'test case')}, ${plural(c.test_plans, 'test plan')}, ${plural(c.test_runs, 'test run')} created${resumed}.`,
     );
     io.stderr(`Journal: ${relative(options.cwd, result.journal)}`);
     if (options.json) {

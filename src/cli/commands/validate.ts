@@ -5,6 +5,7 @@ import { CONFIG_FILE_NAME, describeSearch, findConfigFile, validateRepository } 
 import { annotateProblems, codeQualityReport } from '../ci-output.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
+import { plural } from '../words.js';
 
 export interface ValidateOptions extends GlobalOptions {
   /** positional: [dir] (default `.`) */
@@ -13,7 +14,6 @@ export interface ValidateOptions extends GlobalOptions {
   format?: string;
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /**
  * `tmsync validate [DIR]`: every problem of tmsync.yaml and the repository, offline.
