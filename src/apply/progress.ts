@@ -42,7 +42,9 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
   const render = (p: ApplyProgress): string => {
     // a phase before the operations start (resume lookups): what is happening, not a bar at 0
     if (p.phase) return options.tty ? `\r\x1b[K${p.phase}…` : `apply: ${p.phase}…`;
-    const elapsed = Math.max(0.001, (now() - start) / 1000);
+    // the average over the whole run, counted in whole seconds as the service's rate window counts:
+    // the first second's burst (up to rate_limit at once) is not read as a rate above the limit
+    const elapsed = Math.max(1, Math.ceil((now() - start) / 1000));
     const rate = p.done / elapsed;
     const left = p.total - p.done;
     const eta = rate > 0 ? formatDuration(left / rate) : '?';

@@ -94,7 +94,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .command('validate')
     .description('check every file offline: schema, references, duplicate ids, folder names (no network)')
     .argument('[dir]', 'the tests repository', '.')
-    .option('--format <format>', 'text, or codequality: a GitLab Code Quality report (JSON) on stdout', 'text')
+    .addOption(new Option('--format <format>', 'text, or codequality: a GitLab Code Quality report (JSON) on stdout').choices(['text', 'codequality']).default('text'))
     .action(lazy(async () => (await import('./commands/validate.js')).runValidate));
 
   program
@@ -200,7 +200,11 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
   const results = program.command('results').description('push test results into test runs');
   results
     .command('push')
-    .description('map JUnit test cases to test cases and set their statuses in a test run')
+    .description(
+      'map JUnit test cases to test cases and set their statuses in a test run. A testcase maps to a case by, in order: ' +
+        'the --mapping file (classname.name, then name), a `test_case` property (human ids or ids), ' +
+        'then a human id in its name or classname (SHOP-12, also written SHOP_12); testcases that map to nothing are listed, not sent',
+    )
     .argument('<files...>', 'JUnit XML files')
     .option('--test-run <id>', 'an existing test run (id or human id)')
     .option('--new-run <title>', 'create a STATIC run holding the matched cases first')
@@ -255,7 +259,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--port <port>', 'port (0 picks a free one)', '4010')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .addOption(new Option('--db <file>', 'SQLite file (data survives restarts; one emulator per file)').conflicts('memory'))
-    .option('--memory', 'keep everything in memory', false)
+    .option('--memory', 'keep everything in memory (the default without --db)')
     .option('--api-key <key...>', 'accepted API key (repeatable); without one a random key is printed')
     .addOption(new Option('--seed <name>', 'seed data').choices(['demo']))
     .option('--latency <dur>', 'added latency per request (e.g. 20ms; a bare number is seconds)', '0')

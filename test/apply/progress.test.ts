@@ -47,6 +47,19 @@ describe('progress reporter', () => {
     expect(out).toEqual(['apply: checking 56 creates a stopped run left open…', 'apply: 0/56  0.0/s  ETA ?', 'apply: 10/56  2.0/s  ETA 23s']);
   });
 
+  it('shows the average over the whole run in whole seconds, so a first second\'s burst under rate_limit 8 never reads above 8/s', () => {
+    let t = 0;
+    const out: string[] = [];
+    const r = createProgressReporter({ write: (s) => out.push(s), tty: true, now: () => t, width: 10, redrawMs: 0 });
+    // the rate window lets 8 go at once, and 8 more a second later: 16 done after 1.5 s
+    t = 500;
+    r.update({ total: 61, done: 8, failed: 0, inFlight: 4 });
+    t = 1500;
+    r.update({ total: 61, done: 16, failed: 0, inFlight: 4 });
+    expect(out[0]).toContain(' 8/61  8.0/s');
+    expect(out[1]).toContain(' 16/61  8.0/s');
+  });
+
   it('prints nothing when no operation ever reported progress', () => {
     const out: string[] = [];
     const r = createProgressReporter({ write: (s) => out.push(s), tty: true });
