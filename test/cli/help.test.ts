@@ -36,6 +36,14 @@ describe('--help', () => {
     }
   });
 
+  it('says what is true of defaults and of matching: serve keeps memory by default, results push names its mapping rules', async () => {
+    const serve = await help('serve');
+    expect(serve.out).toMatch(/--memory\s+keep everything in memory \(the default without\s+--db\)/);
+    expect(serve.out).not.toMatch(/--memory[^\n]*\n?[^\n]*\(default: false\)/);
+    const push = await help('results', 'push');
+    expect(push.out).toMatch(/--mapping file[\s\S]*test_case[\s\S]*human id in its name/);
+  });
+
   it('names the exit code 130 (interrupted) and the duration syntax', async () => {
     const h = await help();
     expect(h.out).toContain('130 interrupted');
@@ -66,6 +74,7 @@ describe('tmsync completion', () => {
     expect(complete(script, ['tmsync', 'run', ''])).toEqual(expect.arrayContaining(['trigger', 'status', 'report']));
     expect(complete(script, ['tmsync', 'run', 'trigger', '--j'])).toEqual(['--junit', '--json']);
     expect(complete(script, ['tmsync', 'plan', '--format', ''])).toEqual(['text', 'markdown', 'json']);
+    expect(complete(script, ['tmsync', 'validate', '--format', ''])).toEqual(['text', 'codequality']);
     expect(complete(script, ['tmsync', '--verbose', 'apply', '--q'])).toEqual(['--quiet']);
   });
 
