@@ -158,6 +158,14 @@ describe('a folder chain thousands of levels deep', () => {
     expect(node.id).toBe(chain[DEPTH - 1].id);
   });
 
+  it('deletes the project holding it (a cascade through the chain would pass the trigger depth SQLite allows)', async () => {
+    const auth = { authorization: `Bearer ${UI_KEY}` };
+    const r = await app.inject({ method: 'DELETE', url: '/api/v1/projects/DEMO', headers: auth });
+    expect(r.statusCode, r.body).toBe(200);
+    expect((await app.inject({ method: 'GET', url: '/api/v1/projects/DEMO', headers: auth })).statusCode).toBe(404);
+    expect(db.findFolder(ctx, chain[0].project_id, chain[DEPTH - 1].id)).toBeUndefined();
+  });
+
   it('shows the project page, the top folder page and the deepest folder page with its whole breadcrumb', async () => {
     const project = await get('/ui/projects/DEMO');
     expect(project.statusCode).toBe(200);
