@@ -9,11 +9,12 @@ import type { KeyRing } from './auth.js';
 import type { DbContext } from './db/index.js';
 import type { Faults } from './faults.js';
 import { liveBody, liveError } from './dialect.js';
-import { FILTER_OPS, invalid, multipartBoundary, multipartParts, zodProblems, type HandlerTable, type RegisteredHandler, type RouteContext, type TextFilter, type Urls } from './http.js';
+import { FILTER_OPS, MULTIPART_LIMITS, invalid, multipartBoundary, multipartParts, zodProblems, type HandlerTable, type RegisteredHandler, type RouteContext, type TextFilter, type Urls } from './http.js';
 import type { Dialect } from './options.js';
 import { loggablePath, type RequestLog, type RequestLogEntry } from './request-log.js';
 import { iconSvg } from './routes/lookups.js';
 import { ServiceError } from './service-error.js';
+import { bodyText } from './body-text.js';
 import { isUiPath, registerUi } from './ui/index.js';
 
 /** Largest accepted body: 1 MiB. */
@@ -88,13 +89,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
 
-  await app.register(multipart, { limits: { fileSize: BODY_LIMIT, fieldSize: BODY_LIMIT, parts: 100, files: 10 } });
+  await app.register(multipart, { limits: { fileSize: BODY_LIMIT, fieldSize: BODY_LIMIT, ...MULTIPART_LIMITS } });
 
   // JSON bodies: an empty body is "no body" (so a POST without one is a 422, not a 400); anything
-  // unparsable is a 400. Other content types are tried as JSON too, as lenient services do.
+  // unparsable is a 400. Other content types are tried as JSON too, as lenient services do. The
+  // bytes are decoded in the declared charset, strictly (body-text.ts).
   app.removeContentTypeParser(['application/json', 'text/plain']);
-  const parseJson = (_req: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
+  const parseJson = (req: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
+    let text: string;
+    try {
+      text = typeof body === 'string' ? body : bodyText(body, req.headers['content-type']);
+    } catch (err) {
+      return done(err as Error);
+    }
     if (text.trim() === '') return done(null, undefined);
     try {
       done(null, JSON.parse(text));
@@ -102,8 +109,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       done(new ServiceError(400, 'Malformed JSON in the request body'));
     }
   };
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
-  app.addContentTypeParser('*', { parseAs: 'string' }, parseJson);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJson);
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, parseJson);
 
   app.addHook('onRequest', async (req, reply) => {
     req.tmsStart = performance.now();

@@ -210,6 +210,16 @@ export function multipartBoundary(contentType: string | undefined): string | und
   return value === undefined || value === '' ? undefined : value;
 }
 
+/** How many parts (and of them files) a multipart body may have. */
+export const MULTIPART_LIMITS = { parts: 100, files: 10 } as const;
+
+/** The multipart parser's limit errors, which it gives the status 413 with a terse reason of its own. */
+const COUNT_LIMITS: Record<string, string> = {
+  FST_PARTS_LIMIT: `Too many parts in the multipart/form-data body: at most ${MULTIPART_LIMITS.parts} parts are accepted`,
+  FST_FILES_LIMIT: `Too many files in the multipart/form-data body: at most ${MULTIPART_LIMITS.files} file parts are accepted`,
+  FST_FIELDS_LIMIT: 'Too many fields in the multipart/form-data body',
+};
+
 /**
  * The parts of a multipart body. The parser's own errors (a malformed part header, a body cut
  * short) are the client's fault: they become a 400, never a 500.
@@ -218,6 +228,9 @@ export async function* multipartParts(req: FastifyRequest): AsyncGenerator<Await
   try {
     for await (const part of req.parts()) yield part;
   } catch (err) {
+    const tooMany = COUNT_LIMITS[(err as { code?: string }).code ?? ''];
+    // the count of parts is the problem, not the size: the generic 413 would say "too large"
+    if (tooMany) throw new ServiceError(413, tooMany);
     const status = (err as { statusCode?: number }).statusCode;
     // ours, and the plugin's own 4xx (413 for a part over the limit): the error handler answers them
     if (err instanceof ServiceError || (status !== undefined && status >= 400 && status < 500)) throw err;

@@ -163,4 +163,49 @@ describe('the web UI in Chromium', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('keeps working under its Content-Security-Policy: no violation on any page, and signing out works', async (ctx) => {
+    if (!browser) return ctx.skip(skipReason);
+    const page = await signedInPage();
+    const violations: string[] = [];
+    page.on('console', (m) => {
+      if (/Content.Security.Policy|Refused to/i.test(m.text())) violations.push(m.text());
+    });
+    const sent: Record<string, string>[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST') void r.allHeaders().then((h) => sent.push(h));
+    });
+    for (const path of ['/ui/', '/ui/projects/DEMO', `/ui/projects/DEMO/folders/${seed.loginFolder.id}`, `/ui/projects/DEMO/cases/${seed.hostileCase.human_id}`, `/ui/projects/DEMO/runs/${seed.run.human_id}`, '/ui/runs']) {
+      const r = await page.goto(`${emu.appUrl}${path}`);
+      expect(r?.headers()['content-security-policy'], path).toContain("frame-ancestors 'none'");
+    }
+    // the stylesheet applied (a blocked one would leave the header unstyled)
+    const headerBg = await page.locator('header.top').evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(el).backgroundColor);
+    expect(headerBg).toBe('rgb(36, 41, 47)');
+    await page.click('text=Sign out');
+    await page.waitForURL(`${emu.appUrl}/ui/`);
+    expect(await page.locator('input[type=password]').count()).toBe(1);
+    expect((await browser.cookies()).find((c) => c.name === 'tmsync_ui_key')).toBeUndefined();
+    expect(violations).toEqual([]);
+    // the pages send no referrer, so the browser names its own form posts' origin "null": Sec-Fetch-Site tells them apart
+    expect(sent.at(-1)?.['sec-fetch-site']).toBe('same-origin');
+    await page.close();
+  });
+
+  it('refuses a sign-out form posted from another site, and the user stays signed in', async (ctx) => {
+    if (!browser) return ctx.skip(skipReason);
+    const page = await signedInPage();
+    // a page of another site, with a form aimed at the emulator's sign-out
+    await page.route('http://evil.test/**', (route) =>
+      route.fulfill({ contentType: 'text/html', body: `<form method="post" action="${emu.appUrl}/ui/logout"><button id="go">win a prize</button></form>` }),
+    );
+    await page.goto('http://evil.test/');
+    const [answer] = await Promise.all([page.waitForResponse(`${emu.appUrl}/ui/logout`), page.click('#go')]);
+    expect(answer.status()).toBe(403);
+    expect(await page.locator('[role=alert]').innerText()).toContain('another site');
+    expect((await browser.cookies()).find((c) => c.name === 'tmsync_ui_key')?.value).toBe(UI_KEY);
+    await page.goto(`${emu.appUrl}/ui/`);
+    expect(await page.locator('h1').innerText()).toBe('Projects');
+    await page.close();
+  });
 });

@@ -96,6 +96,22 @@ export function isSelfOrDescendant(ctx: DbContext, folderId: string, candidate: 
   return row !== undefined;
 }
 
+/**
+ * `folderId` and the folders above it, the top one first, in one query: a loop of lookups would
+ * cost one query per level of a chain that may be thousands deep. Moves refuse cycles; the depth
+ * bound only keeps a damaged file from looping.
+ */
+export function folderAncestors(ctx: DbContext, projectId: string, folderId: string): FolderRow[] {
+  return ctx
+    .stmt(
+      `WITH RECURSIVE up(id, parent_id, depth) AS (
+         SELECT id, parent_id, 0 FROM folders WHERE project_id = ? AND id = ?
+         UNION ALL SELECT f.id, f.parent_id, up.depth + 1 FROM folders f JOIN up ON f.id = up.parent_id WHERE up.depth < 1000000)
+       SELECT ${COLS.split(', ').map((c) => `f.${c}`).join(', ')} FROM up JOIN folders f ON f.id = up.id ORDER BY up.depth DESC`,
+    )
+    .all(projectId, folderId) as FolderRow[];
+}
+
 export function moveFolder(ctx: DbContext, folder: FolderRow, parentId: string | null): FolderRow {
   return ctx.tx(() => {
     const oldSiblings = siblings(ctx, folder.project_id, folder.parent_id, folder.id);

@@ -61,6 +61,9 @@ export function deleteProject(ctx: DbContext, id: string): void {
   ctx.tx(() => {
     // executions and imports hold no foreign key (they outlive runs); remove them by project
     ctx.stmt('DELETE FROM executions WHERE project_id = ?').run(id);
+    // the folders, flattened first: through parent_id a chain of folders cascades one level of
+    // trigger recursion per folder, and SQLite refuses more than 1,000 (the delete would fail)
+    ctx.stmt('UPDATE folders SET parent_id = NULL WHERE project_id = ? AND parent_id IS NOT NULL').run(id);
     ctx.stmt('DELETE FROM projects WHERE id = ?').run(id);
   });
 }

@@ -1,4 +1,5 @@
 import * as db from '../db/index.js';
+import { liveBody } from '../dialect.js';
 import type { FolderRow } from '../db/index.js';
 import { listPage, ok, projectOf, type HandlerTable, type RouteContext } from '../http.js';
 import { ServiceError, invalidField, notFound } from '../service-error.js';
@@ -27,10 +28,42 @@ export function folderWire(f: FolderRow, children: FolderWire[] = []): FolderWir
   };
 }
 
-/** The folder with its whole subtree, children in `order`. */
-function withChildren(all: FolderRow[], f: FolderRow): FolderWire {
-  const kids = all.filter((x) => x.parent_id === f.id);
-  return folderWire(f, kids.map((k) => withChildren(all, k)));
+const CHILDREN = '"children":[]';
+
+/**
+ * The answer of a folder GET, `{message, data: {folder}}` with the folder's whole subtree (children
+ * in `order`), written as JSON text by a loop. A chain of folders a few thousand deep overflows the
+ * stack of anything recursive, `JSON.stringify` of the nested object included. Each folder is
+ * shaped alone (`shape` gets it without children) and its children are written inside its
+ * `"children":[]`, which JSON.stringify writes once, as the key it is (a quote inside a name is escaped).
+ */
+function subtreeAnswer(all: FolderRow[], top: FolderRow, shape: (f: FolderRow) => unknown): Buffer {
+  const kids = new Map<string, FolderRow[]>();
+  for (const f of all) {
+    if (f.parent_id === null) continue;
+    const list = kids.get(f.parent_id);
+    if (list) list.push(f);
+    else kids.set(f.parent_id, [f]);
+  }
+  const out: string[] = ['{"message":"","data":{"folder":'];
+  const todo: (FolderRow | string)[] = ['}}', top];
+  while (todo.length) {
+    const x = todo.pop()!;
+    if (typeof x === 'string') {
+      out.push(x);
+      continue;
+    }
+    const text = JSON.stringify(shape(x));
+    const at = text.indexOf(CHILDREN) + CHILDREN.length - 1;
+    out.push(text.slice(0, at));
+    todo.push(text.slice(at));
+    const children = kids.get(x.id) ?? [];
+    for (let i = children.length - 1; i >= 0; i--) {
+      todo.push(children[i]);
+      if (i > 0) todo.push(',');
+    }
+  }
+  return Buffer.from(out.join(''));
 }
 
 function folderOf(c: RouteContext): FolderRow {
@@ -47,7 +80,9 @@ export const folderRoutes = {
   },
   getFolder(c) {
     const f = folderOf(c);
-    return ok('folder', withChildren(db.allFolders(c.db, f.project_id), f));
+    // the live dialect's shapes are applied per folder here (the app's rewrite of a whole answer recurses)
+    const shape = c.dialect === 'live' ? (x: FolderRow) => liveBody('getFolder', folderWire(x), c.db) : (x: FolderRow) => folderWire(x);
+    return { body: subtreeAnswer(db.allFolders(c.db, f.project_id), f, shape), contentType: 'application/json; charset=utf-8' };
   },
   createFolder(c) {
     const project = projectOf(c);

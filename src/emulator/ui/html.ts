@@ -63,6 +63,7 @@ export function layout(title: string, body: Html, opts: { crumbs?: Crumb[]; sign
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · tmsync emulator</title>
 <link rel="stylesheet" href="/ui/style.css">
+<link rel="icon" href="/ui/favicon.svg" type="image/svg+xml">
 </head>
 <body>
 <header class="top">

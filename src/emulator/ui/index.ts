@@ -4,7 +4,7 @@ import type { DbContext } from '../db/index.js';
 import { html, layout, pageOf } from './html.js';
 import { ServiceError } from '../service-error.js';
 import * as pages from './pages.js';
-import { STYLESHEET } from './style.js';
+import { FAVICON, STYLESHEET } from './style.js';
 
 /**
  * The emulator's read-only web UI: server-rendered HTML under `/ui/` (and `/` redirects there).
@@ -21,9 +21,48 @@ export interface UiDeps {
 
 export const UI_COOKIE = 'tmsync_ui_key';
 
-/** True for the paths the UI serves: they skip the API's bearer check, faults and request log. */
+/**
+ * True for the paths the UI serves: they skip the API's bearer check, faults and request log.
+ * `/favicon.ico`, which browsers ask for on their own, is one of them so that it answers 404
+ * rather than the API's 401 (the pages link their icon, `/ui/favicon.svg`).
+ */
 export function isUiPath(url: string): boolean {
+  if (url === '/favicon.ico') return true;
   return url === '/' || url.startsWith('/?') || url === '/ui' || url.startsWith('/ui/') || url.startsWith('/ui?');
+}
+
+/**
+ * Sent with every UI answer. The pages are server-rendered with one stylesheet and no script, so
+ * the policy allows nothing else: no script at all, no inline style, no framing (clickjacking),
+ * forms only to the emulator itself. No referrer: page addresses name projects and cases.
+ */
+export const UI_SECURITY_HEADERS = {
+  'content-security-policy': "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+} as const;
+
+/**
+ * Why a POST of the key form or of "Sign out" comes from another site, or undefined when it comes
+ * from the emulator's own pages (or from a client that sends neither header, such as curl: no
+ * browser, so no cross-site forgery). `Sec-Fetch-Site` decides when the browser sends it; the
+ * pages' `Referrer-Policy: no-referrer` makes browsers send `Origin: null` even for their own form
+ * posts, so a `null` origin is trusted only with `Sec-Fetch-Site: same-origin`. Only the host is
+ * compared with `Host`: the emulator speaks plain HTTP, a proxy in front may not.
+ */
+export function crossSiteReason(req: FastifyRequest): string | undefined {
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return `Sec-Fetch-Site: ${site}`;
+  const origin = req.headers.origin;
+  if (origin === undefined) return undefined;
+  if (origin === 'null') return site === 'same-origin' ? undefined : 'Origin: null';
+  let host: string | undefined;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    host = undefined;
+  }
+  return host !== undefined && host === req.headers.host ? undefined : `Origin: ${origin}`;
 }
 
 function cookieKey(req: FastifyRequest): string | undefined {
@@ -42,9 +81,18 @@ function cookieKey(req: FastifyRequest): string | undefined {
   return undefined;
 }
 
-/** Only a local UI path may be the target after signing in (no open redirect). */
-function safeNext(next: unknown): string {
-  return typeof next === 'string' && /^\/ui\/[^\\]*$/.test(next) && !next.startsWith('//') ? next : '/ui/';
+const ANYWHERE = 'http://emulator.invalid';
+
+/**
+ * The page to go to after signing in: a path of the UI, else `/ui/` (no open redirect). It becomes
+ * a `Location` header, so it must be printable ASCII (a raw CR/LF or a character above U+00FF cannot
+ * be sent in a header at all); `..` segments must not lead out of `/ui/`.
+ */
+export function safeNext(next: unknown): string {
+  if (typeof next !== 'string' || !/^\/ui\/[\x21-\x7e]*$/.test(next) || next.includes('\\')) return '/ui/';
+  const url = new URL(next, ANYWHERE);
+  if (url.origin !== ANYWHERE || !url.pathname.startsWith('/ui/')) return '/ui/';
+  return `${url.pathname}${url.search}`;
 }
 
 function keyForm(next: string, error?: string): string {
@@ -64,6 +112,19 @@ function keyForm(next: string, error?: string): string {
 const sendHtml = (reply: FastifyReply, status: number, body: string) =>
   reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(body);
 
+function refuseCrossSite(reply: FastifyReply, why: string, signedIn: boolean): FastifyReply {
+  return sendHtml(
+    reply,
+    403,
+    layout(
+      'Refused',
+      html`<p class="error" role="alert">This form was posted from another site (${why}), so it was refused.</p>
+<p>Sign in or out from the emulator's own pages: <a href="/ui/">open the projects</a>.</p>`,
+      { signedIn },
+    ),
+  );
+}
+
 export async function registerUi(app: FastifyInstance, deps: UiDeps): Promise<void> {
   const env: pages.PageEnv = { ctx: deps.db, now: deps.now, runDurationMs: deps.runDurationMs };
   const signedIn = (req: FastifyRequest) => {
@@ -71,9 +132,15 @@ export async function registerUi(app: FastifyInstance, deps: UiDeps): Promise<vo
     return key !== undefined && deps.keys.accepts(key) !== undefined;
   };
 
+  app.addHook('onRequest', async (req, reply) => {
+    if (isUiPath(req.url)) reply.headers(UI_SECURITY_HEADERS);
+  });
   app.get('/', async (_req, reply) => reply.redirect('/ui/', 302));
   app.get('/ui/style.css', async (_req, reply) =>
     reply.header('cache-control', 'max-age=300').type('text/css; charset=utf-8').send(STYLESHEET),
+  );
+  app.get('/ui/favicon.svg', async (_req, reply) =>
+    reply.header('cache-control', 'max-age=300').type('image/svg+xml').send(FAVICON),
   );
 
   await app.register(async (ui) => {
@@ -83,6 +150,8 @@ export async function registerUi(app: FastifyInstance, deps: UiDeps): Promise<vo
     });
 
     ui.post('/login', async (req, reply) => {
+      const crossSite = crossSiteReason(req);
+      if (crossSite) return refuseCrossSite(reply, crossSite, signedIn(req));
       const form = (req.body ?? {}) as Record<string, unknown>;
       const key = typeof form.key === 'string' ? form.key.trim() : '';
       const next = safeNext(form.next);
@@ -91,7 +160,10 @@ export async function registerUi(app: FastifyInstance, deps: UiDeps): Promise<vo
       return reply.redirect(next, 303);
     });
 
-    ui.post('/logout', async (_req, reply) => {
+    ui.post('/logout', async (req, reply) => {
+      // without this, any site could sign the user out (a form posting here)
+      const crossSite = crossSiteReason(req);
+      if (crossSite) return refuseCrossSite(reply, crossSite, signedIn(req));
       reply.header('set-cookie', `${UI_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`);
       return reply.redirect('/ui/', 303);
     });

@@ -3,7 +3,7 @@ import type { DbContext, ExecutionRow, FolderRow, ProjectRow } from '../db/index
 import { executionPhase, settleExecution } from '../routes/execution.js';
 import { ServiceError } from '../service-error.js';
 import { CASE_FIELDS, fieldOf, type FieldKind } from '../../fields.js';
-import { html, layout, pageRequest, pager, statusClass, when, type Crumb, type Html } from './html.js';
+import { Html, html, layout, pageRequest, pager, statusClass, when, type Crumb } from './html.js';
 import { uiPaths } from './links.js';
 
 /**
@@ -50,7 +50,16 @@ interface TreeNode {
   total: number;
 }
 
-function folderTree(ctx: DbContext, projectId: string): TreeNode[] {
+interface FolderTree {
+  roots: TreeNode[];
+  nodes: Map<string, TreeNode>;
+}
+
+/**
+ * The project's folders as a tree with case counts. Every walk over it is a loop, not a recursion:
+ * a chain of folders thousands deep would overflow the stack.
+ */
+function folderTree(ctx: DbContext, projectId: string): FolderTree {
   const counts = db.caseCountsByFolder(ctx, projectId);
   const nodes = new Map<string, TreeNode>();
   const folders = db.allFolders(ctx, projectId);
@@ -61,23 +70,58 @@ function folderTree(ctx: DbContext, projectId: string): TreeNode[] {
     const parent = f.parent_id ? nodes.get(f.parent_id) : undefined;
     (parent ? parent.children : roots).push(node);
   }
-  const sum = (n: TreeNode): number => (n.total = n.direct + n.children.reduce((a, c) => a + sum(c), 0));
-  roots.forEach(sum);
-  return roots;
+  // a parent comes before its children in `order`, so summing it backwards adds up each subtree
+  const order = preorder(roots);
+  for (let i = order.length - 1; i >= 0; i--) {
+    const n = order[i];
+    n.total = n.direct;
+    for (const c of n.children) n.total += c.total;
+  }
+  return { roots, nodes };
 }
 
-function renderTree(p: ProjectRow, nodes: TreeNode[], root = false): Html {
+function preorder(roots: TreeNode[]): TreeNode[] {
+  const out: TreeNode[] = [];
+  const todo = [...roots].reverse();
+  while (todo.length) {
+    const n = todo.pop()!;
+    out.push(n);
+    for (let i = n.children.length - 1; i >= 0; i--) todo.push(n.children[i]);
+  }
+  return out;
+}
+
+/** Nested lists of links, built with an explicit stack (see {@link folderTree}). */
+function renderTree(p: ProjectRow, nodes: TreeNode[]): Html {
   if (nodes.length === 0) return html``;
-  return html`<ul${root ? html` class="tree"` : ''}>${nodes.map(
-    (n) => html`<li><a href="${uiPaths.folder(p.human_id_prefix, n.folder.id)}">${n.folder.name}</a> <span class="count" title="cases in this folder">${n.direct}</span>${
-      n.total !== n.direct ? html` <span class="muted">(${n.total} with subfolders)</span>` : ''
-    }${renderTree(p, n.children)}</li>`,
-  )}</ul>`;
+  const out: string[] = ['<ul class="tree">'];
+  const todo: (TreeNode | string)[] = ['</ul>'];
+  for (let i = nodes.length - 1; i >= 0; i--) todo.push(nodes[i]);
+  while (todo.length) {
+    const n = todo.pop()!;
+    if (typeof n === 'string') {
+      out.push(n);
+      continue;
+    }
+    out.push(
+      html`<li><a href="${uiPaths.folder(p.human_id_prefix, n.folder.id)}">${n.folder.name}</a> <span class="count" title="cases in this folder">${n.direct}</span>${
+        n.total !== n.direct ? html` <span class="muted">(${n.total} with subfolders)</span>` : ''
+      }`.text,
+    );
+    if (n.children.length === 0) {
+      out.push('</li>');
+      continue;
+    }
+    out.push('<ul>');
+    todo.push('</ul></li>');
+    for (let i = n.children.length - 1; i >= 0; i--) todo.push(n.children[i]);
+  }
+  return new Html(out.join(''));
 }
 
 export function projectPage(env: PageEnv, ref: string): string {
   const p = projectOf(env.ctx, ref);
-  const tree = folderTree(env.ctx, p.id);
+  const tree = folderTree(env.ctx, p.id).roots;
   const one = { limit: 1, offset: 0 };
   const groups = db.listStepGroups(env.ctx, p.id, one).total;
   const plans = db.listPlans(env.ctx, p.id, {}, one).total;
@@ -91,18 +135,13 @@ export function projectPage(env: PageEnv, ref: string): string {
 <li><a href="${base}/runs">Test runs</a> <span class="count">${runs}</span></li>
 </ul>
 <h2>Folders <span class="count" title="cases in the project">${cases}</span></h2>
-${tree.length ? html`<div class="card">${renderTree(p, tree, true)}</div>` : html`<p class="muted">No folders yet.</p>`}`;
+${tree.length ? html`<div class="card">${renderTree(p, tree)}</div>` : html`<p class="muted">No folders yet.</p>`}`;
   return frame(`${p.name} (${p.human_id_prefix})`, body, [home]);
 }
 
+/** The breadcrumbs from the top folder down to `folder`: one query however deep it lies. */
 function folderChain(ctx: DbContext, p: ProjectRow, folder: FolderRow): Crumb[] {
-  const chain: Crumb[] = [];
-  let f: FolderRow | undefined = folder;
-  for (let guard = 0; f && guard < 1000; guard++) {
-    chain.unshift({ label: f.name, href: uiPaths.folder(p.human_id_prefix, f.id) });
-    f = f.parent_id ? db.findFolder(ctx, p.id, f.parent_id) : undefined;
-  }
-  return chain;
+  return db.folderAncestors(ctx, p.id, folder.id).map((f) => ({ label: f.name, href: uiPaths.folder(p.human_id_prefix, f.id) }));
 }
 
 export function folderPage(env: PageEnv, ref: string, folderId: string, page: number): string {
@@ -112,15 +151,8 @@ export function folderPage(env: PageEnv, ref: string, folderId: string, page: nu
   const list = db.listFolderCases(env.ctx, folder.id, pageRequest(page));
   const chain = folderChain(env.ctx, p, folder);
   const base = uiPaths.folder(p.human_id_prefix, folder.id);
-  const find = (nodes: TreeNode[]): TreeNode | undefined => {
-    for (const n of nodes) {
-      const hit = n.folder.id === folder.id ? n : find(n.children);
-      if (hit) return hit;
-    }
-    return undefined;
-  };
-  const sub = find(folderTree(env.ctx, p.id))?.children ?? [];
-  const body = html`${sub.length ? html`<h2>Subfolders</h2><div class="card">${renderTree(p, sub, true)}</div><h2>Cases <span class="count">${list.total}</span></h2>` : ''}
+  const sub = folderTree(env.ctx, p.id).nodes.get(folder.id)?.children ?? [];
+  const body = html`${sub.length ? html`<h2>Subfolders</h2><div class="card">${renderTree(p, sub)}</div><h2>Cases <span class="count">${list.total}</span></h2>` : ''}
 <table class="wide"><thead><tr><th>Id</th><th>Title</th><th>Steps</th><th>Updated</th></tr></thead><tbody>
 ${list.items.map(
   (c) => html`<tr><td><a href="${uiPaths.testCase(p.human_id_prefix, c.human_id)}">${c.human_id}</a></td><td><a href="${uiPaths.testCase(p.human_id_prefix, c.human_id)}">${c.title}</a></td><td>${c.step_count}</td><td>${when(c.updated_at)}</td></tr>`,

@@ -45,3 +45,7 @@ form.key button{margin-top:.6rem;padding:.4rem 1rem;font:inherit;border-radius:4
   table.wide td{display:block;border:0;padding:.1rem .6rem}
 }
 `;
+
+/** The pages' icon (linked from each page; `/favicon.ico` answers 404). */
+export const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#24292f"/><path d="M4 8.5l2.5 2.5L12 5" fill="none" stroke="#3fb950" stroke-width="2"/></svg>
+`;
