@@ -89,7 +89,7 @@ describe('validate --format codequality', () => {
     expect((await tmsync(dir, {}, 'init')).code).toBe(0);
     const r = await tmsync(dir, {}, 'validate', '--format', 'sarif');
     expect(r.code).toBe(1);
-    expect(r.err.join('\n')).toContain('--format sarif is not a validate format');
+    expect(r.err.join('\n')).toContain("argument 'sarif' is invalid. Allowed choices are text, codequality.");
   });
 });
 
