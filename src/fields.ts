@@ -58,8 +58,8 @@ export interface CaseFieldSpec {
  * (template TCD).
  */
 const TABLE = [
-  { key: 'description', model: 'description', remote: 'description', wire: 'description', kind: 'text', about: 'description', label: 'Description' },
-  { key: 'preconditions', model: 'preconditions', remote: 'preconditions', wire: 'preconditions', kind: 'text', about: 'preconditions', label: 'Preconditions', repeats: true },
+  { key: 'description', model: 'description', remote: 'description', wire: 'description', kind: 'text', about: 'what the case checks and why (Markdown)', label: 'Description' },
+  { key: 'preconditions', model: 'preconditions', remote: 'preconditions', wire: 'preconditions', kind: 'text', about: 'what must hold before the first step (Markdown)', label: 'Preconditions', repeats: true },
   { key: 'template', model: 'template', remote: 'templateType', wire: 'template_type', kind: 'template', about: 'implied by `steps`: STEPS for a list, TCD for a text', label: 'Template' },
   { key: 'type', model: 'type', remote: 'typeId', wire: 'type_id', kind: 'lookup', list: 'types', required: true, about: 'lookup name, alias or id (GET /test_cases/types)', label: 'Type' },
   { key: 'status', model: 'status', remote: 'statusId', wire: 'status_id', kind: 'lookup', list: 'statuses', required: true, about: 'lookup name, alias or id (GET /test_cases/statuses)', label: 'Status' },
@@ -152,7 +152,7 @@ export interface StepGroupFieldSpec extends Pick<CaseFieldSpec, 'key' | 'model' 
  * by key or human id, matching by title) and every module treats them on their own.
  */
 const GROUP_TABLE = [
-  { key: 'description', model: 'description', remote: 'description', wire: 'description', kind: 'text', about: 'description' },
+  { key: 'description', model: 'description', remote: 'description', wire: 'description', kind: 'text', about: 'what the steps do, for the cases that use the group (Markdown)' },
   { key: 'labels', model: 'labels', remote: 'labelIds', wire: 'label_ids', liveWire: 'labels', kind: 'labels', about: 'label names or ids (GET /labels)' },
   { key: 'steps', model: 'steps', remote: 'steps', wire: 'steps', kind: 'steps', about: 'the steps; a step group cannot use another one' },
 ] as const satisfies readonly StepGroupFieldSpec[];

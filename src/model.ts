@@ -220,6 +220,28 @@ export interface Lookups {
   runStatuses: LookupEntry[];
 }
 
+/** The lookup fields of a case, by YAML key. */
+export type LookupKind = 'type' | 'status' | 'priority' | 'automation_type';
+
+/** The list of {@link Lookups} each lookup field names. */
+export const LOOKUP_LISTS: Readonly<Record<LookupKind, keyof Pick<Lookups, 'types' | 'statuses' | 'priorities' | 'automationTypes'>>> = {
+  type: 'types',
+  status: 'statuses',
+  priority: 'priorities',
+  automation_type: 'automationTypes',
+};
+
+/** The names of each lookup field's list, in the service's order (what an editor offers). */
+export function lookupNames(lookups: Lookups): Record<LookupKind, string[]> {
+  const names = (list: LookupEntry[]) => [...list].sort((a, b) => (a.order ?? 0) - (b.order ?? 0)).map((e) => e.name);
+  return {
+    type: names(lookups.types),
+    status: names(lookups.statuses),
+    priority: names(lookups.priorities),
+    automation_type: names(lookups.automationTypes),
+  };
+}
+
 export interface ActualState {
   project: RemoteProject;
   /** flat; rebuild the tree from parentId */

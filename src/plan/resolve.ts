@@ -1,4 +1,4 @@
-import type { ActualState, LookupEntry, RemoteLabel, RemoteUser } from '../model.js';
+import { LOOKUP_LISTS, type ActualState, type LookupEntry, type LookupKind, type RemoteLabel, type RemoteUser } from '../model.js';
 import { didYouMean } from '../did-you-mean.js';
 
 /**
@@ -14,14 +14,7 @@ export interface Unresolved {
 
 export type Resolution = { ok: true; id: string } | { ok: false; error: Unresolved };
 
-export type LookupKind = 'type' | 'status' | 'priority' | 'automation_type';
-
-const LOOKUP_LISTS: Record<LookupKind, keyof Pick<ActualState['lookups'], 'types' | 'statuses' | 'priorities' | 'automationTypes'>> = {
-  type: 'types',
-  status: 'statuses',
-  priority: 'priorities',
-  automation_type: 'automationTypes',
-};
+export type { LookupKind } from '../model.js';
 
 class NameIndex {
   private readonly byKey = new Map<string, string>();

@@ -1,5 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, posix, sep } from 'node:path';
+import type { LookupKind } from '../model.js';
 
 export type SchemaKind = 'config' | 'test-case' | 'step-group' | 'folder';
 
@@ -34,17 +35,26 @@ export function schemaComment(kind: SchemaKind, fileFromRoot: string): string {
   return `yaml-language-server: $schema=${rel}`;
 }
 
+
+export interface WriteSchemaFilesOptions {
+  /**
+   * The names of the service's lookup lists: the copies then offer them for completion (still
+   * accepting any alias or id), in case files and in `defaults:` of tmsync.yaml
+   */
+  lookupNames?: Partial<Record<LookupKind, readonly string[]>>;
+}
+
 /**
  * Writes (or refreshes) the JSON Schemas of tmsync.yaml, cases, step groups and folders into
  * `<root>/SCHEMA_DIR`, copied from the installed package's `schemas/`. Returns the paths written,
  * relative to `root` and `/`-separated.
  */
-export async function writeSchemaFiles(root: string): Promise<string[]> {
+export async function writeSchemaFiles(root: string, options: WriteSchemaFilesOptions = {}): Promise<string[]> {
   const source = new URL('../../schemas/', import.meta.url);
   await mkdir(join(root, SCHEMA_DIR), { recursive: true });
   const written: string[] = [];
-  for (const name of Object.values(SCHEMA_FILES)) {
-    const text = await readFile(new URL(name, source), 'utf8');
+  for (const [kind, name] of Object.entries(SCHEMA_FILES) as [SchemaKind, string][]) {
+    const text = withLookupNames(kind, await readFile(new URL(name, source), 'utf8'), options.lookupNames);
     const dest = join(root, SCHEMA_DIR, name);
     const previous = await readFile(dest, 'utf8').catch(() => undefined);
     if (previous === text) continue;
@@ -52,4 +62,24 @@ export async function writeSchemaFiles(root: string): Promise<string[]> {
     written.push(`${SCHEMA_DIR}/${name}`);
   }
   return written;
+}
+
+type JsonSchemaNode = { properties?: Record<string, JsonSchemaNode> } & Record<string, unknown>;
+
+/**
+ * A schema file's text with the lookup keys offering the service's names: `anyOf` an `enum` of
+ * them (what an editor completes) or any string (an alias or an id is still valid). Unchanged
+ * without names, and for the kinds that name no lookup.
+ */
+export function withLookupNames(kind: SchemaKind, text: string, names: WriteSchemaFilesOptions['lookupNames']): string {
+  if (!names || (kind !== 'test-case' && kind !== 'config')) return text;
+  const schema = JSON.parse(text) as JsonSchemaNode;
+  const props = kind === 'test-case' ? schema.properties : schema.properties?.defaults?.properties;
+  if (!props) return text;
+  for (const [key, list] of Object.entries(names) as [LookupKind, readonly string[] | undefined][]) {
+    const prop = props[key];
+    if (!prop || !list || list.length === 0) continue;
+    props[key] = { ...prop, anyOf: [{ enum: [...new Set(list)] }, { type: 'string' }] };
+  }
+  return `${JSON.stringify(schema, null, 2)}\n`;
 }

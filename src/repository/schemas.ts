@@ -82,8 +82,10 @@ type CaseFieldShape = { [K in CaseFieldEntry['key']]: z.ZodOptional<z.ZodType<Ya
 function caseFieldShape(): CaseFieldShape {
   const shape: Record<string, z.ZodOptional<z.ZodType>> = {};
   for (const key of CASE_FIELD_KEYS) {
-    const forms = CASE_FIELDS.filter((f) => f.key === key).map(yamlValue);
-    shape[key] = (forms.length === 1 ? forms[0] : z.union(forms)).optional();
+    const entries = CASE_FIELDS.filter((f) => f.key === key);
+    const forms = entries.map(yamlValue);
+    // a key with two forms: the union carries both descriptions, so an editor's hover shows them
+    shape[key] = (forms.length === 1 ? forms[0] : z.union(forms).meta({ description: entries.map((f) => f.about).join('; or ') })).optional();
   }
   return shape as CaseFieldShape;
 }
@@ -247,9 +249,18 @@ export type StepGroupInput = z.infer<typeof stepGroupSchema>;
 export type FolderInput = z.infer<typeof folderSchema>;
 export type ConfigInput = z.infer<typeof configSchema>;
 
+/** The words every schema file carries about its draft. */
+export const DRAFT_NOTE =
+  'JSON Schema draft 2020-12 (see $schema). Editors with yaml-language-server read it as it is; a validator must use that draft (ajv: import Ajv2020 from "ajv/dist/2020"; its default class is draft-07 and refuses this file).';
+
 /** The four JSON Schemas of `schemas/`, by file name. */
 export function buildSpecJsonSchemas(): Record<string, unknown> {
-  const gen = (schema: z.ZodType) => z.toJSONSchema(schema, { target: 'draft-2020-12' });
+  // draft 2020-12, said twice: in `$schema`, and in words for whoever reads the file (ajv's default
+  // class is draft-07 and refuses these files; it needs `ajv/dist/2020`)
+  const gen = (schema: z.ZodType) => ({
+    ...z.toJSONSchema(schema, { target: 'draft-2020-12' }),
+    $comment: DRAFT_NOTE,
+  });
   return {
     'config.schema.json': gen(configSchema),
     'test-case.schema.json': gen(testCaseSchema),

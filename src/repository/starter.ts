@@ -1,3 +1,4 @@
+import type { LookupKind } from '../model.js';
 import { schemaComment } from './schema-comment.js';
 
 /** One file `tmsync init` writes (path relative to the new repository, `/`-separated). */
@@ -16,6 +17,8 @@ export interface StarterTarget {
   defaults: { type: string; status: string; priority: string; automationType: string; owner: string };
   /** a comment line for tmsync.yaml saying where the values came from */
   source: string;
+  /** the service's lookup names, offered for completion by the repository's schema copies */
+  lookupNames?: Partial<Record<LookupKind, readonly string[]>>;
 }
 
 /** The starter's defaults: the names `tmsync serve --seed demo` knows, `qa-lead@example.com` its first user. */

@@ -54,6 +54,15 @@ describe("a new user's first five minutes against `tmsync serve --seed demo`", (
     await expect(readFile(join(dir, 'cases/Example/first-case.yaml'), 'utf8')).rejects.toThrow(/ENOENT/);
     await expect(readFile(join(dir, 'step_groups/sign-in.yaml'), 'utf8')).rejects.toThrow(/ENOENT/);
     expect(init.err).toContain('Next: `tmsync pull`');
+    // the repository's schema copies offer the service's lookup names for completion, in case files and in defaults:
+    const caseSchema = JSON.parse(await readFile(join(dir, '.tmsync-schemas/test-case.schema.json'), 'utf8'));
+    expect(caseSchema.properties.priority.anyOf).toEqual([{ enum: expect.arrayContaining(['Critical', 'Medium']) }, { type: 'string' }]);
+    expect(caseSchema.properties.type.anyOf[0].enum).toContain('Functional');
+    const configSchema = JSON.parse(await readFile(join(dir, '.tmsync-schemas/config.schema.json'), 'utf8'));
+    expect(configSchema.properties.defaults.properties.automation_type.anyOf[0].enum).toContain('Not Automated');
+    // pull refreshes the copies and keeps the names
+    expect((await tmsync(dir, { TMSYNC_API_KEY: API_KEY }, 'pull')).code).toBe(0);
+    expect(JSON.parse(await readFile(join(dir, '.tmsync-schemas/test-case.schema.json'), 'utf8')).properties.status.anyOf[0].enum).toContain('Draft');
     // the written file alone now reaches the service: no URL in the environment
     const plan = await tmsync(dir, { TMSYNC_API_KEY: API_KEY }, 'plan', '--detailed-exitcode');
     expect(plan.err).toBe('');

@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { TmsyncError } from '../../errors.js';
-import type { LookupEntry, RemoteUser } from '../../model.js';
+import { lookupNames, type LookupEntry, type RemoteUser } from '../../model.js';
 import { resolveProject } from '../../remote/index.js';
 import {
   GITIGNORE_LINE,
@@ -56,7 +56,7 @@ export async function runInit(options: InitOptions, io: CliIo): Promise<number> 
     created.push(f.path);
   }
 
-  created.push(...(await writeSchemaFiles(dir)));
+  created.push(...(await writeSchemaFiles(dir, target?.lookupNames ? { lookupNames: target.lookupNames } : {})));
 
   const gitignore = join(dir, '.gitignore');
   let previous: string | undefined;
@@ -132,6 +132,7 @@ async function readServiceDefaults(options: InitOptions, io: CliIo): Promise<Sta
       project: project.humanIdPrefix,
       baseUrl: target.baseUrl,
       source: `read from the service by \`tmsync init\` (project ${project.name})`,
+      lookupNames: lookupNames(dir.lookups),
       defaults: {
         type: pick(dir.lookups.types, STARTER_DEFAULTS.type, 'case types'),
         status: pick(dir.lookups.statuses, STARTER_DEFAULTS.status, 'case statuses'),

@@ -2,7 +2,7 @@ import { access, readdir } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { fetchState } from '../../remote/fetch-state.js';
 import { resolveProject } from '../../remote/project.js';
-import type { ActualState, RemoteCase, RemoteProject } from '../../model.js';
+import { lookupNames, type ActualState, type RemoteCase, type RemoteProject } from '../../model.js';
 import type { LocalRepository } from '../../transfer/pull.js';
 import type { PullStage } from '../../transfer/pull-stage.js';
 import type { Prefer } from '../../transfer/pull-merge.js';
@@ -173,7 +173,7 @@ async function pullRead(
 
     // the modelines of the files just written point at these
     const schemasBefore = new Set(await readdir(join(repoRoot, SCHEMA_DIR)).catch(() => [] as string[]));
-    const schemas = await writeSchemaFiles(repoRoot);
+    const schemas = await writeSchemaFiles(repoRoot, { lookupNames: lookupNames(actual.lookups) });
     // every file this pull wrote is counted, the base and the schemas too
     const extra = [...(baseWritten ? [SYNC_BASE_FILE] : []), ...schemas];
     const isNew = (f: string) => (f === SYNC_BASE_FILE ? baseText === undefined : !schemasBefore.has(basename(f)));
