@@ -71,6 +71,8 @@ export interface RouteReply {
   status?: number;
   body?: unknown;
   contentType?: string;
+  /** called once the answer has been handed to the connection, or the connection closed (a body lent from a pool goes back) */
+  done?: () => void;
 }
 
 /** The context of one endpoint: its `:param`s, its query and body as its schemas parsed them. */

@@ -108,3 +108,22 @@ describe('case list pages', () => {
     expect(r.body.page_info.total_count).toBe(1);
   });
 });
+
+describe('page answers written into lent buffers', () => {
+  it('are each whole and their own while many are in flight, and again once the buffers are given back', async () => {
+    const f = await folder(http, 'Lent buffers');
+    const titles = Array.from({ length: 60 }, (_, i) => `L${String(i).padStart(2, '0')}`);
+    for (const t of titles) await create(f, t);
+    // the 6th page of 10 is the smallest: a buffer lent for a larger page is written over by it
+    const pageOf = (n: number) => http.get(`/projects/DEMO/test_cases?folder_id=${f}&page_size=10&page=${n}`);
+    for (let round = 0; round < 3; round++) {
+      const pages = await Promise.all(Array.from({ length: 24 }, (_, i) => pageOf((i % 6) + 1)));
+      pages.forEach((r, i) => {
+        expect(r.status).toBe(200);
+        const page = (i % 6) + 1;
+        expect(r.body.data.test_cases.map((c: { title: string }) => c.title)).toEqual(titles.slice((page - 1) * 10, page * 10));
+        expect(r.body.page_info.total_count).toBe(60);
+      });
+    }
+  });
+});
