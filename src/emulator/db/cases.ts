@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { nextNumber, parseJsonArray, type DbContext, type Page, type PageRequest } from './common.js';
+import { nextNumber, pageOf, parseJsonArray, type DbContext, type Page, type PageRequest } from './common.js';
 
 
 export interface StepRow {
@@ -87,15 +87,13 @@ export function listCases(
 ): Page<CaseRow & { individual_steps: StepRow[] }> {
   const params = { project: projectId, folder: f.folderId ?? null, title: f.titleContains ?? null, search: f.search ?? null };
   if (params.title !== null || params.search !== null) {
-    const total = (ctx.stmt(`SELECT count(*) AS n FROM cases ${WHERE}`).get(params) as { n: number }).n;
-    const rows = (
-      ctx.stmt(`SELECT ${COLS} FROM cases ${WHERE} ORDER BY seq LIMIT @limit OFFSET @offset`).all({ ...params, ...page }) as RawCase[]
-    ).map(toCase);
+    const p = pageOf<RawCase>(ctx, { cols: COLS, from: 'cases', where: WHERE, key: 'seq' }, params, page);
+    const rows = p.items.map(toCase);
     const byCase = stepsOf(ctx, rows.map((r) => r.id));
-    return { items: rows.map((r) => ({ ...r, individual_steps: byCase.get(r.id) ?? [] })), total };
+    return { ...p, items: rows.map((r) => ({ ...r, individual_steps: byCase.get(r.id) ?? [] })) };
   }
-  const { total, range: bounds } = pageRange(ctx, projectId, params.folder, page);
-  if (!bounds) return { items: [], total };
+  const { range: bounds, ...where } = pageRange(ctx, projectId, params.folder, page);
+  if (!bounds) return { items: [], ...where };
   const range = { ...params, ...bounds };
   // rows as arrays, made into objects of one fixed shape here: a page is 100 cases and ~500 steps
   const rows = ctx.stmt(`SELECT ${COLS} FROM cases ${WHERE} AND seq BETWEEN @first AND @last ORDER BY seq`).raw(true).all(range) as unknown[][];
@@ -127,19 +125,35 @@ export function listCases(
     }
     items.push(caseOfColumns(r, individual_steps));
   }
-  return { items, total };
+  return { items, ...where };
 }
 
 /**
- * The total of a whole project's or one folder's case list, and the positions of a page's first
- * and last case (none past the end): the page's cases lie between them, an index range however
- * deep the page.
+ * The total of a whole project's or one folder's case list, the positions (`seq`, the keys) of a
+ * page's cases and the first and last of them (none past the end): the page's cases lie between
+ * them, an index range however deep the page. A page after or before a key is found in the kept
+ * order too, whether or not the case of the key is still there.
  */
-function pageRange(ctx: DbContext, projectId: string, folderId: string | null, page: PageRequest): { total: number; range?: { first: number; last: number } } {
+function pageRange(
+  ctx: DbContext,
+  projectId: string,
+  folderId: string | null,
+  page: PageRequest,
+): { total: number; keys: number[]; more: boolean; earlier: boolean; range?: { first: number; last: number } } {
   const { seqs } = casePositions(ctx, projectId, folderId);
   const total = seqs.length;
-  const end = page.limit < 0 ? total : Math.min(total, page.offset + page.limit);
-  return page.offset >= end ? { total } : { total, range: { first: seqs[page.offset], last: seqs[end - 1] } };
+  let start: number;
+  let end: number;
+  if (page.before !== undefined) {
+    end = lowerBound(seqs, page.before);
+    start = Math.max(0, end - page.limit);
+  } else {
+    // positions are integers: past `after` is from `after + 1` on
+    start = page.after !== undefined ? lowerBound(seqs, page.after + 1) : Math.min(page.offset, total);
+    end = page.limit < 0 ? total : Math.min(total, start + page.limit);
+  }
+  const where = { total, keys: seqs.slice(start, end), more: end < total, earlier: start > 0 };
+  return start >= end ? where : { ...where, range: { first: seqs[start], last: seqs[end - 1] } };
 }
 
 /**

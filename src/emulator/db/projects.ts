@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DbContext, Page, PageRequest } from './common.js';
+import { pageOf, type DbContext, type Page, type PageRequest } from './common.js';
 
 export interface ProjectRow {
   id: string;
@@ -20,11 +20,7 @@ export interface ProjectFilter {
 export function listProjects(ctx: DbContext, f: ProjectFilter, page: PageRequest): Page<ProjectRow> {
   const where = `WHERE (@neq IS NULL OR name <> @neq) AND (@contains IS NULL OR instr(lower(name), lower(@contains)) > 0)`;
   const params = { neq: f.nameNeq ?? null, contains: f.nameContains ?? null };
-  const total = (ctx.stmt(`SELECT count(*) AS n FROM projects ${where}`).get(params) as { n: number }).n;
-  const items = ctx
-    .stmt(`SELECT ${COLS} FROM projects ${where} ORDER BY seq LIMIT @limit OFFSET @offset`)
-    .all({ ...params, ...page }) as ProjectRow[];
-  return { items, total };
+  return pageOf<ProjectRow>(ctx, { cols: COLS, from: 'projects', where, key: 'seq' }, params, page);
 }
 
 /**
