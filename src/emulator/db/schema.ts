@@ -204,7 +204,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX run_cases_run ON run_cases(run_id, seq);
   `,
   /* 4: a version of the case lists, bumped by every insert, delete (cascades too) or move of a case:
-        the emulator keeps each list's order in memory while the version stands (db/cases.ts) */ `
+        the emulator kept each list's order in memory while the version stood (dropped by 6) */ `
   CREATE TABLE list_versions (
     name TEXT PRIMARY KEY,
     version INTEGER NOT NULL
