@@ -98,7 +98,10 @@ describe('the live dialect answers as the live service does', () => {
         // prev: the items before the page's first
         const back = await read(path, third.prev);
         expect(back.titles).toEqual([3, 4, 6].map((i) => `${tag} ${i}`));
-        expect((await read(path, back.prev)).titles).toEqual([`${tag} 1`]);
+        const start = await read(path, back.prev);
+        expect(start.titles).toEqual([`${tag} 1`]);
+        expect(start.prev).toBeNull();
+        expect((await read(path, start.next)).titles).toEqual([3, 4, 6].map((i) => `${tag} ${i}`));
       });
     }
     it('refuses a cursor it did not send (a position, as this emulator once sent) with 400 naming the cursor', async () => {

@@ -78,7 +78,8 @@ export interface ListQuery {
 
 /**
  * A page of a list ordered by one number, by position or by key ({@link PageRequest}). By key,
- * one row more than the page is read to tell whether the list goes on.
+ * one row more than the page is read to tell whether the list goes on, and one row on the other
+ * side of the page to tell whether it goes on there.
  */
 export function pageOf<R>(ctx: DbContext, q: ListQuery, params: Record<string, unknown>, page: PageRequest): Page<R> & { keys: number[] } {
   const total = (ctx.stmt(`SELECT count(*) AS n FROM ${q.from} ${q.where}`).get(params) as { n: number }).n;
@@ -90,12 +91,13 @@ export function pageOf<R>(ctx: DbContext, q: ListQuery, params: Record<string, u
     rows = ctx.stmt(`${head} AND ${q.key} < @before ORDER BY ${q.key} DESC LIMIT @limit`).all({ ...params, before: page.before, limit: page.limit + 1 }) as typeof rows;
     earlier = rows.length > page.limit;
     rows = rows.slice(0, page.limit).reverse();
-    more = rows.length > 0;
+    // the item of the key itself may be gone, and with it all that followed
+    more = rows.length > 0 && ctx.stmt(`SELECT 1 FROM ${q.from} ${q.where} AND ${q.key} > @key LIMIT 1`).get({ ...params, key: rows[rows.length - 1].page_key }) !== undefined;
   } else if (page.after !== undefined) {
     rows = ctx.stmt(`${head} AND ${q.key} > @after ORDER BY ${q.key} LIMIT @limit`).all({ ...params, after: page.after, limit: page.limit < 0 ? -1 : page.limit + 1 }) as typeof rows;
     more = page.limit >= 0 && rows.length > page.limit;
     if (more) rows = rows.slice(0, page.limit);
-    earlier = rows.length > 0;
+    earlier = rows.length > 0 && ctx.stmt(`SELECT 1 FROM ${q.from} ${q.where} AND ${q.key} < @key LIMIT 1`).get({ ...params, key: rows[0].page_key }) !== undefined;
   } else {
     rows = ctx.stmt(`${head} ORDER BY ${q.key} LIMIT @limit OFFSET @offset`).all({ ...params, limit: page.limit, offset: page.offset }) as typeof rows;
     more = page.offset + rows.length < total;
