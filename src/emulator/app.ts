@@ -225,6 +225,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           runDurationMs: deps.runDurationMs,
         };
         const out = await handler(c);
+        if (out.done) reply.raw.once('close', out.done);
         if (req.tmsAfterCommit) {
           // the ambiguous failure: the change is stored, the client never hears about it
           destroy(req, reply, deps, 'reset_after_commit');

@@ -71,6 +71,8 @@ export interface RouteReply {
   status?: number;
   body?: unknown;
   contentType?: string;
+  /** called once the answer has been handed to the connection, or the connection closed (a body lent from a pool goes back) */
+  done?: () => void;
 }
 
 /** The context of one endpoint: its `:param`s, its query and body as its schemas parsed them. */
@@ -107,7 +109,8 @@ export type PageSpec = PageRequest & { page: number; size: number };
 
 /**
  * Validates `page_size` (1..100, default 20; above `pageSizeCap` served that many) and `page` (from
- * 1). The live dialect pages by `cursor` (from `page_info.next`/`prev`) instead of `page`.
+ * 1). The live dialect pages by `cursor` (from `page_info.next`/`prev`) instead of `page`: the
+ * items after (or before) the sort key the cursor holds.
  */
 export function pageRequest(c: RouteContext): PageSpec {
   const query = c.query as { page_size?: number; page?: number; cursor?: string };
@@ -115,8 +118,9 @@ export function pageRequest(c: RouteContext): PageSpec {
   if (c.pageSizeCap !== undefined && size > c.pageSizeCap) size = c.pageSizeCap;
   if (size < 1 || size > PAGE_SIZE_MAX) throw invalidField('page_size', `must be between 1 and ${PAGE_SIZE_MAX}`);
   if (c.dialect === 'live') {
-    const offset = query.cursor ? cursorOffset(query.cursor) : 0;
-    return { page: Math.floor(offset / size) + 1, size, limit: size, offset };
+    const cursor = query.cursor ? decodeCursor(query.cursor) : undefined;
+    const at = cursor === undefined ? {} : cursor.direction === 'ASC' ? { after: cursor.key } : { before: cursor.key };
+    return { page: 1, size, limit: size, offset: 0, ...at };
   }
   const page = query.page ?? 1;
   if (page < 1) throw invalidField('page', 'must be 1 or more');
@@ -124,19 +128,31 @@ export function pageRequest(c: RouteContext): PageSpec {
 }
 
 /**
- * The live dialect's cursor: base64 of `[{"field":"<table>.tsid","value":"<position>","direction":"ASC"}]`,
- * the shape the live service sends (its value is a ULID there; here the position in the list).
+ * The live dialect's cursor: base64 of `[{"field":"<table>.tsid","value":"<ULID>","direction":"ASC"}]`,
+ * the shape the live service sends. As there, the value is the sort key of an item, not a position:
+ * `next` holds the page's last item's and asks for the items after it (`ASC`), `prev` the first
+ * item's and asks for those before it (`DESC`), so an item deleted or created ahead of a cursor
+ * shifts nothing past it, and a cursor whose item was deleted still goes on from its place. The
+ * key (the item's `seq`) is written as a ULID is: 26 characters of Crockford's base 32.
  */
-export function encodeCursor(c: RouteContext, offset: number): string {
+export function encodeCursor(c: RouteContext, key: number, direction: 'ASC' | 'DESC'): string {
   const table = c.request.routeOptions.url?.split('/').pop() ?? 'items';
-  return Buffer.from(JSON.stringify([{ field: `${table}.tsid`, value: String(offset), direction: 'ASC' }])).toString('base64');
+  let value = '';
+  for (let n = key; n > 0; n = Math.floor(n / 32)) value = CROCKFORD[n % 32] + value;
+  return Buffer.from(JSON.stringify([{ field: `${table}.tsid`, value: value.padStart(26, '0'), direction }])).toString('base64');
 }
 
-function cursorOffset(cursor: string): number {
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+function decodeCursor(cursor: string): { key: number; direction: 'ASC' | 'DESC' } {
   try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64').toString('utf8')) as { value?: unknown }[];
-    const n = Number(v[0]?.value);
-    if (Number.isSafeInteger(n) && n >= 0) return n;
+    const v = JSON.parse(Buffer.from(cursor, 'base64').toString('utf8')) as { value?: unknown; direction?: unknown }[];
+    const { value, direction } = v[0] ?? {};
+    if (typeof value === 'string' && /^[0-9A-HJKMNP-TV-Z]{26}$/.test(value) && (direction === 'ASC' || direction === 'DESC')) {
+      let key = 0;
+      for (const ch of value) key = key * 32 + CROCKFORD.indexOf(ch);
+      if (Number.isSafeInteger(key)) return { key, direction };
+    }
   } catch {
     // fall through
   }
@@ -145,15 +161,18 @@ function cursorOffset(cursor: string): number {
 
 /**
  * `page_info` for a page: `next`/`prev` repeat the request's query (filters included) with the same
- * `page_size` and the neighbouring `page`; empty strings when there is no such page.
+ * `page_size` and the neighbouring `page`; empty strings when there is no such page. In the live
+ * dialect they are cursors at the page's last and first items (`page`: their keys, and whether the
+ * list goes on past them), null when it does not.
  */
-export function pageInfo(c: RouteContext, p: PageSpec, total: number) {
+export function pageInfo(c: RouteContext, p: PageSpec, total: number, page?: Pick<Page<unknown>, 'keys' | 'more' | 'earlier'>) {
   if (c.dialect === 'live') {
+    const keys = page?.keys ?? [];
     return {
       page_size: p.size,
       total_count: total,
-      next: p.offset + p.size < total ? encodeCursor(c, p.offset + p.size) : null,
-      prev: p.offset > 0 ? encodeCursor(c, Math.max(0, p.offset - p.size)) : null,
+      next: page?.more && keys.length > 0 ? encodeCursor(c, keys[keys.length - 1], 'ASC') : null,
+      prev: page?.earlier && keys.length > 0 ? encodeCursor(c, keys[0], 'DESC') : null,
     };
   }
   const url = new URL(c.request.url, c.urls.origin);
@@ -173,8 +192,8 @@ export function pageInfo(c: RouteContext, p: PageSpec, total: number) {
 }
 
 /** `{message, data: {key: items}, page_info}` */
-export function paged(c: RouteContext, key: string, p: PageSpec, items: unknown[], total: number): RouteReply {
-  return { body: { message: '', data: { [key]: items }, page_info: pageInfo(c, p, total) } };
+export function paged(c: RouteContext, key: string, p: PageSpec, items: unknown[], total: number, page?: Pick<Page<unknown>, 'keys' | 'more' | 'earlier'>): RouteReply {
+  return { body: { message: '', data: { [key]: items }, page_info: pageInfo(c, p, total, page) } };
 }
 
 /**
@@ -184,13 +203,25 @@ export function paged(c: RouteContext, key: string, p: PageSpec, items: unknown[
 export function listPage<T>(c: RouteContext, key: string, fetch: (page: PageRequest) => Page<T>, wire: (row: T) => Record<string, unknown>): RouteReply {
   const p = pageRequest(c);
   if (c.filters.length === 0) {
-    const { items, total } = fetch(p);
-    return paged(c, key, p, items.map(wire), total);
+    const page = fetch(p);
+    return paged(c, key, p, page.items.map(wire), page.total, page);
   }
-  const all = fetch({ limit: -1, offset: 0 })
-    .items.map(wire)
-    .filter((item) => c.filters.every((f) => passes(item, f)));
-  return paged(c, key, p, all.slice(p.offset, p.offset + p.limit), all.length);
+  const whole = fetch({ limit: -1, offset: 0 });
+  const kept = whole.items.map((row, i) => ({ item: wire(row), key: whole.keys?.[i] ?? i })).filter(({ item }) => c.filters.every((f) => passes(item, f)));
+  // by key as the page is asked (a live cursor), else by position
+  let start = p.offset;
+  let end = p.offset + p.limit;
+  if (p.after !== undefined) {
+    start = kept.findIndex((x) => x.key > p.after!);
+    if (start < 0) start = kept.length;
+    end = start + p.limit;
+  } else if (p.before !== undefined) {
+    end = kept.findIndex((x) => x.key >= p.before!);
+    if (end < 0) end = kept.length;
+    start = Math.max(0, end - p.limit);
+  }
+  const slice = kept.slice(start, end);
+  return paged(c, key, p, slice.map((x) => x.item), kept.length, { keys: slice.map((x) => x.key), more: end < kept.length, earlier: start > 0 });
 }
 
 export function ok(key: string, item: unknown, status = 200, message = ''): RouteReply {

@@ -47,13 +47,69 @@ describe('the live dialect answers as the live service does', () => {
       if (pages === 0) {
         expect(page.page_info.prev).toBeNull();
         const decoded = JSON.parse(Buffer.from(next!, 'base64').toString('utf8'));
-        expect(decoded).toEqual([{ field: 'test_plans.tsid', value: '2', direction: 'ASC' }]);
+        // as the live service's: the sort key of the page's last item, written as a ULID is
+        expect(decoded).toEqual([{ field: 'test_plans.tsid', value: expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/), direction: 'ASC' }]);
       }
       pages++;
     } while (next);
     expect(pages).toBe(Math.ceil(seen.length / 2));
     expect(new Set(seen).size).toBe(seen.length);
     expect(seen).toEqual(expect.arrayContaining(['Paged P1', 'Paged P2', 'Paged P3']));
+  });
+
+  describe('cursors hold the sort key of an item, not a position', () => {
+    /** One page: the titles, and page_info's cursors. */
+    const read = async (path: string, cursor?: string | null) => {
+      const sep = path.includes('?') ? '&' : '?';
+      const body = (await http.get(`${path}${sep}page_size=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).body;
+      const key = Object.keys(body.data)[0];
+      return { titles: (body.data[key] as { title: string }[]).map((x) => x.title), next: body.page_info.next as string | null, prev: body.page_info.prev as string | null, total: body.page_info.total_count as number };
+    };
+    // every way a list is paged: the kept order of a folder's cases, cases found by search (SQL),
+    // plans (SQL), and a list with a `__` filter (read whole, then paged)
+    const lists = [
+      { name: 'a folder of cases', make: 'case', path: (tag: string, f: string) => `/projects/DEMO/test_cases?folder_id=${f}` },
+      { name: 'cases found by search', make: 'case', path: (tag: string) => `/projects/DEMO/test_cases?search=${tag}` },
+      { name: 'plans with a __ filter', make: 'plan', path: (tag: string) => `/projects/DEMO/test_plans?title__CONTAINS=${tag}` },
+    ] as const;
+    for (const list of lists) {
+      it(`${list.name}: deleting an item served and one not yet served between two page reads neither skips nor repeats one; a cursor whose item was deleted goes on`, async () => {
+        const tag = `K${list.make}${list.name.length}x`;
+        const f = await folder(http, `Keyset ${list.name}`);
+        const ids: string[] = [];
+        for (let i = 1; i <= 9; i++) {
+          const title = `${tag} ${i}`;
+          ids.push(list.make === 'case' ? (await testCase(http, r, f, { title })).id : (await http.post('/projects/DEMO/test_plans', { title })).body.data.test_plan.id);
+        }
+        const del = (i: number) => http.del(`/projects/DEMO/${list.make === 'case' ? 'test_cases' : 'test_plans'}/${ids[i - 1]}`);
+        const path = list.path(tag, f);
+        const first = await read(path);
+        expect(first.titles).toEqual([1, 2, 3].map((i) => `${tag} ${i}`));
+        await del(2);
+        await del(5);
+        const second = await read(path, first.next);
+        expect(second.titles).toEqual([4, 6, 7].map((i) => `${tag} ${i}`));
+        expect(second.total).toBe(7);
+        // the page's last item deleted before its cursor is followed: the walk goes on from its place
+        await del(7);
+        const third = await read(path, second.next);
+        expect(third.titles).toEqual([8, 9].map((i) => `${tag} ${i}`));
+        expect(third.next).toBeNull();
+        // prev: the items before the page's first
+        const back = await read(path, third.prev);
+        expect(back.titles).toEqual([3, 4, 6].map((i) => `${tag} ${i}`));
+        const start = await read(path, back.prev);
+        expect(start.titles).toEqual([`${tag} 1`]);
+        expect(start.prev).toBeNull();
+        expect((await read(path, start.next)).titles).toEqual([3, 4, 6].map((i) => `${tag} ${i}`));
+      });
+    }
+    it('refuses a cursor it did not send (a position, as this emulator once sent) with 400 naming the cursor', async () => {
+      const old = Buffer.from(JSON.stringify([{ field: 'test_cases.tsid', value: '3', direction: 'ASC' }])).toString('base64');
+      const res = await http.get(`/projects/DEMO/test_cases?page_size=3&cursor=${encodeURIComponent(old)}`);
+      expect(res.status).toBe(400);
+      expect(res.body.errors.details).toContain('cursor');
+    });
   });
 
   it('answers a validation failure with 400 and a string errors.details', async () => {

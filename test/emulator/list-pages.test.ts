@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/index.js';
-import { folder, refs, start, testCase, type Api } from './helpers.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { KEY, api, folder, refs, start, testCase, type Api } from './helpers.js';
 
 let emu: RunningEmulator;
 let http: Api;
@@ -106,5 +109,73 @@ describe('case list pages', () => {
     const r = await http.get(`/projects/DEMO/test_cases?folder_id=${f}&page_size=3&page=5`);
     expect(r.body.data.test_cases).toEqual([]);
     expect(r.body.page_info.total_count).toBe(1);
+  });
+});
+
+describe('page answers written into lent buffers', () => {
+  it('are each whole and their own while many are in flight, and again once the buffers are given back', async () => {
+    const f = await folder(http, 'Lent buffers');
+    const titles = Array.from({ length: 60 }, (_, i) => `L${String(i).padStart(2, '0')}`);
+    for (const t of titles) await create(f, t);
+    // the 6th page of 10 is the smallest: a buffer lent for a larger page is written over by it
+    const pageOf = (n: number) => http.get(`/projects/DEMO/test_cases?folder_id=${f}&page_size=10&page=${n}`);
+    for (let round = 0; round < 3; round++) {
+      const pages = await Promise.all(Array.from({ length: 24 }, (_, i) => pageOf((i % 6) + 1)));
+      pages.forEach((r, i) => {
+        expect(r.status).toBe(200);
+        const page = (i % 6) + 1;
+        expect(r.body.data.test_cases.map((c: { title: string }) => c.title)).toEqual(titles.slice((page - 1) * 10, page * 10));
+        expect(r.body.page_info.total_count).toBe(60);
+      });
+    }
+  });
+});
+
+describe('case lists after writes, against a fresh emulator on the same database', () => {
+  it('walk in the order a restarted emulator reads, in every folder and the project, after creates, moves and deletes', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'tmsync-lists-')), 'emu.sqlite');
+    const walkAll = async (h: Api, folders: string[]) => {
+      const out: Record<string, string[]> = {};
+      for (const f of ['', ...folders]) {
+        const ids: string[] = [];
+        for (let page = 1; ; page++) {
+          const items = (await h.get(`/projects/DEMO/test_cases?page_size=4&page=${page}${f ? `&folder_id=${f}` : ''}`)).body.data.test_cases as { id: string }[];
+          ids.push(...items.map((c) => c.id));
+          if (items.length < 4) break;
+        }
+        out[f || 'project'] = ids;
+      }
+      return out;
+    };
+    const first = await startEmulator({ db: file, apiKeys: [KEY], seed: 'demo' });
+    let folders: string[];
+    let before: Record<string, string[]>;
+    try {
+      const h = api(first);
+      const r = await refs(h);
+      folders = [await folder(h, 'Fresh A'), await folder(h, 'Fresh B'), await folder(h, 'Fresh C')];
+      const made: string[] = [];
+      // the lists are read between the writes, so each write meets lists already kept
+      for (let i = 0; i < 18; i++) {
+        made.push((await testCase(h, r, folders[i % 3], { title: `F${i}` })).id);
+        if (i % 4 === 3) await walkAll(h, folders);
+      }
+      for (const [i, id] of made.entries()) {
+        if (i % 5 === 0) await h.del(`/projects/DEMO/test_cases/${id}`);
+        else if (i % 3 === 1) await h.put(`/projects/DEMO/test_cases/${id}`, { folder_id: folders[(i + 1) % 3] });
+        if (i % 6 === 5) await walkAll(h, folders);
+      }
+      for (let i = 18; i < 22; i++) await testCase(h, r, folders[i % 3], { title: `F${i}` });
+      before = await walkAll(h, folders);
+    } finally {
+      await first.close();
+    }
+    const second = await startEmulator({ db: file, apiKeys: [KEY] });
+    try {
+      expect(await walkAll(api(second), folders)).toEqual(before);
+    } finally {
+      await second.close();
+    }
+    expect(before.project.length).toBeGreaterThanOrEqual(18);
   });
 });

@@ -3,11 +3,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
+import { MIGRATIONS } from '../../src/emulator/db/schema.js';
 import type { Database as SqliteDatabase } from 'better-sqlite3';
 import { KEY, api, folder, refs, testCase } from './helpers.js';
 
+/** Takes a file written by this emulator back to what schema version 5 wrote: migration 4's list version, no log of the lists' changes. */
+function backToVersion5(raw: SqliteDatabase): void {
+  for (const t of ['case_list_changes_bound', 'cases_list_log_insert', 'cases_list_log_delete', 'cases_list_log_move']) raw.exec(`DROP TRIGGER ${t}`);
+  raw.exec('DROP TABLE case_list_changes');
+  raw.exec(MIGRATIONS[3]);
+}
+
 /** Takes a file written by this emulator back to what schema version 4 wrote: no log of changed cases. */
 function backToVersion4(raw: SqliteDatabase): void {
+  backToVersion5(raw);
   for (const t of ['cases_change_update', 'cases_change_delete', 'case_steps_change_insert', 'case_steps_change_delete', 'case_steps_change_update']) raw.exec(`DROP TRIGGER ${t}`);
   raw.exec('DROP TABLE case_changes');
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { nextNumber, parseJsonArray, type DbContext, type Page, type PageRequest } from './common.js';
+import { nextNumber, pageOf, parseJsonArray, type DbContext, type Page, type PageRequest } from './common.js';
 
 
 export interface StepRow {
@@ -87,15 +87,13 @@ export function listCases(
 ): Page<CaseRow & { individual_steps: StepRow[] }> {
   const params = { project: projectId, folder: f.folderId ?? null, title: f.titleContains ?? null, search: f.search ?? null };
   if (params.title !== null || params.search !== null) {
-    const total = (ctx.stmt(`SELECT count(*) AS n FROM cases ${WHERE}`).get(params) as { n: number }).n;
-    const rows = (
-      ctx.stmt(`SELECT ${COLS} FROM cases ${WHERE} ORDER BY seq LIMIT @limit OFFSET @offset`).all({ ...params, ...page }) as RawCase[]
-    ).map(toCase);
+    const p = pageOf<RawCase>(ctx, { cols: COLS, from: 'cases', where: WHERE, key: 'seq' }, params, page);
+    const rows = p.items.map(toCase);
     const byCase = stepsOf(ctx, rows.map((r) => r.id));
-    return { items: rows.map((r) => ({ ...r, individual_steps: byCase.get(r.id) ?? [] })), total };
+    return { ...p, items: rows.map((r) => ({ ...r, individual_steps: byCase.get(r.id) ?? [] })) };
   }
-  const { total, range: bounds } = pageRange(ctx, projectId, params.folder, page);
-  if (!bounds) return { items: [], total };
+  const { range: bounds, ...where } = pageRange(ctx, projectId, params.folder, page);
+  if (!bounds) return { items: [], ...where };
   const range = { ...params, ...bounds };
   // rows as arrays, made into objects of one fixed shape here: a page is 100 cases and ~500 steps
   const rows = ctx.stmt(`SELECT ${COLS} FROM cases ${WHERE} AND seq BETWEEN @first AND @last ORDER BY seq`).raw(true).all(range) as unknown[][];
@@ -127,19 +125,35 @@ export function listCases(
     }
     items.push(caseOfColumns(r, individual_steps));
   }
-  return { items, total };
+  return { items, ...where };
 }
 
 /**
- * The total of a whole project's or one folder's case list, and the positions of a page's first
- * and last case (none past the end): the page's cases lie between them, an index range however
- * deep the page.
+ * The total of a whole project's or one folder's case list, the positions (`seq`, the keys) of a
+ * page's cases and the first and last of them (none past the end): the page's cases lie between
+ * them, an index range however deep the page. A page after or before a key is found in the kept
+ * order too, whether or not the case of the key is still there.
  */
-function pageRange(ctx: DbContext, projectId: string, folderId: string | null, page: PageRequest): { total: number; range?: { first: number; last: number } } {
+function pageRange(
+  ctx: DbContext,
+  projectId: string,
+  folderId: string | null,
+  page: PageRequest,
+): { total: number; keys: number[]; more: boolean; earlier: boolean; range?: { first: number; last: number } } {
   const { seqs } = casePositions(ctx, projectId, folderId);
   const total = seqs.length;
-  const end = page.limit < 0 ? total : Math.min(total, page.offset + page.limit);
-  return page.offset >= end ? { total } : { total, range: { first: seqs[page.offset], last: seqs[end - 1] } };
+  let start: number;
+  let end: number;
+  if (page.before !== undefined) {
+    end = lowerBound(seqs, page.before);
+    start = Math.max(0, end - page.limit);
+  } else {
+    // positions are integers: past `after` is from `after + 1` on
+    start = page.after !== undefined ? lowerBound(seqs, page.after + 1) : Math.min(page.offset, total);
+    end = page.limit < 0 ? total : Math.min(total, start + page.limit);
+  }
+  const where = { total, keys: seqs.slice(start, end), more: end < total, earlier: start > 0 };
+  return start >= end ? where : { ...where, range: { first: seqs[start], last: seqs[end - 1] } };
 }
 
 /**
@@ -214,36 +228,139 @@ function caseOfColumns(r: unknown[], individual_steps: StepRow[]): CaseRow & { i
   };
 }
 
+/** A case list's order: the cases' positions (`seq`, ascending) and their ids, index by index. */
+interface CaseList {
+  seqs: number[];
+  ids: string[];
+}
+
+/**
+ * The case lists kept in memory for one database, as of entry `seen` of the log of the lists'
+ * changes (`case_list_changes`, schema version 6), keyed by project and folder ('' for the
+ * project's whole list).
+ */
+interface KeptLists {
+  seen: number;
+  lists: Map<string, CaseList>;
+}
+
+const kept = new WeakMap<DbContext, KeptLists>();
+
+/** More log entries than this to apply, and the kept lists are dropped (read again when needed). */
+const APPLY_AT_MOST = 1024;
+/** A bound on the memory: past it, lists of many folders read in turn are read again when needed. */
+const LISTS_AT_MOST = 64;
+
+const listKey = (projectId: string, folderId: string | null) => `${projectId}\n${folderId ?? ''}`;
+
 /**
  * The positions (`seq`) and ids of a project's cases, or of one folder's, in list order. Kept in
- * memory per database while `list_versions.cases` stands: migration 4's triggers bump it on every
- * insert, delete (a folder's or project's cascade too) and move of a case, and nothing else
- * changes a list's membership or order. Edits of a case's fields leave it standing.
+ * memory per database and kept current: every insert, delete (a folder's or project's cascade too)
+ * and move of a case appends an entry to `case_list_changes` (migration 6's triggers, whatever
+ * wrote it), and each call first applies the entries written since the last one to the kept lists
+ * (removes the case from the lists it left, inserts it by position into those it joined). Nothing
+ * else changes a list's membership or order; edits of a case's fields leave the lists as they are.
+ * A list read inside a transaction is read from what the transaction sees and neither kept nor
+ * used: a transaction that rolls back takes its log entries back, and the next write numbers its
+ * own the same.
  */
-function casePositions(ctx: DbContext, projectId: string, folderId: string | null): { seqs: number[]; ids: string[] } {
-  const version = (ctx.stmt(`SELECT version FROM list_versions WHERE name = 'cases'`).get() as { version: number }).version;
-  const key = `${projectId}\n${folderId ?? ''}`;
-  const memo = positions.get(ctx);
-  const kept = memo?.version === version ? memo.lists.get(key) : undefined;
-  if (kept) return kept;
+function casePositions(ctx: DbContext, projectId: string, folderId: string | null): CaseList {
+  if (ctx.inTransaction) return readCaseList(ctx, projectId, folderId);
+  let memo = kept.get(ctx);
+  if (!memo) kept.set(ctx, (memo = { seen: lastListChange(ctx), lists: new Map() }));
+  else followListChanges(ctx, memo);
+  const key = listKey(projectId, folderId);
+  let list = memo.lists.get(key);
+  if (!list) {
+    list = readCaseList(ctx, projectId, folderId);
+    if (memo.lists.size >= LISTS_AT_MOST) memo.lists.clear();
+    memo.lists.set(key, list);
+  }
+  return list;
+}
+
+function readCaseList(ctx: DbContext, projectId: string, folderId: string | null): CaseList {
   const rows = (
     folderId === null
       ? ctx.stmt('SELECT seq, id FROM cases WHERE project_id = ? ORDER BY seq').raw(true).all(projectId)
       : ctx.stmt('SELECT seq, id FROM cases WHERE folder_id = ? AND project_id = ? ORDER BY seq').raw(true).all(folderId, projectId)
   ) as [number, string][];
-  const list = { seqs: rows.map((r) => r[0]), ids: rows.map((r) => r[1]) };
-  // only committed lists are kept: a version counted up inside a transaction that then rolls back
-  // is counted again by the next write, and would name a list that never was
-  if (ctx.inTransaction) return list;
-  let lists = memo?.version === version ? memo.lists : undefined;
-  if (!lists) positions.set(ctx, { version, lists: (lists = new Map()) });
-  // a bound on the memory: lists of many folders read in turn are read again when needed
-  if (lists.size >= 64) lists.clear();
-  lists.set(key, list);
-  return list;
+  return { seqs: rows.map((r) => r[0]), ids: rows.map((r) => r[1]) };
 }
 
-const positions = new WeakMap<DbContext, { version: number; lists: Map<string, { seqs: number[]; ids: string[] }> }>();
+function lastListChange(ctx: DbContext): number {
+  return (ctx.stmt('SELECT coalesce(max(seq), 0) AS n FROM case_list_changes').get() as { n: number }).n;
+}
+
+type ListChange = [seq: number, caseId: string, oldSeq: number | null, oldProject: string | null, oldFolder: string | null, newSeq: number | null, newProject: string | null, newFolder: string | null];
+
+/** Applies the log entries after `memo.seen` to the kept lists (or drops them all: too many, or entries already trimmed). */
+function followListChanges(ctx: DbContext, memo: KeptLists): void {
+  const rows = ctx
+    .stmt(
+      `SELECT seq, case_id, old_seq, old_project, old_folder, new_seq, new_project, new_folder
+       FROM case_list_changes WHERE seq > ? ORDER BY seq LIMIT ${APPLY_AT_MOST + 1}`,
+    )
+    .raw(true)
+    .all(memo.seen) as ListChange[];
+  if (rows.length === 0) return;
+  // entries are numbered without gaps: a first one past `seen + 1` means some were trimmed unread
+  if (rows.length > APPLY_AT_MOST || rows[0][0] !== memo.seen + 1) {
+    memo.lists.clear();
+    memo.seen = rows.length > APPLY_AT_MOST ? lastListChange(ctx) : rows[rows.length - 1][0];
+    return;
+  }
+  memo.seen = rows[rows.length - 1][0];
+  if (memo.lists.size === 0) return;
+  for (const [, caseId, oldSeq, oldProject, oldFolder, newSeq, newProject, newFolder] of rows) {
+    if (oldSeq !== null && oldProject !== null) {
+      removeAt(memo.lists.get(listKey(oldProject, null)), oldSeq);
+      removeAt(memo.lists.get(listKey(oldProject, oldFolder)), oldSeq);
+    }
+    if (newSeq !== null && newProject !== null) {
+      insertAt(memo.lists.get(listKey(newProject, null)), newSeq, caseId);
+      insertAt(memo.lists.get(listKey(newProject, newFolder)), newSeq, caseId);
+    }
+  }
+}
+
+/** The index of the first position in `seqs` not below `seq`. */
+function lowerBound(seqs: number[], seq: number): number {
+  let lo = 0;
+  let hi = seqs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (seqs[mid] < seq) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function removeAt(list: CaseList | undefined, seq: number): void {
+  if (!list) return;
+  const i = lowerBound(list.seqs, seq);
+  if (list.seqs[i] !== seq) return;
+  list.seqs.splice(i, 1);
+  list.ids.splice(i, 1);
+}
+
+function insertAt(list: CaseList | undefined, seq: number, id: string): void {
+  if (!list) return;
+  const n = list.seqs.length;
+  // a create: a new position is past every other
+  if (n === 0 || list.seqs[n - 1] < seq) {
+    list.seqs.push(seq);
+    list.ids.push(id);
+    return;
+  }
+  const i = lowerBound(list.seqs, seq);
+  if (list.seqs[i] === seq) {
+    list.ids[i] = id;
+    return;
+  }
+  list.seqs.splice(i, 0, seq);
+  list.ids.splice(i, 0, id);
+}
 
 /** Steps of many cases in one query. */
 export function stepsOf(ctx: DbContext, caseIds: string[]): Map<string, StepRow[]> {

@@ -40,15 +40,72 @@ export class DbContext {
   }
 }
 
-/** One page of a list: the rows and the total before paging. */
+/**
+ * One page of a list: the rows and the total before paging. A page asked for by key (`after`,
+ * `before`) also says each row's key and whether the list goes on either side of the page.
+ */
 export interface Page<T> {
   items: T[];
   total: number;
+  /** each item's sort key (its `seq`), for the live dialect's cursors */
+  keys?: number[];
+  /** whether items follow the page */
+  more?: boolean;
+  /** whether items come before the page */
+  earlier?: boolean;
 }
 
+/**
+ * A page by position (`offset`, the document's `page`) or by the sort key of an item (the live
+ * dialect's cursors, as a real cursor is: an item deleted or added before the cursor's moves no
+ * other item past it): `after` a key, the first `limit` items past it; `before` a key, the last
+ * `limit` items ahead of it.
+ */
 export interface PageRequest {
   limit: number;
   offset: number;
+  after?: number;
+  before?: number;
+}
+
+/** What {@link pageOf} reads: `SELECT cols FROM from where ORDER BY key` (`where` starts with WHERE; `key` a number unique in the list). */
+export interface ListQuery {
+  cols: string;
+  from: string;
+  where: string;
+  key: string;
+}
+
+/**
+ * A page of a list ordered by one number, by position or by key ({@link PageRequest}). By key,
+ * one row more than the page is read to tell whether the list goes on, and one row on the other
+ * side of the page to tell whether it goes on there.
+ */
+export function pageOf<R>(ctx: DbContext, q: ListQuery, params: Record<string, unknown>, page: PageRequest): Page<R> & { keys: number[] } {
+  const total = (ctx.stmt(`SELECT count(*) AS n FROM ${q.from} ${q.where}`).get(params) as { n: number }).n;
+  const head = `SELECT ${q.key} AS page_key, ${q.cols} FROM ${q.from} ${q.where}`;
+  let rows: (R & { page_key: number })[];
+  let more: boolean;
+  let earlier: boolean;
+  if (page.before !== undefined) {
+    rows = ctx.stmt(`${head} AND ${q.key} < @before ORDER BY ${q.key} DESC LIMIT @limit`).all({ ...params, before: page.before, limit: page.limit + 1 }) as typeof rows;
+    earlier = rows.length > page.limit;
+    rows = rows.slice(0, page.limit).reverse();
+    // the item of the key itself may be gone, and with it all that followed
+    more = rows.length > 0 && ctx.stmt(`SELECT 1 FROM ${q.from} ${q.where} AND ${q.key} > @key LIMIT 1`).get({ ...params, key: rows[rows.length - 1].page_key }) !== undefined;
+  } else if (page.after !== undefined) {
+    rows = ctx.stmt(`${head} AND ${q.key} > @after ORDER BY ${q.key} LIMIT @limit`).all({ ...params, after: page.after, limit: page.limit < 0 ? -1 : page.limit + 1 }) as typeof rows;
+    more = page.limit >= 0 && rows.length > page.limit;
+    if (more) rows = rows.slice(0, page.limit);
+    earlier = rows.length > 0 && ctx.stmt(`SELECT 1 FROM ${q.from} ${q.where} AND ${q.key} < @key LIMIT 1`).get({ ...params, key: rows[0].page_key }) !== undefined;
+  } else {
+    rows = ctx.stmt(`${head} ORDER BY ${q.key} LIMIT @limit OFFSET @offset`).all({ ...params, limit: page.limit, offset: page.offset }) as typeof rows;
+    more = page.offset + rows.length < total;
+    earlier = page.offset > 0 && total > 0;
+  }
+  const keys = rows.map((r) => r.page_key);
+  const items = rows.map(({ page_key: _, ...r }) => r as unknown as R);
+  return { items, total, keys, more, earlier };
 }
 
 export function parseJsonArray<T = string>(text: string | null | undefined): T[] {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DbContext, Page, PageRequest } from './common.js';
+import { pageOf, type DbContext, type Page, type PageRequest } from './common.js';
 
 /** Global, read-only lists: lookup entries, users and labels. */
 
@@ -14,11 +14,9 @@ export interface LookupRow {
 }
 
 export function listLookups(ctx: DbContext, kind: LookupKind, page: PageRequest): Page<LookupRow> {
-  const total = (ctx.stmt('SELECT count(*) AS n FROM lookups WHERE kind = ?').get(kind) as { n: number }).n;
-  const items = ctx
-    .stmt('SELECT id, name, ord AS "order", alias, icon FROM lookups WHERE kind = ? ORDER BY ord, seq LIMIT ? OFFSET ?')
-    .all(kind, page.limit, page.offset) as LookupRow[];
-  return { items, total };
+  // the list's order (ord, then seq) as one number, the key a cursor holds
+  const key = `ord * ${2 ** 32} + seq`;
+  return pageOf<LookupRow>(ctx, { cols: 'id, name, ord AS "order", alias, icon', from: 'lookups', where: 'WHERE kind = @kind', key }, { kind }, page);
 }
 
 export function allLookups(ctx: DbContext, kind: LookupKind): LookupRow[] {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DbContext, Page, PageRequest } from './common.js';
+import { pageOf, type DbContext, type Page, type PageRequest } from './common.js';
 
 /**
  * Folders form a tree per project. `ord` is the 0-based index among siblings and is kept dense:
@@ -18,11 +18,7 @@ export interface FolderRow {
 const COLS = 'id, name, project_id, parent_id, ord, created_at, updated_at';
 
 export function listFolders(ctx: DbContext, projectId: string, page: PageRequest): Page<FolderRow> {
-  const total = (ctx.stmt('SELECT count(*) AS n FROM folders WHERE project_id = ?').get(projectId) as { n: number }).n;
-  const items = ctx
-    .stmt(`SELECT ${COLS} FROM folders WHERE project_id = ? ORDER BY seq LIMIT ? OFFSET ?`)
-    .all(projectId, page.limit, page.offset) as FolderRow[];
-  return { items, total };
+  return pageOf<FolderRow>(ctx, { cols: COLS, from: 'folders', where: 'WHERE project_id = @project', key: 'seq' }, { project: projectId }, page);
 }
 
 export function allFolders(ctx: DbContext, projectId: string): FolderRow[] {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { nextNumber, parseJsonArray, type DbContext, type Page, type PageRequest } from './common.js';
+import { nextNumber, pageOf, parseJsonArray, type DbContext, type Page, type PageRequest } from './common.js';
 
 export interface PlanRow {
   id: string;
@@ -39,11 +39,8 @@ export function listPlans(ctx: DbContext, projectId: string, f: PlanFilter, page
   const where = `WHERE project_id = @project AND (@neq IS NULL OR title <> @neq)
     AND (@contains IS NULL OR instr(lower(title), lower(@contains)) > 0)`;
   const params = { project: projectId, neq: f.nameNeq ?? null, contains: f.titleContains ?? null };
-  const total = (ctx.stmt(`SELECT count(*) AS n FROM plans ${where}`).get(params) as { n: number }).n;
-  const items = (
-    ctx.stmt(`SELECT ${COLS} FROM plans ${where} ORDER BY seq LIMIT @limit OFFSET @offset`).all({ ...params, ...page }) as Raw[]
-  ).map(toRow);
-  return { items, total };
+  const p = pageOf<Raw>(ctx, { cols: COLS, from: 'plans', where, key: 'seq' }, params, page);
+  return { ...p, items: p.items.map(toRow) };
 }
 
 export function findPlan(ctx: DbContext, projectId: string, idOrHuman: string): PlanRow | undefined {

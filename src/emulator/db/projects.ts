@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DbContext, Page, PageRequest } from './common.js';
+import { pageOf, type DbContext, type Page, type PageRequest } from './common.js';
 
 export interface ProjectRow {
   id: string;
@@ -20,18 +20,37 @@ export interface ProjectFilter {
 export function listProjects(ctx: DbContext, f: ProjectFilter, page: PageRequest): Page<ProjectRow> {
   const where = `WHERE (@neq IS NULL OR name <> @neq) AND (@contains IS NULL OR instr(lower(name), lower(@contains)) > 0)`;
   const params = { neq: f.nameNeq ?? null, contains: f.nameContains ?? null };
-  const total = (ctx.stmt(`SELECT count(*) AS n FROM projects ${where}`).get(params) as { n: number }).n;
-  const items = ctx
-    .stmt(`SELECT ${COLS} FROM projects ${where} ORDER BY seq LIMIT @limit OFFSET @offset`)
-    .all({ ...params, ...page }) as ProjectRow[];
-  return { items, total };
+  return pageOf<ProjectRow>(ctx, { cols: COLS, from: 'projects', where, key: 'seq' }, params, page);
 }
 
-/** By id, or by human-id prefix (an emulator convenience). */
+/**
+ * By id, or by human-id prefix (an emulator convenience). Every API request under a project
+ * resolves it, so the projects found are kept per database by the text they were found by, until
+ * a project is written (`insertProject`, `updateProject`, `deleteProject` are the only writers of
+ * the table). Nothing read inside a transaction is kept: it may roll back. The rows kept are
+ * shared, hence frozen.
+ */
 export function findProject(ctx: DbContext, idOrPrefix: string): ProjectRow | undefined {
-  return ctx.stmt(`SELECT ${COLS} FROM projects WHERE id = ? OR prefix = ?`).get(idOrPrefix, idOrPrefix) as
-    | ProjectRow
-    | undefined;
+  const known = foundProjects.get(ctx);
+  const hit = known?.get(idOrPrefix);
+  if (hit) return hit;
+  // two indexed lookups: an OR across both columns may scan the table
+  const row = (ctx.stmt(`SELECT ${COLS} FROM projects WHERE id = ?`).get(idOrPrefix) ??
+    ctx.stmt(`SELECT ${COLS} FROM projects WHERE prefix = ?`).get(idOrPrefix)) as ProjectRow | undefined;
+  if (!row || ctx.inTransaction) return row;
+  let map = known;
+  if (!map) foundProjects.set(ctx, (map = new Map()));
+  // any text that finds nothing is never kept, so the bound only matters for many real projects
+  if (map.size >= 1024) map.clear();
+  map.set(idOrPrefix, Object.freeze(row));
+  return row;
+}
+
+const foundProjects = new WeakMap<DbContext, Map<string, ProjectRow>>();
+
+/** Forgets the projects found: called by every write of the projects table. */
+function projectsChanged(ctx: DbContext): void {
+  foundProjects.get(ctx)?.clear();
 }
 
 export function prefixTaken(ctx: DbContext, prefix: string): boolean {
@@ -39,6 +58,7 @@ export function prefixTaken(ctx: DbContext, prefix: string): boolean {
 }
 
 export function insertProject(ctx: DbContext, p: { name: string; description?: string; prefix: string }): ProjectRow {
+  projectsChanged(ctx);
   const t = ctx.nowSec();
   const id = randomUUID();
   ctx
@@ -48,6 +68,7 @@ export function insertProject(ctx: DbContext, p: { name: string; description?: s
 }
 
 export function updateProject(ctx: DbContext, id: string, p: { name?: string; description?: string }): ProjectRow {
+  projectsChanged(ctx);
   ctx
     .stmt(
       `UPDATE projects SET name = coalesce(?, name), description = coalesce(?, description), updated_at = ? WHERE id = ?`,
@@ -58,6 +79,7 @@ export function updateProject(ctx: DbContext, id: string, p: { name?: string; de
 
 /** Deletes the project and, through ON DELETE CASCADE, everything in it. */
 export function deleteProject(ctx: DbContext, id: string): void {
+  projectsChanged(ctx);
   ctx.tx(() => {
     // executions and imports hold no foreign key (they outlive runs); remove them by project
     ctx.stmt('DELETE FROM executions WHERE project_id = ?').run(id);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { nextNumber, parseJsonArray, type DbContext, type Page, type PageRequest } from './common.js';
+import { nextNumber, pageOf, parseJsonArray, type DbContext, type Page, type PageRequest } from './common.js';
 
 
 export interface RunFields {
@@ -46,11 +46,8 @@ export function listRuns(ctx: DbContext, projectId: string, f: RunFilter, page: 
   const where = `WHERE r.project_id = @project AND (@plan IS NULL OR r.test_plan_id = @plan)
     AND (@search IS NULL OR instr(lower(r.title), lower(@search)) > 0 OR lower(r.human_id) = lower(@search))`;
   const params = { project: projectId, plan: f.planId ?? null, search: f.search ?? null };
-  const total = (ctx.stmt(`SELECT count(*) AS n FROM runs r ${where}`).get(params) as { n: number }).n;
-  const items = (
-    ctx.stmt(`SELECT ${COLS} FROM runs r ${where} ORDER BY r.seq LIMIT @limit OFFSET @offset`).all({ ...params, ...page }) as Raw[]
-  ).map(toRow);
-  return { items, total };
+  const p = pageOf<Raw>(ctx, { cols: COLS, from: 'runs r', where, key: 'r.seq' }, params, page);
+  return { ...p, items: p.items.map(toRow) };
 }
 
 export function findRun(ctx: DbContext, projectId: string, idOrHuman: string): RunRow | undefined {

@@ -204,7 +204,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX run_cases_run ON run_cases(run_id, seq);
   `,
   /* 4: a version of the case lists, bumped by every insert, delete (cascades too) or move of a case:
-        the emulator keeps each list's order in memory while the version stands (db/cases.ts) */ `
+        the emulator kept each list's order in memory while the version stood (dropped by 6) */ `
   CREATE TABLE list_versions (
     name TEXT PRIMARY KEY,
     version INTEGER NOT NULL
@@ -238,6 +238,38 @@ export const MIGRATIONS: readonly string[] = [
     BEGIN INSERT INTO case_changes (case_id) VALUES (OLD.case_id); END;
   CREATE TRIGGER case_steps_change_update AFTER UPDATE ON case_steps
     BEGIN INSERT INTO case_changes (case_id) VALUES (OLD.case_id), (NEW.case_id); END;
+  `,
+  /* 6: a log of the case lists' changes in place of migration 4's version: every insert, delete (a
+        folder's or project's cascade too) and move of a case appends where it was and where it is
+        (position, project, folder), keeping its last 4,096 to 4,351 entries (trimmed every 256th).
+        The emulator applies the entries to the lists it keeps in memory (db/cases.ts): a write
+        changes one item of a list instead of making the next page read the whole list again */ `
+  DROP TRIGGER cases_list_insert;
+  DROP TRIGGER cases_list_delete;
+  DROP TRIGGER cases_list_move;
+  DROP TABLE list_versions;
+  CREATE TABLE case_list_changes (
+    seq INTEGER PRIMARY KEY,
+    case_id TEXT NOT NULL,
+    old_seq INTEGER,
+    old_project TEXT,
+    old_folder TEXT,
+    new_seq INTEGER,
+    new_project TEXT,
+    new_folder TEXT
+  );
+  CREATE TRIGGER case_list_changes_bound AFTER INSERT ON case_list_changes WHEN NEW.seq % 256 = 0
+    BEGIN DELETE FROM case_list_changes WHERE seq <= NEW.seq - 4096; END;
+  CREATE TRIGGER cases_list_log_insert AFTER INSERT ON cases
+    BEGIN INSERT INTO case_list_changes (case_id, new_seq, new_project, new_folder) VALUES (NEW.id, NEW.seq, NEW.project_id, NEW.folder_id); END;
+  CREATE TRIGGER cases_list_log_delete AFTER DELETE ON cases
+    BEGIN INSERT INTO case_list_changes (case_id, old_seq, old_project, old_folder) VALUES (OLD.id, OLD.seq, OLD.project_id, OLD.folder_id); END;
+  CREATE TRIGGER cases_list_log_move AFTER UPDATE OF id, project_id, folder_id, seq ON cases
+    WHEN OLD.id IS NOT NEW.id OR OLD.project_id IS NOT NEW.project_id OR OLD.folder_id IS NOT NEW.folder_id OR OLD.seq IS NOT NEW.seq
+    BEGIN
+      INSERT INTO case_list_changes (case_id, old_seq, old_project, old_folder, new_seq, new_project, new_folder)
+      VALUES (NEW.id, OLD.seq, OLD.project_id, OLD.folder_id, NEW.seq, NEW.project_id, NEW.folder_id);
+    END;
   `,
 ];
 

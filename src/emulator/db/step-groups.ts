@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { nextNumber, parseJsonArray, type DbContext, type Page, type PageRequest } from './common.js';
+import { nextNumber, pageOf, parseJsonArray, type DbContext, type Page, type PageRequest } from './common.js';
 
 export interface StepGroupRow {
   id: string;
@@ -32,11 +32,8 @@ type Raw = Omit<StepGroupRow, 'label_ids'> & { label_ids: string };
 const toRow = (r: Raw): StepGroupRow => ({ ...r, label_ids: parseJsonArray(r.label_ids) });
 
 export function listStepGroups(ctx: DbContext, projectId: string, page: PageRequest): Page<StepGroupRow> {
-  const total = (ctx.stmt('SELECT count(*) AS n FROM step_groups WHERE project_id = ?').get(projectId) as { n: number }).n;
-  const items = (
-    ctx.stmt(`SELECT ${COLS} FROM step_groups WHERE project_id = ? ORDER BY seq LIMIT ? OFFSET ?`).all(projectId, page.limit, page.offset) as Raw[]
-  ).map(toRow);
-  return { items, total };
+  const p = pageOf<Raw>(ctx, { cols: COLS, from: 'step_groups', where: 'WHERE project_id = @project', key: 'seq' }, { project: projectId }, page);
+  return { ...p, items: p.items.map(toRow) };
 }
 
 /** By id or human id (`<PREFIX>-SG-<n>`). */

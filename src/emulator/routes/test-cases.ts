@@ -85,6 +85,36 @@ function keepItem(c: RouteContext, r: CaseRow, steps: StepRow[]): void {
   cache.set(r.id, listItem(r, steps));
 }
 
+/**
+ * The buffers list pages are written into, lent per answer and given back once it is sent. A page
+ * is over 100 kB: a buffer of its own per answer is memory the allocator maps and the kernel
+ * zeroes page by page, and the garbage collector frees, every request; a lent one is written over.
+ */
+class BufferPool {
+  private readonly free: Buffer[] = [];
+  /** The parts joined in a lent buffer, and the call that gives it back. */
+  join(parts: Buffer[]): { body: Buffer; done: () => void } {
+    let size = 0;
+    for (const part of parts) size += part.length;
+    let buf = this.free.pop();
+    // a buffer too small is dropped: the next one lent is large enough for pages of this size
+    if (!buf || buf.length < size) buf = Buffer.allocUnsafeSlow(Math.max(POOLED_BUFFER_MIN, Math.ceil(size * 1.25)));
+    let at = 0;
+    for (const part of parts) at += part.copy(buf, at);
+    const lent = buf;
+    return {
+      body: lent.subarray(0, size),
+      done: () => {
+        if (this.free.length < POOLED_BUFFERS_MAX) this.free.push(lent);
+      },
+    };
+  }
+}
+const POOLED_BUFFER_MIN = 256 * 1024;
+/** More answers than this in flight at once get buffers of their own, freed after use. */
+const POOLED_BUFFERS_MAX = 32;
+const pageBuffers = new BufferPool();
+
 /** A list page builds the items of changed cases one by one up to this many; more, and it reads the whole page in order (two range queries). */
 const BUILD_BY_ID = 16;
 
@@ -172,11 +202,12 @@ export const testCaseRoutes = {
         cache?.set(ids[i], items[i]);
       }
     }
-    // one buffer per answer; the page_info URLs follow the request's Host
+    // the page_info URLs follow the request's Host
     const parts: Buffer[] = [LIST_HEAD, ...items];
     if (items.length > 0) parts[1] = items[0].subarray(1);
     parts.push(Buffer.from(`]},"page_info":${JSON.stringify(pageInfo(c, p, total))}}`));
-    return { body: Buffer.concat(parts), contentType: 'application/json; charset=utf-8' };
+    const { body, done } = pageBuffers.join(parts);
+    return { body, done, contentType: 'application/json; charset=utf-8' };
   },
   getTestCase(c) {
     // the live GET carries the labels (as objects; see dialect.ts)
