@@ -207,6 +207,32 @@ describe('a case deleted while the case list is read', () => {
     for (const m of `${r.out}\n${r.err}`.matchAll(/has id (\S+), which the service does not have/g)) expect(await exists(m[1]!), `${m[1]} exists`).toBe(false);
   });
 
+  it('backup and pull exit 1 and write nothing when the list keeps changing under every walk', async () => {
+    // a case deleted after the first page of every walk: no walk can be trusted
+    let deletions = 0;
+    proxy.onAnswer = async (a) => {
+      if (!isCaseList(a) || a.query.has('folder_id') || a.query.has('title__CONTAINS') || a.query.has('search') || a.query.has('page') || a.query.has('cursor')) return;
+      const page = (JSON.parse(a.body.toString('utf8')) as { data: { test_cases: ListedCase[] } }).data.test_cases;
+      deletions++;
+      await api('DELETE', `/projects/${projectId}/test_cases/${page[1]!.id}`);
+    };
+    try {
+      const b = await tmsync('backup', '--out', 'churn.json', '--project', 'DEMO');
+      expect(b.code).toBe(1);
+      expect(b.err).toMatch(/the list changed while it was read, 3 times in a row \(total_count fell/);
+      expect(b.err).toContain('run the command again');
+      await expect(readFile(join(root, 'churn.json'))).rejects.toMatchObject({ code: 'ENOENT' });
+      expect(deletions).toBe(3);
+      const before = await readFile(join(root, SYNC_BASE_FILE), 'utf8').catch(() => '');
+      const p = await tmsync('pull');
+      expect(p.code).toBe(1);
+      expect(p.err).toMatch(/the list changed while it was read/);
+      expect(await readFile(join(root, SYNC_BASE_FILE), 'utf8').catch(() => '')).toBe(before);
+    } finally {
+      proxy.onAnswer = undefined;
+    }
+  });
+
   /** a create body copied from an existing case (its folder and the lookups a create requires) */
   async function caseBodyLike(id: string): Promise<Record<string, unknown>> {
     const res = await fetch(`${emu.baseUrl}/projects/${projectId}/test_cases/${id}`, { headers: { authorization: `Bearer ${API_KEY}` } });
