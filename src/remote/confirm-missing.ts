@@ -56,8 +56,13 @@ export async function confirmMissing(client: TmsClient, actual: ActualState, nam
       throw err;
     }
   };
+  /** a human id upper-cased first (the plan takes any letter case; services give them upper-case), then as written */
+  const byRef = async <T>(ref: string, read: (ref: string) => Promise<T>): Promise<T | undefined> => {
+    const upper = looksLikeId(ref) ? ref : ref.toUpperCase();
+    return (await found(() => read(upper))) ?? (upper !== ref ? await found(() => read(ref)) : undefined);
+  };
   const readCase = async (ref: string): Promise<RemoteCase | undefined> => {
-    const got = await found(async () => (await client.call('getTestCase', { params: { ...params, test_case_id: ref }, signal })).data.test_case);
+    const got = await byRef(ref, async (r) => (await client.call('getTestCase', { params: { ...params, test_case_id: r }, signal })).data.test_case);
     if (!got) return undefined;
     // the GET leaves out what only lists carry (steps of step groups, human id, labels): the
     // list of its folder filtered by its title has the case as the plan reads every other one
@@ -66,10 +71,10 @@ export async function confirmMissing(client: TmsClient, actual: ActualState, nam
     const query = { folder_id: got.folder_id ?? '', ...(title ? { title__CONTAINS: title } : {}) };
     for await (const c of client.paginate('listTestCases', { params, query, signal })) if (c.id === got.id) listed = c;
     const wire = listed ?? got;
-    return toRemoteCase({ ...wire, human_id: wire.human_id ?? got.human_id ?? (looksLikeId(ref) ? undefined : ref) });
+    return toRemoteCase({ ...wire, human_id: wire.human_id ?? got.human_id ?? (looksLikeId(ref) ? undefined : ref.toUpperCase()) });
   };
   const readGroup = async (ref: string): Promise<RemoteStepGroup | undefined> => {
-    const got = await found(async () => (await client.call('getStepGroup', { params: { ...params, step_group_id: ref }, signal })).data.step_group);
+    const got = await byRef(ref, async (r) => (await client.call('getStepGroup', { params: { ...params, step_group_id: r }, signal })).data.step_group);
     return got && toRemoteStepGroup(got);
   };
   const readFolder = async (id: string): Promise<RemoteFolder | undefined> => {
