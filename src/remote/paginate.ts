@@ -96,21 +96,22 @@ function idOf(x: unknown): string | undefined {
  * last `total_count`. The first two stop the walk at once; then the list is walked again from its
  * first page, handing out only the items not handed out yet, up to {@link MAX_WALKS} walks in all
  * (`list_changed` after that). A later walk that still falls short of the total but brings no new
- * item, and saw neither of the others, ends it: the total is off, not the list. Items are handed
+ * item, and saw neither of the others, ends it: the total is off, not the list. A total that
+ * grows is followed (items added at the end shift nothing; added before, they come twice). Items are handed
  * out as their pages arrive, so an item deleted during the walks may be among them, as if read
  * just before it was deleted.
  */
 export async function* paginatePages(fetchPage: (q: Query) => Promise<PageShape>, o: PaginateOptions): AsyncGenerator<unknown> {
   const given = new Set<string>();
   const shared: WalkShared = { sizeSent: true };
-  const seen: string[] = [];
+  const changes: string[] = [];
   for (let n = 1; n <= MAX_WALKS; n++) {
     const outcome = yield* walkOnce(fetchPage, o, given, shared, n === 1);
     if (!outcome.change) return;
-    seen.push(outcome.change.text);
+    changes.push(outcome.change.text);
     if (n > 1 && outcome.change.kind === 'short' && outcome.fresh === 0) return;
   }
-  throw new TmsyncError('list_changed', `${o.describe}: the list changed while it was read, ${MAX_WALKS} times in a row (${seen.join('; ')})`, {
+  throw new TmsyncError('list_changed', `${o.describe}: the list changed while it was read, ${MAX_WALKS} times in a row (${changes.join('; ')})`, {
     hint: 'others are changing the project while it is read: run the command again; if it keeps failing, the service pages inconsistently (try a lower page_size)',
     details: { endpoint: o.endpoint, walks: MAX_WALKS },
   });
