@@ -2,7 +2,7 @@ import type { TestCase } from '../api/resources.js';
 import type { ActualState, RemoteCase, RemoteFolder, RemoteStepGroup } from '../model.js';
 import { ApiError } from './api-error.js';
 import type { TmsClient } from './client.js';
-import { deepFreeze } from './fetch-state.js';
+import { deepFreeze, scopedFolderIds } from './fetch-state.js';
 import { toRemoteCase, toRemoteFolder, toRemoteStepGroup } from './normalize.js';
 import { looksLikeId } from './project.js';
 
@@ -88,20 +88,26 @@ export async function confirmMissing(client: TmsClient, actual: ActualState, nam
     Promise.all(folders.map(readFolder)),
   ]);
   const elsewhere: string[] = [...(actual.elsewhere ?? [])];
+  // under a scope, what was found is placed by the folder paths the lists and the GETs give
+  const scope = options.scope;
+  const placed = (extra: readonly RemoteFolder[]) => (scope ? scopedFolderIds([...actual.folders, ...extra], scope) : undefined);
   const addedFolders: RemoteFolder[] = [];
+  const candidates = gotFolders.filter((f): f is RemoteFolder => !!f && !folderIds.has(f.id));
+  const folderPlaces = placed(candidates);
   gotFolders.forEach((f, i) => {
     if (!f || folderIds.has(f.id)) return;
-    // under a scope, a folder the lists left out is outside it unless its parent is inside
-    if (options.scope && !(f.parentId !== null && folderIds.has(f.parentId))) elsewhere.push(folders[i]!);
+    if (folderPlaces && !folderPlaces.inside.has(f.id) && !folderPlaces.ancestors.has(f.id)) elsewhere.push(folders[i]!);
     else {
       folderIds.add(f.id);
       addedFolders.push(f);
     }
   });
+  // a path scope's ancestors are containers: their own cases are outside it (as `fetchState` reads)
+  const inside = placed(addedFolders)?.inside;
   const addedCases: RemoteCase[] = [];
   gotCases.forEach((c, i) => {
     if (!c || caseIds.has(c.id)) return;
-    if (options.scope && !folderIds.has(c.folderId)) elsewhere.push(cases[i]!);
+    if (inside && !inside.has(c.folderId)) elsewhere.push(cases[i]!);
     else {
       caseIds.add(c.id);
       addedCases.push(c);

@@ -76,5 +76,9 @@ describe('confirmMissing', () => {
     const got = await confirmMissing(client, scoped, { cases: [{ id: ids.Outside!.humanId }], stepGroups: [], folders: [] }, { scope: ['Inside'] });
     expect(got.cases.map((c) => c.id)).toEqual([ids.Inside!.id]);
     expect(got.elsewhere).toEqual([ids.Outside!.humanId]);
+    // one inside the scope that the list passed over is added as without a scope
+    const passed = await confirmMissing(client, without(scoped, ids.Inside!.id), { cases: [{ id: ids.Inside!.id }], stepGroups: [], folders: [] }, { scope: ['Inside'] });
+    expect(passed.cases.map((c) => c.id)).toEqual([ids.Inside!.id]);
+    expect(passed.elsewhere).toBeUndefined();
   });
 });
