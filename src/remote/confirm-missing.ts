@@ -52,7 +52,8 @@ export async function confirmMissing(client: TmsClient, actual: ActualState, nam
     try {
       return await read();
     } catch (err) {
-      if (err instanceof ApiError && err.code === 'not_found') return undefined;
+      // an id the service cannot even parse (the live service answers 400 `Invalid ID format`) names nothing either
+      if (err instanceof ApiError && (err.code === 'not_found' || (err.code === 'invalid_request' && (err.status === 400 || err.status === 422)))) return undefined;
       throw err;
     }
   };

@@ -68,6 +68,8 @@ describe('confirmMissing', () => {
     before = emu.requestLog().length;
     expect(await confirmMissing(client, full, { cases: [{ id: 'conf-999' }], stepGroups: [], folders: [] })).toBe(full);
     expect(emu.requestLog().slice(before).map((e) => e.path.split('/').pop())).toEqual(['CONF-999', 'conf-999']);
+    // an id the service cannot parse names nothing either: the plan says so, the read does not fail
+    expect(await confirmMissing(client, full, { cases: [{ id: '12345678-xxxx' }], stepGroups: [], folders: [] })).toBe(full);
   });
 
   it('names a case found outside the scope in `elsewhere` and does not add it', async () => {
