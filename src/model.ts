@@ -254,4 +254,9 @@ export interface ActualState {
   labels: RemoteLabel[];
   /** true when `labelIds` of cases could be read; false means labels cannot be compared */
   labelsReadable: boolean;
+  /**
+   * `id:`s the repository's files write that the service has outside what was read (a scope),
+   * found by a GET (`confirmMissing`): never deleted on the service
+   */
+  elsewhere?: readonly string[];
 }

@@ -2,7 +2,7 @@ import type { DesiredCase, RemoteCase } from '../model.js';
 import type { BaseEntry } from '../sync/base.js';
 import { caseFieldValues, changedFromBase, desiredCaseFieldNames, desiredCaseFieldValues, fieldLabel, remoteCaseHas, type FieldValues } from '../sync/field-values.js';
 import { caseChanges, desiredBody, keepRemoteFields, withDisplayChanges, type DesiredBody } from './case-body.js';
-import { claimById, problem, type PlanContext } from './context.js';
+import { claimById, foundElsewhere, problem, type PlanContext } from './context.js';
 import { folderRef, type FolderNode, type FolderPlan } from './folders.js';
 import { normalizeTitle, pathKey, showPath } from './normalize.js';
 import type { CaseBody, CreateCaseOp, FieldChange, Operation, Ref } from './operations.js';
@@ -51,7 +51,7 @@ function matchCases(ctx: PlanContext, folders: FolderPlan): CaseMatch[] {
     if (id === undefined) continue;
     // looked up once: the service's case by this id, if it has one
     const found = ctx.remote.caseByRef(id);
-    const gone = ctx.sync && !found ? baseEntryFor(ctx.sync, 'case', id) : undefined;
+    const gone = ctx.sync && !found && !foundElsewhere(ctx, id) ? baseEntryFor(ctx.sync, 'case', id) : undefined;
     if (gone) {
       m.gone = gone;
       continue;

@@ -62,6 +62,12 @@ export function problem(
   ctx.problems.push({ file, line: line ?? 1, col: 1, code, message, ...(hint ? { hint } : {}), severity: 'error' });
 }
 
+/** The service has the item `id` names outside what was read (see `ActualState.elsewhere`): it was not deleted. */
+export function foundElsewhere(ctx: PlanContext, id: string): boolean {
+  const wanted = id.trim().toUpperCase();
+  return ctx.actual.elsewhere?.some((e) => e.toUpperCase() === wanted) ?? false;
+}
+
 /** One `id:` written in a file, for {@link claimById}. */
 export interface IdClaim<T, R> {
   claimant: T;
@@ -89,6 +95,18 @@ export function claimById<T, R extends { id: string }>(
   c: IdClaim<T, R>,
 ): R | undefined {
   if (!c.remote) {
+    if (foundElsewhere(ctx, c.id)) {
+      // the service has it, only not where the scope reads: never a hint to drop the id
+      problem(
+        ctx,
+        'id_outside_scope',
+        c.file,
+        c.line,
+        `${c.label} has id ${c.id}, which the service has outside the scope of tmsync.yaml`,
+        'move the file to the folder the item is in on the service, or widen `scope` in tmsync.yaml',
+      );
+      return undefined;
+    }
     problem(
       ctx,
       'unknown_id',

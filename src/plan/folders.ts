@@ -1,6 +1,6 @@
 import type { DesiredFolder, RemoteFolder } from '../model.js';
 import { scopeMatcher } from '../scope.js';
-import { claimById, problem, type PlanContext } from './context.js';
+import { claimById, foundElsewhere, problem, type PlanContext } from './context.js';
 import { normalizeTitle, pathKey, showPath } from './normalize.js';
 import type { FieldChange, Operation, Ref } from './operations.js';
 import { desiredFolderFieldValues, folderFieldValues, refValue } from '../sync/field-values.js';
@@ -81,7 +81,7 @@ function matchFolders(ctx: PlanContext, nodes: FolderNode[]): Set<string> {
   for (const node of nodes) {
     const id = node.desired.id;
     if (id === undefined) continue;
-    const gone = ctx.sync && !ctx.remote.folder(id.trim()) ? ctx.sync.base.get('folder', id.trim()) : undefined;
+    const gone = ctx.sync && !ctx.remote.folder(id.trim()) && !foundElsewhere(ctx, id) ? ctx.sync.base.get('folder', id.trim()) : undefined;
     if (gone) {
       node.gone = gone;
       continue;

@@ -1,6 +1,6 @@
 import { fieldOf, setField, STEP_GROUP_FIELDS } from '../fields.js';
 import type { DesiredGroupStep, DesiredStepGroup, RemoteGroupStep, RemoteStepGroup } from '../model.js';
-import { claimById, problem, type PlanContext } from './context.js';
+import { claimById, foundElsewhere, problem, type PlanContext } from './context.js';
 import { normalizeText, normalizeTitle, sameList, sortedUnique } from './normalize.js';
 import type { FieldChange, GroupStepBody, Operation, Ref, StepGroupBody } from './operations.js';
 import { showSteps } from './show.js';
@@ -49,7 +49,7 @@ function matchGroups(ctx: PlanContext): GroupMatch[] {
   for (const m of matches) {
     const id = m.desired.id;
     if (id === undefined) continue;
-    const gone = ctx.sync && !ctx.partialStepGroups && !ctx.remote.stepGroupByRef(id) ? baseEntryFor(ctx.sync, 'step_group', id) : undefined;
+    const gone = ctx.sync && !ctx.partialStepGroups && !ctx.remote.stepGroupByRef(id) && !foundElsewhere(ctx, id) ? baseEntryFor(ctx.sync, 'step_group', id) : undefined;
     if (gone) {
       m.gone = gone;
       continue;

@@ -31,6 +31,7 @@ export {
 } from './normalize.js';
 export { resolveProject, looksLikeId } from './project.js';
 export { fetchState, deepFreeze, scopedFolderIds, type FetchStateOptions } from './fetch-state.js';
+export { confirmMissing, type ConfirmMissingOptions, type NamedItems } from './confirm-missing.js';
 export { formatRequestEvent } from './verbose.js';
 export type { ClientResponseOf } from './schemas.js';
 export type { EndpointName, ListEndpointName, ResponseOf, ItemOf, BodyOf, QueryOf } from '../api/endpoints.js';

@@ -70,12 +70,69 @@ function pagePlan(q: Query, info: PageShape['page_info']): { from: number; to: n
 const refusedSize = (err: unknown) =>
   err instanceof ApiError && err.code === 'invalid_request' && (err.status === 400 || err.status === 422);
 
+/** Walks of one list at most: the first, and the ones redone because the list changed under it. */
+export const MAX_WALKS = 3;
+
+/** Why a walk cannot be trusted to hold every item: the list changed while it was read. */
+interface Change {
+  kind: 'twice' | 'fell' | 'short';
+  text: string;
+}
+
+/** The id a list item is known by, when it has one (dedupe and the change checks use it). */
+function idOf(x: unknown): string | undefined {
+  const id = x && typeof x === 'object' ? (x as { id?: unknown }).id : undefined;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
 /**
- * Every item of a paginated list. Sends `page_size` (and falls back to the service's default once
- * if the first page refuses it), follows `next` until it is empty or null, and reads no page twice
- * (a service that sends one again stops the walk with `pagination_loop`).
+ * Every item of a paginated list, each once. Sends `page_size` (and falls back to the service's
+ * default once if the first page refuses it), follows `next` until it is empty or null, and reads
+ * no page twice in one walk (a service that sends one again stops the walk with `pagination_loop`).
+ *
+ * A list that changes while it is walked can shift under an offset (a deletion before the pages
+ * still to read moves an item onto a page already read: it is never seen). Such a walk is told
+ * by what it sees: an item that comes twice, a `total_count` that falls, fewer items than the
+ * last `total_count`. The first two stop the walk at once; then the list is walked again from its
+ * first page, handing out only the items not handed out yet, up to {@link MAX_WALKS} walks in all
+ * (`list_changed` after that). A later walk that still falls short of the total but brings no new
+ * item, and saw neither of the others, ends it: the total is off, not the list. A total that
+ * grows is followed (items added at the end shift nothing; added before, they come twice). Items are handed
+ * out as their pages arrive, so an item deleted during the walks may be among them, as if read
+ * just before it was deleted.
  */
 export async function* paginatePages(fetchPage: (q: Query) => Promise<PageShape>, o: PaginateOptions): AsyncGenerator<unknown> {
+  const given = new Set<string>();
+  const shared: WalkShared = { sizeSent: true };
+  const changes: string[] = [];
+  for (let n = 1; n <= MAX_WALKS; n++) {
+    const outcome = yield* walkOnce(fetchPage, o, given, shared, n === 1);
+    if (!outcome.change) return;
+    changes.push(outcome.change.text);
+    if (n > 1 && outcome.change.kind === 'short' && outcome.fresh === 0) return;
+  }
+  throw new TmsyncError('list_changed', `${o.describe}: the list changed while it was read, ${MAX_WALKS} times in a row (${changes.join('; ')})`, {
+    hint: 'others are changing the project while it is read: run the command again; if it keeps failing, the service pages inconsistently (try a lower page_size)',
+    details: { endpoint: o.endpoint, walks: MAX_WALKS },
+  });
+}
+
+interface WalkShared {
+  /** false once the service refused `page_size`: later walks do not send it either */
+  sizeSent: boolean;
+}
+
+/**
+ * One walk of the list from its first page: yields the items `given` does not hold yet (adding
+ * them), returns what made it untrustworthy, if anything, and how many items it handed out.
+ */
+async function* walkOnce(
+  fetchPage: (q: Query) => Promise<PageShape>,
+  o: PaginateOptions,
+  given: Set<string>,
+  shared: WalkShared,
+  first: boolean,
+): AsyncGenerator<unknown, { change?: Change; fresh: number }> {
   const seen = new Set<string>();
   const fetchOnce = (q: Query) => {
     const k = canonical(q);
@@ -89,6 +146,14 @@ export async function* paginatePages(fetchPage: (q: Query) => Promise<PageShape>
     return fetchPage(q);
   };
   const items = (p: PageShape) => (p.data[o.key] as unknown[] | undefined) ?? [];
+
+  // the ids this walk read: the first walk's are exactly the ones given out, so one set serves both
+  const ids = first ? given : new Set<string>();
+  let distinct = 0;
+  let fresh = 0;
+  let change: Change | undefined;
+  let lastTotal: number | undefined;
+  let highestTotal: number | undefined;
 
   // a `next` that keeps advancing must not be followed forever: every page handed out is counted
   // against what the service says the list holds (the largest total seen: items may be added
@@ -115,7 +180,13 @@ export async function* paginatePages(fetchPage: (q: Query) => Promise<PageShape>
     pagesRead++;
     itemsRead += list.length;
     const t = p.page_info?.total_count;
-    if (typeof t === 'number' && Number.isFinite(t) && t >= 0) total = Math.max(total ?? 0, t);
+    if (typeof t === 'number' && Number.isFinite(t) && t >= 0) {
+      // a total below one seen before: items were deleted, and an offset may have moved past some
+      if (highestTotal !== undefined && t < highestTotal) change ??= { kind: 'fell', text: `total_count fell from ${highestTotal} to ${t}` };
+      highestTotal = Math.max(highestTotal ?? 0, t);
+      lastTotal = t;
+      total = Math.max(total ?? 0, t);
+    }
     const ps = p.page_info?.page_size;
     if (typeof ps === 'number' && ps > 0) size = Math.max(size ?? 0, ps);
     else if (size === undefined && sent !== undefined) size = sent;
@@ -133,28 +204,57 @@ export async function* paginatePages(fetchPage: (q: Query) => Promise<PageShape>
     } else if (pagesRead > maxPages) {
       throw runaway(`more than ${maxPages} pages (max_pages) and the service gives no total_count`);
     }
-    return list;
+    const out: unknown[] = [];
+    for (const x of list) {
+      const id = idOf(x);
+      if (id === undefined) {
+        // nothing to know it by: counted, and handed out by the first walk only
+        distinct++;
+        if (first) out.push(x);
+        continue;
+      }
+      if (ids.has(id)) {
+        change ??= { kind: 'twice', text: `item ${id} came twice` };
+        continue;
+      }
+      ids.add(id);
+      distinct++;
+      if (!first) {
+        if (given.has(id)) continue;
+        given.add(id);
+      }
+      fresh++;
+      out.push(x);
+    }
+    return out;
   };
 
-  let sizeSent = true;
   let page: PageShape;
-  try {
-    page = await fetchOnce({ ...o.base, page_size: o.pageSize });
-  } catch (err) {
-    if (!refusedSize(err)) throw err;
-    sizeSent = false;
+  const sent = () => (shared.sizeSent ? o.pageSize : undefined);
+  if (shared.sizeSent) {
+    try {
+      page = await fetchOnce({ ...o.base, page_size: o.pageSize });
+    } catch (err) {
+      if (!first || !refusedSize(err)) throw err;
+      shared.sizeSent = false;
+      page = await fetchOnce({ ...o.base });
+    }
+  } else {
     page = await fetchOnce({ ...o.base });
   }
-  yield* account(page, sizeSent ? o.pageSize : undefined);
+  yield* account(page, sent());
+  // an item that came twice, or a total that fell: the walk cannot be trusted, read no further
+  if (change) return { change, fresh };
 
   for (;;) {
     const next = page.page_info?.next;
-    if (!next) return;
-    const q = nextQuery(next, o, sizeSent);
+    if (!next) break;
+    const q = nextQuery(next, o, shared.sizeSent);
     const plan = o.prefetch > 0 ? pagePlan(q, page.page_info) : undefined;
     if (!plan) {
       page = await fetchOnce(q);
-      yield* account(page, sizeSent ? o.pageSize : undefined);
+      yield* account(page, sent());
+      if (change) return { change, fresh };
       continue;
     }
     // the remaining pages are known: keep `prefetch` of them in flight, hand them out in order
@@ -169,8 +269,13 @@ export async function* paginatePages(fetchPage: (q: Query) => Promise<PageShape>
     while (pending.length > 0) {
       page = await pending.shift()!;
       while (pending.length < o.prefetch && upcoming <= plan.to) startNext();
-      yield* account(page, sizeSent ? o.pageSize : undefined);
+      yield* account(page, sent());
+      // the pages still in flight are left to settle unread
+      if (change) return { change, fresh };
     }
     // the last page's `next` is followed as usual (items may have been added meanwhile)
   }
+  // fewer items than the service says it holds: some were passed over
+  if (lastTotal !== undefined && distinct < lastTotal) change = { kind: 'short', text: `${distinct} items read, but total_count says ${lastTotal}` };
+  return { change, fresh };
 }

@@ -236,6 +236,9 @@ export function buildRepositoryModel(actual: ActualState, options: BuildModelOpt
 
   const existingCaseFile = new Map<string, string>();
   const gone: GoneItem[] = [];
+  // items the service has outside what was read (`confirmMissing`) are not gone
+  const elsewhere = new Set((actual.elsewhere ?? []).map((id) => id.toUpperCase()));
+  const isGone = (id: string) => !elsewhere.has(id.trim().toUpperCase());
   // natural keys of local items without id: `dir\0title` → files
   const unclaimedCases = new Map<string, string[]>();
   const unclaimedGroups = new Map<string, string[]>();
@@ -249,7 +252,7 @@ export function buildRepositoryModel(actual: ActualState, options: BuildModelOpt
     const c = findCase(e.id);
     if (c) {
       if (!existingCaseFile.has(c.id)) existingCaseFile.set(c.id, e.file);
-    } else gone.push({ itemType: 'case', id: e.id, file: e.file });
+    } else if (isGone(e.id)) gone.push({ itemType: 'case', id: e.id, file: e.file });
   }
   const existingGroupFile = new Map<string, string>();
   for (const e of existing.stepGroups) {
@@ -260,7 +263,7 @@ export function buildRepositoryModel(actual: ActualState, options: BuildModelOpt
     const g = findGroup(e.id);
     if (g) {
       if (!existingGroupFile.has(g.id)) existingGroupFile.set(g.id, e.file);
-    } else gone.push({ itemType: 'step_group', id: e.id, file: e.file });
+    } else if (isGone(e.id)) gone.push({ itemType: 'step_group', id: e.id, file: e.file });
   }
   const existingFolder = new Map<string, { dir: string; file?: string }>();
   for (const e of existing.folders) {
@@ -272,7 +275,7 @@ export function buildRepositoryModel(actual: ActualState, options: BuildModelOpt
     const f = foldersById.get(id) ?? actual.folders.find((x) => x.id.toLowerCase() === id.toLowerCase());
     if (f) {
       if (!existingFolder.has(f.id)) existingFolder.set(f.id, e);
-    } else gone.push({ itemType: 'folder', id: e.id, file: e.file ?? e.dir });
+    } else if (isGone(e.id)) gone.push({ itemType: 'folder', id: e.id, file: e.file ?? e.dir });
   }
 
   // the folder tree, parents before children, siblings by order

@@ -212,6 +212,22 @@ describe('buildPlan: test cases', () => {
     expect(r.plan.operations.filter((o) => o.kind === 'create_case')).toEqual([]);
   });
 
+  it('never tells to remove an id the service has outside the scope (found by id after the lists), and plans nothing for it', () => {
+    const r = plan(desiredState({ folders: repoFolders, cases: [desiredCase('Auth', 'Moved', {}, { id: 'shop-98' })] }), actualState({ folders, elsewhere: ['SHOP-98'] }));
+    expect(r.problems).toEqual([
+      {
+        code: 'id_outside_scope',
+        file: 'cases/Auth/moved.yaml',
+        line: 1,
+        col: 1,
+        severity: 'error',
+        message: 'test case "Moved" has id shop-98, which the service has outside the scope of tmsync.yaml',
+        hint: 'move the file to the folder the item is in on the service, or widen `scope` in tmsync.yaml',
+      },
+    ]);
+    expect(r.plan.operations.filter((o) => o.kind === 'create_case')).toEqual([]);
+  });
+
   it('reports two files with the same id, naming both', () => {
     const r = plan(
       desiredState({ folders: repoFolders, cases: [desiredCase('Auth', 'A', {}, { id: 'SHOP-1' }), desiredCase('Checkout', 'B', {}, { id: 'SHOP-1' })] }),

@@ -134,7 +134,9 @@ describe('pagination', () => {
   });
 
   it('stops with pagination_loop when the service sends the same next page twice', async () => {
-    const { client } = await setup(() => ({ json: { data: { types: [lookup(1)] }, page_info: { page_size: 1, total_count: 9, next: 'same' } } }));
+    // a new item on every page: an item that came twice would stop the walk first
+    let n = 0;
+    const { client } = await setup(() => ({ json: { data: { types: [lookup(++n)] }, page_info: { page_size: 1, total_count: 9, next: 'same' } } }));
     const read = async () => {
       for await (const _ of client.paginate('listCaseTypes')) void _;
     };

@@ -145,6 +145,106 @@ describe('endless pagination', () => {
   });
 });
 
+describe('a list that changes while it is read', () => {
+  const options = (prefetch = 0) => ({ key: 'types', base: {}, pageSize: 10, cursorParam: 'cursor', baseUrl: 'http://x/api/v1', prefetch, describe: 'GET /types', endpoint: 'listCaseTypes' });
+  const walk = async (fetchPage: (q: Query) => Promise<PageShape>, prefetch = 0) => {
+    const got: string[] = [];
+    for await (const x of paginatePages(fetchPage, options(prefetch))) got.push((x as { id: string }).id);
+    return got;
+  };
+
+  it('stops at once when a next keeps serving the same items under a huge total_count, and gives up after a bounded number of walks', async () => {
+    const asked: Query[] = [];
+    const fetchPage = async (q: Query): Promise<PageShape> => {
+      asked.push(q);
+      const page = Number(q.cursor ?? 0);
+      // a cursor that advances forever, always the same ten items, a total that allows a million pages
+      return { data: { types: Array.from({ length: 10 }, (_, i) => item(i)) }, page_info: { page_size: 10, total_count: 10_000_000, next: String(page + 1) } };
+    };
+    const err = await walk(fetchPage).catch((e: unknown) => e);
+    expect((err as TmsyncError).code).toBe('list_changed');
+    expect((err as TmsyncError).message).toBe(
+      'GET /types: the list changed while it was read, 3 times in a row (item id-0 came twice; item id-0 came twice; item id-0 came twice)',
+    );
+    // two pages a walk: the first, and the one that repeats it
+    expect(asked).toHaveLength(6);
+  });
+
+  /** An offset-paged list of `n` items; `change(pageAnswered)` may edit it after a page is answered. */
+  const offsetList = (n: number, change: (page: number, items: ReturnType<typeof item>[]) => void) => {
+    const items = Array.from({ length: n }, (_, i) => item(i));
+    const asked: Query[] = [];
+    const fetchPage = async (q: Query): Promise<PageShape> => {
+      asked.push(q);
+      const page = Number(q.page ?? 1);
+      const answer: PageShape = {
+        data: { types: items.slice((page - 1) * 10, page * 10) },
+        page_info: { page_size: 10, total_count: items.length, next: page * 10 < items.length ? `/types?page=${page + 1}&page_size=10` : '' },
+      };
+      change(page, items);
+      return answer;
+    };
+    return { items, asked, fetchPage };
+  };
+
+  it('reads the list again when an item is deleted between two pages, so the item shifted onto a page already read is not passed over', async () => {
+    let deleted = false;
+    const { asked, fetchPage } = offsetList(30, (page, items) => {
+      if (page === 1 && !deleted) {
+        deleted = true;
+        items.splice(4, 1); // id-4
+      }
+    });
+    const got = await walk(fetchPage);
+    // id-10 moved onto page 1 after it was read: only the second walk sees it
+    expect(got).toContain('id-10');
+    expect(new Set(got).size).toBe(got.length);
+    expect(got.filter((id) => id !== 'id-4').sort()).toEqual(Array.from({ length: 30 }, (_, i) => `id-${i}`).filter((id) => id !== 'id-4').sort());
+    // the first walk stops at the page whose total fell; the second is whole
+    expect(asked.map((q) => q.page ?? 1).map(String)).toEqual(['1', '2', '1', '2', '3']);
+  });
+
+  it('reads the list again when an item is inserted before the pages still to read (an item comes twice), with pages fetched ahead', async () => {
+    let added = false;
+    const { fetchPage } = offsetList(30, (page, items) => {
+      if (page === 1 && !added) {
+        added = true;
+        items.unshift(item(99));
+      }
+    });
+    const got = await walk(fetchPage, 4);
+    expect(new Set(got).size).toBe(got.length);
+    expect(got.sort()).toEqual([...Array.from({ length: 30 }, (_, i) => `id-${i}`), 'id-99'].sort());
+  });
+
+  it('gives up with list_changed after a bounded number of walks when every walk sees a deletion', async () => {
+    const { asked, fetchPage } = offsetList(100, (page, items) => {
+      if (page === 1) items.splice(0, 1);
+    });
+    const err = await walk(fetchPage).catch((e: unknown) => e);
+    expect((err as TmsyncError).code).toBe('list_changed');
+    expect((err as TmsyncError).message).toMatch(/changed while it was read, 3 times in a row \(total_count fell from 100 to 99; total_count fell from 99 to 98; total_count fell from 98 to 97\)/);
+    expect((err as TmsyncError).hint).toMatch(/run the command again/);
+    expect(asked).toHaveLength(6);
+  });
+
+  it('takes a total that is off for what it is: a second walk that brings nothing new ends the read', async () => {
+    const asked: Query[] = [];
+    const fetchPage = async (q: Query): Promise<PageShape> => {
+      asked.push(q);
+      return { data: { types: [item(1), item(2)] }, page_info: { page_size: 10, total_count: 3, next: '' } };
+    };
+    expect(await walk(fetchPage)).toEqual(['id-1', 'id-2']);
+    expect(asked).toHaveLength(2);
+  });
+
+  it('reads a list that does not change once', async () => {
+    const { asked, fetchPage } = offsetList(30, () => undefined);
+    expect(await walk(fetchPage)).toHaveLength(30);
+    expect(asked).toHaveLength(3);
+  });
+});
+
 describe('answer size cap', () => {
   const big = (r: LoggedRequest, headers: Record<string, string> = {}): Reply => ({
     headers,

@@ -8,7 +8,7 @@ import { withApplySession } from '../lock.js';
 import { loadTarget } from '../target.js';
 import { checkMemory, collectMemory } from '../memory.js';
 import { loadRepository, removeStrayTempFiles } from '../../repository/index.js';
-import { fetchState, resolveProject } from '../../remote/index.js';
+import { confirmMissing, fetchState, resolveProject } from '../../remote/index.js';
 import { buildPlan, hasChanges, openConflicts, parsePlanFile, planTextChunks, summaryLine, type BuildPlanResult, type Plan, type Prefer, type SyncRecords } from '../../plan/index.js';
 import { readSyncBase, type SyncBase } from '../../sync/base.js';
 import { writeSynced } from '../../apply/engine.js';
@@ -186,7 +186,11 @@ async function planFromRepository(
     return 1;
   }
   if (signal.aborted) return EXIT_INTERRUPTED;
-  const actual = await fetchState(client, project.id, { scope: config.scope, signal });
+  // an `id:` the lists did not hold is read by id before the plan may call it deleted
+  const actual = await confirmMissing(client, await fetchState(client, project.id, { scope: config.scope, signal }), loaded.state, {
+    signal,
+    ...(config.scope ? { scope: config.scope } : {}),
+  });
   // what loading and reading left behind is collected before the plan is built (see memory.ts)
   checkMemory();
   const { base, notes: baseNotes } = await readSyncBase(root, project.id);

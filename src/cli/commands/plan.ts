@@ -8,7 +8,7 @@ import { changedCaseQueries, planChanged, stepGroupsToRead, type ChangedFiles, t
 import { readSyncBase } from '../../sync/base.js';
 import { openConflicts, type Prefer } from '../../plan/index.js';
 import { buildPlan, hasChanges, PLAN_COMMENT_MARKER, planTextChunks, renderPlanJson, renderPlanMarkdown, summaryLine, type BuildPlanResult, type Plan } from '../../plan/index.js';
-import { fetchState, resolveProject } from '../../remote/index.js';
+import { confirmMissing, fetchState, resolveProject } from '../../remote/index.js';
 import { ReadCache } from '../../remote/read-cache.js';
 import { loadRepository, type TmsyncConfig } from '../../repository/index.js';
 import { gitChangedFiles, type GitChanges } from '../git.js';
@@ -139,7 +139,10 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
       await summary(io, problemsSummary('tmsync plan', `${count(loadErrors.length, 'problem')} in the tests repository`, loadErrors, options.cwd, root));
       return 1;
     }
-    const actual = await remote;
+    // an `id:` the lists did not hold is read by id before the plan may call it deleted (a
+    // --changed-since read holds only some cases: its reads of the named ones are by id already)
+    const read = await remote;
+    const actual = changes ? read : await confirmMissing(client, read, loaded.state, { signal, ...(config.scope ? { scope: config.scope } : {}) });
     reuse = undefined;
     const { base, notes: baseNotes } = await baseP;
     for (const n of baseNotes) io.stderr(`Note: ${n}`);

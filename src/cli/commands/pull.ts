@@ -1,5 +1,6 @@
 import { access, readdir } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
+import { confirmMissing } from '../../remote/confirm-missing.js';
 import { fetchState } from '../../remote/fetch-state.js';
 import { resolveProject } from '../../remote/project.js';
 import { lookupNames, type ActualState, type RemoteCase, type RemoteProject } from '../../model.js';
@@ -135,9 +136,11 @@ async function pullRead(
     const project = await projectP;
     const { base, notes, text: baseText } = await readSyncBase(root, project.id);
     for (const n of notes) io.stderr(`Note: ${n}`);
-    const actual = await actualP;
-    const repoRoot = root;
     const local = await existing.catch(() => undefined);
+    // an `id:` the lists did not hold is read by id before pull may list its file as gone
+    const listed = await actualP;
+    const actual = local ? await confirmMissing(target.client, listed, local, { ...(io.signal ? { signal: io.signal } : {}), ...(target.config.scope ? { scope: target.config.scope } : {}) }) : listed;
+    const repoRoot = root;
     const merge = base.size > 0 && local ? preparePullMerge({ base, actual, local: local.state, ...(options.prefer ? { prefer: options.prefer } : {}), ...(stage ? { hashed: stage.hashed } : {}) }) : undefined;
     // the merge keeps each field's standing only: the repository as loaded is not needed any more
     if (local) delete local.state;
