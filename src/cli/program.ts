@@ -265,6 +265,17 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--fail-after-commit', 'faults hit after the change is stored (ambiguous failures)', false)
     .option('--log <file>', 'one JSON line per request')
     .option('--run-duration <dur>', 'how long an execution-interface run takes to complete (e.g. 3s, 500ms)', '3s')
+    .option('--run-queue <dur>', 'how long a run is created, queued and in pre-flight (a third each) before it is in progress (default: half of --run-duration)')
+    .addOption(
+      new Option('--run-outcome <outcome>', "the result of every execution-interface run (a plan's outcome:<value> marker wins; default: FAILURE when the plan's title contains \"fail\", else SUCCESS)").choices([
+        'success',
+        'failure',
+        'aborted',
+        'stopped',
+        'not-executed',
+        'random',
+      ]),
+    )
     .action(lazy(async () => (await import('./commands/serve.js')).runServe));
 
   program

@@ -28,6 +28,9 @@ export interface ServeOptions extends Partial<GlobalOptions> {
   log?: string;
   /** a duration (bare number: seconds) @default '3s' */
   runDuration?: string | number;
+  /** a duration: the time before a run is in progress @default half of --run-duration */
+  runQueue?: string | number;
+  runOutcome?: 'success' | 'failure' | 'aborted' | 'stopped' | 'not-executed' | 'random';
 }
 
 function num(name: string, v: string | number | undefined, check: (n: number) => boolean, what: string): number | undefined {
@@ -84,6 +87,8 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
     failAfterCommit: Boolean(options.failAfterCommit),
     logFile: options.log,
     runDurationMs: dur('--run-duration', options.runDuration),
+    runQueueMs: dur('--run-queue', options.runQueue),
+    runOutcome: options.runOutcome,
   } as const;
   const { startEmulator } = await loadEmulator();
   let emu;
