@@ -2,6 +2,7 @@ import { TmsyncError } from '../../errors.js';
 import { parseDuration } from '../../ci/duration.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
+import type { RunOutcome } from '../../emulator/options.js';
 
 /** Flags of `tmsync serve`, as commander hands them over (numbers arrive as strings). */
 export interface ServeOptions extends Partial<GlobalOptions> {
@@ -30,7 +31,7 @@ export interface ServeOptions extends Partial<GlobalOptions> {
   runDuration?: string | number;
   /** a duration: the time before a run is in progress @default half of --run-duration */
   runQueue?: string | number;
-  runOutcome?: 'success' | 'failure' | 'aborted' | 'stopped' | 'not-executed' | 'random';
+  runOutcome?: RunOutcome;
 }
 
 function num(name: string, v: string | number | undefined, check: (n: number) => boolean, what: string): number | undefined {

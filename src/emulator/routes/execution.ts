@@ -20,8 +20,6 @@ import { uiPaths } from '../ui/links.js';
  */
 export type ExecutionPhase = 'STATUS_CREATED' | 'STATUS_QUEUED' | 'STATUS_PRE_FLIGHT' | 'STATUS_IN_PROGRESS' | 'STATUS_COMPLETED';
 
-/** What `--run-outcome` and a plan's `outcome:` marker choose. */
-export const RUN_OUTCOMES: readonly RunOutcome[] = ['success', 'failure', 'aborted', 'stopped', 'not-executed', 'random'];
 
 /** The result a completed run carries, per outcome (random is resolved when the run starts). */
 const RESULTS = { success: 'SUCCESS', failure: 'FAILURE', aborted: 'ABORTED', stopped: 'STOPPED', 'not-executed': 'NOT_EXECUTED' } as const;
