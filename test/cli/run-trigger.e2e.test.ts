@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJunit } from '../../src/ci/junit.js';
 import { main } from '../../src/cli/main.js';
+import { runRunTrigger } from '../../src/cli/commands/run-trigger.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { outputSchemas } from '../../src/cli/output-schemas.js';
 import { TEST_DIALECT, startTestEmulator as startEmulator } from '../dialect.js';
@@ -109,6 +110,27 @@ describe('tmsync run trigger', () => {
       const r = await tmsync(['run', 'trigger', '--test-plan', plan, '--wait', '--poll', '50ms', '--timeout', '20s']);
       expect(r.code, r.err).toBe(3);
       expect(r.err).toContain(`did not pass (${result}): ${counts}`);
+    }
+  });
+
+  it('waits through STATUS_CREATED, STATUS_QUEUED, STATUS_PRE_FLIGHT and STATUS_IN_PROGRESS, reporting each', async () => {
+    // one clock for the emulator and the wait: each sleep moves both, so the polls land in every state
+    let t = 1_900_000_000_000;
+    const clocked = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo', now: () => t, runDurationMs: 6000, runQueueMs: 3000 });
+    const c = setupClient(clocked);
+    try {
+      const { project } = await seedCases(c, 2);
+      const plan = executionRef(clocked, (await c.call('createTestPlan', { params: { project_id: project.id }, body: { title: 'Queued plan' } })).data.test_plan.id);
+      const io = memoryIo({ TMSYNC_BASE_URL: clocked.baseUrl, TMSYNC_API_KEY: KEY });
+      const clock = { now: () => t, sleep: async (ms: number) => void (t += ms) };
+      const code = await runRunTrigger({ cwd, json: false, verbose: false, color: { stdout: false, stderr: false }, testPlan: plan, wait: true, poll: '1s', timeout: '1m', clock }, io);
+      expect(code).toBe(0);
+      const states = io.err.flatMap((line) => /^Run \d+: (STATUS_[A-Z_]+)/.exec(line)?.[1] ?? []);
+      expect(states).toEqual(['STATUS_QUEUED', 'STATUS_PRE_FLIGHT', 'STATUS_IN_PROGRESS', 'STATUS_COMPLETED']);
+      expect(io.err.join('\n')).toContain('passed (SUCCESS): 2 total, 2 passed, 0 failed');
+    } finally {
+      await c.close();
+      await clocked.close();
     }
   });
 
