@@ -174,7 +174,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
   run
     .command('trigger')
     .description('start a test plan; with --wait poll until the run ends and exit by its result')
-    .requiredOption('--test-plan <id>', 'test plan id')
+    .requiredOption('--test-plan <id>', 'the test plan: its execution id (a number); or its uuid or human id (with a project), sent as its execution id where the service shows one')
     .option('--environment <id>', 'environment id')
     .option('--build <no>', 'build number or version under test')
     .option('--runtime-data <k=v...>', 'runtime data passed to the run')
