@@ -158,6 +158,8 @@ export const TestRun = z.looseObject({
   labels: z.array(z.unknown()).optional(),
   test_plan_id: OptionalId,
   test_cases_count: z.number().int().optional(),
+  /** the user who closed the run (the live service fills it on close); null while it is open */
+  closed_by: OptionalId,
   created_at: Timestamp,
   updated_at: Timestamp,
   /** emulator extension (document dialect): the item's page in the emulator's web UI */

@@ -12,7 +12,10 @@ import { webLink } from '../remote/web-link.js';
  */
 
 export interface TriggerOptions {
-  /** test plan id (sent as `executionId`, a string) */
+  /**
+   * the plan as the execution interface names it: its execution id, a number (sent as a JSON number,
+   * as the live service's clients send it), or an id the service takes as it is
+   */
   testPlanId: string;
   /** numeric environment id; sent as a number when it looks like one */
   environmentId?: string;
@@ -30,7 +33,7 @@ export interface TriggeredRun {
 
 /** `POST {app_url}/api/v1/execution_results`. A failure is not retried blindly: a run may have started. */
 export async function triggerExecution(client: TmsClient, options: TriggerOptions): Promise<TriggeredRun> {
-  const body: BodyOf<'triggerExecution'> = { executionId: options.testPlanId };
+  const body: BodyOf<'triggerExecution'> = { executionId: executionIdOf(options.testPlanId) };
   if (options.environmentId !== undefined) {
     body.environmentId = /^\d+$/.test(options.environmentId) ? Number(options.environmentId) : options.environmentId;
   }
@@ -41,6 +44,12 @@ export async function triggerExecution(client: TmsClient, options: TriggerOption
   const url = webLink(res);
   if (url) run.url = url;
   return run;
+}
+
+/** `2090` → 2090 (the live service's clients send a bare number); anything else as given. */
+export function executionIdOf(ref: string): string | number {
+  const text = ref.trim();
+  return /^\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : ref;
 }
 
 /** `GET {app_url}/api/v1/execution_results/:id`. */

@@ -176,7 +176,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
   run
     .command('trigger')
     .description('start a test plan; with --wait poll until the run ends and exit by its result')
-    .requiredOption('--test-plan <id>', 'test plan id')
+    .requiredOption('--test-plan <id>', 'the test plan: its execution id (a number); or its uuid or human id (with a project), sent as its execution id where the service shows one')
     .option('--environment <id>', 'environment id')
     .option('--build <no>', 'build number or version under test')
     .option('--runtime-data <k=v...>', 'runtime data passed to the run')
@@ -280,6 +280,17 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--fail-after-commit', 'faults hit after the change is stored (ambiguous failures)', false)
     .option('--log <file>', 'one JSON line per request')
     .option('--run-duration <dur>', 'how long an execution-interface run takes to complete (e.g. 3s, 500ms)', '3s')
+    .option('--run-queue <dur>', 'how long a run is created, queued and in pre-flight (a third each) before it is in progress (default: half of --run-duration)')
+    .addOption(
+      new Option('--run-outcome <outcome>', "the result of every execution-interface run (a plan's outcome:<value> marker wins; default: FAILURE when the plan's title contains \"fail\", else SUCCESS)").choices([
+        'success',
+        'failure',
+        'aborted',
+        'stopped',
+        'not-executed',
+        'random',
+      ]),
+    )
     .action(lazy(async () => (await import('./commands/serve.js')).runServe));
 
   program

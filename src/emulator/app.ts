@@ -10,7 +10,7 @@ import type { DbContext } from './db/index.js';
 import type { Faults } from './faults.js';
 import { liveBody, liveError } from './dialect.js';
 import { FILTER_OPS, MULTIPART_LIMITS, invalid, multipartBoundary, multipartParts, zodProblems, type HandlerTable, type RegisteredHandler, type RouteContext, type TextFilter, type Urls } from './http.js';
-import type { Dialect } from './options.js';
+import type { Dialect, ExecutionOptions } from './options.js';
 import { loggablePath, type RequestLog, type RequestLogEntry } from './request-log.js';
 import { iconSvg } from './routes/lookups.js';
 import { ServiceError } from './service-error.js';
@@ -28,6 +28,8 @@ export interface AppDeps {
   handlers: HandlerTable;
   now: () => number;
   runDurationMs: number;
+  /** the execution interface's queue time and outcome */
+  execution?: ExecutionOptions;
   /** origin used when a request has no Host header */
   fallbackOrigin: () => string;
   /** @default 'document' */
@@ -130,7 +132,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       reply.headers({ 'x-tms-api-limit': String(NOMINAL_LIVE_LIMIT), 'x-tms-api-remaining': String(NOMINAL_LIVE_LIMIT), 'x-tms-api-reset': '-1' });
     }
     if (rate) {
-      reply.headers(rate.headers);
+      // live counts the budget but does not say when it frees up: a negative reset, "unknown"
+      reply.headers(live ? { ...rate.headers, 'x-tms-api-reset': '-1' } : rate.headers);
       if (!rate.allowed) {
         req.tmsFault = 'rate_limit';
         if (deps.faults.options.rateLimitStyle === 'live') {
@@ -223,6 +226,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           request: req,
           now: deps.now,
           runDurationMs: deps.runDurationMs,
+          execution: deps.execution,
         };
         const out = await handler(c);
         if (out.done) reply.raw.once('close', out.done);
@@ -264,7 +268,7 @@ function parseQuery(e: Endpoint, query: unknown, dialect: Dialect): { query: unk
     const m = /^(.+)__([A-Za-z]+)$/.exec(k);
     if (!m) {
       if (known.has(k)) continue;
-      if (dialect === 'document') problems.push({ field: k, message: `unknown query parameter${known.size ? `; this endpoint takes ${[...known].join(', ')}` : ''}${filterable.length ? ` and <field>__<OP> filters` : ''}` });
+      if (dialect === 'document') problems.push({ field: k, message: unknownParameter(known, filterable) });
       delete raw[k];
       continue;
     }
@@ -291,6 +295,17 @@ function parseQuery(e: Endpoint, query: unknown, dialect: Dialect): { query: unk
   return { query: { ...(r.data as object), ...cursor }, filters };
 }
 
+/** Fields only the emulator's document dialect answers with; the live dialect refuses them in a body. */
+const LIVE_UNKNOWN_FIELDS = ['execution_id', 'web_url'];
+
+/** `unknown query parameter; this endpoint takes page_size, search and <field>__<OP> filters on title, …` */
+function unknownParameter(known: Set<string>, filterable: readonly string[]): string {
+  const takes = [...known, ...(filterable.length ? [`<field>__<OP> filters on ${filterable.join(', ')}`] : [])];
+  if (takes.length === 0) return 'unknown query parameter; this endpoint takes none';
+  const list = takes.length === 1 ? takes[0] : `${takes.slice(0, -1).join(', ')} and ${takes[takes.length - 1]}`;
+  return `unknown query parameter; this endpoint takes ${list}`;
+}
+
 async function parseBody(e: Endpoint, req: FastifyRequest, dialect: Dialect): Promise<unknown> {
   if (!e.body) return req.body;
   let raw: unknown = req.body;
@@ -299,9 +314,27 @@ async function parseBody(e: Endpoint, req: FastifyRequest, dialect: Dialect): Pr
     throw new ServiceError(415, 'Unsupported Media Type: send multipart/form-data with the JSON in a part named "data"');
   }
   if (e.multipart && req.isMultipart()) raw = await multipartData(req);
+  if (dialect === 'live' && raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
+    const sent = LIVE_UNKNOWN_FIELDS.filter((k) => Object.hasOwn(raw as object, k));
+    // a client that GETs, merges and PUTs would send the emulator's extensions back: live is not known to take them
+    if (sent.length) throw invalid(sent.map((k) => ({ field: k, message: 'not a field of the live service (an emulator extension of the document dialect); send only the fields being changed' })));
+  }
+  if (dialect === 'live' && e.name === 'createTestCase') missingIds(raw);
   const r = e.body.safeParse(raw);
   if (!r.success) throw invalid(zodProblems(r.error));
   return r.data;
+}
+
+/** The ids a live test case create cannot do without (the notes: "400 otherwise"). */
+const CASE_CREATE_IDS = ['type_id', 'status_id', 'priority_id', 'automation_type_id', 'owner_id', 'folder_id'];
+
+/** The live answer to a case create without one of its ids, word for word: 400 `Invalid ID format: `. */
+function missingIds(raw: unknown): void {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return;
+  const body = raw as Record<string, unknown>;
+  if (CASE_CREATE_IDS.some((k) => body[k] === undefined || body[k] === null || body[k] === '')) {
+    throw new ServiceError(400, 'Invalid ID format: ', 'Invalid ID format: ');
+  }
 }
 
 /** The JSON held in the `data` part of a multipart body (the live run-case update needs this). */

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { EndpointName, ParamName, ParsedBodyOf, ParsedQueryOf } from '../api/endpoints.js';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../api/common.js';
 import type { DbContext, Page, PageRequest, ProjectRow } from './db/index.js';
-import type { Dialect } from './options.js';
+import type { Dialect, ExecutionOptions } from './options.js';
 import { findProject } from './db/index.js';
 import { ServiceError, invalidField, notFound, type FieldProblem } from './service-error.js';
 
@@ -33,6 +33,8 @@ export interface RouteContext<Q = unknown, B = unknown, P extends string = strin
   now: () => number;
   /** how long an execution-interface run takes, in ms */
   runDurationMs: number;
+  /** the execution interface's queue time and chosen outcome (`--run-queue`, `--run-outcome`) */
+  execution?: ExecutionOptions;
   /** which service the emulator answers as (docs/emulator.md, "Dialects") */
   dialect: Dialect;
   /** the `<field>__<OP>` filters of a list request, already checked against the list's text fields */
@@ -229,9 +231,27 @@ export function ok(key: string, item: unknown, status = 200, message = ''): Rout
 }
 
 export function projectOf(c: RouteContext): ProjectRow {
+  // the prefix in place of the id is the document dialect's convenience; the live service's ids are uuids
+  if (c.dialect === 'live') requireUuid(c.params.project_id);
   const p = findProject(c.db, c.params.project_id);
-  if (!p) throw notFound('Project');
+  if (!p) throw notFound('Project', c.params.project_id);
   return p;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The live dialect's answer to an id that is no uuid where the live service wants one: 400
+ * `Invalid ID format: <value>` (the notes saw `Invalid ID format: ` for a missing lookup id).
+ */
+export function requireUuid(value: string | null | undefined): void {
+  if (typeof value === 'string' && UUID.test(value)) return;
+  const text = `Invalid ID format: ${value ?? ''}`;
+  throw new ServiceError(400, text, text);
+}
+
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
 }
 
 /** The boundary parameter of a multipart Content-Type, or undefined when it has none (or an empty one). */

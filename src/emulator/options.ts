@@ -6,6 +6,17 @@ export type { RequestLogEntry, FaultOptions };
 
 export type Dialect = 'document' | 'live';
 
+/** What `--run-outcome` chooses: the result of every execution-interface run (docs/emulator.md). */
+export type RunOutcome = 'success' | 'failure' | 'aborted' | 'stopped' | 'not-executed' | 'random';
+
+/** How execution-interface runs go, beyond their duration. */
+export interface ExecutionOptions {
+  /** ms before STATUS_IN_PROGRESS, a third each in STATUS_CREATED, STATUS_QUEUED, STATUS_PRE_FLIGHT @default half the run duration */
+  queueMs?: number;
+  /** the result of every run (a plan's `outcome:` marker wins) @default FAILURE when the plan's title contains "fail", else SUCCESS */
+  outcome?: RunOutcome;
+}
+
 export interface EmulatorOptions {
   /** port to listen on; 0 picks a free one @default 0 (the CLI's default is 4010) */
   port?: number;
@@ -48,6 +59,10 @@ export interface EmulatorOptions {
   logFile?: string;
   /** how long an execution-interface run takes, in ms @default 3000 */
   runDurationMs?: number;
+  /** how long a run waits (created, queued, pre-flight) before it is in progress, in ms @default half of runDurationMs */
+  runQueueMs?: number;
+  /** the result of every execution-interface run; a plan's `outcome:<value>` marker wins @default by the plan's title */
+  runOutcome?: RunOutcome;
   /** the clock, in ms since the epoch @default Date.now */
   now?: () => number;
 }

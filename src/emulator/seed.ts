@@ -1,8 +1,10 @@
 import * as db from './db/index.js';
 import type { DbContext, LookupKind, ProjectRow, UserRow, LabelRow } from './db/index.js';
+import type { Dialect } from './options.js';
 
 /**
- * The lookup lists with the typical names of the live service (`real-service-notes.md`). They are
+ * The lookup lists of the document dialect: the typical names of `real-service-notes.md`
+ * (priorities in their High/Medium/Low form, run statuses as its first list gives them). They are
  * global and read-only through the API, so every new database gets them.
  */
 export const LOOKUP_NAMES: Record<LookupKind, string[]> = {
@@ -13,10 +15,30 @@ export const LOOKUP_NAMES: Record<LookupKind, string[]> = {
   run_statuses: ['Passed', 'Failed', 'Blocked', 'Skipped', 'Retest', 'In Progress', 'Untested'],
 };
 
-export function ensureLookups(ctx: DbContext): void {
+/**
+ * The live dialect's lookup lists, exactly as the notes capture the live service: priorities
+ * Critical/Major/Medium/Minor, and the run statuses seen live ("Passed, Failed, Blocked, Skipped,
+ * UnTested, In Progress": no Retest, and `UnTested` spelled so).
+ */
+export const LIVE_LOOKUP_NAMES: Record<LookupKind, string[]> = {
+  ...LOOKUP_NAMES,
+  priorities: ['Critical', 'Major', 'Medium', 'Minor'],
+  run_statuses: ['Passed', 'Failed', 'Blocked', 'Skipped', 'UnTested', 'In Progress'],
+};
+
+/** The lookup lists a new database of this dialect gets. */
+export function lookupNames(dialect: Dialect = 'document'): Record<LookupKind, string[]> {
+  return dialect === 'live' ? LIVE_LOOKUP_NAMES : LOOKUP_NAMES;
+}
+
+/**
+ * Creates the lookup lists in a database that has none, with the names of the given dialect (a
+ * database keeps the names it was created with: it is not meant to switch dialect).
+ */
+export function ensureLookups(ctx: DbContext, dialect: Dialect = 'document'): void {
   if (db.countLookups(ctx) > 0) return;
   ctx.tx(() => {
-    for (const [kind, names] of Object.entries(LOOKUP_NAMES) as [LookupKind, string[]][]) {
+    for (const [kind, names] of Object.entries(lookupNames(dialect)) as [LookupKind, string[]][]) {
       names.forEach((name, i) => {
         const alias = name.toLowerCase().replace(/[^a-z0-9]+/g, '_');
         db.insertLookup(ctx, kind, name, i + 1, `${kind}-${alias}.svg`);

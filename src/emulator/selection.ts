@@ -1,6 +1,6 @@
 import * as db from './db/index.js';
 import type { CaseRow, DbContext } from './db/index.js';
-import { invalid } from './http.js';
+import { invalid, isUuid } from './http.js';
 import type { Dialect } from './options.js';
 import type { FieldProblem } from './service-error.js';
 
@@ -19,7 +19,7 @@ export interface Filter {
 const DYNAMIC_FIELDS = new Set(['id', 'human_id', 'title', 'folder_id', 'type_id', 'status_id', 'priority_id', 'automation_type_id', 'owner_id', 'reviewer_id', 'label_ids']);
 const OPERATORS = new Set(['IN', 'NOT_IN', 'EQ', 'EQUALS', 'NEQ', 'CONTAINS']);
 
-export function staticSelection(ctx: DbContext, projectId: string, filters: Filter[], path: string): string[] {
+export function staticSelection(ctx: DbContext, projectId: string, filters: Filter[], path: string, dialect: Dialect = 'document'): string[] {
   const problems: FieldProblem[] = [];
   const ids: string[] = [];
   filters.forEach((f, i) => {
@@ -28,6 +28,11 @@ export function staticSelection(ctx: DbContext, projectId: string, filters: Filt
       return;
     }
     f.values.forEach((v, j) => {
+      if (dialect === 'live' && !isUuid(String(v))) {
+        // the notes' filter takes case ids; human ids are the document dialect's convenience
+        problems.push({ field: `${path}.${i}.values.${j}`, message: `Invalid ID format: ${v}` });
+        return;
+      }
       const c = db.findCase(ctx, projectId, v);
       if (!c) problems.push({ field: `${path}.${i}.values.${j}`, message: 'no test case with this id in the project' });
       else if (!ids.includes(c.id)) ids.push(c.id);

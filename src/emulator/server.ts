@@ -15,8 +15,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const now = options.now ?? Date.now;
   const host = options.host ?? '127.0.0.1';
   const sqlite = openDatabase(options.memory || !options.db ? undefined : options.db);
-  const db = new DbContext(sqlite, now);
-  ensureLookups(db);
+  const db = new DbContext(sqlite, now, options.dialect === 'live' ? 'milliseconds' : 'seconds');
+  ensureLookups(db, options.dialect);
   if (options.seed === 'demo') seedDemo({ db });
 
   const given = (options.apiKeys ?? []).filter((k) => k.length > 0);
@@ -44,6 +44,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     handlers,
     now,
     runDurationMs: options.runDurationMs ?? 3000,
+    execution: { queueMs: options.runQueueMs, outcome: options.runOutcome },
     fallbackOrigin: () => origin,
     dialect: options.dialect ?? 'document',
     pageSizeCap: options.pageSizeCap,

@@ -25,8 +25,9 @@ export interface FieldProblem {
   message: string;
 }
 
-export function notFound(what: string): ServiceError {
-  return new ServiceError(404, `${what} not found`);
+/** 404 as the live service words it: `errors.details` `"<entity> not found with ID: <id>"`. */
+export function notFound(what: string, id?: string): ServiceError {
+  return new ServiceError(404, `${what} not found`, id === undefined ? undefined : `${what} not found with ID: ${id}`);
 }
 
 /** 422 naming one field. */

@@ -150,7 +150,7 @@ describe('waitForExecution', () => {
 });
 
 describe('triggerExecution', () => {
-  it('sends the plan id as a string, a numeric environment as a number, the build and runtime data, and returns id and URL', async () => {
+  it('sends a numeric plan (an execution id) and a numeric environment as numbers, the build and runtime data, and returns id and URL', async () => {
     const { client, calls } = scriptedClient([]);
     const run = await triggerExecution(client, {
       testPlanId: '12',
@@ -162,10 +162,17 @@ describe('triggerExecution', () => {
     expect(calls[0]).toEqual({
       name: 'triggerExecution',
       req: {
-        body: { executionId: '12', environmentId: 3, buildNo: '1.4.0+77', runtimeData: { browser: 'chromium', query: 'a=b' } },
+        // the live service's own clients send executionId as a bare JSON number
+        body: { executionId: 12, environmentId: 3, buildNo: '1.4.0+77', runtimeData: { browser: 'chromium', query: 'a=b' } },
         signal: undefined,
       },
     });
+  });
+
+  it('sends a plan named otherwise (a uuid) as it is', async () => {
+    const { client, calls } = scriptedClient([]);
+    await triggerExecution(client, { testPlanId: '8f0c0000-0000-4000-8000-000000000001' });
+    expect((calls[0] as { req: { body: unknown } }).req.body).toEqual({ executionId: '8f0c0000-0000-4000-8000-000000000001' });
   });
 
   it('rejects runtime data that is not key=value', () => {

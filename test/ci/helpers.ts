@@ -1,6 +1,8 @@
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { findPlanAnywhere } from '../../src/emulator/db/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
+import { TEST_DIALECT } from '../dialect.js';
 import { createClient, type TmsClient } from '../../src/remote/index.js';
 import { resolveProject } from '../../src/remote/project.js';
 import type { RemoteProject } from '../../src/model.js';
@@ -8,6 +10,19 @@ import type { RemoteProject } from '../../src/model.js';
 export const KEY = 'test-key-ci';
 
 export type Emulator = Awaited<ReturnType<typeof startEmulator>>;
+
+/**
+ * What `run trigger --test-plan` names a plan by in the dialect under test: the live service's
+ * execution interface takes the plan's execution id, a number its management answers do not show
+ * (a user copies it from the UI; the test reads it from the emulator's database); the document
+ * dialect takes the plan's uuid too.
+ */
+export function executionRef(emu: Emulator, planId: string): string {
+  if (TEST_DIALECT !== 'live') return planId;
+  const plan = findPlanAnywhere(emu.db, planId);
+  if (!plan) throw new Error(`no plan ${planId}`);
+  return String(plan.execution_id);
+}
 
 /** A client for test set-up: fast, no rate limit worth the name. */
 export function setupClient(emu: Emulator): TmsClient {

@@ -92,7 +92,7 @@ describe('tmsync results push', () => {
     const proxy = await startProxy(emu.appUrl);
     try {
       const r = await tmsync(
-        ['results', 'push', '--test-run', run.id, '--multipart', '--status-map', 'skipped=Blocked', '--status-map', 'error=Retest', '--batch-size', '5', ...ALL],
+        ['results', 'push', '--test-run', run.id, '--multipart', '--status-map', 'skipped=Blocked', '--status-map', 'error=Skipped', '--batch-size', '5', ...ALL],
         env({ TMSYNC_BASE_URL: `${proxy.origin}/api/v1` }),
       );
       expect(r.code).toBe(0);
@@ -100,7 +100,7 @@ describe('tmsync results push', () => {
       expect(puts).toHaveLength(3);
       for (const p of puts) expect(p.contentType).toMatch(/^multipart\/form-data/);
       const statuses = await runStatuses(setup, projectId, run.id);
-      expect(statuses).toMatchObject({ 'DEMO-3': 'RETEST', 'DEMO-7': 'RETEST', 'DEMO-4': 'BLOCKED', 'DEMO-2': 'FAILED', 'DEMO-1': 'PASSED' });
+      expect(statuses).toMatchObject({ 'DEMO-3': 'SKIPPED', 'DEMO-7': 'SKIPPED', 'DEMO-4': 'BLOCKED', 'DEMO-2': 'FAILED', 'DEMO-1': 'PASSED' });
     } finally {
       await proxy.close();
     }
@@ -159,12 +159,12 @@ describe('tmsync results push', () => {
   it('with --dry-run lists the rows on stdout, with the mapped statuses, and sends nothing', async () => {
     const run = await createRun('Dry');
     // a --status-map value followed by a file: the file stays a report, not a map entry
-    const r = await tmsync(['results', 'push', '--test-run', run.id, '--dry-run', '--status-map', 'skipped=Blocked,error=Retest', 'reports/surefire.xml']);
+    const r = await tmsync(['results', 'push', '--test-run', run.id, '--dry-run', '--status-map', 'skipped=Blocked,error=Skipped', 'reports/surefire.xml']);
     expect(r.code).toBe(0);
     expect(r.io.out).toEqual([
       'Passed     DEMO-1 Checkout case 1  (1 testcase)',
       'Failed     DEMO-2 Checkout case 2  (1 testcase)',
-      'Retest     DEMO-3 Checkout case 3  (1 testcase)',
+      'Skipped    DEMO-3 Checkout case 3  (1 testcase)',
       'Blocked    DEMO-4 Checkout case 4  (1 testcase)',
     ]);
     expect(r.err).toContain('nothing was sent');

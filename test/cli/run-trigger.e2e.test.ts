@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJunit } from '../../src/ci/junit.js';
 import { main } from '../../src/cli/main.js';
+import { runRunTrigger } from '../../src/cli/commands/run-trigger.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { outputSchemas } from '../../src/cli/output-schemas.js';
-import { startTestEmulator as startEmulator } from '../dialect.js';
+import { TEST_DIALECT, startTestEmulator as startEmulator } from '../dialect.js';
 import type { TmsClient } from '../../src/remote/index.js';
-import { KEY, seedCases, setupClient, startProxy, type Emulator } from '../ci/helpers.js';
+import { KEY, executionRef, seedCases, setupClient, startProxy, type Emulator } from '../ci/helpers.js';
+import { findPlanAnywhere } from '../../src/emulator/db/index.js';
 
 const APP_KEY = 'execution-key';
 
@@ -19,10 +21,14 @@ let passingPlan: string;
 let failingPlan: string;
 let cwd: string;
 
+/** A new plan, as `run trigger --test-plan` names it in the dialect under test. */
 async function createPlan(title: string): Promise<string> {
   const res = await setup.call('createTestPlan', { params: { project_id: projectId }, body: { title } });
-  return res.data.test_plan.id;
+  return executionRef(emu, res.data.test_plan.id);
 }
+
+/** The last status a wait out of time can read: the run is not yet in progress, or is. */
+const UNFINISHED = 'STATUS_(?:CREATED|QUEUED|PRE_FLIGHT|IN_PROGRESS)';
 
 function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { TMSYNC_BASE_URL: emu.baseUrl, TMSYNC_API_KEY: KEY, TMSYNC_APP_API_KEY: APP_KEY, ...extra };
@@ -63,11 +69,29 @@ describe('tmsync run trigger', () => {
   });
 
   it("starts a plan named by its integer execution id, as the vendor's CI script does", async () => {
-    const plan = (await setup.call('getTestPlan', { params: { project_id: projectId, test_plan_id: passingPlan } })).data.test_plan;
-    expect(Number.isInteger(plan.execution_id)).toBe(true);
-    const r = await tmsync(['run', 'trigger', '--test-plan', String(plan.execution_id), '--wait', '--poll', '50ms', '--timeout', '20s']);
+    const planUuid = (await setup.call('createTestPlan', { params: { project_id: projectId }, body: { title: 'Numbered' } })).data.test_plan.id;
+    const executionId = findPlanAnywhere(emu.db, planUuid)!.execution_id;
+    const r = await tmsync(['run', 'trigger', '--test-plan', String(executionId), '--wait', '--poll', '50ms', '--timeout', '20s']);
     expect(r.code).toBe(0);
     expect(r.err).toContain('passed (SUCCESS): 3 total, 3 passed, 0 failed');
+  });
+
+  it('names a plan by its human id when a project is configured: its execution id where the service shows one, else a refusal saying to pass the number', async () => {
+    const plan = (await setup.call('createTestPlan', { params: { project_id: projectId }, body: { title: 'By human id' } })).data.test_plan;
+    const r = await tmsync(['run', 'trigger', '--test-plan', plan.human_id!, '--json'], env({ TMSYNC_PROJECT: 'DEMO' }));
+    const sent = emu.requestLog().filter((x) => x.method === 'POST' && x.path === '/api/v1/execution_results');
+    expect(sent.length).toBeGreaterThan(0);
+    if (TEST_DIALECT === 'document') {
+      // the document dialect shows the plan's execution_id: the trigger sends that number
+      expect(r.code, r.err).toBe(0);
+      const id = JSON.parse(r.out).run.id;
+      const status = await tmsync(['run', 'status', id, '--json']);
+      expect(JSON.parse(status.out).executionId).toBe(findPlanAnywhere(emu.db, plan.id)!.execution_id);
+    } else {
+      // live shows none: the uuid is sent, refused, and the hint says what to pass
+      expect(r.code).toBe(1);
+      expect(r.err).toContain('pass --test-plan <number>');
+    }
   });
 
   it('exits 3 for a run that completes with FAILURE and prints its counts', async () => {
@@ -76,18 +100,52 @@ describe('tmsync run trigger', () => {
     expect(r.err).toContain('did not pass (FAILURE): 3 total, 2 passed, 1 failed');
   });
 
+  it('exits 3 for runs that end ABORTED, STOPPED or NOT_EXECUTED, with their counts', async () => {
+    for (const [outcome, result, counts] of [
+      ['aborted', 'ABORTED', '3 total, 1 passed, 0 failed, 2 aborted'],
+      ['stopped', 'STOPPED', '3 total, 1 passed, 0 failed, 2 stopped'],
+      ['not-executed', 'NOT_EXECUTED', '3 total, 0 passed, 0 failed, 3 not executed'],
+    ] as const) {
+      const plan = await createPlan(`Release 2.5 outcome:${outcome}`);
+      const r = await tmsync(['run', 'trigger', '--test-plan', plan, '--wait', '--poll', '50ms', '--timeout', '20s']);
+      expect(r.code, r.err).toBe(3);
+      expect(r.err).toContain(`did not pass (${result}): ${counts}`);
+    }
+  });
+
+  it('waits through STATUS_CREATED, STATUS_QUEUED, STATUS_PRE_FLIGHT and STATUS_IN_PROGRESS, reporting each', async () => {
+    // one clock for the emulator and the wait: each sleep moves both, so the polls land in every state
+    let t = 1_900_000_000_000;
+    const clocked = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo', now: () => t, runDurationMs: 6000, runQueueMs: 3000 });
+    const c = setupClient(clocked);
+    try {
+      const { project } = await seedCases(c, 2);
+      const plan = executionRef(clocked, (await c.call('createTestPlan', { params: { project_id: project.id }, body: { title: 'Queued plan' } })).data.test_plan.id);
+      const io = memoryIo({ TMSYNC_BASE_URL: clocked.baseUrl, TMSYNC_API_KEY: KEY });
+      const clock = { now: () => t, sleep: async (ms: number) => void (t += ms) };
+      const code = await runRunTrigger({ cwd, json: false, verbose: false, color: { stdout: false, stderr: false }, testPlan: plan, wait: true, poll: '1s', timeout: '1m', clock }, io);
+      expect(code).toBe(0);
+      const states = io.err.flatMap((line) => /^Run \d+: (STATUS_[A-Z_]+)/.exec(line)?.[1] ?? []);
+      expect(states).toEqual(['STATUS_QUEUED', 'STATUS_PRE_FLIGHT', 'STATUS_IN_PROGRESS', 'STATUS_COMPLETED']);
+      expect(io.err.join('\n')).toContain('passed (SUCCESS): 2 total, 2 passed, 0 failed');
+    } finally {
+      await c.close();
+      await clocked.close();
+    }
+  });
+
   it('exits 3 when the timeout passes before the run completes, naming the last status', async () => {
     const slow = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo', runDurationMs: 600_000 });
     const c = setupClient(slow);
     try {
       const { project } = await seedCases(c, 1);
-      const plan = (await c.call('createTestPlan', { params: { project_id: project.id }, body: { title: 'Slow plan' } })).data.test_plan.id;
+      const plan = executionRef(slow, (await c.call('createTestPlan', { params: { project_id: project.id }, body: { title: 'Slow plan' } })).data.test_plan.id);
       const r = await tmsync(
         ['run', 'trigger', '--test-plan', plan, '--wait', '--poll', '40ms', '--timeout', '300ms', '--json'],
         { TMSYNC_BASE_URL: slow.baseUrl, TMSYNC_API_KEY: KEY },
       );
       expect(r.code).toBe(3);
-      expect(r.err).toContain('did not finish within 300ms (last status STATUS_CREATED): 1 total, 0 passed, 0 failed, 1 queued');
+      expect(r.err).toMatch(new RegExp(`did not finish within 300ms \\(last status ${UNFINISHED}\\): 1 total, 0 passed, 0 failed, 1 queued`));
       const json = JSON.parse(r.io.out[r.io.out.length - 1]);
       expect(json.outcome).toBe('timeout');
       expect(json.polls).toBeGreaterThan(1);
@@ -165,7 +223,7 @@ describe('tmsync run status', () => {
     expect(started.code).toBe(0);
     const r = await tmsync(['run', 'status', started.io.out[0]], { TMSYNC_APP_URL: emu.appUrl, TMSYNC_APP_API_KEY: APP_KEY });
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/^STATUS_(CREATED|IN_PROGRESS|COMPLETED) /);
+    expect(r.out).toMatch(/^STATUS_[A-Z_]+ /);
   });
 
   it('exits 1 for a run that does not exist', async () => {
@@ -202,12 +260,12 @@ describe('tmsync run report', () => {
     const c = setupClient(slow);
     try {
       const { project } = await seedCases(c, 1);
-      const plan = (await c.call('createTestPlan', { params: { project_id: project.id }, body: { title: 'Slow plan' } })).data.test_plan.id;
+      const plan = executionRef(slow, (await c.call('createTestPlan', { params: { project_id: project.id }, body: { title: 'Slow plan' } })).data.test_plan.id);
       const e = { TMSYNC_BASE_URL: slow.baseUrl, TMSYNC_API_KEY: KEY };
       const started = await tmsync(['run', 'trigger', '--test-plan', plan], e);
       const r = await tmsync(['run', 'report', started.io.out[0], '--junit', 'reports/unfinished.xml'], e);
       expect(r.code).toBe(1);
-      expect(r.err).toContain(`run ${started.io.out[0]} has not finished (STATUS_CREATED)`);
+      expect(r.err).toMatch(new RegExp(`run ${started.io.out[0]} has not finished \\(${UNFINISHED}\\)`));
       await expect(readFile(join(cwd, 'reports/unfinished.xml'))).rejects.toThrow();
     } finally {
       await c.close();

@@ -64,9 +64,27 @@ export async function refs(http: Api) {
   };
 }
 
+const projectIds = new WeakMap<Api, Map<string, string>>();
+
+/**
+ * A project's id from its prefix, read through the API: the live dialect takes only ids as
+ * `:project_id` (the prefix is a convenience of the document dialect).
+ */
+export async function projectId(http: Api, prefix = 'DEMO'): Promise<string> {
+  let known = projectIds.get(http);
+  if (!known) projectIds.set(http, (known = new Map()));
+  const hit = known.get(prefix);
+  if (hit) return hit;
+  const all = (await http.get('/projects?page_size=100')).body.data.projects as { id: string; human_id_prefix: string }[];
+  const p = all.find((x) => x.human_id_prefix === prefix || x.id === prefix);
+  if (!p) throw new Error(`no project ${prefix}`);
+  known.set(prefix, p.id);
+  return p.id;
+}
+
 /** Creates a folder and returns its id. */
 export async function folder(http: Api, name: string, project = 'DEMO'): Promise<string> {
-  const r = await http.post(`/projects/${project}/folders`, { name });
+  const r = await http.post(`/projects/${await projectId(http, project)}/folders`, { name });
   if (r.status !== 201) throw new Error(`folder create failed: ${r.text}`);
   return r.body.data.folder.id;
 }
@@ -74,7 +92,7 @@ export async function folder(http: Api, name: string, project = 'DEMO'): Promise
 /** Creates a case with every required field and returns the response body's test_case. */
 export async function testCase(http: Api, r: Awaited<ReturnType<typeof refs>>, folderId: string, extra: Record<string, unknown> = {}) {
   const { users: _u, labels: _l, ...ids } = r;
-  const res = await http.post('/projects/DEMO/test_cases', { title: 'A case', folder_id: folderId, ...ids, ...extra });
+  const res = await http.post(`/projects/${await projectId(http)}/test_cases`, { title: 'A case', folder_id: folderId, ...ids, ...extra });
   if (res.status !== 201) throw new Error(`case create failed: ${res.text}`);
   return res.body.data.test_case;
 }

@@ -48,11 +48,28 @@ describe('tmsync serve', () => {
     const body = (await res.json()) as { data: { types: unknown[] }; page_info: { next: string | null } };
     expect(body.data.types).toHaveLength(1);
     expect(body.page_info.next).toMatch(/^[A-Za-z0-9+/=]+$/);
-    const project = (await (await fetch(`${base}/projects/DEMO`, { headers: { authorization: 'Bearer k' } })).json()) as { data: { project: { created_at: number } } };
-    expect(String(project.data.project.created_at)).toMatch(/^\d{13}$/);
+    // the live dialect takes only ids as :project_id: the list gives them
+    const projects = (await (await fetch(`${base}/projects`, { headers: { authorization: 'Bearer k' } })).json()) as { data: { projects: { created_at: number }[] } };
+    expect(String(projects.data.projects[0].created_at)).toMatch(/^\d{13}$/);
     ac.abort();
     expect(await done).toBe(0);
     expect(io.err.join('\n')).toContain('dialect: live');
+  });
+
+  it('ends every execution-interface run with the result --run-outcome names', async () => {
+    const ac = new AbortController();
+    const io = { ...memoryIo(), signal: ac.signal };
+    const done = runServe({ port: '0', memory: true, seed: 'demo', apiKey: ['k'], runDuration: '0', runQueue: '0', runOutcome: 'aborted' }, io);
+    for (let i = 0; i < 3000 && io.out.length < 1; i++) await new Promise((r) => setTimeout(r, 10));
+    const base = LISTEN.exec(io.out[0])![1];
+    const call = async (method: string, url: string, body?: unknown) =>
+      (await fetch(url, { method, headers: { authorization: 'Bearer k', 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })).json() as Promise<any>;
+    const plan = (await call('POST', `${base}/projects/DEMO/test_plans`, { title: 'Nightly' })).data.test_plan;
+    const { id } = await call('POST', `${base.replace(/\/api\/v1$/, '')}/api/v1/execution_results`, { executionId: plan.execution_id });
+    const status = await call('GET', `${base.replace(/\/api\/v1$/, '')}/api/v1/execution_results/${id}`);
+    expect(status).toMatchObject({ status: 'STATUS_COMPLETED', result: 'ABORTED' });
+    ac.abort();
+    expect(await done).toBe(0);
   });
 
   it('refuses a --page-size-cap outside 1..100 naming the flag', async () => {

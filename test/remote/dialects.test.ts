@@ -3,13 +3,13 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ApiError } from '../../src/remote/api-error.js';
 import { createClient, fetchState, type TmsClient } from '../../src/remote/index.js';
 import type { ClientOptions } from '../../src/remote/options.js';
-import { folder, refs, start, testCase, KEY, type Api } from '../emulator/helpers.js';
+import { folder, projectId, refs, start, testCase, KEY, type Api } from '../emulator/helpers.js';
 
 /** A run holding one new case, and the id of the Passed status. */
 async function runWithCase(http: Api, title: string) {
   const r = await refs(http);
   const c = await testCase(http, r, await folder(http, `F ${title}`), { title, label_ids: [r.labels[0].id] });
-  const run = (await http.post('/projects/DEMO/test_runs', { title, static_selection_filters: [{ field: 'id', operator: 'IN', values: [c.id] }] })).body.data.test_run;
+  const run = (await http.post(`/projects/${await projectId(http)}/test_runs`, { title, static_selection_filters: [{ field: 'id', operator: 'IN', values: [c.id] }] })).body.data.test_run;
   const passed = ((await http.get('/test_runs/statuses')).body.data.statuses as { id: string; name: string }[]).find((s) => s.name === 'Passed')!;
   return { caseId: c.id as string, runId: run.id as string, passedId: passed.id, label: r.labels[0] };
 }
@@ -24,8 +24,11 @@ describe('the client against the live dialect', () => {
     return c;
   };
 
+  // the live dialect takes only the project's id as :project_id
+  let P: string;
   beforeAll(async () => {
     ({ emu, http } = await start({ dialect: 'live' }));
+    P = await projectId(http);
   });
   afterAll(async () => {
     for (const c of clients) await c.close();
@@ -36,7 +39,7 @@ describe('the client against the live dialect', () => {
     const { caseId, runId, passedId } = await runWithCase(http, 'Encoding auto');
     const c = client();
     const body = { test_run_cases: [{ test_case_id: caseId, test_run_status_id: passedId }] };
-    const params = { project_id: 'DEMO', test_run_id: runId };
+    const params = { project_id: P, test_run_id: runId };
     emu.clearRequestLog();
     const first = await c.call('updateRunCases', { params, body });
     expect(first.data.test_run_cases.map((x) => x.test_case_id)).toEqual([caseId]);
@@ -50,7 +53,7 @@ describe('the client against the live dialect', () => {
     const { caseId, runId, passedId } = await runWithCase(http, 'Encoding json');
     const c = client({ runCaseEncoding: 'json' });
     const err = await c
-      .call('updateRunCases', { params: { project_id: 'DEMO', test_run_id: runId }, body: { test_run_cases: [{ test_case_id: caseId, test_run_status_id: passedId }] } })
+      .call('updateRunCases', { params: { project_id: P, test_run_id: runId }, body: { test_run_cases: [{ test_case_id: caseId, test_run_status_id: passedId }] } })
       .then(() => undefined, (e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     const e = err as ApiError;

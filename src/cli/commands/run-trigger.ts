@@ -13,6 +13,7 @@ import {
   type WaitResult,
 } from '../../ci/execution.js';
 import { TmsyncError, toTmsyncError } from '../../errors.js';
+import { ApiError } from '../../remote/api-error.js';
 import type { TmsClient } from '../../remote/client.js';
 import { webLink } from '../../remote/web-link.js';
 import type { CliIo, GlobalOptions } from '../io.js';
@@ -67,6 +68,8 @@ export async function runRunTrigger(options: RunTriggerOptions, io: CliIo): Prom
       buildNo: options.build,
       runtimeData,
       signal: io.signal,
+    }).catch((err: unknown) => {
+      throw refusedPlan(err, testPlanId);
     });
     // the trigger's answer carries only the id; the status carries the link
     let first: ExecutionResult | undefined;
@@ -160,13 +163,37 @@ function summary(runId: string, w: WaitResult, timeoutMs: number): string {
   return `Run ${runId} did not finish within ${formatDuration(timeoutMs)} (${last}): ${counts}.`;
 }
 
-/** A plan's human id is turned into its id when a project is configured (the trigger takes ids). */
+/**
+ * What the trigger names the plan by. The execution interface takes a plan's execution id, a
+ * number (what the live service's clients send); a number is sent as it is. With a project
+ * configured, a plan's human id or uuid is read through the management interface and its
+ * `execution_id` sent when the service gives one (the emulator's document dialect does); otherwise
+ * its uuid, which a service may refuse (see {@link refusedPlan}).
+ */
 async function planId(client: TmsClient, ref: string, projectRef: string, signal?: AbortSignal): Promise<string> {
-  if (!PLAN_HUMAN_ID.test(ref) || !projectRef) return ref;
-  const { resolveProject } = await import('../../remote/project.js');
+  if (/^\d+$/.test(ref.trim()) || !projectRef) return ref;
+  const { resolveProject, looksLikeId } = await import('../../remote/project.js');
+  if (!PLAN_HUMAN_ID.test(ref) && !looksLikeId(ref)) return ref;
   const project = await resolveProject(client, projectRef);
-  const res = await client.call('getTestPlan', { params: { project_id: project.id, test_plan_id: ref }, signal });
-  return res.data.test_plan.id;
+  try {
+    const res = await client.call('getTestPlan', { params: { project_id: project.id, test_plan_id: ref }, signal });
+    const plan = res.data.test_plan;
+    return typeof plan.execution_id === 'number' ? String(plan.execution_id) : plan.id;
+  } catch (err) {
+    // a uuid the project does not hold may still be a plan the execution interface knows
+    if (looksLikeId(ref) && err instanceof ApiError && err.code === 'not_found') return ref;
+    throw err;
+  }
+}
+
+/** A trigger refused because the plan was not named by a number gets a hint saying what to send. */
+function refusedPlan(err: unknown, sent: string): unknown {
+  if (!(err instanceof ApiError) || err.code !== 'invalid_request' || /^\d+$/.test(sent.trim())) return err;
+  return new TmsyncError('invalid_request', err.message, {
+    hint: `the service refused the test plan "${sent}": its execution interface names a plan by its execution id, a number (the one its own CI scripts send as executionId); pass --test-plan <number>`,
+    details: err.details,
+    cause: err,
+  });
 }
 
 /**

@@ -2,6 +2,7 @@ import { TmsyncError } from '../../errors.js';
 import { parseDuration } from '../../ci/duration.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
+import type { RunOutcome } from '../../emulator/options.js';
 
 /** Flags of `tmsync serve`, as commander hands them over (numbers arrive as strings). */
 export interface ServeOptions extends Partial<GlobalOptions> {
@@ -28,6 +29,9 @@ export interface ServeOptions extends Partial<GlobalOptions> {
   log?: string;
   /** a duration (bare number: seconds) @default '3s' */
   runDuration?: string | number;
+  /** a duration: the time before a run is in progress @default half of --run-duration */
+  runQueue?: string | number;
+  runOutcome?: RunOutcome;
 }
 
 function num(name: string, v: string | number | undefined, check: (n: number) => boolean, what: string): number | undefined {
@@ -84,6 +88,8 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
     failAfterCommit: Boolean(options.failAfterCommit),
     logFile: options.log,
     runDurationMs: dur('--run-duration', options.runDuration),
+    runQueueMs: dur('--run-queue', options.runQueue),
+    runOutcome: options.runOutcome,
   } as const;
   const { startEmulator } = await loadEmulator();
   let emu;

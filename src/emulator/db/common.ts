@@ -10,6 +10,8 @@ export class DbContext {
   constructor(
     readonly db: SqliteDatabase,
     readonly now: () => number,
+    /** the unit of stored timestamps: the live dialect's are milliseconds, as the live service's @default 'seconds' */
+    readonly stampUnit: 'seconds' | 'milliseconds' = 'seconds',
   ) {}
 
   stmt(sql: string): Statement {
@@ -21,9 +23,12 @@ export class DbContext {
     return s;
   }
 
-  /** Unix seconds, the service's timestamp unit. */
+  /**
+   * Now as a stored timestamp: Unix seconds (the document's unit), or milliseconds in a database of
+   * the live dialect, whose answers carry real milliseconds (`1766395575161`, not `…000`).
+   */
   nowSec(): number {
-    return Math.floor(this.now() / 1000);
+    return this.stampUnit === 'milliseconds' ? Math.floor(this.now()) : Math.floor(this.now() / 1000);
   }
 
   /**

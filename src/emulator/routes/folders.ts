@@ -69,7 +69,7 @@ function subtreeAnswer(all: FolderRow[], top: FolderRow, shape: (f: FolderRow) =
 function folderOf(c: RouteContext): FolderRow {
   const project = projectOf(c);
   const f = db.findFolder(c.db, project.id, c.params.folder_id);
-  if (!f) throw notFound('Folder');
+  if (!f) throw notFound('Folder', c.params.folder_id);
   return f;
 }
 

@@ -52,7 +52,7 @@ function stepInputs(steps: NonNullable<StepGroupBody['steps']>): GroupStepInput[
 function groupOf(c: RouteContext): StepGroupRow {
   const project = projectOf(c);
   const g = db.findStepGroup(c.db, project.id, c.params.step_group_id);
-  if (!g) throw notFound('Step group');
+  if (!g) throw notFound('Step group', c.params.step_group_id);
   return g;
 }
 

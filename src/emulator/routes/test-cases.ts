@@ -172,7 +172,7 @@ const caseWebUrl = (c: RouteContext, r: CaseRow) => itemWebUrl(c, r.project_id, 
 function caseOf(c: RouteContext): CaseRow {
   const project = projectOf(c);
   const r = db.findCase(c.db, project.id, c.params.test_case_id);
-  if (!r) throw notFound('Test case');
+  if (!r) throw notFound('Test case', c.params.test_case_id);
   return r;
 }
 
@@ -244,7 +244,8 @@ export const testCaseRoutes = {
       return { r, steps: db.caseSteps(c.db, r.id) };
     });
     keepItem(c, r, stored);
-    return ok('test_case', { ...caseWire(r, { humanId: false, labels: false, steps: stored }), ...caseWebUrl(c, r) });
+    // the live update answer carries the labels (as objects; dialect.ts turns the ids into them)
+    return ok('test_case', { ...caseWire(r, { humanId: false, labels: c.dialect === 'live', steps: stored }), ...caseWebUrl(c, r) });
   },
   deleteTestCase(c) {
     const r = caseOf(c);

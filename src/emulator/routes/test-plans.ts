@@ -12,8 +12,9 @@ import { runWire } from './test-runs.js';
 function planWire(c: RouteContext, p: PlanRow, labels: boolean) {
   return {
     id: p.id,
-    /** emulator extension: the integer the execution interface's `executionId` takes */
-    execution_id: p.execution_id,
+    // emulator extension: the integer the execution interface's `executionId` takes; the live service
+    // shows no such field (its execution ids come from its UI), so the live dialect leaves it out
+    ...(c.dialect === 'live' ? {} : { execution_id: p.execution_id }),
     human_id: p.human_id,
     title: p.title,
     description: p.description,
@@ -32,7 +33,7 @@ function planWire(c: RouteContext, p: PlanRow, labels: boolean) {
 export function planOf(c: RouteContext): PlanRow {
   const project = projectOf(c);
   const p = db.findPlan(c.db, project.id, c.params.test_plan_id);
-  if (!p) throw notFound('Test plan');
+  if (!p) throw notFound('Test plan', c.params.test_plan_id);
   return p;
 }
 

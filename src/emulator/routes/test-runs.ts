@@ -1,7 +1,7 @@
 import type { ParsedBodyOf } from '../../api/endpoints.js';
 import * as db from '../db/index.js';
 import type { RunFields, RunRow } from '../db/index.js';
-import { listPage, ok, projectOf, type HandlerTable, type RouteContext } from '../http.js';
+import { isUuid, listPage, ok, projectOf, type HandlerTable, type RouteContext } from '../http.js';
 import { RefChecker } from '../refs.js';
 import { dynamicSelection, staticSelection, type Filter } from '../selection.js';
 import { ServiceError, invalidField, notFound } from '../service-error.js';
@@ -29,11 +29,20 @@ export function runWire(c: RouteContext, r: RunRow) {
     environment_ids: r.environment_ids,
     test_plan_id: r.test_plan_id,
     test_cases_count: r.test_cases_count,
+    closed_by: r.status === 'CLOSED' ? closer(c) : null,
     ...excluded,
     created_at: r.created_at,
     updated_at: r.updated_at,
     ...itemWebUrl(c, r.project_id, (prefix) => uiPaths.testRun(prefix, r.human_id)),
   };
+}
+
+/**
+ * Who closed a run: the live service fills `closed_by` with the user behind the key. The emulator's
+ * keys belong to no user, so every key acts as the first user (null when there is none).
+ */
+function closer(c: RouteContext): string | null {
+  return db.listUsers(c.db)[0]?.id ?? null;
 }
 
 function excludedOf(r: RunRow): string[] {
@@ -44,7 +53,7 @@ function excludedOf(r: RunRow): string[] {
 export function runOf(c: RouteContext): RunRow {
   const project = projectOf(c);
   const r = db.findRun(c.db, project.id, c.params.test_run_id);
-  if (!r) throw notFound('Test run');
+  if (!r) throw notFound('Test run', c.params.test_run_id);
   return r;
 }
 
@@ -85,7 +94,7 @@ function prepare(c: RouteContext, projectId: string, b: RunBody, current?: RunRo
   if (type === 'STATIC') {
     const filters = b.static_selection_filters ?? (kept as { static_selection_filters?: Filter[] }).static_selection_filters ?? [];
     patch.filters = { static_selection_filters: filters };
-    return { patch, caseIds: staticSelection(c.db, projectId, filters, 'static_selection_filters') };
+    return { patch, caseIds: staticSelection(c.db, projectId, filters, 'static_selection_filters', c.dialect) };
   }
   const filters = b.dynamic_selection_filters ?? (kept as { dynamic_selection_filters?: Filter[] }).dynamic_selection_filters ?? [];
   const exclude = excluded === undefined ? (current && current.selection_type === 'DYNAMIC' ? excludedOf(current) : []) : (excluded ?? []);
@@ -98,7 +107,15 @@ function prepare(c: RouteContext, projectId: string, b: RunBody, current?: RunRo
 /** Excluded cases by id or human id, as ids; an unknown one is a field error. */
 function resolveExcluded(c: RouteContext, projectId: string, refs: string[]): string[] {
   const checker = new RefChecker(c.db, projectId);
-  const ids = refs.map((r, i) => checker.testCase(`dynamic_selection_excluded_test_case_ids.${i}`, r));
+  const ids = refs.map((r, i) => {
+    const field = `dynamic_selection_excluded_test_case_ids.${i}`;
+    // the notes' list holds case ids; human ids are the document dialect's convenience
+    if (c.dialect === 'live' && !isUuid(String(r))) {
+      checker.problems.push({ field, message: `Invalid ID format: ${r}` });
+      return null;
+    }
+    return checker.testCase(field, r);
+  });
   checker.check();
   return ids.filter((x): x is string => typeof x === 'string');
 }

@@ -45,7 +45,8 @@ export function statusClass(name: string | null | undefined): string {
 /** Unix seconds as `2026-11-23 11:48 UTC`. */
 export function when(sec: number | null | undefined): string {
   if (sec === null || sec === undefined) return '—';
-  return `${new Date(sec * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  // a live-dialect database stores milliseconds (year 5138 in seconds is the cut)
+  return `${new Date(sec < 100_000_000_000 ? sec * 1000 : sec).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 export interface Crumb {
