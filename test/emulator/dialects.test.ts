@@ -71,9 +71,9 @@ describe('the live dialect answers as the live service does', () => {
     // every way a list is paged: the kept order of a folder's cases, cases found by search (SQL),
     // plans (SQL), and a list with a `__` filter (read whole, then paged)
     const lists = [
-      { name: 'a folder of cases', make: 'case', path: (tag: string, f: string) => `/projects/DEMO/test_cases?folder_id=${f}` },
-      { name: 'cases found by search', make: 'case', path: (tag: string) => `/projects/DEMO/test_cases?search=${tag}` },
-      { name: 'plans with a __ filter', make: 'plan', path: (tag: string) => `/projects/DEMO/test_plans?title__CONTAINS=${tag}` },
+      { name: 'a folder of cases', make: 'case', path: (tag: string, f: string) => `${D}/test_cases?folder_id=${f}` },
+      { name: 'cases found by search', make: 'case', path: (tag: string) => `${D}/test_cases?search=${tag}` },
+      { name: 'plans with a __ filter', make: 'plan', path: (tag: string) => `${D}/test_plans?title__CONTAINS=${tag}` },
     ] as const;
     for (const list of lists) {
       it(`${list.name}: deleting an item served and one not yet served between two page reads neither skips nor repeats one; a cursor whose item was deleted goes on`, async () => {
@@ -82,9 +82,9 @@ describe('the live dialect answers as the live service does', () => {
         const ids: string[] = [];
         for (let i = 1; i <= 9; i++) {
           const title = `${tag} ${i}`;
-          ids.push(list.make === 'case' ? (await testCase(http, r, f, { title })).id : (await http.post('/projects/DEMO/test_plans', { title })).body.data.test_plan.id);
+          ids.push(list.make === 'case' ? (await testCase(http, r, f, { title })).id : (await http.post(`${D}/test_plans`, { title })).body.data.test_plan.id);
         }
-        const del = (i: number) => http.del(`/projects/DEMO/${list.make === 'case' ? 'test_cases' : 'test_plans'}/${ids[i - 1]}`);
+        const del = (i: number) => http.del(`${D}/${list.make === 'case' ? 'test_cases' : 'test_plans'}/${ids[i - 1]}`);
         const path = list.path(tag, f);
         const first = await read(path);
         expect(first.titles).toEqual([1, 2, 3].map((i) => `${tag} ${i}`));
@@ -109,7 +109,7 @@ describe('the live dialect answers as the live service does', () => {
     }
     it('refuses a cursor it did not send (a position, as this emulator once sent) with 400 naming the cursor', async () => {
       const old = Buffer.from(JSON.stringify([{ field: 'test_cases.tsid', value: '3', direction: 'ASC' }])).toString('base64');
-      const res = await http.get(`/projects/DEMO/test_cases?page_size=3&cursor=${encodeURIComponent(old)}`);
+      const res = await http.get(`${D}/test_cases?page_size=3&cursor=${encodeURIComponent(old)}`);
       expect(res.status).toBe(400);
       expect(res.body.errors.details).toContain('cursor');
     });
