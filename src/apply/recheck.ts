@@ -70,9 +70,6 @@ export interface Recheck {
   record?: FieldValues;
 }
 
-/** Nothing changed on the service (or nothing the operation sends): sent as planned. */
-const asPlanned = (op: GuardedOp): Recheck => ({ send: op, merged: [], conflicts: [] });
-
 /**
  * Re-classifies one guarded operation. `before`: the item as the plan read it; `now`: as the check
  * read it (undefined: deleted on the service since). `resolve` gives the id of a reference (a folder
@@ -83,8 +80,8 @@ export function recheck(op: GuardedOp, before: GuardedItem, now: GuardedItem | u
     // nothing to merge into: the update would fail or bring the item back; the next plan sees the deletion
     return { merged: [], conflicts: [{ field: 'deleted', local: 'changed in the repository', remote: 'deleted on the service' }] };
   }
-  // a case or step group the service did not touch since: nothing to compare
-  if ('updatedAt' in before && 'updatedAt' in now && before.updatedAt === now.updatedAt) return asPlanned(op);
+  // no shortcut on an equal `updated_at`: in whole seconds (the interface document's unit) an edit
+  // made within the second the plan read the item leaves it as it was
   switch (op.kind) {
     case 'update_case':
     case 'move_case':

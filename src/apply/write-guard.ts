@@ -191,22 +191,17 @@ export class WriteGuard {
     const out = new Map<string, GuardedItem | undefined>();
     const pages = Math.max(1, Math.ceil((this.folderSizes.get(folderId) ?? 0) / this.pageSize));
     if (ids.size < pages) {
-      // fewer updates than pages: each case by id, and in full (the GET has no steps) only when it changed
+      // fewer updates than pages: each case from its folder's list narrowed by the title the plan read
       for (const id of ids) {
-        const got = await this.get(() => this.client.call('getTestCase', this.req({ params: { ...this.params, test_case_id: id } })));
-        const item = got?.data.test_case;
-        if (!item) out.set(id, undefined);
-        else if (normalizeTimestamp(item.updated_at) === this.cases.get(id)?.updatedAt) out.set(id, this.cases.get(id));
-        else out.set(id, await this.fullCase(id, item.folder_id ?? '', item.title ?? ''));
+        const title = this.cases.get(id)?.title.trim() ?? '';
+        for await (const c of this.list('listTestCases', { folder_id: folderId, ...(title ? { title__CONTAINS: title } : {}) })) if (c.id === id) out.set(id, toRemoteCase(c));
       }
-      return out;
-    }
-    for await (const c of this.list('listTestCases', { folder_id: folderId })) {
-      if (ids.has(c.id)) out.set(c.id, toRemoteCase(c));
+    } else {
+      for await (const c of this.list('listTestCases', { folder_id: folderId })) if (ids.has(c.id)) out.set(c.id, toRemoteCase(c));
     }
     for (const id of ids) {
       if (out.has(id)) continue;
-      // not in its folder any more: moved (read where it is now) or deleted
+      // not where the plan read it (moved, renamed) or deleted: asked by id, then read in full where it is
       const got = await this.get(() => this.client.call('getTestCase', this.req({ params: { ...this.params, test_case_id: id } })));
       const item = got?.data.test_case;
       out.set(id, item ? await this.fullCase(id, item.folder_id ?? '', item.title ?? '') : undefined);
@@ -227,8 +222,10 @@ export class WriteGuard {
       const got = await this.get(() => this.client.call('getStepGroup', this.req({ params: { ...this.params, step_group_id: id } })));
       return got ? toRemoteStepGroup(got.data.step_group) : undefined;
     };
+    // an equal `updated_at` in whole seconds proves nothing (an edit within the second of the plan's read)
+    const seconds = (this.client as Partial<Pick<TmsClient, 'timestampUnit'>>).timestampUnit?.() !== 'milliseconds';
     const pages = Math.max(1, Math.ceil(this.groups.size / this.pageSize));
-    if (ids.size < pages) {
+    if (seconds || ids.size < pages) {
       for (const id of ids) out.set(id, await full(id));
       return out;
     }
@@ -236,7 +233,7 @@ export class WriteGuard {
     for await (const g of this.list('listStepGroups')) if (ids.has(g.id)) listed.set(g.id, normalizeTimestamp(g.updated_at));
     for (const id of ids) {
       const at = listed.get(id);
-      // the list has no steps: a group that changed (or that the list missed) is read in full
+      // the list has no steps: a group whose `updated_at` moved (or that the list missed) is read in full
       out.set(id, at !== undefined && at === this.groups.get(id)?.updatedAt ? this.groups.get(id) : await full(id));
     }
     return out;
