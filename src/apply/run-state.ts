@@ -81,7 +81,7 @@ export function createRunState(plan: Plan, options: ExecuteOptions): RunState {
     produced,
     prefound,
     claimed,
-    ...(options.guard ? { guard: new WriteGuard(client, projectId, options.guard, options.signal) } : {}),
+    ...(options.guard ? { guard: new WriteGuard(client, projectId, options.guard, options.signal, plan.operations) } : {}),
     lookedUp: new Set(),
     unreconciled: new Map(),
     blockedKinds: new Map(),

@@ -4,7 +4,8 @@ import { flattenFolders } from '../remote/fetch-state.js';
 import { toRemoteCase, toRemoteFolder, toRemoteStepGroup, normalizeTimestamp } from '../remote/normalize.js';
 import type { TmsClient } from '../remote/client.js';
 import type { ApplyClient } from './reconcile.js';
-import type { GuardedItem, GuardedOp } from './recheck.js';
+import type { Operation } from '../plan/operations.js';
+import { isGuarded, type GuardedItem, type GuardedOp } from './recheck.js';
 
 /**
  * The write guard's reads (docs/sync.md, "When the service changes during an apply"). An update is
@@ -55,18 +56,25 @@ export class WriteGuard {
   reads = 0;
   /** the page size lists are read with (the client's, when it says) */
   private readonly pageSize: number;
+  /** step groups the plan read */
+  private readonly groupCount: number;
 
   constructor(
     private readonly client: ApplyClient,
     private readonly projectId: string,
     readonly options: WriteGuardOptions,
     private readonly signal?: AbortSignal,
+    /** the operations of the run: only the items their updates write are kept (a large project's state is not indexed twice) */
+    operations?: readonly Operation[],
   ) {
     const { before } = options;
     this.pageSize = (client as Partial<Pick<TmsClient, 'pageSize'>>).pageSize ?? 100;
-    this.cases = new Map(before.cases.map((c) => [c.id, c]));
-    this.groups = new Map(before.stepGroups.map((g) => [g.id, g]));
-    this.folders = new Map(before.folders.map((f) => [f.id, f]));
+    const written = operations ? new Set(operations.filter(isGuarded).map((op) => op.id)) : undefined;
+    const kept = <T extends { id: string }>(items: readonly T[]) => new Map(items.filter((i) => !written || written.has(i.id)).map((i) => [i.id, i]));
+    this.cases = kept(before.cases);
+    this.groups = kept(before.stepGroups);
+    this.folders = kept(before.folders);
+    this.groupCount = before.stepGroups.length;
     for (const c of before.cases) this.folderSizes.set(c.folderId, (this.folderSizes.get(c.folderId) ?? 0) + 1);
   }
 
@@ -224,7 +232,7 @@ export class WriteGuard {
     };
     // an equal `updated_at` in whole seconds proves nothing (an edit within the second of the plan's read)
     const seconds = (this.client as Partial<Pick<TmsClient, 'timestampUnit'>>).timestampUnit?.() !== 'milliseconds';
-    const pages = Math.max(1, Math.ceil(this.groups.size / this.pageSize));
+    const pages = Math.max(1, Math.ceil(this.groupCount / this.pageSize));
     if (seconds || ids.size < pages) {
       for (const id of ids) out.set(id, await full(id));
       return out;

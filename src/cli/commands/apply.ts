@@ -340,7 +340,7 @@ function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Pla
     const left = result.skipped.length - skippedByFailure.length;
     io.stderr(`Apply interrupted: ${counts} ${left} operation${left === 1 ? '' : 's'} not started; run \`tmsync apply\` again to finish.`);
   } else {
-    io.stderr(`Apply complete: ${counts}`);
+    io.stderr(`${openRunConflicts(result) ? 'Apply finished with conflicts' : 'Apply complete'}: ${counts}`);
   }
   const open = openRunConflicts(result);
   if (open) {
