@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { recheck, threeWay } from '../../src/apply/recheck.js';
+import { recordSynced } from '../../src/apply/sync-record.js';
 import { WriteGuard } from '../../src/apply/write-guard.js';
+import type { ApplyConflict } from '../../src/apply/executor.js';
+import type { SyncRecords } from '../../src/plan/sync.js';
+import { fieldHash, SyncBase } from '../../src/sync/base.js';
 import type { ApplyClient } from '../../src/apply/reconcile.js';
 import type { RemoteCase } from '../../src/model.js';
 import type { CaseBody, MoveCaseOp, MoveFolderOp, UpdateCaseOp, UpdateFolderOp, UpdateStepGroupOp } from '../../src/plan/operations.js';
@@ -197,5 +201,49 @@ describe('WriteGuard: one read per folder, right before its writes', () => {
     expect(log).toEqual(['read fa', 'checked A-1', 'checked A-2', 'read fb', 'checked B-1']);
     b1.release();
     expect(guard.reads).toBe(2);
+  });
+});
+
+describe('the base after a run the write guard changed', () => {
+  const records = (): SyncRecords => ({
+    records: [
+      { kind: 'case', ref: { id: 'c1' }, humanId: 'DEMO-1', ops: ['u1'], updatedAt: 200, values: { title: 'One', description: 'One from the file' }, keep: [] },
+      { kind: 'case', ref: { id: 'c2' }, humanId: 'DEMO-2', ops: ['u2'], updatedAt: 200, values: { title: 'Two', description: 'Two from the file' }, keep: [] },
+    ],
+    forgets: [],
+    standings: new Map(),
+  });
+  const conflict: ApplyConflict = { key: 'u2', kind: 'update_case', itemType: 'case', id: 'c2', field: 'description', local: 'Two from the file', remote: 'Two from the UI' };
+  const result = {
+    failed: [],
+    skipped: [],
+    ids: {},
+    updatedAt: { u1: '300' },
+    conflicts: [conflict],
+    // u1: a conflict settled for the service; u2: a conflict that kept the update from being sent
+    recordValues: { u1: { description: 'One as read' } },
+    baselines: { u2: { updatedAt: 200, values: { title: 'Two', description: 'Two as read' } } },
+  };
+
+  it('a conflict settled for the service keeps the value the plan read; an item not sent is recorded as the plan read it when the base lacked it', () => {
+    const base = new SyncBase('p');
+    recordSynced({ base, records: records() }, result);
+    expect(base.get('case', 'c1')!.fields.get('description')).toBe(fieldHash('One as read'));
+    expect(base.get('case', 'c1')!.updatedAt).toBe('300');
+    expect(base.get('case', 'c2')!.fields.get('description')).toBe(fieldHash('Two as read'));
+    expect(base.get('case', 'c2')!.updatedAt).toBe('200');
+  });
+
+  it('an item not sent keeps the entry the base held', () => {
+    const base = SyncBase.of('p', [{ kind: 'case', id: 'c2', updatedAt: '100', fields: new Map([['description', fieldHash('Two at the last sync')]]) }]);
+    recordSynced({ base, records: records() }, result);
+    expect(base.get('case', 'c2')!.fields.get('description')).toBe(fieldHash('Two at the last sync'));
+    expect(base.get('case', 'c2')!.updatedAt).toBe('100');
+  });
+
+  it('a conflict settled by --prefer does not hold the record back', () => {
+    const base = new SyncBase('p');
+    recordSynced({ base, records: records() }, { ...result, conflicts: [{ ...conflict, settled: 'local' as const }], updatedAt: { u1: '300', u2: '301' } });
+    expect(base.get('case', 'c2')!.fields.get('description')).toBe(fieldHash('Two from the file'));
   });
 });
