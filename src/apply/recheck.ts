@@ -1,11 +1,10 @@
-import { canonicalJson } from '../canonical-json.js';
 import type { RemoteCase, RemoteFolder, RemoteStepGroup } from '../model.js';
 import { withRemoteCaseFields } from '../plan/case-body.js';
 import type { MoveCaseOp, MoveFolderOp, Operation, Prefer, UpdateCaseOp, UpdateFolderOp, UpdateStepGroupOp } from '../plan/operations.js';
 import { normalizeTitle } from '../plan/normalize.js';
 import { keepRemoteGroupFields } from '../plan/step-groups.js';
 import { display } from '../plan/sync.js';
-import { caseFieldValues, desiredCaseFieldValues, desiredStepGroupFieldValues, fieldLabel, isListField, refValue, stepGroupFieldValues, type FieldValues } from '../sync/field-values.js';
+import { caseFieldValues, desiredCaseFieldValues, desiredStepGroupFieldValues, fieldLabel, isListField, refValue, sameValue, stepGroupFieldValues, type FieldValues } from '../sync/field-values.js';
 
 /**
  * The write guard's re-classification (docs/sync.md, "When the service changes during an apply").
@@ -117,17 +116,11 @@ export function threeWay(sent: FieldValues, before: FieldValues, now: FieldValue
     const s = at(sent);
     const b = at(before);
     const n = at(now);
-    if (s === undefined || b === undefined || n === undefined || same(b, n) || same(s, n)) continue;
-    if (same(s, b)) out.merged.push(name);
+    if (s === undefined || b === undefined || n === undefined || sameValue(b, n) || sameValue(s, n)) continue;
+    if (sameValue(s, b)) out.merged.push(name);
     else out.conflicts.push({ name, field: fieldLabel(name), local: display(s), remote: display(n) });
   }
   return out;
-}
-
-function same(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
-  return canonicalJson(a) === canonicalJson(b);
 }
 
 /**
