@@ -32,6 +32,12 @@ export interface GuardCheck {
   release: () => void;
 }
 
+/**
+ * Writes one page of a folder's case list checks at most: at 10 requests per second, a read and the
+ * last write it checked are some 2 seconds apart, and the reads add one request per 20 writes.
+ */
+export const WRITES_PER_PAGE = 20;
+
 type Source = { kind: 'cases'; folderId: string } | { kind: 'step_groups' } | { kind: 'folders' };
 
 interface Batch {
@@ -98,8 +104,10 @@ export class WriteGuard {
     if (!before) return undefined;
     const source: Source = op.kind === 'update_case' || op.kind === 'move_case' ? { kind: 'cases', folderId: (before as RemoteCase).folderId } : op.kind === 'update_step_group' ? { kind: 'step_groups' } : { kind: 'folders' };
     const key = source.kind === 'cases' ? `cases ${source.folderId}` : source.kind;
-    // a read not started yet is joined: the current one (waiting for its turn of the event loop) or a queued one
-    let batch = this.current?.key === key && !this.current.started ? this.current : this.queue.find((b) => b.key === key);
+    // a read not started yet is joined (the current one, waiting for its turn of the event loop, or
+    // a queued one) while it covers fewer writes than its bound
+    const room = (b: Batch | undefined) => b !== undefined && b.key === key && !b.started && b.ids.size < this.bound(source);
+    let batch = room(this.current) ? this.current : this.queue.find(room);
     if (!batch) {
       batch = { key, source, ids: new Set(), waiters: [], started: false, open: 0 };
       this.queue.push(batch);
@@ -124,6 +132,16 @@ export class WriteGuard {
         }
       },
     };
+  }
+
+  /**
+   * How many writes one read may check: for a folder's cases, `WRITES_PER_PAGE` per page its list
+   * takes, so that the reads cost at most one request per `WRITES_PER_PAGE` writes while the writes
+   * of a large folder do not wait long after theirs; the step groups and the folders, all at once.
+   */
+  private bound(source: Source): number {
+    if (source.kind !== 'cases') return Infinity;
+    return WRITES_PER_PAGE * Math.max(1, Math.ceil((this.folderSizes.get(source.folderId) ?? 0) / this.pageSize));
   }
 
   /** Starts the next read once the writes the last one checked are done. */

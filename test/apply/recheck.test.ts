@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { recheck, threeWay } from '../../src/apply/recheck.js';
 import { recordSynced } from '../../src/apply/sync-record.js';
-import { WriteGuard } from '../../src/apply/write-guard.js';
+import { WriteGuard, WRITES_PER_PAGE } from '../../src/apply/write-guard.js';
 import type { ApplyConflict } from '../../src/apply/executor.js';
 import type { SyncRecords } from '../../src/plan/sync.js';
 import { fieldHash, SyncBase } from '../../src/sync/base.js';
@@ -201,6 +201,20 @@ describe('WriteGuard: one read per folder, right before its writes', () => {
     expect(log).toEqual(['read fa', 'checked A-1', 'checked A-2', 'read fb', 'checked B-1']);
     b1.release();
     expect(guard.reads).toBe(2);
+  });
+
+  it('one read checks at most WRITES_PER_PAGE writes per page of its folder: the later writes of a large folder get a read of their own', async () => {
+    const cases = Array.from({ length: WRITES_PER_PAGE + 5 }, (_, i) => remoteCase(`A-${i}`, `a${i}`, 'fa'));
+    const log: string[] = [];
+    const guard = new WriteGuard(fakeClient(cases, log), 'p', { before: { cases, stepGroups: [], folders: [] } });
+    const op = (c: RemoteCase): MoveCaseOp => ({ kind: 'move_case', key: `move:${c.id}`, dependsOn: [], id: c.id, humanId: c.humanId, title: c.title, fromPath: [], path: [], folder: { id: 'fz' } });
+    const checks = cases.map((c) => guard.check(op(c)));
+    const first = await Promise.all(checks.slice(0, WRITES_PER_PAGE));
+    expect(log).toEqual(['read fa']);
+    for (const c of first) c!.release();
+    const rest = await Promise.all(checks.slice(WRITES_PER_PAGE));
+    expect(log).toEqual(['read fa', 'read fa']);
+    for (const c of rest) c!.release();
   });
 });
 
