@@ -207,3 +207,70 @@ describe('apply while the service changes under it (the write guard)', () => {
     expect(c.description).toBe(`${edited} v6`);
   });
 });
+
+describe('apply of many updates in one folder while the service changes under it', () => {
+  let emu: RunningEmulator;
+  let root: string;
+  const COUNT = 30;
+  let onFirstCaseWrite: (() => Promise<void>) | undefined;
+
+  const tmsync = async (args: string[]) => {
+    const io = memoryIo({ TMSYNC_API_KEY: API_KEY });
+    const code = await main(['node', 'tmsync', ...args], io, root);
+    return { code, out: io.out.join('\n'), err: io.err.join('\n') };
+  };
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${emu.baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${API_KEY}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as { data: Record<string, any> };
+  };
+  const file = (i: number) => `cases/Many/case-${String(i).padStart(2, '0')}.yaml`;
+  const lastCase = async () => {
+    const humanId = /^id: (\S+)$/m.exec(await readFile(join(root, file(COUNT - 1)), 'utf8'))![1]!;
+    const projects = (await api('GET', '/projects')).data.projects as { id: string; human_id_prefix?: string }[];
+    const projectId = projects.find((p) => p.human_id_prefix === 'DEMO')!.id;
+    return { projectId, c: (await api('GET', `/projects/${projectId}/test_cases/${humanId}`)).data.test_case as Record<string, unknown> };
+  };
+
+  beforeAll(async () => {
+    emu = await startEmulator({
+      memory: true,
+      apiKeys: [API_KEY],
+      seed: 'demo',
+      port: 0,
+      onRequest: async ({ method, path }) => {
+        if (method !== 'PUT' || !/\/test_cases\/[^/]+$/.test(path) || !onFirstCaseWrite) return;
+        const edit = onFirstCaseWrite;
+        onFirstCaseWrite = undefined;
+        await edit();
+      },
+    });
+    root = await mkdtemp(join(tmpdir(), 'tmsync-guard-many-e2e-'));
+    await writeFile(join(root, 'tmsync.yaml'), demoConfigYaml(emu.baseUrl, { rate_limit: 500, concurrency: 1 }));
+    await mkdir(join(root, 'cases/Many'), { recursive: true });
+    for (let i = 0; i < COUNT; i++) await writeFile(join(root, file(i)), `title: Case ${i}\ndescription: As written\npreconditions: Signed in\n`);
+    const first = await tmsync(['apply', '--auto-approve']);
+    expect(first.code, first.err).toBe(0);
+  });
+  afterAll(async () => {
+    await emu?.close();
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  it('an edit of the last case made right after the first write of its own folder is kept', async () => {
+    for (let i = 0; i < COUNT; i++) await writeFile(join(root, file(i)), (await readFile(join(root, file(i)), 'utf8')).replace('description: As written', 'description: Edited'));
+    onFirstCaseWrite = async () => {
+      const { projectId, c } = await lastCase();
+      await api('PUT', `/projects/${projectId}/test_cases/${c.id}`, { title: c.title, folder_id: c.folder_id, description: c.description, preconditions: 'Signed out (edited during the apply)' });
+    };
+    const a = await tmsync(['apply', '--auto-approve']);
+    expect(a.code, a.err).toBe(0);
+    const { c } = await lastCase();
+    expect(c.preconditions).toBe('Signed out (edited during the apply)');
+    expect(c.description).toBe('Edited');
+  });
+});
