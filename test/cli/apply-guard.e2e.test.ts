@@ -137,9 +137,13 @@ describe('apply while the service changes under it (the write guard)', () => {
       edited = await otherFolderCase(writtenId);
       await editInUi(edited, 'description', 'Described in the UI during the apply');
     };
-    const a = await tmsync(['apply', '--auto-approve']);
+    const a = await tmsync(['apply', '--auto-approve', '--json']);
     expect(a.code).toBe(1);
+    expect(JSON.parse(a.out).result.conflicts).toEqual([
+      expect.objectContaining({ file: edited, field: 'description', local: `${edited} v3`, remote: 'Described in the UI during the apply', kind: 'update_case' }),
+    ]);
     expect(a.err).toContain(`Conflict: ${edited}: description changed on the service while the apply ran; not sent.`);
+    expect(a.err).toContain('Apply finished with conflicts: 0 created, 4 updated');
     expect(a.err).toContain(`repository: "${edited} v3"`);
     expect(a.err).toContain('service:    "Described in the UI during the apply"');
     expect(a.err).toContain('--prefer local');
