@@ -8,6 +8,7 @@ import { writeSynced, type SyncBaseOptions } from './sync-record.js';
 export { writeSynced, recordSynced, type SyncBaseOptions } from './sync-record.js';
 import type { ApplyClient } from './reconcile.js';
 import type { PendingWriteBack, WriteBackFn } from './write-back.js';
+import type { WriteGuardOptions } from './write-guard.js';
 
 /**
  * The write engine: `tmsync apply`, `tmsync migrate`, `tmsync restore` (`restoreBackup`) and
@@ -82,6 +83,13 @@ export interface ApplyRunOptions {
    * repository's project (`tmsync apply`); migrate gives none. @default none (no base is written)
    */
   syncBase?: SyncBaseOptions;
+  /**
+   * The write guard: each update, move and rename is checked against the service just before it
+   * is sent, and an item changed since the plan read it is re-classified three ways (a change on
+   * another field merged, one on the same field a conflict: not sent unless `prefer` settles it).
+   * Give it the state the plan was built from. docs/sync.md. @default none (sent as planned)
+   */
+  guard?: WriteGuardOptions;
 }
 
 /** What `applyPlan` takes: where the lock and journal are, and how to run. */
@@ -197,6 +205,7 @@ async function runJournalled(
       ...(run.onProgress ? { onProgress: run.onProgress } : {}),
       ...(run.window !== undefined ? { window: run.window } : {}),
       ...(run.onOperationDone ? { onOperationDone: run.onOperationDone } : {}),
+      ...(run.guard ? { guard: run.guard } : {}),
     });
   } finally {
     await journal.close();
@@ -209,7 +218,8 @@ async function runJournalled(
       syncBaseError = (err as Error).message;
     }
   }
-  const complete = !result.journalError && !result.interrupted && result.failed.length === 0 && result.skipped.length === 0;
+  const open = (result.conflicts ?? []).some((c) => !c.settled);
+  const complete = !result.journalError && !result.interrupted && result.failed.length === 0 && result.skipped.length === 0 && !open;
   // nothing is left to resume: the next run starts a fresh journal
   if (complete && !keep) await rotateJournalFile(where.file);
   return { ...result, journal: where.file, ...(syncBaseError ? { syncBaseError } : {}) };

@@ -1,4 +1,6 @@
-import type { Operation, Plan } from '../plan/operations.js';
+import type { Operation, Plan, Prefer } from '../plan/operations.js';
+import type { BaseKind } from '../sync/base.js';
+import type { FieldValues } from '../sync/field-values.js';
 import type { Journal } from './journal.js';
 import { settlePendingCreates } from './pending.js';
 import type { ApplyClient } from './reconcile.js';
@@ -6,6 +8,7 @@ import { runOperation } from './run-operation.js';
 import { createRunState } from './run-state.js';
 import { scheduleOperations } from './schedule.js';
 import type { WriteBackFn } from './write-back.js';
+import type { WriteGuardOptions } from './write-guard.js';
 
 /**
  * Runs a plan: every operation whose dependencies are done is started, independent ones
@@ -35,6 +38,36 @@ export interface ApplyFailure {
   stage: 'request' | 'write_back';
 }
 
+/** An update the write guard did not send: the service changed a field it changes since the plan read it. */
+export interface ApplyConflict {
+  key: string;
+  kind: Operation['kind'];
+  itemType: BaseKind;
+  id: string;
+  humanId?: string;
+  /** the repository file the operation came from, when it has one */
+  file?: string;
+  /** the field as the plan names it (`deleted`: the item was deleted on the service) */
+  field: string;
+  /** what the update would have sent */
+  local: string;
+  /** the service's value */
+  remote: string;
+  /** `--prefer` settled it: the repository's value (`local`) or the service's (`remote`) was sent */
+  settled?: Prefer;
+}
+
+/** An update that took in fields the service changed since the plan read them (its value was sent). */
+export interface ApplyMerge {
+  key: string;
+  kind: Operation['kind'];
+  id: string;
+  humanId?: string;
+  file?: string;
+  /** the fields, as the plan names them */
+  fields: string[];
+}
+
 export interface ApplyResult {
   created: number;
   updated: number;
@@ -55,6 +88,19 @@ export interface ApplyResult {
    * must end as a failure.
    */
   journalError?: string;
+  /**
+   * The write guard found these fields changed on both sides since the plan read them: listed, and
+   * (unless `settled`) not sent; the run ends as a failure.
+   */
+  conflicts?: ApplyConflict[];
+  /** updates that took in a change the service made since the plan read the item */
+  merged?: ApplyMerge[];
+  /** requests the write guard made to check items before their writes */
+  guardReads?: number;
+  /** values the sync base records instead of the plan's, by operation key (conflicts settled for the service) */
+  recordValues?: Record<string, FieldValues>;
+  /** the item as the plan read it, by operation key, for an update a conflict kept from being sent */
+  baselines?: Record<string, { updatedAt?: number; values: FieldValues }>;
 }
 
 export interface ExecuteOptions {
@@ -103,6 +149,11 @@ export interface ExecuteOptions {
   window?: number;
   /** called as each operation ends (succeeded, failed, or skipped as a failure's dependent) @default none */
   onOperationDone?: (key: string, ok: boolean) => void;
+  /**
+   * Checks each update against the service just before it is sent and re-classifies an item that
+   * changed since the plan read it (`write-guard.ts`, `recheck.ts`). @default none: sent as planned
+   */
+  guard?: WriteGuardOptions;
 }
 
 /**
@@ -116,6 +167,7 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
   await settlePendingCreates(state);
   const finished = await scheduleOperations(state, (key) => runOperation(state, state.ops.get(key)!));
   const { result } = state;
+  if (state.guard) result.guardReads = state.guard.reads;
   for (const op of plan.operations) {
     if (finished.has(op.key)) continue;
     // without an interrupt, only a dependency cycle leaves operations unstarted

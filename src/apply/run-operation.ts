@@ -1,4 +1,8 @@
-import { actionOf } from '../plan/operation-kinds.js';
+import { actionOf, itemTypeOf } from '../plan/operation-kinds.js';
+import type { BaseKind } from '../sync/base.js';
+import { caseFieldValues, folderFieldValues, stepGroupFieldValues, type FieldValues } from '../sync/field-values.js';
+import { isGuarded, recheck, type GuardedItem, type GuardedOp } from './recheck.js';
+import type { GuardCheck } from './write-guard.js';
 import { normalizeTimestamp } from '../remote/normalize.js';
 import type { AdoptOp, Operation } from '../plan/operations.js';
 import type { ApplyResult } from './executor.js';
@@ -10,12 +14,26 @@ import type { RunState } from './run-state.js';
  * Runs one operation of a plan: its requests in order, the id journalled and written back as soon
  * as it is known. Resolves true on success; never rejects (a failure is recorded in the result).
  */
-export async function runOperation(state: RunState, op: Operation): Promise<boolean> {
+export async function runOperation(state: RunState, planned: Operation): Promise<boolean> {
   const self: SelfId = { id: undefined, humanId: undefined, writtenBack: false };
+  let op = planned;
+  let check: GuardCheck | undefined;
   try {
     if (op.kind === 'adopt') return await adopt(state, op);
     const gate = await mayStart(state, op);
     if (gate !== 'start') return gate === 'done';
+    if (state.guard && isGuarded(op)) {
+      check = await state.guard.check(op);
+      if (check) {
+        const send = guarded(state, op, check);
+        if (send === 'conflict') return false;
+        if (send === 'nothing') {
+          await finish(state, op, self, false);
+          return true;
+        }
+        op = send;
+      }
+    }
     const found = state.prefound.get(op.key);
     if (found) Object.assign(self, { id: found.id, humanId: found.humanId });
     if (isCreate(op) && self.id === undefined) {
@@ -34,16 +52,51 @@ export async function runOperation(state: RunState, op: Operation): Promise<bool
     await finish(state, op, self);
     return true;
   } catch (err) {
-    if (op.kind !== 'adopt' && !(state.options.signal?.aborted && (err as { code?: string }).code === 'aborted')) {
+    const sent = op;
+    if (sent.kind !== 'adopt' && !(state.options.signal?.aborted && (err as { code?: string }).code === 'aborted')) {
       // an answer lost after the change was made, or a change an earlier run made without recording so
-      const confirmed = await confirmDone(op, state.options.client, state.projectId, state.resolve).catch(() => false);
+      const confirmed = await confirmDone(sent, state.options.client, state.projectId, state.resolve).catch(() => false);
       if (confirmed) {
-        await finish(state, op, self);
+        await finish(state, sent, self);
         return true;
       }
     }
     return failed(state, op, err, self.id === undefined);
+  } finally {
+    // the next list the guard reads waits for this operation's writes
+    check?.release();
   }
+}
+
+/**
+ * An update re-classified against the item as the check read it (`recheck.ts`): what to send, or
+ * `conflict` (listed, not sent), or `nothing` (a folder's conflict settled for the service).
+ */
+function guarded(state: RunState, op: GuardedOp, check: GuardCheck): GuardedOp | 'conflict' | 'nothing' {
+  const { result } = state;
+  const prefer = state.guard!.options.prefer;
+  const r = recheck(op, check.before, check.now, prefer, (ref) => {
+    try {
+      return state.resolve(ref);
+    } catch {
+      return undefined;
+    }
+  });
+  const item = { key: op.key, kind: op.kind, id: op.id, ...('humanId' in op && op.humanId ? { humanId: op.humanId } : {}), ...(fileOf(op) ? { file: fileOf(op) } : {}) };
+  for (const c of r.conflicts) (result.conflicts ??= []).push({ ...item, itemType: itemTypeOf(op) as BaseKind, ...c, ...(r.settled ? { settled: r.settled } : {}) });
+  if (r.merged.length > 0) (result.merged ??= []).push({ ...item, fields: r.merged });
+  if (r.record) (result.recordValues ??= {})[op.key] = r.record;
+  if (r.send) return r.send;
+  if (r.settled) return 'nothing';
+  (result.baselines ??= {})[op.key] = baselineOf(check.before);
+  return 'conflict';
+}
+
+/** The compare form of an item as the plan read it. */
+function baselineOf(item: GuardedItem): { updatedAt?: number; values: FieldValues } {
+  if ('individualSteps' in item) return { updatedAt: item.updatedAt, values: caseFieldValues(item) };
+  if ('updatedAt' in item) return { updatedAt: item.updatedAt, values: stepGroupFieldValues(item) };
+  return { values: folderFieldValues(item) };
 }
 
 interface SelfId {
@@ -149,14 +202,14 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Every request succeeded: the id is recorded, journalled as done and written back, and counted. */
-async function finish(state: RunState, op: Exclude<Operation, AdoptOp>, self: SelfId): Promise<void> {
+async function finish(state: RunState, op: Exclude<Operation, AdoptOp>, self: SelfId, count = true): Promise<void> {
   const id = self.id ?? ('id' in op ? op.id : undefined);
   if (id !== undefined) state.produced.set(op.key, id);
   const finalHumanId = self.humanId ?? ('humanId' in op ? op.humanId : undefined);
   const value = isCreate(op) && id !== undefined ? writeBackValue(op, id, self.humanId) : 'writeBack' in op ? op.writeBack?.id : undefined;
   await recordDone(state, op, id, finalHumanId, value);
   if (value !== undefined && !self.writtenBack) await writeBackId(state, op, value);
-  state.result[COUNTERS[actionOf(op)]]++;
+  if (count) state.result[COUNTERS[actionOf(op)]]++;
 }
 
 const COUNTERS = { create: 'created', update: 'updated', move: 'moved', delete: 'deleted', adopt: 'adopted' } as const satisfies Record<

@@ -2,6 +2,7 @@ import type { Operation, Plan, Ref } from '../plan/operations.js';
 import type { ApplyResult, ExecuteOptions } from './executor.js';
 import type { ReconcileContext } from './reconcile.js';
 import { isCreate, type RefResolver } from './requests.js';
+import { WriteGuard } from './write-guard.js';
 
 /**
  * What one execution of a plan knows while it runs, shared by its parts (the pending-create
@@ -44,6 +45,8 @@ export interface RunState {
   readonly resolveNow: RefResolver;
   /** records a resumed or found item for a create */
   claim(key: string, found: { id: string; human_id?: unknown }): void;
+  /** checks updates against the service just before they are sent (`ExecuteOptions.guard`) */
+  readonly guard?: WriteGuard;
   /** awaits a journal write; a failure is kept and stops the run */
   noteJournal(write: Promise<void> | undefined): Promise<void>;
 }
@@ -78,6 +81,7 @@ export function createRunState(plan: Plan, options: ExecuteOptions): RunState {
     produced,
     prefound,
     claimed,
+    ...(options.guard ? { guard: new WriteGuard(client, projectId, options.guard, options.signal, plan.operations) } : {}),
     lookedUp: new Set(),
     unreconciled: new Map(),
     blockedKinds: new Map(),

@@ -19,21 +19,27 @@ export interface SyncBaseOptions {
 }
 
 /** Records what a run synced in the base (no result: nothing was applied, every compared item is recorded). */
-export function recordSynced(options: Pick<SyncBaseOptions, 'base' | 'records'>, result?: Pick<ApplyResult, 'failed' | 'skipped' | 'ids' | 'updatedAt'>): void {
+export function recordSynced(options: Pick<SyncBaseOptions, 'base' | 'records'>, result?: RecordedResult): void {
   const { base, records } = options;
   const notDone = new Set<string>([
     ...(result?.failed ?? []).filter((f) => f.stage === 'request').map((f) => f.key),
     ...(result?.skipped ?? []).map((s) => s.key),
+    ...(result?.conflicts ?? []).filter((c) => !c.settled).map((c) => c.key),
   ]);
   const ids = result?.ids ?? {};
   const produced = (key: string) => ids[key]?.id;
   for (const f of records.forgets) if (result && !notDone.has(f.op)) base.forget(f.kind, f.id);
   for (const r of records.records) {
-    if (r.ops.length > 0 && (!result || r.ops.some((k) => notDone.has(k)))) continue;
+    if (r.ops.length > 0 && (!result || r.ops.some((k) => notDone.has(k)))) {
+      recordBaseline(base, r, result);
+      continue;
+    }
     const id = 'id' in r.ref ? r.ref.id : produced(r.ref.op);
     if (id === undefined) continue;
-    const values = resolveOps(r.values, produced);
+    let values = resolveOps(r.values, produced);
     if (!values) continue;
+    // a conflict found while the apply ran and settled for the service: the value the plan read stays the base's
+    for (const k of r.ops) if (result?.recordValues?.[k]) values = { ...values, ...result.recordValues[k] };
     const humanId = r.humanId ?? ('op' in r.ref ? ids[r.ref.op]?.humanId : undefined);
     const answered = r.ops.map((k) => result?.updatedAt?.[k]).find((v) => v !== undefined);
     // an update changes `updated_at`: without the answer's, the one read before is not recorded
@@ -42,8 +48,22 @@ export function recordSynced(options: Pick<SyncBaseOptions, 'base' | 'records'>,
   }
 }
 
+/** What of a run's result the base is recorded from. */
+export type RecordedResult = Pick<ApplyResult, 'failed' | 'skipped' | 'ids' | 'updatedAt' | 'conflicts' | 'recordValues' | 'baselines'>;
+
+/**
+ * An update the write guard kept from being sent (a conflict found while the apply ran), of an item
+ * the base did not hold: recorded as the plan read it, so that the next plan compares the item
+ * three ways and finds the conflict again, instead of two ways, where the repository would win.
+ */
+function recordBaseline(base: SyncBase, r: SyncRecords['records'][number], result: RecordedResult | undefined): void {
+  if (!('id' in r.ref) || base.has(r.kind, r.ref.id)) return;
+  const baseline = r.ops.map((k) => result?.baselines?.[k]).find((b) => b !== undefined);
+  if (baseline) base.record(r.kind, r.ref.id, baseline.updatedAt, withHumanId(baseline.values, r.humanId));
+}
+
 /** Records what a run synced and writes `tmsync.base`. */
-export async function writeSynced(options: SyncBaseOptions, result?: Pick<ApplyResult, 'failed' | 'skipped' | 'ids' | 'updatedAt'>): Promise<void> {
+export async function writeSynced(options: SyncBaseOptions, result?: RecordedResult): Promise<void> {
   recordSynced(options, result);
   await writeSyncBase(options.root, options.base);
 }

@@ -87,7 +87,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
   const PREFER = () =>
     new Option(
       '--prefer <side>',
-      "settle conflicts (a field changed in the repository and on the service since the last sync) for this run: local sends the repository's value, remote keeps the service's",
+      "settle conflicts (a field changed in the repository and on the service since the last sync, or on the service while apply runs) for this run: local sends the repository's value, remote keeps the service's",
     ).choices(['local', 'remote']);
 
   program

@@ -10,7 +10,7 @@ import type { DbContext } from './db/index.js';
 import type { Faults } from './faults.js';
 import { liveBody, liveError } from './dialect.js';
 import { FILTER_OPS, MULTIPART_LIMITS, invalid, multipartBoundary, multipartParts, zodProblems, type HandlerTable, type RegisteredHandler, type RouteContext, type TextFilter, type Urls } from './http.js';
-import type { Dialect, ExecutionOptions } from './options.js';
+import type { Dialect, EmulatorOptions, ExecutionOptions } from './options.js';
 import { loggablePath, type RequestLog, type RequestLogEntry } from './request-log.js';
 import { iconSvg } from './routes/lookups.js';
 import { ServiceError } from './service-error.js';
@@ -36,6 +36,8 @@ export interface AppDeps {
   dialect?: Dialect;
   /** largest page served; a larger page_size is served this many items */
   pageSizeCap?: number;
+  /** see `EmulatorOptions.onRequest` */
+  onRequest?: EmulatorOptions['onRequest'];
 }
 
 declare module 'fastify' {
@@ -126,6 +128,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       reply.header('www-authenticate', 'Bearer');
       return sendError(reply, new ServiceError(401, 'Unauthorized: send a valid API key as "Authorization: Bearer <key>"'));
     }
+    // a test's scripted hook: what another user does while a client runs, before this request is served
+    if (deps.onRequest) await deps.onRequest({ method: req.method, path: req.url.split('?')[0]! });
     const rate = deps.faults.rate(key);
     if (!rate && live) {
       // always sent live; without --rate-limit there is no budget to count: a nominal one, reset unknown

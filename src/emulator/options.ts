@@ -65,6 +65,12 @@ export interface EmulatorOptions {
   runOutcome?: RunOutcome;
   /** the clock, in ms since the epoch @default Date.now */
   now?: () => number;
+  /**
+   * Called (and awaited) before each API request is served, once its key is accepted: a scripted
+   * hook for tests, e.g. an edit another user makes right after a client's first write. Not a
+   * command-line option. `path` is the URL's path (with `/api/v1`). @default none
+   */
+  onRequest?: (request: { method: string; path: string }) => void | Promise<void>;
 }
 
 export interface RunningEmulator {

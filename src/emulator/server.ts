@@ -48,6 +48,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     fallbackOrigin: () => origin,
     dialect: options.dialect ?? 'document',
     pageSizeCap: options.pageSizeCap,
+    ...(options.onRequest ? { onRequest: options.onRequest } : {}),
   });
   try {
     await app.listen({ port: options.port ?? 0, host });

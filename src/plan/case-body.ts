@@ -257,8 +257,24 @@ export function createChanges(resolver: PlanContext['resolver'], d: { body: Case
  * left out where the service holds none), never overwritten.
  */
 export function keepRemoteFields(ctx: PlanContext, d: DesiredBody, remote: RemoteCase, names: ReadonlySet<string>): DesiredBody {
-  const body: CaseBody = { ...d.body };
+  const body = withRemoteCaseFields(d.body, remote, names);
   let shown: Pick<DesiredBody, 'stepGroupLabels' | 'groupOps' | 'usedGroupIds'> = { groupOps: d.groupOps, stepGroupLabels: d.stepGroupLabels, ...(d.usedGroupIds ? { usedGroupIds: d.usedGroupIds } : {}) };
+  if (CASE_FIELDS_BY_KIND.some((f) => f.kind === 'steps' && names.has(f.model))) {
+    const steps = [...remote.individualSteps].sort((a, b) => a.order - b.order);
+    const labels = remoteShownSteps(ctx, remote).map((s) => s.group);
+    const used = [...new Set(steps.flatMap((s) => (s.stepGroupId ? [s.stepGroupId] : [])))];
+    shown = { groupOps: [], stepGroupLabels: labels, usedGroupIds: used };
+  }
+  return { body, ...shown };
+}
+
+/**
+ * A case body with the service's value in the fields named (model names, or `title`), or without
+ * the field where the service holds none: what `keepRemoteFields` sends, and what apply sends for
+ * a field the service changed while it ran (`src/apply/recheck.ts`).
+ */
+export function withRemoteCaseFields(from: CaseBody, remote: RemoteCase, names: ReadonlySet<string>): CaseBody {
+  const body: CaseBody = { ...from };
   if (names.has('title')) body.title = normalizeTitle(remote.title);
   for (const field of CASE_FIELDS_BY_KIND) {
     if (!names.has(field.model)) continue;
@@ -283,17 +299,16 @@ export function keepRemoteFields(ctx: PlanContext, d: DesiredBody, remote: Remot
         if (have !== undefined) set(sortedUnique(have as string[]));
         else drop();
         break;
-      case 'steps': {
-        const steps = [...remote.individualSteps].sort((a, b) => a.order - b.order);
-        set(steps.map((s): StepBody => ({ description: normalizeText(s.description), expected: normalizeText(s.expected), stepGroup: s.stepGroupId ? { id: s.stepGroupId } : null })));
-        const labels = remoteShownSteps(ctx, remote).map((s) => s.group);
-        const used = [...new Set(steps.flatMap((s) => (s.stepGroupId ? [s.stepGroupId] : [])))];
-        shown = { groupOps: [], stepGroupLabels: labels, usedGroupIds: used };
+      case 'steps':
+        set(
+          [...remote.individualSteps]
+            .sort((a, b) => a.order - b.order)
+            .map((s): StepBody => ({ description: normalizeText(s.description), expected: normalizeText(s.expected), stepGroup: s.stepGroupId ? { id: s.stepGroupId } : null })),
+        );
         break;
-      }
     }
   }
-  return { body, ...shown };
+  return body;
 }
 
 /**

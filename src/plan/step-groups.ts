@@ -312,7 +312,7 @@ function showStep(value: unknown): string {
 }
 
 /** The body with the service's value in the fields named (`title`, the table's fields by model name, `step.N`). */
-function keepRemoteGroupFields(body: StepGroupBody, remote: RemoteStepGroup, names: ReadonlySet<string>): StepGroupBody {
+export function keepRemoteGroupFields(body: StepGroupBody, remote: RemoteStepGroup, names: ReadonlySet<string>): StepGroupBody {
   const out: StepGroupBody = { ...body };
   if (names.has('title')) out.title = normalizeTitle(remote.title);
   for (const f of STEP_GROUP_FIELDS) {

@@ -82,7 +82,7 @@ export function deepFreeze<T>(value: T): T {
 }
 
 /** Lists give folders flat; some answers nest `children`: flatten both, each folder once. */
-function flattenFolders(list: FolderWire[]): FolderWire[] {
+export function flattenFolders(list: FolderWire[]): FolderWire[] {
   const byId = new Map<string, FolderWire>();
   const visit = (f: FolderWire, parent: string | null) => {
     if (byId.has(f.id)) return;

@@ -204,7 +204,8 @@ export function classifyItem(entry: BaseEntry | undefined, local: FieldValues, r
   return out.sort((a, b) => compareFieldNames(a.field, b.field));
 }
 
-function sameValue(a: unknown, b: unknown): boolean {
+/** Whether two values in compare form are equal (lists and objects by their canonical JSON). */
+export function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
   return canonicalJson(a) === canonicalJson(b);

@@ -144,6 +144,8 @@ async function applyWith(
   }
   if (signal.aborted) return EXIT_INTERRUPTED;
 
+  // the conflicts the write guard finds while the run goes are settled as the plan's were
+  const prefer = options.prefer ?? plan.sync?.prefer;
   const result = await execute(plan, actual, session, {
     io,
     client,
@@ -152,6 +154,7 @@ async function applyWith(
     scoped: config.scope !== undefined,
     claimedIds,
     ...(syncBase ? { syncBase } : {}),
+    ...(prefer ? { prefer } : {}),
   });
   if (result.syncBaseError) io.stderr(baseNotWritten(result.syncBaseError));
   report(result, options, io, plan, project);
@@ -159,7 +162,7 @@ async function applyWith(
   if (result.journalError) return 1;
   if (result.interrupted) return EXIT_INTERRUPTED;
   if (result.syncBaseError) return 1;
-  return result.failed.length || result.skipped.length ? 1 : 0;
+  return result.failed.length || result.skipped.length || openRunConflicts(result) ? 1 : 0;
 }
 
 /**
@@ -244,6 +247,8 @@ async function execute(
     /** remote ids the repository's files claim with `id:` */
     claimedIds: string[];
     syncBase?: { root: string; base: SyncBase; records: SyncRecords };
+    /** how conflicts the write guard finds are settled */
+    prefer?: Prefer;
   },
 ): Promise<ApplyPlanResult> {
   const existingIds = [...actual.folders.map((f) => f.id), ...actual.cases.map((c) => c.id), ...actual.stepGroups.map((g) => g.id)];
@@ -268,6 +273,8 @@ async function execute(
       claimedIds: ctx.claimedIds,
       existingTopFolders: topFolders,
       ...(ctx.syncBase ? { syncBase: ctx.syncBase } : {}),
+      // every update is checked against the service just before it is sent (docs/sync.md)
+      guard: { before: actual, ...(ctx.prefer ? { prefer: ctx.prefer } : {}) },
       onProgress: (p) => progress.update(p),
     });
   } finally {
@@ -297,7 +304,7 @@ function projectLink(project: RemoteProject): { projectUrl?: string } {
 
 /** The job summary of an apply: the counts, the project's page, then what failed or was skipped. */
 function applySummary(result: ApplyResult, project: RemoteProject): string {
-  const state = result.interrupted ? 'Apply interrupted' : result.failed.length || result.skipped.length ? 'Apply finished with failures' : 'Apply complete';
+  const state = result.interrupted ? 'Apply interrupted' : result.failed.length || result.skipped.length || openRunConflicts(result) ? 'Apply finished with failures' : 'Apply complete';
   const lines = [
     '### tmsync apply',
     '',
@@ -305,6 +312,9 @@ function applySummary(result: ApplyResult, project: RemoteProject): string {
   ];
   if (project.webUrl) lines.push('', `View project: <${project.webUrl}>`);
   const rows = [
+    ...(result.conflicts ?? [])
+      .filter((c) => !c.settled)
+      .map((c) => `| conflict | ${cell(c.file ?? c.key)} | ${cell(`${c.field} changed on the service while the apply ran; not sent`)} |`),
     ...result.failed.map((f) => `| failed | ${cell(f.file ?? f.key)} | ${cell(f.message)} |`),
     ...result.skipped.map((s) => `| skipped | ${cell(s.key)} | ${cell(s.reason)} |`),
   ];
@@ -321,6 +331,7 @@ function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Pla
   }
   const skippedByFailure = result.skipped.filter((s) => !s.reason.startsWith('interrupted') && !s.reason.startsWith('not started: the journal'));
   for (const s of skippedByFailure) io.stderr(`Skipped: ${s.key}: ${s.reason}`);
+  reportRunChanges(result, options, io);
   const adopted = result.adopted > 0 ? `, ${result.adopted} adopted (ids written back)` : '';
   const counts = `${result.created} created, ${result.updated} updated, ${result.moved} moved, ${result.deleted} deleted${adopted}.`;
   if (result.journalError) {
@@ -333,7 +344,13 @@ function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Pla
     const left = result.skipped.length - skippedByFailure.length;
     io.stderr(`Apply interrupted: ${counts} ${left} operation${left === 1 ? '' : 's'} not started; run \`tmsync apply\` again to finish.`);
   } else {
-    io.stderr(`Apply complete: ${counts}`);
+    io.stderr(`${openRunConflicts(result) ? 'Apply finished with conflicts' : 'Apply complete'}: ${counts}`);
+  }
+  const open = openRunConflicts(result);
+  if (open) {
+    io.stderr(
+      `${red('Error:', options.color.stderr)} ${open} field${open === 1 ? ' was' : 's were'} changed on the service while the apply ran, to another value than the repository's; ${open === 1 ? 'its update was' : 'their updates were'} not sent. Run \`tmsync apply --prefer local\` (the repository's values are sent) or \`--prefer remote\` (the service's are kept), or \`tmsync pull\` to take them into the files.`,
+    );
   }
   const requestFailures = result.failed.filter((f) => f.stage === 'request').length;
   const writeFailures = result.failed.length - requestFailures;
@@ -360,11 +377,33 @@ function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Pla
           failed: result.failed,
           skipped: result.skipped,
           interrupted: result.interrupted,
+          ...(result.conflicts?.length ? { conflicts: result.conflicts } : {}),
+          ...(result.merged?.length ? { merged: result.merged } : {}),
           ...(result.journalError ? { journal_error: result.journalError } : {}),
         },
         ...projectLink(project),
       }),
     );
+  }
+}
+
+/** Conflicts the write guard found and `--prefer` did not settle: those updates were not sent. */
+function openRunConflicts(result: ApplyResult): number {
+  return (result.conflicts ?? []).filter((c) => !c.settled).length;
+}
+
+/** What the write guard found changed on the service while the apply ran (docs/sync.md). */
+function reportRunChanges(result: ApplyResult, options: ApplyOptions, io: CliIo): void {
+  const name = (c: { file?: string; humanId?: string; id: string }) => c.file ?? c.humanId ?? c.id;
+  for (const m of result.merged ?? []) {
+    io.stderr(`Merged: ${name(m)}: ${m.fields.join(', ')} changed on the service while the apply ran; the service's value was sent with the update (\`tmsync pull\` takes it into the files).`);
+  }
+  for (const c of result.conflicts ?? []) {
+    const what = c.field === 'deleted' ? 'was deleted on the service while the apply ran' : `${c.field} changed on the service while the apply ran`;
+    const outcome = c.settled === 'local' ? "the repository's value was sent (--prefer local)" : c.settled === 'remote' ? "the service's value was kept (--prefer remote)" : 'not sent';
+    const prefix = c.settled ? 'Settled:' : `${red('Conflict:', options.color.stderr)}`;
+    const values = c.field === 'deleted' ? '' : `\n    repository: ${JSON.stringify(c.local)}\n    service:    ${JSON.stringify(c.remote)}`;
+    io.stderr(`${prefix} ${name(c)}: ${what}; ${outcome}.${values}`);
   }
 }
 
