@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { readFileSync, unlinkSync } from 'node:fs';
 import { mkdir, open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TmsyncError } from '../errors.js';
@@ -123,7 +124,19 @@ export async function acquireRepositoryLock(root: string, options: LockOptions):
       } finally {
         await handle.close();
       }
-      return { file, holder: me, notes, release: () => release(file, me) };
+      // a process that ends without reaching `release` (process.exit: a second Ctrl-C) still
+      // removes its lock, so no later command has to take it over as stale
+      const onExit = () => releaseSync(file, me);
+      process.on('exit', onExit);
+      return {
+        file,
+        holder: me,
+        notes,
+        release: () => {
+          process.off('exit', onExit);
+          return release(file, me);
+        },
+      };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
         throw new TmsyncError('lock_failed', `cannot create the repository lock ${file}: ${(err as Error).message}`, {
@@ -196,6 +209,16 @@ async function takeOver(file: string, stale: LockHolder | undefined): Promise<bo
   }
   await unlink(aside).catch(() => undefined);
   return true;
+}
+
+/** {@link release} for the process's `exit` event, where only synchronous work runs. */
+function releaseSync(file: string, me: LockHolder): void {
+  try {
+    const holder = JSON.parse(readFileSync(file, 'utf8')) as Partial<LockHolder>;
+    if (holder.pid === me.pid && holder.host === me.host && holder.started_at === me.started_at) unlinkSync(file);
+  } catch {
+    // gone already, or another command's: nothing of ours to remove
+  }
 }
 
 async function release(file: string, me: LockHolder): Promise<void> {
