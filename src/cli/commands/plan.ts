@@ -6,8 +6,8 @@ import type { DesiredState, RemoteCase } from '../../model.js';
 import { repositoryTexts } from '../../text-sharer.js';
 import { changedCaseQueries, planChanged, stepGroupsToRead, type ChangedFiles, type RemovedCaseFile } from '../../plan/changed.js';
 import { readSyncBase } from '../../sync/base.js';
-import { openConflicts, type Prefer } from '../../plan/index.js';
-import { buildPlan, hasChanges, PLAN_COMMENT_MARKER, planTextChunks, renderPlanJson, renderPlanMarkdown, summaryLine, type BuildPlanResult, type Plan } from '../../plan/index.js';
+import { openConflicts, planDiffers, type Prefer } from '../../plan/index.js';
+import { buildPlan, PLAN_COMMENT_MARKER, planTextChunks, renderPlanJson, renderPlanMarkdown, summaryLine, type BuildPlanResult, type Plan } from '../../plan/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
 import { ReadCache } from '../../remote/read-cache.js';
 import { loadRepository, type TmsyncConfig } from '../../repository/index.js';
@@ -23,7 +23,7 @@ export interface PlanOptions extends GlobalOptions {
   out?: string;
   /** what stdout gets @default 'text' */
   format?: 'text' | 'markdown' | 'json';
-  /** exit 2 when changes are pending, 0 when there are none @default false */
+  /** exit 2 when the repository and the service differ (changes to send, or changes on the service the files do not have yet), 0 when they agree @default false */
   detailedExitcode?: boolean;
   /** delete remote items in scope that the repository does not describe @default false */
   prune?: boolean;
@@ -38,9 +38,10 @@ export interface PlanOptions extends GlobalOptions {
 export const EXIT_CHANGES = 2;
 
 /**
- * `tmsync plan`: reads the repository and the service and prints the plan. Exit 0 (no changes,
- * or changes without --detailed-exitcode), 2 with --detailed-exitcode and changes, 1 when the
- * repository or the plan has problems (listed as `file:line:col`).
+ * `tmsync plan`: reads the repository and the service and prints the plan. Exit 0 (the two sides
+ * agree, or any plan without --detailed-exitcode), 2 with --detailed-exitcode when they differ
+ * (something to send, or changes on the service the files do not have yet), 1 when the repository
+ * or the plan has problems (listed as `file:line:col`) or conflicts are left open.
  */
 export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> {
   if (options.changedSince !== undefined && options.prune) {
@@ -182,7 +183,10 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
       io.stderr(`${red('Error:', options.color.stderr)} ${conflictsError(conflicts)}`);
       return 1;
     }
-    return hasChanges(plan) && options.detailedExitcode ? EXIT_CHANGES : 0;
+    // terraform's meaning: 2 when the two sides differ, whichever side holds the change (a drift
+    // check must see an edit made on the service, which the plan keeps rather than sends)
+    const differs = planDiffers(plan);
+    return options.detailedExitcode && (differs.send || differs.service) ? EXIT_CHANGES : 0;
   } finally {
     await target.close();
   }
