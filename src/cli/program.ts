@@ -130,7 +130,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
   program
     .command('pull')
     .description("write the service's state as a tests repository (ids included)")
-    .option('--dir <dir>', 'target directory', '.')
+    .option('--dir <dir>', 'the repository to write (default: the one whose tmsync.yaml is found from here upward, else the current directory); never a directory inside another repository')
     .option('--folder <path>', 'only this folder subtree (names joined by /)')
     .addOption(
       new Option('--prefer <side>', 'settle conflicts (a field changed in the file and on the service since the last sync): local keeps the file, remote writes the service\'s value').choices([
