@@ -1,8 +1,9 @@
 import { hostname } from 'node:os';
 import { readFileSync, unlinkSync } from 'node:fs';
-import { mkdir, open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TmsyncError } from '../errors.js';
+import { ioError, TmsyncError } from '../errors.js';
+import { makeDirectory } from '../repository/file-ops.js';
 import { JOURNAL_DIR } from './journal.js';
 
 /**
@@ -97,7 +98,8 @@ async function readHolder(file: string): Promise<LockHolder | 'absent' | 'unread
  */
 export async function acquireRepositoryLock(root: string, options: LockOptions): Promise<RepositoryLock> {
   const dir = join(root, JOURNAL_DIR);
-  await mkdir(dir, { recursive: true });
+  // the real cause and the path (a read-only file system is EROFS, not "no such file")
+  await makeDirectory(dir).catch((err: unknown) => Promise.reject(ioError(err, 'create the directory', dir)));
   await writeFile(join(dir, '.gitignore'), '*\n', { flag: 'wx' }).catch(() => undefined);
   const file = lockPath(root);
   const me: LockHolder = {
