@@ -1,6 +1,7 @@
-import { mkdir, open, readFile, rename, writeFile, type FileHandle } from 'node:fs/promises';
+import { open, readFile, rename, writeFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { TmsyncError } from '../errors.js';
+import { ioError, TmsyncError } from '../errors.js';
+import { makeDirectory } from '../repository/file-ops.js';
 import type { OperationKind } from '../plan/operations.js';
 
 /**
@@ -285,7 +286,7 @@ export class Journal {
   static async open(root: string, projectId: string, options: JournalOptions = {}): Promise<Journal> {
     const file = options.file ?? journalPath(root);
     const dir = dirname(file);
-    await mkdir(dir, { recursive: true });
+    await makeDirectory(dir).catch((err: unknown) => Promise.reject(ioError(err, 'create the directory', dir)));
     // keep the journal out of commits without asking users to edit their .gitignore
     await writeFile(join(dir, '.gitignore'), '*\n', { flag: 'wx' }).catch(() => undefined);
     const handle = await open(file, 'a+');

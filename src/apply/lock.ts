@@ -1,7 +1,9 @@
 import { hostname } from 'node:os';
-import { mkdir, open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { readFileSync, unlinkSync } from 'node:fs';
+import { open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TmsyncError } from '../errors.js';
+import { ioError, TmsyncError } from '../errors.js';
+import { makeDirectory } from '../repository/file-ops.js';
 import { JOURNAL_DIR } from './journal.js';
 
 /**
@@ -96,7 +98,8 @@ async function readHolder(file: string): Promise<LockHolder | 'absent' | 'unread
  */
 export async function acquireRepositoryLock(root: string, options: LockOptions): Promise<RepositoryLock> {
   const dir = join(root, JOURNAL_DIR);
-  await mkdir(dir, { recursive: true });
+  // the real cause and the path (a read-only file system is EROFS, not "no such file")
+  await makeDirectory(dir).catch((err: unknown) => Promise.reject(ioError(err, 'create the directory', dir)));
   await writeFile(join(dir, '.gitignore'), '*\n', { flag: 'wx' }).catch(() => undefined);
   const file = lockPath(root);
   const me: LockHolder = {
@@ -123,7 +126,19 @@ export async function acquireRepositoryLock(root: string, options: LockOptions):
       } finally {
         await handle.close();
       }
-      return { file, holder: me, notes, release: () => release(file, me) };
+      // a process that ends without reaching `release` (process.exit: a second Ctrl-C) still
+      // removes its lock, so no later command has to take it over as stale
+      const onExit = () => releaseSync(file, me);
+      process.on('exit', onExit);
+      return {
+        file,
+        holder: me,
+        notes,
+        release: () => {
+          process.off('exit', onExit);
+          return release(file, me);
+        },
+      };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
         throw new TmsyncError('lock_failed', `cannot create the repository lock ${file}: ${(err as Error).message}`, {
@@ -196,6 +211,16 @@ async function takeOver(file: string, stale: LockHolder | undefined): Promise<bo
   }
   await unlink(aside).catch(() => undefined);
   return true;
+}
+
+/** {@link release} for the process's `exit` event, where only synchronous work runs. */
+function releaseSync(file: string, me: LockHolder): void {
+  try {
+    const holder = JSON.parse(readFileSync(file, 'utf8')) as Partial<LockHolder>;
+    if (holder.pid === me.pid && holder.host === me.host && holder.started_at === me.started_at) unlinkSync(file);
+  } catch {
+    // gone already, or another command's: nothing of ours to remove
+  }
 }
 
 async function release(file: string, me: LockHolder): Promise<void> {

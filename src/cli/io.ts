@@ -26,6 +26,12 @@ export interface CliIo {
   stderrDrained?: () => Promise<void>;
   /** Resolves once stdout has taken what was written to it (see {@link CliIo.stderrDrained}). @default resolves at once */
   stdoutDrained?: () => Promise<void>;
+  /**
+   * A write error of stdout or stderr other than the reader going away (EPIPE), once one happened:
+   * the output is incomplete, so `main` exits 1 even when the command succeeded. Output that no one
+   * reads any more is dropped and changes nothing (see {@link onStreamError}). @default none
+   */
+  outputError?: () => string | undefined;
 }
 
 /** Whether each stream gets ANSI colours (decided per stream, see {@link useColor}). */
@@ -83,43 +89,60 @@ export function yellow(text: string, on: boolean): string {
 }
 
 /**
- * A write error on stdout/stderr. EPIPE (the reader went away: `tmsync plan | head -1`) ends the
- * process quietly with exit 0, as `head` asked for no more; any other write error exits 1 with
- * one line. Pure apart from the returned action, for tests.
+ * A write error on stdout/stderr: the stream takes no more output, and the command goes on (a
+ * closed output never changes what a command does: an apply whose reader went away still applies,
+ * releases its lock and exits by what happened). EPIPE (the reader went away: `tmsync plan | head
+ * -1`) changes nothing else; any other write error (a full disk under `> plan.txt`) leaves the
+ * output incomplete, so it is said on the other stream and the command exits 1 at the end (see
+ * {@link CliIo.outputError}). Pure, for tests.
  */
-export function onStreamError(err: NodeJS.ErrnoException): { exitCode: number; message?: string } {
-  if (err.code === 'EPIPE') return { exitCode: 0 };
-  return { exitCode: 1, message: `tmsync: cannot write the output: ${err.message}` };
+export function onStreamError(err: NodeJS.ErrnoException): { failure?: string } {
+  if (err.code === 'EPIPE') return {};
+  return { failure: `tmsync: cannot write the output: ${err.message}` };
 }
 
+/** What happened to the process's two output streams (see {@link onStreamError}). */
+const streamState = {
+  stdout: { closed: false, failure: undefined as string | undefined },
+  stderr: { closed: false, failure: undefined as string | undefined },
+};
 let streamGuardsInstalled = false;
 
 export function processIo(): CliIo {
   if (!streamGuardsInstalled) {
     streamGuardsInstalled = true;
-    for (const stream of [process.stdout, process.stderr]) {
+    for (const name of ['stdout', 'stderr'] as const) {
+      const stream = process[name];
       stream.on('error', (err: NodeJS.ErrnoException) => {
-        const { exitCode, message } = onStreamError(err);
-        if (message && stream !== process.stderr) {
+        const state = streamState[name];
+        if (state.closed) return;
+        state.closed = true;
+        const { failure } = onStreamError(err);
+        if (!failure) return;
+        state.failure = failure;
+        if (name === 'stdout' && !streamState.stderr.closed) {
           try {
-            process.stderr.write(`${message}\n`);
+            process.stderr.write(`${failure}\n`);
           } catch {
             // nowhere left to say it
           }
         }
-        process.exit(exitCode);
       });
     }
   }
+  const writer = (name: 'stdout' | 'stderr') => (t: string) => {
+    if (!streamState[name].closed) process[name].write(t.endsWith('\n') ? t : `${t}\n`);
+  };
   return {
-    stdout: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
-    stderr: (t) => process.stderr.write(t.endsWith('\n') ? t : `${t}\n`),
+    stdout: writer('stdout'),
+    stderr: writer('stderr'),
     isTTY: Boolean(process.stdin.isTTY && process.stderr.isTTY),
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
     env: process.env,
-    stderrDrained: () => drained(process.stderr),
-    stdoutDrained: () => drained(process.stdout),
+    stderrDrained: () => (streamState.stderr.closed ? Promise.resolve() : drained(process.stderr)),
+    stdoutDrained: () => (streamState.stdout.closed ? Promise.resolve() : drained(process.stdout)),
+    outputError: () => streamState.stdout.failure ?? streamState.stderr.failure,
     prompt: process.stdin.isTTY
       ? async (question: string) => {
           const { createInterface } = await import('node:readline/promises');

@@ -17,7 +17,10 @@ export async function main(argv: string[], given?: CliIo, cwd: string = process.
   // 1 to 5% and cost 0.4 s of CPU at 50,000 cases, for the same peak
   const governor = given || !governed(argv.slice(2)) ? undefined : startMemoryGovernor();
   try {
-    return await run(argv, io, cwd);
+    const code = await run(argv, io, cwd);
+    // output a full disk or a broken device cut short: the command's own work stands, but what it
+    // printed is incomplete, which is no success (a reader that went away is not such an error)
+    return code === 0 && io.outputError?.() !== undefined ? 1 : code;
   } finally {
     governor?.stop();
   }

@@ -38,7 +38,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .addHelpText(
       'after',
       '\nThe API key comes only from the environment: TMSYNC_API_KEY, or the variable named by a profile\'s api_key_env.\n' +
-        'Exit codes: 0 success (plan --detailed-exitcode: no changes), 1 error, 2 changes pending, 3 run did not pass, 130 interrupted (Ctrl-C).\n' +
+        'Exit codes: 0 success (plan --detailed-exitcode: the repository and the service agree), 1 error, 2 they differ (plan --detailed-exitcode), 3 run did not pass, 130 interrupted (Ctrl-C).\n' +
         'Durations (request_timeout, --timeout, --poll, …): 30s, 2m, 1h30m, 500ms; a bare number is seconds.\n' +
         'Colour: on a terminal only; NO_COLOR=1 or --no-color turn it off, FORCE_COLOR=1 forces it.',
     );
@@ -102,7 +102,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .description('read the repository and the service and print the plan')
     .option('--out <file>', 'save the plan (JSON) for `tmsync apply <file>`')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']).default('text'))
-    .option('--detailed-exitcode', 'exit 2 when changes are pending, 0 when there are none', false)
+    .option('--detailed-exitcode', 'exit 2 when the repository and the service differ (changes to send, or changes on the service the files do not have yet), 0 when they agree', false)
     .option('--prune', 'delete remote items in scope that the repository does not describe', false)
     .option('--allow-recreate', 'with --prune, accept deleting and recreating cases that look renamed', false)
     .option('--changed-since <ref>', 'plan only the files changed since this git ref (a pull request: its base); reads only what they name; not with --prune')
@@ -131,7 +131,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
   program
     .command('pull')
     .description("write the service's state as a tests repository (ids included)")
-    .option('--dir <dir>', 'target directory', '.')
+    .option('--dir <dir>', 'the repository to write (default: the one whose tmsync.yaml is found from here upward, else the current directory); never a directory inside another repository')
     .option('--folder <path>', 'only this folder subtree (names joined by /)')
     .addOption(
       new Option('--prefer <side>', 'settle conflicts (a field changed in the file and on the service since the last sync): local keeps the file, remote writes the service\'s value').choices([

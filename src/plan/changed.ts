@@ -180,6 +180,27 @@ function withImpliedFolders(desired: DesiredState): DesiredFolder[] {
   return [...byPath.values()];
 }
 
+/**
+ * The files a changed `_folder.yaml` (added, edited or deleted: `folderFiles`, paths relative to
+ * the repository root) makes part of the change: the folder is its subtree, so every case file and
+ * folder file under its directory counts, the changed `_folder.yaml` included even when it is gone
+ * (a folder without one is planned under that path). A folder file decides which remote folder the
+ * directory is, and so where each of its cases is: deleting one that held `id:` and another
+ * `name:` makes the full plan create a folder and move its cases, which the plan of the changed
+ * files must show too. Every case read this takes is one request (by its `id:`).
+ */
+export function folderSubtreeFiles(desired: DesiredState, folderFiles: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const file of folderFiles) {
+    const dir = file.slice(0, file.lastIndexOf('/'));
+    const under = (f: string) => f.startsWith(`${dir}/`);
+    out.add(file);
+    for (const f of withImpliedFolders(desired)) if (f.dir === dir || under(f.dir)) out.add(folderFile(f));
+    for (const c of desired.cases) if (under(c.file)) out.add(c.file);
+  }
+  return [...out];
+}
+
 /** The file an operation comes from (undefined for deletes, which `--changed-since` never plans). */
 function ownerFile(op: Operation, desired: DesiredState, folderFiles: Map<string, string>): string | undefined {
   if (actionOf(op) === 'delete') return undefined;

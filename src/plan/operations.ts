@@ -340,6 +340,34 @@ export interface Plan {
   remoteVersions: Record<string, string>;
   /** three-way sync against `tmsync.base`; absent when the plan was built without a base (and nothing to say) */
   sync?: PlanSync;
+  /**
+   * How the repository and the service differ ({@link planDiffers}): written in the plan's JSON for
+   * scripts (a drift check reads it), derived from `operations` and `sync`, never read back.
+   */
+  differs?: PlanDiffers;
+}
+
+/**
+ * Whether the repository and the service differ, and on which side: what `plan
+ * --detailed-exitcode` exits 2 on (either is true).
+ */
+export interface PlanDiffers {
+  /** the plan sends something: applying it changes the service (or writes ids back) */
+  send: boolean;
+  /**
+   * the service holds changes the files do not have yet (`tmsync pull` takes them in): fields
+   * changed only on the service since the last sync, and conflicts not settled with `--prefer local`
+   */
+  service: boolean;
+}
+
+/** {@link PlanDiffers} of a plan. */
+export function planDiffers(plan: Pick<Plan, 'operations' | 'sync'>): PlanDiffers {
+  const sync = plan.sync;
+  return {
+    send: plan.operations.length > 0,
+    service: sync !== undefined && (sync.remoteChanges.length > 0 || (sync.conflicts.length > 0 && sync.prefer !== 'local')),
+  };
 }
 
 /** Conflicts the plan leaves open: it must not be applied until `--prefer` settles them or the files change. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TmsyncError } from '../errors.js';
 import { CASE_FIELDS_BY_KIND, CASE_TEMPLATES, STEP_GROUP_FIELDS, type FieldKind, type StepGroupFieldKind } from '../fields.js';
-import { PLAN_FORMAT_VERSION, type Plan } from './operations.js';
+import { PLAN_FORMAT_VERSION, planDiffers, type Plan } from './operations.js';
 
 /**
  * The saved plan (`tmsync plan --out`, `--format json`): versioned and strictly parsed, so a plan
@@ -136,12 +136,24 @@ export const PlanFileSchema = z.strictObject({
   contentHash: z.string(),
   remoteVersions: z.record(z.string(), z.string()),
   sync: sync.optional(),
+  differs: z
+    .strictObject({ send: z.boolean(), service: z.boolean() })
+    .optional()
+    .meta({
+      description:
+        'how the repository and the service differ (what `plan --detailed-exitcode` exits 2 on): `send`, the plan sends something; `service`, the service holds changes the files do not have yet (`tmsync pull` takes them in). Derived from `operations` and `sync`; written by every plan, not read back',
+    }),
 });
 
 /** JSON with `format_version` first and every other key sorted, so equal plans are equal bytes. */
 export function renderPlanJson(plan: Plan): string {
-  const { format_version, ...rest } = plan;
+  const { format_version, ...rest } = planDocument(plan);
   return `${JSON.stringify({ format_version, ...(sortKeys(rest) as object) }, null, 2)}\n`;
+}
+
+/** The plan as its JSON carries it: with `differs` derived afresh (an edited plan never keeps a stale one). */
+export function planDocument(plan: Plan): Plan {
+  return { ...plan, differs: planDiffers(plan) };
 }
 
 function sortKeys(value: unknown): unknown {
@@ -183,5 +195,7 @@ export function parsePlanFile(text: string): Plan {
       details: { issues: parsed.error.issues.slice(0, 20).map((i) => ({ path: i.path.join('.'), message: i.message })) },
     });
   }
-  return parsed.data as Plan;
+  // derived, not an input: dropped so nothing trusts a copy that an edit could have made stale
+  const { differs: _differs, ...plan } = parsed.data;
+  return plan as Plan;
 }

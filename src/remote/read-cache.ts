@@ -1,5 +1,6 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { makeDirectory } from '../repository/file-ops.js';
 import { StepGroup } from '../api/resources.js';
 
 /**
@@ -151,7 +152,7 @@ export class ReadCache {
    */
   async save(root: string): Promise<void> {
     const dir = join(root, '.tmsync');
-    await mkdir(join(dir, 'cache'), { recursive: true });
+    await makeDirectory(join(dir, 'cache'));
     await writeFile(join(dir, '.gitignore'), '*\n', { flag: 'wx' }).catch((err: NodeJS.ErrnoException) => {
       if (err.code !== 'EEXIST') throw err;
     });

@@ -1,5 +1,6 @@
 import type { Stats } from 'node:fs';
 import * as fsp from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { TmsyncError } from '../errors.js';
 
 /**
@@ -21,12 +22,48 @@ export interface FileOps {
   chown: typeof fsp.chown;
 }
 
+/**
+ * `mkdir -p` that reports the real cause. Node's recursive mkdir, when the first directory it must
+ * create cannot be made (a read-only file system: EROFS), looks at the path afterwards and reports
+ * what it finds there: ENOENT, "no such file or directory", the very thing it was asked to create.
+ * On ENOENT the first missing directory is made on its own, which fails with the real error (or
+ * succeeds, when the cause has gone meanwhile, and the rest is made as asked).
+ */
+export async function makeDirectory(path: string, mkdir: typeof fsp.mkdir = fsp.mkdir, stat: typeof fsp.stat = fsp.stat): Promise<void> {
+  try {
+    await mkdir(path, { recursive: true });
+    return;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    let missing = resolve(path);
+    for (;;) {
+      const up = dirname(missing);
+      if (up === missing) throw err;
+      const there = await stat(up).then(
+        () => true,
+        () => false,
+      );
+      if (there) break;
+      missing = up;
+    }
+    await mkdir(missing);
+  }
+  await mkdir(path, { recursive: true });
+}
+
 export const nodeFileOps: FileOps = {
   open: fsp.open,
   readFile: (path) => fsp.readFile(path),
   rename: fsp.rename,
   unlink: fsp.unlink,
-  mkdir: fsp.mkdir,
+  // recursive creations name the real cause of a failure (see `makeDirectory`)
+  mkdir: (async (path: Parameters<typeof fsp.mkdir>[0], options?: Parameters<typeof fsp.mkdir>[1]) => {
+    if (typeof options === 'object' && options?.recursive) {
+      await makeDirectory(String(path));
+      return undefined;
+    }
+    return fsp.mkdir(path, options);
+  }) as typeof fsp.mkdir,
   stat: fsp.stat,
   lstat: fsp.lstat,
   realpath: (path) => fsp.realpath(path),

@@ -409,6 +409,15 @@ export async function resolveWriteTarget(file: string, root: string | undefined,
 /** {@link resolveWriteTarget}, and whether the file is missing (so no one needs to stat it again). */
 async function resolveTarget(file: string, root: string | undefined, ops: FileOps, session?: WriteSession): Promise<{ target: string; missing: boolean }> {
   const abs = resolve(file);
+  // a path that leaves the repository by itself (`..`, an absolute path): no link is involved, so
+  // the refusal says what the path is before any link is looked at
+  if (root !== undefined && !isInside(resolve(root), abs)) {
+    const shown = shownPath(abs, resolve(root));
+    throw new TmsyncError('path_outside_repository', `${shown} is outside the repository (the path itself leads out of ${resolve(root)}); tmsync never writes outside it`, {
+      hint: 'give a path inside the repository (a path read from the apply journal or a saved plan that leads out of it was edited there, or comes from another checkout)',
+      details: { file: shown },
+    });
+  }
   let existing = abs;
   const rest: string[] = [];
   for (;;) {

@@ -18,6 +18,23 @@ async function writeLock(root: string, holder: { pid: number; host: string; comm
 }
 
 describe('repository lock', () => {
+  it('is removed by a process that exits at once while holding it (a second Ctrl-C calls process.exit)', async () => {
+    const root = await tmp();
+    const { execFileSync } = await import('node:child_process');
+    const { pathToFileURL } = await import('node:url');
+    const module = pathToFileURL(join(import.meta.dirname, '../../dist/apply/lock.js')).href;
+    const script = `const m = await import(${JSON.stringify(module)}); await m.acquireRepositoryLock(${JSON.stringify(root)}, { command: 'apply' }); process.exit(130);`;
+    let status: number | undefined;
+    try {
+      execFileSync(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
+    } catch (err) {
+      status = (err as { status?: number }).status;
+    }
+    expect(status).toBe(130);
+    expect(await exists(join(root, '.tmsync', '.gitignore'))).toBe(true);
+    expect(await exists(lockPath(root))).toBe(false);
+  });
+
   it('records pid, host, command and start time, and removes the file on release', async () => {
     const root = await tmp();
     const lock = await acquireRepositoryLock(root, { command: 'apply', pid: 4242, host: 'ci-runner-1', now: () => new Date('2026-11-23T09:00:00Z') });

@@ -191,3 +191,70 @@ describe('tmsync plan --changed-since against the emulator', () => {
     expect(git(work, 'status', '--porcelain', '--untracked-files=all')).not.toContain('.tmsync');
   });
 });
+
+describe('tmsync plan --changed-since and a changed _folder.yaml', () => {
+  let emu: RunningEmulator;
+  let root: string;
+  const ops = (plan: Plan) => plan.operations.map((op) => op.key).sort();
+
+  beforeAll(async () => {
+    emu = await startEmulator({ memory: true, apiKeys: [API_KEY], seed: 'demo', port: 0 });
+    root = await mkdtemp(join(tmpdir(), 'tmsync-changed-folder-'));
+    const files: Record<string, string> = {
+      'tmsync.yaml': demoConfigYaml(emu.baseUrl, { rate_limit: 2000 }),
+      'cases/Payments/refund.yaml': 'title: Refund\n',
+      'cases/Payments/Cards/visa.yaml': 'title: Visa\n',
+      'cases/Other/search.yaml': 'title: Search\n',
+    };
+    for (const [file, text] of Object.entries(files)) {
+      await mkdir(join(root, file, '..'), { recursive: true });
+      await writeFile(join(root, file), text);
+    }
+    expect((await tmsync(root, 'apply', '--auto-approve')).code).toBe(0);
+    // the folder's name on the service differs from its directory's: only _folder.yaml ties them
+    const folderFile = join(root, 'cases/Payments/_folder.yaml');
+    await writeFile(folderFile, `${await readFile(folderFile, 'utf8')}name: Payments Team\n`);
+    const renamed = await tmsync(root, 'apply', '--auto-approve');
+    expect(renamed.code, renamed.err).toBe(0);
+    git(root, 'init', '-q', '-b', 'main');
+    git(root, 'add', '-A');
+    git(root, 'commit', '-q', '-m', 'tests');
+  }, 120_000);
+
+  afterAll(async () => {
+    await emu?.close();
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  it('plans a deleted _folder.yaml (id and name) as the full plan does: the folder created, its cases moved', async () => {
+    git(root, 'rm', '-q', 'cases/Payments/_folder.yaml');
+    git(root, 'commit', '-q', '-m', 'no folder file');
+    const full = await tmsync(root, 'plan', '--format', 'json');
+    expect(full.code, full.err).toBe(0);
+    const fullPlan = parsePlanFile(full.out);
+    expect(ops(fullPlan)).toContain('create_folder:Payments');
+    expect(fullPlan.operations.filter((op) => op.kind === 'move_case' || op.kind === 'update_case').length).toBeGreaterThan(0);
+
+    const changed = await tmsync(root, 'plan', '--changed-since', 'HEAD~1', '--format', 'json', '--detailed-exitcode');
+    expect(changed.code, changed.err).toBe(2);
+    const plan = parsePlanFile(changed.out);
+    expect(ops(plan)).toEqual(ops(fullPlan));
+    expect(plan.warnings.find((w) => w.code === 'changed_since')?.message).toContain('planned only the 1 file changed since HEAD~1 and the');
+    git(root, 'revert', '--no-edit', 'HEAD');
+  });
+
+  it('plans an edited _folder.yaml as a change to its folder', async () => {
+    const folderFile = join(root, 'cases/Payments/_folder.yaml');
+    const before = await readFile(folderFile, 'utf8');
+    await writeFile(folderFile, before.replace('name: Payments Team', 'name: Payments Squad'));
+    try {
+      const changed = await tmsync(root, 'plan', '--changed-since', 'HEAD', '--format', 'json');
+      expect(changed.code, changed.err).toBe(0);
+      const full = await tmsync(root, 'plan', '--format', 'json');
+      expect(ops(parsePlanFile(changed.out))).toEqual(ops(parsePlanFile(full.out)));
+      expect(ops(parsePlanFile(changed.out))).toEqual([expect.stringMatching(/^update_folder:/)]);
+    } finally {
+      await writeFile(folderFile, before);
+    }
+  });
+});

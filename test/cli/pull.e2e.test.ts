@@ -151,6 +151,32 @@ describe('tmsync pull against the emulator', () => {
     expect((await walk(root)).filter((f) => f.startsWith('cases/'))).toEqual(files);
   });
 
+  it('run from a subdirectory, updates the repository whose tmsync.yaml it found, and never writes a repository inside another', async () => {
+    const root = await fresh();
+    expect((await tmsync(root, 'pull', '--base-url', emu.baseUrl, '--project', 'PUL')).code).toBe(0);
+    const sub = join(root, 'cases', 'Checkout');
+    const before = await walk(sub);
+    const all = await walk(root);
+
+    const r = await tmsync(sub, 'pull');
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toContain(`into ${root}: 0 files created, 0 updated`);
+    expect(await walk(sub)).toEqual(before);
+    expect((await walk(root)).filter((f) => !f.startsWith('.tmsync/'))).toEqual(all.filter((f) => !f.startsWith('.tmsync/')));
+    expect((await tmsync(root, 'validate')).code).toBe(0);
+
+    // --dir into the repository's subtree: refused before anything is read or written
+    const refused = await tmsync(root, 'pull', '--dir', 'cases/Checkout');
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain(`${sub} is inside the tests repository ${root}`);
+    expect(refused.err).toContain('without --dir');
+    expect(await walk(sub)).toEqual(before);
+    const nested = await tmsync(sub, 'pull', '--dir', 'New/Repo', '--base-url', emu.baseUrl, '--project', 'PUL');
+    expect(nested.code).toBe(1);
+    expect(nested.err).toContain('is inside the tests repository');
+    expect(await walk(sub)).toEqual(before);
+  });
+
   it('updates existing files in place keeping comments and names, and lists files of items that are gone without deleting them', async () => {
     const root = await fresh();
     await tmsync(root, 'pull', '--base-url', emu.baseUrl, '--project', 'PUL');

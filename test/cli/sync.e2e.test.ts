@@ -94,6 +94,9 @@ describe('three-way sync against the emulator', () => {
     expect(r.out).toContain('No changes.');
     expect(r.out).not.toContain('no sync base');
     expect(r.out).not.toContain('Changed on the service');
+    const drift = await tmsync('plan', '--detailed-exitcode', '--format', 'json');
+    expect(drift.code, drift.err).toBe(0);
+    expect(JSON.parse(drift.out).differs).toEqual({ send: false, service: false });
   });
 
   it('keeps a change made only on the service: the plan lists it, apply does not overwrite it', async () => {
@@ -104,6 +107,12 @@ describe('three-way sync against the emulator', () => {
     expect(p.out).toContain('`tmsync pull` takes them into the files');
     expect(p.out).toContain('description: "Alpha as written" → "Alpha fixed in the UI"');
     expect(p.out).toContain('No changes to send. The service holds changes the files do not have yet');
+    // the nightly drift job (docs/ci.md): the two sides differ, on the service's side
+    const drift = await tmsync('plan', '--detailed-exitcode');
+    expect(drift.code, drift.err).toBe(2);
+    const driftJson = await tmsync('plan', '--detailed-exitcode', '--format', 'json');
+    expect(driftJson.code).toBe(2);
+    expect(JSON.parse(driftJson.out).differs).toEqual({ send: false, service: true });
     const a = await tmsync('apply', '--auto-approve');
     expect(a.code, a.err).toBe(0);
     expect((await getCase('cases/Sync/alpha.yaml')).description).toBe('Alpha fixed in the UI');

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ActualState, DesiredState } from '../../src/model.js';
 import {
   changedCaseQueries,
+  folderSubtreeFiles,
   planChanged,
   restrictPlan,
   stepGroupsToRead,
@@ -58,6 +59,8 @@ describe('planChanged', () => {
         for (const i of cw.groups) if (desired.stepGroups.length > 0) present.add(desired.stepGroups[i % desired.stepGroups.length].file);
         const folderFiles = desired.folders.filter((f) => f.file !== undefined);
         for (const i of cw.folders) if (folderFiles.length > 0) present.add(folderFiles[i % folderFiles.length].file!);
+        // a changed _folder.yaml is a change to its folder: its subtree's files, as `plan --changed-since` takes them
+        for (const f of folderSubtreeFiles(desired, [...present].filter((f) => f.endsWith('/_folder.yaml')))) present.add(f);
         const removed: ChangedFiles['removed'] = [];
         for (const [i, withId, renamedTitle] of cw.removed) {
           if (actual.cases.length === 0) break;

@@ -55,6 +55,19 @@ describe('tmsync with the service client', () => {
     expect(r.out + r.err).not.toContain(wrong);
   });
 
+  it('refuses a key holding a line break at once, saying so, without a request, a retry or the key', async () => {
+    emu = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo' });
+    dir = await mkdtemp(join(tmpdir(), 'tmsync-key-crlf-'));
+    for (const key of [`${KEY}\n`, `${KEY}\r\n`, `tms-secret\r-key`]) {
+      const r = await tmsync(['--base-url', emu.baseUrl, '--project', 'DEMO', 'plan'], { TMSYNC_API_KEY: key });
+      expect(r.code).toBe(1);
+      expect(r.err).toContain('the API key (TMSYNC_API_KEY) holds a line break');
+      expect(r.err).not.toMatch(/network|waiting for the service|attempt/i);
+      expect(r.out + r.err).not.toContain(key.replace(/[\r\n]+$/, '').slice(0, 12));
+    }
+    expect(emu.requestLog()).toEqual([]);
+  });
+
   it('shows each request with --verbose (method, path, status, duration) and no key anywhere it writes', async () => {
     emu = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo' });
     dir = await mkdtemp(join(tmpdir(), 'tmsync-verbose-'));

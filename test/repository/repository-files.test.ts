@@ -74,6 +74,19 @@ describe('symbolic links under cases/ and step_groups/', () => {
     expect(await readFile(join(out, 'x.yaml'), 'utf8')).toBe('title: X\n');
   });
 
+  it('calls a path that leads out by itself (`..`, as a journal record may hold) what it is, not a symbolic link', async () => {
+    const root = await makeRepo({ 'cases/A/a.yaml': 'title: A\n' });
+    const out = await outsideDir({ 'x.yaml': 'title: X\n' });
+    const rel = join('..', out.split('/').pop()!, 'x.yaml');
+    const err = await errorOf(fileWriteBack(root)(rel, 'SHOP-7'));
+    expect(err.code).toBe('path_outside_repository');
+    expect(err.message).toContain(`${rel} is outside the repository`);
+    expect(err.message).not.toContain('symbolic link');
+    expect(await readFile(join(out, 'x.yaml'), 'utf8')).toBe('title: X\n');
+    const direct = await errorOf(writeFileAtomic(join(root, '..', 'elsewhere.yaml'), 'id: x\n', { root }));
+    expect(direct.code).toBe('path_outside_repository');
+  });
+
   it('never creates a file through a directory link leading outside the repository', async () => {
     const root = await makeRepo({ 'cases/A/a.yaml': 'title: A\n' });
     const out = await outsideDir({});

@@ -9,7 +9,7 @@ import { loadTarget } from '../target.js';
 import { checkMemory, collectMemory } from '../memory.js';
 import { loadRepository, removeStrayTempFiles } from '../../repository/index.js';
 import { confirmMissing, fetchState, resolveProject } from '../../remote/index.js';
-import { buildPlan, hasChanges, openConflicts, parsePlanFile, planTextChunks, summaryLine, type BuildPlanResult, type Plan, type Prefer, type SyncRecords } from '../../plan/index.js';
+import { buildPlan, hasChanges, openConflicts, parsePlanFile, planDocument, planTextChunks, summaryLine, type BuildPlanResult, type Plan, type Prefer, type SyncRecords } from '../../plan/index.js';
 import { readSyncBase, type SyncBase } from '../../sync/base.js';
 import { writeSynced } from '../../apply/engine.js';
 import { conflictsError } from './plan.js';
@@ -116,14 +116,14 @@ async function applyWith(
   const conflicts = openConflicts(plan);
   if (conflicts > 0) {
     io.stderr(`${red('Error:', options.color.stderr)} ${conflictsError(conflicts)}`);
-    if (options.json) io.stdout(jsonOutput({ plan, result: null, ...projectLink(project) }));
+    if (options.json) io.stdout(jsonOutput({ plan: planDocument(plan), result: null, ...projectLink(project) }));
     return 1;
   }
   const syncBase = built.synced ? { root, base, records: built.synced } : undefined;
   if (!hasChanges(plan)) {
     // nothing to send: every item compared is in step, and is recorded as synced
     if (syncBase) await recordBase(syncBase, io);
-    if (options.json) io.stdout(jsonOutput({ plan, result: null, ...projectLink(project) }));
+    if (options.json) io.stdout(jsonOutput({ plan: planDocument(plan), result: null, ...projectLink(project) }));
     await summary(io, `### tmsync apply\n\n**${summaryLine(plan)}** Nothing was applied.`);
     // the service matches the repository: nothing an earlier run left is still to do
     await session.settled(project.id);
@@ -367,7 +367,7 @@ function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Pla
   if (options.json) {
     io.stdout(
       jsonOutput({
-        plan,
+        plan: planDocument(plan),
         result: {
           created: result.created,
           updated: result.updated,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { ApplySession } from '../../apply/engine.js';
 import { createProgressReporter } from '../../apply/progress.js';
 import { kindWords } from '../../plan/operation-kinds.js';
-import { hasChanges, planTextChunks } from '../../plan/index.js';
+import { hasChanges, planDocument, planTextChunks } from '../../plan/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
 import { migrationScope, planMigration, settlePendingCreates } from '../../transfer/migrate.js';
 import type { CliIo, GlobalOptions } from '../io.js';
@@ -83,7 +83,7 @@ async function migrateFrom(source: Target, session: ApplySession, options: Migra
       await io.stderrDrained?.();
     }
     if (!hasChanges(plan)) {
-      if (options.json) io.stdout(jsonOutput({ plan, result: null }));
+      if (options.json) io.stdout(jsonOutput({ plan: planDocument(plan), result: null }));
       return 0;
     }
     if (!options.autoApprove) {
@@ -133,7 +133,7 @@ async function migrateFrom(source: Target, session: ApplySession, options: Migra
     if (options.json) {
       io.stdout(
         jsonOutput({
-          plan,
+          plan: planDocument(plan),
           result: { created: result.created, updated: result.updated, moved: result.moved, adopted: result.adopted, failed: result.failed, skipped: result.skipped, interrupted: result.interrupted },
         }),
       );

@@ -4,10 +4,10 @@ import { parse as parseYaml } from 'yaml';
 import { formatProblem, TmsyncError, type Problem } from '../../errors.js';
 import type { DesiredState, RemoteCase } from '../../model.js';
 import { repositoryTexts } from '../../text-sharer.js';
-import { changedCaseQueries, planChanged, stepGroupsToRead, type ChangedFiles, type RemovedCaseFile } from '../../plan/changed.js';
+import { changedCaseQueries, folderSubtreeFiles, planChanged, stepGroupsToRead, type ChangedFiles, type RemovedCaseFile } from '../../plan/changed.js';
 import { readSyncBase } from '../../sync/base.js';
-import { openConflicts, type Prefer } from '../../plan/index.js';
-import { buildPlan, hasChanges, PLAN_COMMENT_MARKER, planTextChunks, renderPlanJson, renderPlanMarkdown, summaryLine, type BuildPlanResult, type Plan } from '../../plan/index.js';
+import { openConflicts, planDiffers, type Prefer } from '../../plan/index.js';
+import { buildPlan, PLAN_COMMENT_MARKER, planTextChunks, renderPlanJson, renderPlanMarkdown, summaryLine, type BuildPlanResult, type Plan } from '../../plan/index.js';
 import { confirmMissing, fetchState, resolveProject } from '../../remote/index.js';
 import { ReadCache } from '../../remote/read-cache.js';
 import { loadRepository, type TmsyncConfig } from '../../repository/index.js';
@@ -23,7 +23,7 @@ export interface PlanOptions extends GlobalOptions {
   out?: string;
   /** what stdout gets @default 'text' */
   format?: 'text' | 'markdown' | 'json';
-  /** exit 2 when changes are pending, 0 when there are none @default false */
+  /** exit 2 when the repository and the service differ (changes to send, or changes on the service the files do not have yet), 0 when they agree @default false */
   detailedExitcode?: boolean;
   /** delete remote items in scope that the repository does not describe @default false */
   prune?: boolean;
@@ -38,9 +38,10 @@ export interface PlanOptions extends GlobalOptions {
 export const EXIT_CHANGES = 2;
 
 /**
- * `tmsync plan`: reads the repository and the service and prints the plan. Exit 0 (no changes,
- * or changes without --detailed-exitcode), 2 with --detailed-exitcode and changes, 1 when the
- * repository or the plan has problems (listed as `file:line:col`).
+ * `tmsync plan`: reads the repository and the service and prints the plan. Exit 0 (the two sides
+ * agree, or any plan without --detailed-exitcode), 2 with --detailed-exitcode when they differ
+ * (something to send, or changes on the service the files do not have yet), 1 when the repository
+ * or the plan has problems (listed as `file:line:col`) or conflicts are left open.
  */
 export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> {
   if (options.changedSince !== undefined && options.prune) {
@@ -155,7 +156,7 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
     // for one full collection, some 0.1 s, after the last answer; issue 15)
     collectMemory();
     const { plan, problems } = changed
-      ? withChangedSinceNotes(planChanged(loaded.state, actual, changed, { allowRecreate: options.allowRecreate ?? false, base, collectSynced: false, ...(options.prefer ? { prefer: options.prefer } : {}) }), loaded.state, changed, options.changedSince!)
+      ? withChangedSinceNotes(planChanged(loaded.state, actual, changed, { allowRecreate: options.allowRecreate ?? false, base, collectSynced: false, ...(options.prefer ? { prefer: options.prefer } : {}) }), loaded.state, changed, changes!, options.changedSince!)
       : buildPlan(loaded.state, actual, { prune: options.prune ?? false, allowRecreate: options.allowRecreate ?? false, base, collectSynced: false, ...(options.prefer ? { prefer: options.prefer } : {}) });
     if (problems.length > 0) {
       for (const p of problems) io.stderr(formatProblem(shown(p)));
@@ -185,7 +186,10 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
       io.stderr(`${red('Error:', options.color.stderr)} ${conflictsError(conflicts)}`);
       return 1;
     }
-    return hasChanges(plan) && options.detailedExitcode ? EXIT_CHANGES : 0;
+    // terraform's meaning: 2 when the two sides differ, whichever side holds the change (a drift
+    // check must see an edit made on the service, which the plan keeps rather than sends)
+    const differs = planDiffers(plan);
+    return options.detailedExitcode && (differs.send || differs.service) ? EXIT_CHANGES : 0;
   } finally {
     await target.close();
   }
@@ -229,8 +233,15 @@ function isCaseFile(config: TmsyncConfig, file: string): boolean {
   return file.startsWith(`${config.casesDir}/`) && /\.ya?ml$/.test(file) && basename(file) !== '_folder.yaml';
 }
 
-/** git's answer in the plan's terms: the removed case files with the id and title they had at REF. */
+/**
+ * git's answer in the plan's terms: the removed case files with the id and title they had at REF,
+ * and, for each `_folder.yaml` added, edited or deleted, every file of its folder's subtree (see
+ * `folderSubtreeFiles`).
+ */
 function toChangedFiles(desired: DesiredState, changes: GitChanges): ChangedFiles {
+  const isFolderFile = (f: string) => f.startsWith(`${desired.casesDir}/`) && basename(f) === '_folder.yaml';
+  const folderFiles = [...changes.present.filter(isFolderFile), ...changes.removed.map((r) => r.file).filter(isFolderFile)];
+  const present = [...new Set([...changes.present, ...folderSubtreeFiles(desired, folderFiles)])];
   const removed: RemovedCaseFile[] = [];
   const folderByDir = new Map(desired.folders.map((f) => [f.dir, f.path]));
   for (const r of changes.removed) {
@@ -251,18 +262,21 @@ function toChangedFiles(desired: DesiredState, changes: GitChanges): ChangedFile
     }
     removed.push({ file: r.file, folderPath, ...(id !== undefined ? { id } : {}), ...(title !== undefined ? { title } : {}) });
   }
-  return { present: changes.present, removed };
+  return { present, removed };
 }
 
 /** Says in the plan what a --changed-since plan does not see. */
-function withChangedSinceNotes(result: BuildPlanResult, desired: DesiredState, changed: ChangedFiles, ref: string): BuildPlanResult {
+function withChangedSinceNotes(result: BuildPlanResult, desired: DesiredState, changed: ChangedFiles, git: GitChanges, ref: string): BuildPlanResult {
   const present = new Set(changed.present);
   const inRepository = (f: string) => f.startsWith(`${desired.casesDir}/`) || f.startsWith(`${desired.stepGroupsDir}/`);
-  const files = new Set([...changed.present, ...changed.removed.map((r) => r.file)].filter(inRepository));
+  const files = new Set([...git.present, ...git.removed.map((r) => r.file)].filter(inRepository));
+  // the files a changed _folder.yaml brought in (its folder's subtree), beside git's own
+  const widened = changed.present.filter((f) => !files.has(f) && inRepository(f)).length;
+  const folders = widened > 0 ? ` and the ${count(widened, 'other file')} of the folders whose _folder.yaml changed` : '';
   const warnings = [
     {
       code: 'changed_since',
-      message: `planned only the ${count(files.size, 'file')} changed since ${ref}; items elsewhere (drift, unmanaged cases) are not read: a full \`tmsync plan\` shows them`,
+      message: `planned only the ${count(files.size, 'file')} changed since ${ref}${folders}; items elsewhere (drift, unmanaged cases) are not read: a full \`tmsync plan\` shows them`,
     },
     ...desired.stepGroups
       .filter((g) => present.has(g.file) && result.plan.operations.some((op) => op.kind === 'update_step_group' && op.localKey === g.key))

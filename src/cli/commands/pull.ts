@@ -1,6 +1,8 @@
-import { access, readdir } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
+import { access, readdir, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { confirmMissing } from '../../remote/confirm-missing.js';
+import { TmsyncError } from '../../errors.js';
+import { CONFIG_DEFAULTS, CONFIG_FILE_NAME, findConfigFile } from '../../repository/config.js';
 import { fetchState } from '../../remote/fetch-state.js';
 import { resolveProject } from '../../remote/project.js';
 import { lookupNames, type ActualState, type RemoteCase, type RemoteProject } from '../../model.js';
@@ -33,7 +35,7 @@ async function loadPullModules() {
 type PullModules = Awaited<ReturnType<typeof loadPullModules>>;
 
 export interface PullOptions extends GlobalOptions {
-  /** the repository to write into @default '.' */
+  /** the repository to write into @default the repository of the tmsync.yaml found from `cwd` upward, else `cwd` */
   dir?: string;
   /** only this folder subtree: names joined by `/` */
   folder?: string;
@@ -53,27 +55,52 @@ export function parseFolderPath(path: string | undefined): string[] | undefined 
 
 /**
  * `tmsync pull [--dir DIR] [--folder PATH] [--prefer local|remote]`: writes the service's state as a
- * tests repository. Existing files are updated in place and keep their names; local files whose
+ * tests repository (see `pullRoot` for which). Existing files are updated in place and keep their names; local files whose
  * items are gone are listed, never deleted. With a sync base (`tmsync.base`), items it knows are
  * merged field by field (docs/sync.md); pull records the base for what it synced. Exit 0 on success,
  * 1 when conflicts are left (no `--prefer`): the files are written all the same, conflicts aside.
  */
 export async function runPull(options: PullOptions, io: CliIo): Promise<number> {
-  const root = resolve(options.cwd, options.dir ?? '.');
-  const exists = (file: string) =>
-    access(file).then(
-      () => true,
-      () => false,
-    );
-  // the repository's own tmsync.yaml when it has one; else --config, else the one where we stand
-  const hasConfig = await exists(join(root, 'tmsync.yaml'));
-  const config = options.config ? resolve(options.cwd, options.config) : hasConfig ? join(root, 'tmsync.yaml') : undefined;
+  const { root, config, hasConfig } = await pullRoot(options);
   const target = await loadTarget({ ...options, ...(config ? { config } : {}) }, io);
   try {
     return await withRepositoryLock(root, 'pull', options.lockTimeout, io, () => pullWith(target, root, hasConfig, options, io));
   } finally {
     await target.close();
   }
+}
+
+/**
+ * Where pull writes, and the configuration it reads. Without `--dir`: the repository whose
+ * tmsync.yaml is found from the working directory upward (or named by --config), as every other
+ * command finds it; a new repository in the working directory only when there is none. With
+ * `--dir`: that directory; one without tmsync.yaml inside another repository is refused, since
+ * pull would write a second repository (tmsync.yaml, cases/, tmsync.base) into the first one's files.
+ */
+async function pullRoot(options: PullOptions): Promise<{ root: string; config?: string; hasConfig: boolean }> {
+  const given = options.config !== undefined ? resolve(options.cwd, options.config) : undefined;
+  if (options.dir === undefined) {
+    const file = given ?? (await findConfigFile(options.cwd)).file;
+    return file ? { root: dirname(file), config: file, hasConfig: true } : { root: resolve(options.cwd), hasConfig: false };
+  }
+  const root = resolve(options.cwd, options.dir);
+  // the repository's own tmsync.yaml when it has one; else --config, else the one found from here
+  const own = join(root, CONFIG_FILE_NAME);
+  const hasConfig = await stat(own).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+  if (!hasConfig && dirname(root) !== root) {
+    const outer = (await findConfigFile(dirname(root))).file;
+    if (outer) {
+      const repo = dirname(outer);
+      throw new TmsyncError('pull_inside_repository', `${root} is inside the tests repository ${repo}: pull would write a second repository (tmsync.yaml, ${CONFIG_DEFAULTS.casesDir}/, tmsync.base) among its files`, {
+        hint: `to update that repository, run \`tmsync pull\` without --dir (from anywhere inside it); to start another repository, give --dir a directory outside ${repo}`,
+        details: { dir: root, repository: repo },
+      });
+    }
+  }
+  return { root, ...(given ? { config: given } : hasConfig ? { config: own } : {}), hasConfig };
 }
 
 async function pullWith(target: Target, root: string, hasConfig: boolean, options: PullOptions, io: CliIo): Promise<number> {
