@@ -4,6 +4,7 @@ import { resolveProject } from '../../remote/index.js';
 import { readBackupFile } from '../../transfer/backup-read.js';
 import { describeHeld, restoreBackup, type RestorePhase } from '../../transfer/restore.js';
 import { fetchRestoreDirectory } from '../../transfer/restore-target.js';
+import { withoutCredentials } from '../../remote/url-credentials.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { loadTarget, type Target } from '../target.js';
 import { withApplySession } from '../lock.js';
@@ -91,7 +92,8 @@ async function restoreInto(
   timer.unref();
   try {
     const project = await resolveProject(target.client, target.projectRef);
-    const sameInstance = backup.source.base_url.replace(/\/+$/, '') === target.baseUrl.replace(/\/+$/, '');
+    // a backup an older tmsync wrote may hold the URL's credentials; the target's has none
+    const sameInstance = withoutCredentials(backup.source.base_url).replace(/\/+$/, '') === target.baseUrl.replace(/\/+$/, '');
     const directory = await fetchRestoreDirectory(target.client, io.signal);
     const result = await restoreBackup(backup, {
       client: target.client,
