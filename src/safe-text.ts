@@ -73,6 +73,15 @@ export function safeMessage(text: string): string {
     .join('\n');
 }
 
+/**
+ * A title or name in markdown, on its line ({@link safeInline}), with the markdown and HTML it
+ * could carry neutralized (`_` stays: GFM ignores it inside words, and paths are full of it). The
+ * plan's comment and every job summary escape text with it.
+ */
+export function safeMarkdown(text: string): string {
+  return safeInline(text).replace(/[\\`*[\]<>|]/g, (ch) => `\\${ch}`);
+}
+
 /** A whole text of output lines (markdown, a rendered block): each line passed through {@link safeLineStart}. */
 export function safeLineStarts(text: string): string {
   if (!text.includes('::') && !text.includes('##')) return text;

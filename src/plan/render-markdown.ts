@@ -3,7 +3,7 @@ import type { FieldChange, Operation, Plan } from './operations.js';
 import { summaryLine } from './summary.js';
 import { byItem, CONFLICTS_HEADING, conflictSettled, conflictWaysOut, REMOTE_CHANGES_HEADING, REMOTE_CHANGES_NOTE, withoutBaseLine } from './render-sync.js';
 import type { SyncItem } from './operations.js';
-import { safeInline, safeLine, safeLines, safeLineStarts } from '../safe-text.js';
+import { safeInline, safeLine, safeLines, safeLineStarts, safeMarkdown } from '../safe-text.js';
 
 export interface RenderMarkdownOptions {
   /** the comment stays below this many characters; details beyond are cut with a note
@@ -149,15 +149,7 @@ function fenceFor(content: string): string {
   return '`'.repeat(longest + 1);
 }
 
-/**
- * A title or name on its line (`safeInline`), with the markdown and HTML it could carry neutralized
- * (`_` stays: GFM ignores it inside words, and paths are full of it).
- */
-export function escapeMarkdown(text: string): string {
-  return safeInline(text).replace(/[\\`*[\]<>|]/g, (ch) => `\\${ch}`);
-}
-
-const escape = escapeMarkdown;
+const escape = safeMarkdown;
 
 /** An id or a path as inline code: on its line, in a span longer than any run of backticks in it. */
 function code(text: string): string {

@@ -2,6 +2,7 @@ import { access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fetchState } from '../../remote/fetch-state.js';
 import { resolveProject } from '../../remote/project.js';
+import { safeInline, safeMessage } from '../../safe-text.js';
 import type { ActualState, RemoteCase, RemoteProject } from '../../model.js';
 import type { LocalRepository } from '../../transfer/pull.js';
 import type { PullStage } from '../../transfer/pull-stage.js';
@@ -175,16 +176,17 @@ async function pullRead(
     const schemas = await writeSchemaFiles(repoRoot);
     if (schemas.length > 0) io.stderr(`Wrote the JSON Schemas editors use to ${SCHEMA_DIR}/ (commit them).`);
     if (!hasBase) io.stderr(`Wrote the sync base ${SYNC_BASE_FILE}: what the files and the service held at this pull (commit it with the files; docs/sync.md).`);
-    for (const w of result.warnings) io.stderr(`Warning: ${w.message}`);
-    for (const m of result.moved) io.stderr(`Moved ${m.from} → ${m.to}`);
+    // messages and paths come from the service's titles and names: each kept on its line (`safe-text.ts`)
+    for (const w of result.warnings) io.stderr(`Warning: ${safeInline(w.message)}`);
+    for (const m of result.moved) io.stderr(`Moved ${safeInline(m.from)} → ${safeInline(m.to)}`);
     if (result.gone.length > 0) {
       io.stderr(`${plural(result.gone.length, 'local file')} describe items the service no longer has (not deleted):`);
-      for (const g of result.gone) io.stderr(`  ${g.file} (${g.itemType.replace('_', ' ')} ${g.id})`);
+      for (const g of result.gone) io.stderr(`  ${safeInline(g.file)} (${g.itemType.replace('_', ' ')} ${safeInline(g.id)})`);
       io.stderr('Delete them, or remove their `id:` line to create them again with the next apply.');
     }
     const c = result.counts;
     io.stderr(
-      `Pulled ${plural(c.cases, 'test case')} in ${plural(c.folders, 'folder')} and ${plural(c.stepGroups, 'step group')} from ${project.name} (${project.humanIdPrefix}) into ${repoRoot}: ` +
+      `Pulled ${plural(c.cases, 'test case')} in ${plural(c.folders, 'folder')} and ${plural(c.stepGroups, 'step group')} from ${safeInline(project.name)} (${safeInline(project.humanIdPrefix)}) into ${repoRoot}: ` +
         `${plural(result.created.length, 'file')} created, ${result.updated.length} updated, ${result.unchanged} unchanged.`,
     );
     if (merged.withoutBase > 0) {
@@ -194,7 +196,7 @@ async function pullRead(
     }
     if (merged.uncompared.length > 0) {
       io.stderr(
-        `${plural(merged.uncompared.length, 'file')} could not be compared with the sync base (a problem in the file; \`tmsync plan\` names it), left as ${merged.uncompared.length === 1 ? 'it is' : 'they are'}: ${merged.uncompared.slice(0, 5).join(', ')}${merged.uncompared.length > 5 ? ', …' : ''}`,
+        `${plural(merged.uncompared.length, 'file')} could not be compared with the sync base (a problem in the file; \`tmsync plan\` names it), left as ${merged.uncompared.length === 1 ? 'it is' : 'they are'}: ${merged.uncompared.slice(0, 5).map(safeInline).join(', ')}${merged.uncompared.length > 5 ? ', …' : ''}`,
       );
     }
     if (merged.keptLocal > 0) {
@@ -210,7 +212,7 @@ async function pullRead(
             ? `${n} left as the files have them (--prefer local); the next plan still lists them, and \`tmsync apply --prefer local\` sends the files' values:`
             : `${red('Conflicts:', color)} ${n}, changed both in the repository and on the service since the last sync, left as the files have them:`;
       io.stderr(head);
-      for (const c of merged.conflicts) io.stderr(describeConflict(c));
+      for (const c of merged.conflicts) io.stderr(safeMessage(describeConflict(c)));
       if (!options.prefer) {
         io.stderr(
           `Settle them: pull again with ${yellow('--prefer remote', color)} (the service's values into the files), or keep the files' values with ${yellow('tmsync apply --prefer local', color)}, or edit the files.`,
