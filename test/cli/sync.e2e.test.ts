@@ -227,4 +227,16 @@ describe('three-way sync against the emulator', () => {
     expect((await getCase('cases/Sync/beta.yaml')).description).toBe('Beta from the file');
     expect(await readFile(join(root, SYNC_BASE_FILE), 'utf8')).toMatch(/^case /m);
   });
+
+  it('a pull forgets an item deleted on both sides: its line does not stay in tmsync.base', async () => {
+    const gone = await getCase('cases/Other/delta.yaml');
+    expect(await readFile(join(root, SYNC_BASE_FILE), 'utf8')).toContain(`case ${gone.id} `);
+    await api('DELETE', `/projects/${projectId}/test_cases/${gone.id}`);
+    await unlink(join(root, 'cases/Other/delta.yaml'));
+    const p = await tmsync('pull');
+    expect(p.code, p.err).toBe(0);
+    const text = await readFile(join(root, SYNC_BASE_FILE), 'utf8');
+    expect(text).not.toContain(`case ${gone.id} `);
+    expect(text.split('\n').filter((l) => l.startsWith('case '))).toHaveLength(3);
+  });
 });

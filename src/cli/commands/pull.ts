@@ -168,7 +168,8 @@ async function pullRead(
     finishMemory();
     // the base records what this pull synced (written atomically, after every file; not at all
     // when its text is the one read)
-    const synced = recordPull(base, actual, result, merge, stage?.hashed);
+    // only a pull of the whole project can tell an item deleted on both sides from one it did not read
+    const synced = recordPull(base, actual, result, merge, stage?.hashed, !folder && target.config.scope === undefined);
     await writeSyncBase(repoRoot, synced.base, undefined, baseText);
     const merged = synced.summary;
 
