@@ -191,7 +191,7 @@ async function planFromRepository(
   // what loading and reading left behind is collected before the plan is built (see memory.ts)
   checkMemory();
   const { base, notes: baseNotes } = await readSyncBase(root, project.id);
-  for (const n of baseNotes) io.stderr(`Note: ${n}`);
+  for (const n of baseNotes) io.stderr(`Note: ${safeMessage(n)}`);
   const planWith = (prefer: Prefer | undefined) =>
     buildPlan(loaded.state, actual, { prune: saved?.prune ?? options.prune, allowRecreate: options.allowRecreate, base, ...(prefer ? { prefer } : {}) });
   // a saved plan is checked as it was made (its own --prefer); a --prefer given now settles its conflicts

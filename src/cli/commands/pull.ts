@@ -135,7 +135,7 @@ async function pullRead(
     const dirs = target.config;
     const project = await projectP;
     const { base, notes, text: baseText } = await readSyncBase(root, project.id);
-    for (const n of notes) io.stderr(`Note: ${n}`);
+    for (const n of notes) io.stderr(`Note: ${safeMessage(n)}`);
     const actual = await actualP;
     const repoRoot = root;
     const local = await existing.catch(() => undefined);

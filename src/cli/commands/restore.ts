@@ -5,6 +5,7 @@ import { readBackupFile } from '../../transfer/backup-read.js';
 import { describeHeld, restoreBackup, type RestorePhase } from '../../transfer/restore.js';
 import { fetchRestoreDirectory } from '../../transfer/restore-target.js';
 import { withoutCredentials } from '../../remote/url-credentials.js';
+import { safeMessage } from '../../safe-text.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { loadTarget, type Target } from '../target.js';
 import { withApplySession } from '../lock.js';
@@ -121,7 +122,8 @@ async function restoreInto(
           `${others > 0 ? `, the other ${others} were left untouched` : ''}.`,
       );
     }
-    for (const n of result.notes) io.stderr(`Note: ${n}`);
+    // notes name the backup's items (titles, names): made safe (`safe-text.ts`)
+    for (const n of result.notes) io.stderr(`Note: ${safeMessage(n)}`);
     if (!sameInstance && backup.test_runs.some((r) => r.environment_ids.length > 0)) {
       io.stderr('Note: the environments of test runs were left out: their ids belong to the instance the backup came from.');
     }

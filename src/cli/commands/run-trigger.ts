@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { safeInline, safeLineStart, safeMessage } from '../../safe-text.js';
+import { safeInline, safeLineStart } from '../../safe-text.js';
 import type { ExecutionResult } from '../../api/resources.js';
 import { formatDuration, parseDuration } from '../../ci/duration.js';
 import {
@@ -51,8 +51,8 @@ const PLAN_HUMAN_ID = /^[A-Za-z][A-Za-z0-9]*-P-\d+$/;
  * did not or the timeout passed, 1 on errors.
  */
 export async function runRunTrigger(options: RunTriggerOptions, io: CliIo): Promise<number> {
-  // the lines quote the service's words (ids, statuses, error messages): made safe (`safe-text.ts`)
-  const say = (text: string) => io.stderr(safeMessage(text));
+  // each line quotes the service's words (ids, statuses, error messages): kept on it, made safe (`safe-text.ts`)
+  const say = (text: string) => io.stderr(safeLineStart(safeInline(text)));
   const timeoutMs = parseDuration(options.timeout ?? '30m', '--timeout');
   const pollMs = parseDuration(options.poll ?? '10s', '--poll');
   const runtimeData = parseRuntimeData(options.runtimeData);
@@ -140,7 +140,8 @@ export async function runRunTrigger(options: RunTriggerOptions, io: CliIo): Prom
     }
     if (junitError) {
       // the report was asked for and is missing: that is an error, whatever the run's result
-      say(`Error: ${junitError.message}${junitError.hint ? `\nHint: ${junitError.hint}` : ''}`);
+      say(`Error: ${junitError.message}`);
+      if (junitError.hint) say(`Hint: ${junitError.hint}`);
       return 1;
     }
     return waited.outcome === 'passed' ? 0 : EXIT_RUN_NOT_PASSED;
