@@ -431,8 +431,9 @@ const HEADER_SHAPE = `tmsync-base ${SYNC_BASE_FORMAT_VERSION} project <project i
 /** What to do about a base that cannot be read: without one, the repository's values win every difference. */
 function unreadableHint(shown: string): string {
   return (
-    `restore ${shown} from git (\`git checkout -- ${SYNC_BASE_FILE}\`, or resolve the merge that emptied it); ` +
-    `or delete it, after \`tmsync pull\` has taken in what was changed on the service: without a base the next apply sends the repository's value of every field that differs, and writes a new base`
+    `restore ${shown} from git (\`git checkout -- ${SYNC_BASE_FILE}\`); failing that, delete it and review \`tmsync plan\` before applying: ` +
+    "without a base the repository's value wins every difference, so an edit made on the service since the last sync would be overwritten " +
+    '(`tmsync pull` takes such edits into the files first). The next apply or pull writes a new base'
   );
 }
 

@@ -139,7 +139,7 @@ describe('the sync base file', () => {
     try {
       garbage();
     } catch (err) {
-      expect((err as TmsyncError).hint).toMatch(/restore tmsync.base from git.*or delete it/);
+      expect((err as TmsyncError).hint).toMatch(/restore tmsync.base from git.*delete it and review `tmsync plan`/);
     }
   });
 
