@@ -127,4 +127,14 @@ describe('text from the service, printed', () => {
     expectSafe(a.out);
     expectSafe(a.err);
   });
+
+  it('pull prints what it did with the hostile items safely, and validate then has nothing unsafe to say', async () => {
+    const p = await tmsync('pull', '--prefer', 'remote');
+    expect(p.code, p.err).toBe(0);
+    expectSafe(p.out);
+    expectSafe(p.err);
+    const v = await tmsync('validate');
+    expectSafe(v.out);
+    expectSafe(v.err);
+  });
 });
