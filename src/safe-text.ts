@@ -12,7 +12,7 @@
  * - No line of output begins with text that a CI runner reads as a command (`::error …`,
  *   `::add-mask::…` on GitHub Actions, `##vso[…]` on Azure Pipelines, `##teamcity[…]`): the
  *   renderers pass each line through {@link safeLineStart}, which escapes the first character of
- *   such a line (`\x3a:error`). Runners ignore leading whitespace, so an indented line counts too.
+ *   such a line (`\x3a:error`). An indented line counts too: a runner may trim the line before it looks.
  */
 
 /** What {@link safeInline} escapes: C0 but tab, DEL, C1, bidi controls, line and paragraph separators. */
