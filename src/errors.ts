@@ -1,3 +1,5 @@
+import { safeInline, safeLineStart } from './safe-text.js';
+
 /**
  * One error class for everything tmsync reports on purpose.
  *
@@ -47,9 +49,10 @@ export interface Problem {
 }
 
 /** `file:line:col message (hint)`, the one way problems are shown to people. */
+/** A problem on one line, as printed: its texts (which may quote a title) made safe (`safe-text.ts`). */
 export function formatProblem(p: Problem): string {
-  const hint = p.hint ? ` (${p.hint})` : '';
-  return `${p.file}:${p.line}:${p.col} ${p.message}${hint}`;
+  const hint = p.hint ? ` (${safeInline(p.hint)})` : '';
+  return safeLineStart(`${safeInline(p.file)}:${p.line}:${p.col} ${safeInline(p.message)}${hint}`);
 }
 
 /** Raised when a repository has problems; carries all of them, not just the first. */

@@ -28,7 +28,7 @@ export function recordSynced(options: Pick<SyncBaseOptions, 'base' | 'records'>,
   ]);
   const ids = result?.ids ?? {};
   const produced = (key: string) => ids[key]?.id;
-  for (const f of records.forgets) if (result && !notDone.has(f.op)) base.forget(f.kind, f.id);
+  for (const f of records.forgets) if (f.op === undefined || (result && !notDone.has(f.op))) base.forget(f.kind, f.id);
   for (const r of records.records) {
     if (r.ops.length > 0 && (!result || r.ops.some((k) => notDone.has(k)))) {
       recordBaseline(base, r, result);

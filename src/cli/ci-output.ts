@@ -3,6 +3,7 @@ import { appendFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import type { Problem } from '../errors.js';
 import type { CliIo } from './io.js';
+import { safeInline, safeLines, safeMarkdown } from '../safe-text.js';
 
 /**
  * What tmsync writes for CI systems besides its normal output:
@@ -39,8 +40,9 @@ const escapeProperty = (s: string) => escapeData(s).replace(/:/g, '%3A').replace
  */
 export function githubAnnotation(p: Problem, file: string): string {
   const level = p.severity === 'warning' ? 'warning' : 'error';
-  const props = [`file=${escapeProperty(file)}`, `line=${p.line}`, `col=${p.col}`, `title=${escapeProperty(`tmsync ${p.code}`)}`];
-  return `::${level} ${props.join(',')}::${escapeData(`${p.message}${p.hint ? ` (${p.hint})` : ''}`)}`;
+  const props = [`file=${escapeProperty(safeInline(file))}`, `line=${p.line}`, `col=${p.col}`, `title=${escapeProperty(`tmsync ${safeInline(p.code)}`)}`];
+  // a message may span lines (encoded, the runner shows them); control characters never reach the log
+  return `::${level} ${props.join(',')}::${escapeData(safeLines(`${p.message}${p.hint ? ` (${p.hint})` : ''}`).join('\n'))}`;
 }
 
 /**
@@ -97,9 +99,9 @@ export function codeQualityReport(problems: readonly Problem[], root: string, ba
   });
 }
 
-/** Escapes text for a markdown table cell. */
+/** Text from the service or the files in a job summary (a table cell, a bold line): escaped as the plan's markdown escapes it. */
 export function cell(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+  return safeMarkdown(text);
 }
 
 /** Appends to the GitHub job summary (when there is one); a failure to write is only a warning. */

@@ -3,6 +3,7 @@ import { TmsyncError, ValidationError, formatProblem, toTmsyncError } from '../e
 import { buildProgram } from './program.js';
 import { colorChoice, processIo, red, yellow, type CliIo } from './io.js';
 import { jsonOutput } from './json.js';
+import { safeMessage } from '../safe-text.js';
 import { startMemoryGovernor } from './memory.js';
 
 /**
@@ -87,7 +88,8 @@ export function reportError(e: TmsyncError, io: CliIo, json: boolean, color = fa
   if (json) io.stdout(errorJson(e));
   // a problem in tmsync.yaml reaches here from any command: say where, not just how many
   if (e instanceof ValidationError) for (const p of e.problems) io.stderr(formatProblem(p));
-  io.stderr(`${red('Error:', color)} ${e.message}${e.hint ? `\n${yellow('Hint:', color)} ${e.hint}` : ''}`);
+  // messages quote titles, names and the service's own words: made safe (`safe-text.ts`)
+  io.stderr(`${red('Error:', color)} ${safeMessage(e.message)}${e.hint ? `\n${yellow('Hint:', color)} ${safeMessage(e.hint)}` : ''}`);
   if (e.code === 'internal' && e.cause instanceof Error && e.cause.stack && process.env.TMSYNC_DEBUG) {
     io.stderr(e.cause.stack);
   }

@@ -6,6 +6,7 @@ import { CONFIG_DEFAULTS, CONFIG_FILE_NAME, describeSearch, findConfigFile, load
 import { createClient, type TmsClient } from '../remote/client.js';
 import type { ClientOptions } from '../remote/options.js';
 import { formatRequestEvent } from '../remote/verbose.js';
+import { withoutCredentials } from '../remote/url-credentials.js';
 import { proxyFromEnv, retryNotifier } from './notices.js';
 
 /**
@@ -19,7 +20,9 @@ export interface Target {
   root: string;
   /** absolute path of tmsync.yaml, undefined when running without one */
   configFile?: string;
+  /** the service's URL without credentials (see `url-credentials.ts`): what may be printed and written to files */
   baseUrl: string;
+  /** the execution interface's URL, without credentials */
   appUrl: string;
   /** project id, human id prefix or name; may be empty when `requireProject` was false */
   projectRef: string;
@@ -114,8 +117,9 @@ export async function loadTarget(
   validateUrl(baseUrl, 'base URL');
   if (!/\/api\/v1\/?$/.test(new URL(baseUrl).pathname)) {
     // otherwise every call 404s and the first message blames the project
-    throw new TmsyncError('invalid_url', `the base URL "${baseUrl}" does not end in /api/v1`, {
-      hint: `the service's interface lives under /api/v1: use ${baseUrl.replace(/\/+$/, '')}/api/v1`,
+    const shown = withoutCredentials(baseUrl);
+    throw new TmsyncError('invalid_url', `the base URL "${shown}" does not end in /api/v1`, {
+      hint: `the service's interface lives under /api/v1: use ${shown.replace(/\/+$/, '')}/api/v1`,
     });
   }
   const projectRef = pick(options.project, profile?.project, env.TMSYNC_PROJECT, config.project) ?? '';
@@ -160,8 +164,9 @@ export async function loadTarget(
     config,
     root,
     configFile,
-    baseUrl,
-    appUrl,
+    // the client alone holds the credentials: what commands print or persist has none
+    baseUrl: withoutCredentials(baseUrl),
+    appUrl: withoutCredentials(appUrl),
     projectRef,
     apiKeyVar,
     client,
@@ -174,7 +179,7 @@ function validateUrl(url: string, what: string): void {
     const u = new URL(url);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('protocol');
   } catch {
-    throw new TmsyncError('invalid_url', `the ${what} "${url}" is not an http(s) URL`, {
+    throw new TmsyncError('invalid_url', `the ${what} "${withoutCredentials(url)}" is not an http(s) URL`, {
       hint: 'use a full URL such as https://tms.example.com/api/v1',
     });
   }

@@ -10,7 +10,8 @@ import { indexRemote } from './remote-index.js';
 import { buildResolver } from './resolve.js';
 import { planStepGroups } from './step-groups.js';
 import { summarize } from './summary.js';
-import { newSyncState, planSync, type SyncRecords } from './sync.js';
+import { baseEntryFor, newSyncState, planSync, type SyncForget, type SyncRecords, type SyncState } from './sync.js';
+import type { BaseKind } from '../sync/base.js';
 
 export interface BuildPlanResult {
   plan: Plan;
@@ -66,10 +67,38 @@ export function buildPlan(desired: DesiredState, actual: ActualState, options: B
     contentHash: desired.contentHash,
     remoteVersions: remoteVersions(actual, operations),
   };
+  if (ctx.sync?.collect && !ctx.partialStepGroups && desired.scope === undefined) ctx.sync.forgets.push(...goneFromBothSides(ctx.sync, desired, actual));
   const sync = planSync(ctx.sync);
   if (sync) plan.sync = sync;
   const problems = [...ctx.problems].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
   return { plan, problems, ...(ctx.sync?.collect ? { synced: { records: ctx.sync.records, forgets: ctx.sync.forgets, standings: ctx.sync.standings } } : {}) };
+}
+
+/**
+ * Base entries of items neither side holds any more (deleted on the service, and no file names them
+ * by `id:`): forgotten whatever the apply does, else their lines stay in `tmsync.base` forever. Only
+ * when both sides were read whole: under a `scope`, an item outside it is not read, not gone.
+ */
+function goneFromBothSides(sync: SyncState, desired: DesiredState, actual: ActualState): SyncForget[] {
+  const held: Record<BaseKind, Set<string>> = {
+    folder: new Set(actual.folders.map((f) => f.id)),
+    step_group: new Set(actual.stepGroups.map((g) => g.id)),
+    case: new Set(actual.cases.map((c) => c.id)),
+  };
+  const named = (kind: BaseKind, items: readonly { id?: string }[]) => {
+    for (const item of items) {
+      const entry = item.id === undefined ? undefined : baseEntryFor(sync, kind, item.id);
+      if (entry) held[kind].add(entry.id);
+    }
+  };
+  named('folder', desired.folders);
+  named('step_group', desired.stepGroups);
+  named('case', desired.cases);
+  const gone: SyncForget[] = [];
+  for (const kind of ['folder', 'step_group', 'case'] as const) {
+    for (const e of sync.base.entries(kind)) if (!held[kind].has(e.id)) gone.push({ kind, id: e.id });
+  }
+  return gone;
 }
 
 /** A folder has no `updated_at`: its name, parent and order stand in for a version. */

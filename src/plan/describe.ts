@@ -1,6 +1,7 @@
 import { structuredPatch } from 'diff';
 import { itemTypeWords, type Action, type OpHeading } from './operation-kinds.js';
 import type { FieldChange, UnmanagedItem } from './operations.js';
+import { safeInline, safeLine } from '../safe-text.js';
 
 /**
  * What the text and markdown renderers share: a symbol per action (the kinds' table,
@@ -22,8 +23,9 @@ export function unmanagedHeading(u: UnmanagedItem): OpHeading {
   return { type, humanId: u.humanId, name };
 }
 
+/** A heading on one line: the human id and name as the service or the files hold them, made safe (`safe-text.ts`). */
 export function headingText(h: OpHeading): string {
-  return `${h.type} ${h.humanId ? `${h.humanId} ` : ''}${h.name}`;
+  return `${h.type} ${h.humanId ? `${safeInline(h.humanId)} ` : ''}${safeInline(h.name)}`;
 }
 
 /** Multi-line or longer than 60 characters: shown as a unified diff, not `old → new`. */
@@ -31,11 +33,12 @@ export function isLong(change: FieldChange): boolean {
   return change.from.includes('\n') || change.to.includes('\n') || change.from.length > 60 || change.to.length > 60;
 }
 
+/** A value in quotes on one line; JSON escapes C0 and newlines, `safeInline` what it leaves (C1, bidi controls). */
 export function quote(value: string): string {
-  return value === '' ? '(empty)' : JSON.stringify(value);
+  return value === '' ? '(empty)' : safeInline(JSON.stringify(value));
 }
 
-/** Unified diff lines (`@@`, ` `, `-`, `+`) of a long text change. */
+/** Unified diff lines (`@@`, ` `, `-`, `+`) of a long text change, each made safe (`safeLine`). */
 export function diffLines(change: FieldChange): string[] {
   const from = change.from === '' ? '' : `${change.from}\n`;
   const to = change.to === '' ? '' : `${change.to}\n`;
@@ -43,7 +46,7 @@ export function diffLines(change: FieldChange): string[] {
   const out: string[] = [];
   for (const h of patch.hunks) {
     out.push(`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`);
-    for (const line of h.lines) if (!line.startsWith('\\')) out.push(line);
+    for (const line of h.lines) if (!line.startsWith('\\')) out.push(safeLine(line));
   }
   return out;
 }

@@ -3,6 +3,7 @@ import type { FieldChange, Operation, Plan } from './operations.js';
 import { summaryLine } from './summary.js';
 import { byItem, CONFLICTS_HEADING, conflictSettled, conflictWaysOut, REMOTE_CHANGES_HEADING, REMOTE_CHANGES_NOTE, withoutBaseLine } from './render-sync.js';
 import type { SyncItem } from './operations.js';
+import { safeInline, safeLine, safeLines, safeLineStarts, safeMarkdown } from '../safe-text.js';
 
 export interface RenderMarkdownOptions {
   /** the comment stays below this many characters; details beyond are cut with a note
@@ -25,7 +26,7 @@ const RESERVE = 600;
 export function renderPlanMarkdown(plan: Plan, options: RenderMarkdownOptions = {}): string {
   const maxChars = options.maxChars ?? 65_000;
   const head: string[] = [PLAN_COMMENT_MARKER, `**${summaryLine(plan)}**`, ''];
-  head.push(`Project \`${plan.project.humanIdPrefix}\` (${escape(plan.project.name)})${plan.prune ? ' · `--prune`' : ''}`, '');
+  head.push(`Project ${code(plan.project.humanIdPrefix)} (${escape(plan.project.name)})${plan.prune ? ' · `--prune`' : ''}`, '');
   if (plan.summary.delete > 0) {
     const deleted = plan.operations.filter((o) => actionOf(o) === 'delete');
     const counts = countTypes(deleted);
@@ -50,7 +51,7 @@ export function renderPlanMarkdown(plan: Plan, options: RenderMarkdownOptions = 
     sections.push({
       title: `${CONFLICTS_HEADING} (${conflicts.length})`,
       items: byItem(conflicts).map(({ item, entries }) =>
-        syncBlock(item, entries.flatMap((c) => [`@@ ${c.field} @@`, ...lines('- repository: ', c.local), ...lines('+ service:    ', c.remote)])),
+        syncBlock(item, entries.flatMap((c) => [`@@ ${safeInline(c.field)} @@`, ...lines('- repository: ', c.local), ...lines('+ service:    ', c.remote)])),
       ),
     });
   }
@@ -77,13 +78,13 @@ export function renderPlanMarkdown(plan: Plan, options: RenderMarkdownOptions = 
         plan.prune ? 'Kept although `--prune` is set (still in use):' : '`--prune` would delete these:',
         ...kept.map((u) => {
           const h = unmanagedHeading(u);
-          return `- ${h.type} ${h.humanId ? `\`${h.humanId}\` ` : ''}${escape(h.name)}`;
+          return `- ${h.type} ${h.humanId ? `${code(h.humanId)} ` : ''}${escape(h.name)}`;
         }),
       ],
     });
   }
   if (plan.warnings.length > 0) {
-    sections.push({ title: `Warnings (${plan.warnings.length})`, items: plan.warnings.map((w) => `- ⚠️ ${w.file ? `\`${w.file}\`: ` : ''}${escape(w.message)}`) });
+    sections.push({ title: `Warnings (${plan.warnings.length})`, items: plan.warnings.map((w) => `- ⚠️ ${w.file ? `${code(w.file)}: ` : ''}${escape(w.message)}`) });
   }
 
   for (const s of sections) {
@@ -94,7 +95,9 @@ export function renderPlanMarkdown(plan: Plan, options: RenderMarkdownOptions = 
       continue;
     }
     text += open;
-    for (const item of s.items) {
+    for (const unguarded of s.items) {
+      // no line begins with what a CI runner takes for a command, also inside a diff (`safe-text.ts`)
+      const item = safeLineStarts(unguarded);
       if (text.length + item.length + 1 + close.length > budget) {
         cut++;
         continue;
@@ -125,7 +128,7 @@ function countTypes(ops: Operation[]): string {
 function renderOp(op: Operation): string {
   const h = headingOf(op);
   const symbol = SYMBOLS[actionOf(op)];
-  const line = `- \`${symbol}\` ${h.type} ${h.humanId ? `\`${h.humanId}\` ` : ''}**${escape(h.name)}**${h.note ? ` — ${escape(h.note)}` : ''}`;
+  const line = `- \`${symbol}\` ${h.type} ${h.humanId ? `${code(h.humanId)} ` : ''}**${escape(h.name)}**${h.note ? ` — ${escape(h.note)}` : ''}`;
   const changes = changesOf(op);
   if (changes.length === 0) return line;
   const body = changes.flatMap((c) => changeLines(c, actionOf(op) === 'create'));
@@ -134,9 +137,10 @@ function renderOp(op: Operation): string {
 }
 
 function changeLines(c: FieldChange, isCreate: boolean): string[] {
-  if (isCreate) return [`@@ ${c.field} @@`, ...c.to.split('\n').map((l) => `+ ${l}`)];
-  if (!isLong(c)) return [`@@ ${c.field} @@`, `- ${c.from}`, `+ ${c.to}`];
-  return [`@@ ${c.field} @@`, ...diffLines(c).filter((l) => !l.startsWith('@@'))];
+  const field = `@@ ${safeInline(c.field)} @@`;
+  if (isCreate) return [field, ...safeLines(c.to).map((l) => `+ ${l}`)];
+  if (!isLong(c)) return [field, `- ${safeLine(c.from)}`, `+ ${safeLine(c.to)}`];
+  return [field, ...diffLines(c).filter((l) => !l.startsWith('@@'))];
 }
 
 /** A code fence longer than any run of backticks inside, so texts cannot break out of it. */
@@ -145,18 +149,22 @@ function fenceFor(content: string): string {
   return '`'.repeat(longest + 1);
 }
 
-/** Markdown and HTML that a title could carry, neutralized (`_` stays: GFM ignores it inside words, and paths are full of it). */
-function escape(text: string): string {
-  return text.replace(/[\\`*[\]<>|]/g, (ch) => `\\${ch}`);
+const escape = safeMarkdown;
+
+/** An id or a path as inline code: on its line, in a span longer than any run of backticks in it. */
+function code(text: string): string {
+  const safe = safeInline(text);
+  const fence = '`'.repeat(Math.max(0, ...[...safe.matchAll(/`+/g)].map((m) => m[0].length)) + 1);
+  return fence.length > 1 || safe.startsWith('`') || safe.endsWith('`') ? `${fence} ${safe} ${fence}` : `${fence}${safe}${fence}`;
 }
 
 function syncBlock(item: SyncItem, body: string[]): string {
   const h = unmanagedHeading({ ...item, pruned: false });
-  const line = `- ${h.type} ${h.humanId ? `\`${h.humanId}\` ` : ''}**${escape(h.name)}**`;
+  const line = `- ${h.type} ${h.humanId ? `${code(h.humanId)} ` : ''}**${escape(h.name)}**`;
   const fence = fenceFor(body.join('\n'));
   return [line, '', `  ${fence}diff`, ...body.map((l) => `  ${l}`), `  ${fence}`, ''].join('\n');
 }
 
 function lines(prefix: string, value: string): string[] {
-  return value.split('\n').map((l, i) => (i === 0 ? `${prefix}${l}` : `${' '.repeat(prefix.length)}${l}`));
+  return safeLines(value).map((l, i) => (i === 0 ? `${prefix}${l}` : `${' '.repeat(prefix.length)}${l}`));
 }

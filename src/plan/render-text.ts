@@ -13,6 +13,7 @@ import {
 } from './describe.js';
 import type { FieldChange, Plan } from './operations.js';
 import { summaryLine } from './summary.js';
+import { safeInline, safeLines, safeLineStart } from '../safe-text.js';
 import { byItem, CONFLICTS_HEADING, conflictSettled, conflictWaysOut, itemText, REMOTE_CHANGES_HEADING, REMOTE_CHANGES_NOTE, withoutBaseLine } from './render-sync.js';
 
 export interface RenderTextOptions {
@@ -51,11 +52,16 @@ export function* planTextChunks(plan: Plan, options: RenderTextOptions, lines = 
   if (chunk.length > 0) yield `${chunk.join('\n')}\n`;
 }
 
+/** Every line of the plan, none beginning with what a CI runner takes for a command (`safe-text.ts`). */
 function* planTextLines(plan: Plan, options: RenderTextOptions): Generator<string> {
+  for (const line of unguardedLines(plan, options)) yield safeLineStart(line);
+}
+
+function* unguardedLines(plan: Plan, options: RenderTextOptions): Generator<string> {
   const paint = (colour: Colour, text: string) => (options.color ? `\u001b[${ANSI[colour]}m${text}\u001b[0m` : text);
   if (plan.operations.length > 0) {
     const used = ACTION_ORDER.filter((a) => plan.operations.some((op) => actionOf(op) === a));
-    yield `tmsync will perform the following actions on project ${plan.project.humanIdPrefix} (${plan.project.name}):`;
+    yield `tmsync will perform the following actions on project ${safeInline(plan.project.humanIdPrefix)} (${safeInline(plan.project.name)}):`;
     yield '';
     yield `Legend: ${used.map((a) => `${paint(ACTION_COLOUR[a], SYMBOLS[a])} ${LEGEND[a]}`).join('   ')}`;
     yield '';
@@ -67,7 +73,7 @@ function* planTextLines(plan: Plan, options: RenderTextOptions): Generator<strin
         yield paint('red', `${SYMBOLS[action]} ${headingText(h)}  (not in the repository; deleted by --prune)`);
         continue;
       }
-      const note = h.note ? paint('dim', `  (${h.note})`) : '';
+      const note = h.note ? paint('dim', `  (${safeInline(h.note)})`) : '';
       yield `${paint(ACTION_COLOUR[action], SYMBOLS[action])} ${paint('bold', headingText(h))}${note}`;
       for (const line of changeBlock(changesOf(op), action === 'create', paint)) yield `    ${line}`;
     }
@@ -96,7 +102,7 @@ function* planTextLines(plan: Plan, options: RenderTextOptions): Generator<strin
     for (const { item, entries } of byItem(sync.conflicts)) {
       yield `  ${paint('red', '!')} ${paint('bold', itemText(item))}`;
       for (const c of entries) {
-        yield `      ${c.field}:`;
+        yield `      ${safeInline(c.field)}:`;
         yield* sideLines('repository: ', c.local);
         yield* sideLines('service:    ', c.remote);
       }
@@ -111,7 +117,7 @@ function* planTextLines(plan: Plan, options: RenderTextOptions): Generator<strin
   }
   if (plan.warnings.length > 0) {
     yield 'Warnings:';
-    for (const w of plan.warnings) yield `  ${paint('yellow', '!')} ${w.file ? `${w.file}${w.line ? `:${w.line}` : ''}: ` : ''}${w.message}`;
+    for (const w of plan.warnings) yield `  ${paint('yellow', '!')} ${w.file ? `${safeInline(w.file)}${w.line ? `:${w.line}` : ''}: ` : ''}${safeInline(w.message)}`;
     yield '';
   }
   yield paint('bold', summaryLine(plan));
@@ -122,16 +128,16 @@ function changeBlock(changes: FieldChange[], isCreate: boolean, paint: (c: Colou
   for (const c of changes) {
     if (isCreate) {
       if (c.to.includes('\n')) {
-        lines.push(`${c.field}:`);
-        for (const l of c.to.split('\n')) lines.push(`  ${paint('green', `+ ${l}`)}`);
-      } else lines.push(`${c.field}: ${quote(c.to)}`);
+        lines.push(`${safeInline(c.field)}:`);
+        for (const l of safeLines(c.to)) lines.push(`  ${paint('green', `+ ${l}`)}`);
+      } else lines.push(`${safeInline(c.field)}: ${quote(c.to)}`);
       continue;
     }
     if (!isLong(c)) {
-      lines.push(`${c.field}: ${paint('red', quote(c.from))} → ${paint('green', quote(c.to))}`);
+      lines.push(`${safeInline(c.field)}: ${paint('red', quote(c.from))} → ${paint('green', quote(c.to))}`);
       continue;
     }
-    lines.push(`${c.field}:`);
+    lines.push(`${safeInline(c.field)}:`);
     for (const l of diffLines(c)) {
       const colour: Colour | undefined = l.startsWith('@@') ? 'cyan' : l.startsWith('+') ? 'green' : l.startsWith('-') ? 'red' : undefined;
       lines.push(`  ${colour ? paint(colour, l) : l}`);
@@ -143,5 +149,5 @@ function changeBlock(changes: FieldChange[], isCreate: boolean, paint: (c: Colou
 /** One side of a conflict: a quoted value on its line, or a multi-line value (steps) as an indented block. */
 function sideLines(label: string, value: string): string[] {
   if (!value.includes('\n')) return [`        ${label}${quote(value)}`];
-  return [`        ${label.trimEnd()}`, ...value.split('\n').map((l) => `          | ${l}`)];
+  return [`        ${label.trimEnd()}`, ...safeLines(value).map((l) => `          | ${l}`)];
 }

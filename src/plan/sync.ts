@@ -28,11 +28,11 @@ export interface SyncRecord {
   keep: string[];
 }
 
-/** An item the apply deletes: forgotten by the base once the delete succeeded. */
+/** An item the apply deletes: forgotten by the base once the delete succeeded (no `op`: gone from both sides already, forgotten by any apply). */
 export interface SyncForget {
   kind: BaseKind;
   id: string;
-  op: string;
+  op?: string;
 }
 
 /** What an apply of the plan records in (and removes from) the base. */

@@ -2,6 +2,7 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeDirectory } from '../repository/file-ops.js';
 import { StepGroup } from '../api/resources.js';
+import { withoutCredentials } from './url-credentials.js';
 
 /**
  * What the last run read one by one, so a re-plan can skip those reads: a step group's steps (the
@@ -61,12 +62,17 @@ export class ReadCache {
   /** cache hits and misses of this run, for tests and `--verbose` */
   readonly stats = { hits: 0, misses: 0 };
 
+  readonly target: string;
+
   private constructor(
-    readonly target: string,
+    target: string,
     private readonly groups: Record<string, Entry<StepGroup>>,
     private readonly cases: Record<string, Entry<string>>,
     private readonly now: () => number,
-  ) {}
+  ) {
+    // the target names the service by its URL, which the file must not hold credentials of
+    this.target = withoutCredentials(target);
+  }
 
   /** An empty cache for `target` (e.g. `baseUrl|projectId`); `now` is this machine's clock. */
   static empty(target: string, now: () => number = Date.now): ReadCache {
@@ -81,7 +87,7 @@ export class ReadCache {
         !parsed ||
         typeof parsed !== 'object' ||
         parsed.format_version !== READ_CACHE_FORMAT_VERSION ||
-        parsed.target !== target ||
+        parsed.target !== withoutCredentials(target) ||
         !isRecord(parsed.step_groups) ||
         !isRecord(parsed.case_human_ids)
       ) {

@@ -1,5 +1,6 @@
 import type { LookupKind } from '../model.js';
 import { schemaComment } from './schema-comment.js';
+import { withoutCredentials } from '../remote/url-credentials.js';
 
 /** One file `tmsync init` writes (path relative to the new repository, `/`-separated). */
 export interface StarterFile {
@@ -50,7 +51,7 @@ export function starterFiles(target?: StarterTarget, options: { example?: boolea
 
 ${
         target
-          ? `# ${target.source}\n# project id, human id prefix or exact name\nproject: ${q(target.project)}\n# the service, ending in /api/v1 (or env TMSYNC_BASE_URL)\nbase_url: ${target.baseUrl}\n`
+          ? `# ${target.source}\n# project id, human id prefix or exact name\nproject: ${q(target.project)}\n# the service, ending in /api/v1 (or env TMSYNC_BASE_URL)\nbase_url: ${withoutCredentials(target.baseUrl)}\n`
           : `# project id, human id prefix or exact name (\`tmsync serve --seed demo\` creates DEMO)\nproject: DEMO\n# the service, ending in /api/v1 (or env TMSYNC_BASE_URL); this is the local emulator\nbase_url: http://127.0.0.1:4010/api/v1\n`
       }
 cases_dir: cases              # one directory per folder, one file per test case

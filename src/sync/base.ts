@@ -345,9 +345,11 @@ export interface ParsedSyncBase {
 
 /**
  * Reads a sync base's text. `project` is the project this run targets: a base written for another
- * project is not used (an empty base, with a note). Throws for a base of a newer format.
+ * project is not used (an empty base, with a note). Throws for a base of a newer format, and for a
+ * text that is not a base (no header, a version tmsync never wrote): an empty or comments-only file is
+ * not taken as "no base yet". `shown`: the file's path as errors name it (@default `file`).
  */
-export function parseSyncBase(text: string, file: string, project: string): ParsedSyncBase {
+export function parseSyncBase(text: string, file: string, project: string, shown: string = file): ParsedSyncBase {
   const notes: string[] = [];
   let header: { version: number; project: string } | undefined;
   // each entry as its line in normal form: the base holds the lines, not objects (see `Held`); a
@@ -369,14 +371,20 @@ export function parseSyncBase(text: string, file: string, project: string): Pars
     }
     if (!header) {
       const parts = line.split(/\s+/);
-      const version = parts[0] === 'tmsync-base' ? Number(parts[1]) : NaN;
-      if (!Number.isInteger(version) || parts[2] !== 'project' || parts.length !== 4) {
-        throw new TmsyncError('invalid_sync_base', `${file}:${i + 1}: not a tmsync sync base (expected \`tmsync-base ${SYNC_BASE_FORMAT_VERSION} project <id>\`)`, {
-          hint: `delete ${file}: the next apply or pull writes a new one (until then, differences are compared two ways, as without a base)`,
-        });
+      if (parts[0] !== 'tmsync-base' || parts[2] !== 'project' || parts.length !== 4) {
+        throw new TmsyncError('invalid_sync_base', `${shown}:${i + 1}: not a tmsync sync base (expected \`${HEADER_SHAPE}\`)`, { hint: unreadableHint(shown) });
+      }
+      // the version as tmsync writes it, digits only: `0`, `-1` or `1.0` is no version it ever wrote
+      const version = /^[1-9][0-9]{0,8}$/.test(parts[1]!) ? Number(parts[1]) : NaN;
+      if (Number.isNaN(version)) {
+        throw new TmsyncError(
+          'invalid_sync_base',
+          `${shown}:${i + 1}: format version ${JSON.stringify(parts[1])} is not a version of the sync base (expected ${SYNC_BASE_FORMAT_VERSION}: \`${HEADER_SHAPE}\`)`,
+          { hint: unreadableHint(shown) },
+        );
       }
       if (version > SYNC_BASE_FORMAT_VERSION) {
-        throw new TmsyncError('sync_base_too_new', `${file} was written by a newer tmsync (format ${version}; this one reads ${SYNC_BASE_FORMAT_VERSION})`, {
+        throw new TmsyncError('sync_base_too_new', `${shown} was written by a newer tmsync (format ${version}; this one reads ${SYNC_BASE_FORMAT_VERSION})`, {
           hint: 'upgrade tmsync; this version leaves the file as it is',
         });
       }
@@ -393,7 +401,13 @@ export function parseSyncBase(text: string, file: string, project: string): Pars
     else held[entry.kind].set(entry.id, entry.line);
   }
   if (!header) {
-    return { base: new SyncBase(project), notes };
+    // a file there that says nothing is not "no base yet": taken as one, the next apply would send
+    // the repository's value of every field the service changed since the last sync
+    throw new TmsyncError(
+      'invalid_sync_base',
+      `${shown} is unreadable: it is ${text.trim() === '' ? 'empty' : markers ? 'only git merge-conflict markers and comments' : 'only comments'}, without the line \`${HEADER_SHAPE}\``,
+      { hint: unreadableHint(shown) },
+    );
   }
   if (header.project !== project) {
     notes.push(`${file} was written for another project (${header.project}); it is not used, and the next apply or pull replaces it`);
@@ -410,6 +424,17 @@ export function parseSyncBase(text: string, file: string, project: string): Pars
   }
   if (skipped > 0) notes.push(`${skipped} unreadable line${skipped === 1 ? '' : 's'} in ${file} skipped: those items are compared two ways until the next sync`);
   return { base, notes };
+}
+
+const HEADER_SHAPE = `tmsync-base ${SYNC_BASE_FORMAT_VERSION} project <project id>`;
+
+/** What to do about a base that cannot be read: without one, the repository's values win every difference. */
+function unreadableHint(shown: string): string {
+  return (
+    `restore ${shown} from git (\`git checkout -- ${SYNC_BASE_FILE}\`); failing that, delete it and review \`tmsync plan\` before applying: ` +
+    "without a base the repository's value wins every difference, so an edit made on the service since the last sync would be overwritten " +
+    '(`tmsync pull` takes such edits into the files first). The next apply or pull writes a new base'
+  );
 }
 
 /** A line in normal form as tmsync writes it (tokens that need no encoding); its names must also ascend (`namesAscend`). */
@@ -489,7 +514,7 @@ export async function readSyncBase(root: string, project: string, ops?: Partial<
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { base: new SyncBase(project), notes: [], exists: false };
     throw ioError(err, 'read', SYNC_BASE_FILE);
   }
-  return { ...parseSyncBase(text, SYNC_BASE_FILE, project), exists: true, text };
+  return { ...parseSyncBase(text, SYNC_BASE_FILE, project, file), exists: true, text };
 }
 
 /**

@@ -2,6 +2,7 @@ import type * as W from '../api/resources.js';
 import { CASE_FIELDS_BY_KIND, fieldOf, setField, STEP_GROUP_FIELDS } from '../fields.js';
 import type { RemoteGroupStep, RemoteProject, RemoteStep } from '../model.js';
 import type { TmsClient } from '../remote/client.js';
+import { withoutCredentials } from '../remote/url-credentials.js';
 import { normalizeTimestamp, toRemoteCase, toRemoteFolder, toRemoteStepGroup } from '../remote/normalize.js';
 import type {
   BackupFolder,
@@ -166,7 +167,7 @@ export function clientBackupSource(client: TmsClient, project: RemoteProject, op
         created_at: (options.now ?? (() => new Date()))().toISOString(),
         tool: { name: 'tmsync', version: options.version },
         source: {
-          base_url: options.baseUrl,
+          base_url: withoutCredentials(options.baseUrl),
           project: { id: project.id, name: project.name, human_id_prefix: project.humanIdPrefix, description: project.description ?? '' },
         },
         lookups: {

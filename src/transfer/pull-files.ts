@@ -1,3 +1,4 @@
+import { withoutCredentials } from '../remote/url-credentials.js';
 import { CASE_FIELD_KEYS, STEP_GROUP_FIELD_KEYS } from '../fields.js';
 import type { ActualState } from '../model.js';
 import { caseDocument, renderCaseYaml, renderFolderYaml, renderStepGroupYaml, stepGroupDocument } from '../repository/writer.js';
@@ -139,7 +140,7 @@ function managedFields(kind: Exclude<PullFileKind, 'config'>, doc: Record<string
 export function renderPulledConfig(config: PulledConfig): string {
   const lines = ['# written by `tmsync pull`; the API key comes from TMSYNC_API_KEY, never from this file'];
   lines.push(`project: ${JSON.stringify(config.project)}`);
-  if (config.baseUrl) lines.push(`base_url: ${JSON.stringify(config.baseUrl)}`);
+  if (config.baseUrl) lines.push(`base_url: ${JSON.stringify(withoutCredentials(config.baseUrl))}`);
   if (config.casesDir) lines.push(`cases_dir: ${JSON.stringify(config.casesDir)}`);
   if (config.stepGroupsDir) lines.push(`step_groups_dir: ${JSON.stringify(config.stepGroupsDir)}`);
   if (config.scope && config.scope.length > 0) lines.push(`scope: [${config.scope.map((s) => JSON.stringify(s)).join(', ')}]`);

@@ -1,7 +1,7 @@
 import type { ActualState, DesiredState, RemoteCase } from '../model.js';
 import { buildPlan } from '../plan/build-plan.js';
 import type { HashedFields, SyncBase, BaseKind, FieldStanding } from '../sync/base.js';
-import { folderFieldValues, stepGroupFieldValues, withHumanId, type FieldValues } from '../sync/field-values.js';
+import { folderFieldValues, HUMAN_ID_FIELD, humanIdHash, stepGroupFieldValues, withHumanId, type FieldValues } from '../sync/field-values.js';
 import { PullMerge, remoteCaseBaseFields, type Prefer, type PullConflict, type PullMergeSummary } from './pull-merge.js';
 import type { PullResult } from './pull.js';
 
@@ -102,6 +102,8 @@ function actualHas(actual: ActualState, kind: BaseKind, id: string): boolean {
 /**
  * The base after a pull and what the merge did. Without a merge (no base yet), every item pulled
  * is recorded with the service's values, and the items that had a file count as without a base.
+ * `whole`: the pull read the whole project (no `--folder`, no `scope`): an item the base holds that
+ * the service no longer has and no file names (deleted on both sides) is forgotten.
  */
 export function recordPull(
   base: SyncBase,
@@ -109,6 +111,7 @@ export function recordPull(
   result: Pick<PullResult, 'items' | 'created' | 'gone'>,
   merge: PreparedPullMerge | undefined,
   hashed?: HashedCaseFields,
+  whole = false,
 ): { base: SyncBase; summary: PullMergeSummary } {
   const hooks =
     merge?.hooks ??
@@ -119,5 +122,24 @@ export function recordPull(
   const deleted = (merge?.deleted ?? []).filter((d) => gone.has(d.file));
   summary.conflicts.push(...deleted);
   if (!hooks.prefer) summary.unsettled += deleted.length;
-  return { base: hooks.buildBase(result), summary };
+  const next = hooks.buildBase(result);
+  if (whole) forgetGoneFromBothSides(next, actual, result.gone);
+  return { base: next, summary };
+}
+
+/** Forgets the entries of items neither the service (read whole) nor a file (`gone`: files naming items the service lacks) holds. */
+function forgetGoneFromBothSides(base: SyncBase, actual: ActualState, gone: PullResult['gone']): void {
+  const named = new Set(gone.map((g) => `${g.itemType} ${g.id.trim()}`));
+  const namedHumanIds = new Set(gone.map((g) => `${g.itemType} ${humanIdHash(g.id.trim())}`));
+  for (const kind of ['folder', 'step_group', 'case'] as const) {
+    const held = new Set((kind === 'case' ? actual.cases : kind === 'step_group' ? actual.stepGroups : actual.folders).map((x) => x.id));
+    const forget: string[] = [];
+    for (const e of base.entries(kind)) {
+      if (held.has(e.id) || named.has(`${kind} ${e.id}`)) continue;
+      const h = e.fields.get(HUMAN_ID_FIELD);
+      if (h !== undefined && namedHumanIds.has(`${kind} ${h}`)) continue;
+      forget.push(e.id);
+    }
+    for (const id of forget) base.forget(kind, id);
+  }
 }

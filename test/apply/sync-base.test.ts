@@ -1,7 +1,7 @@
-import { access } from 'node:fs/promises';
+import { access, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyPlan } from '../../src/apply/engine.js';
+import { applyPlan, writeSynced } from '../../src/apply/engine.js';
 import { fileWriteBack } from '../../src/apply/write-back.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { buildPlan } from '../../src/plan/index.js';
@@ -50,6 +50,32 @@ describe('the write engine and the sync base', () => {
       const next = await planned(root, c);
       expect(next.built.plan.operations).toEqual([]);
       expect(next.built.plan.sync).toBeUndefined();
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('forgets an item deleted on both sides, also when the apply has nothing to send', async () => {
+    const root = await copyExamples(emu.baseUrl);
+    const c = client(emu.baseUrl);
+    try {
+      const first = await planned(root, c);
+      const result = await applyPlan(first.built.plan, { client: c, root, writeBack: fileWriteBack(root), syncBase: { root, base: first.base, records: first.built.synced! } });
+      expect(result.failed).toEqual([]);
+      const synced = await planned(root, c);
+      const gone = synced.state.cases.find((x) => x.id !== undefined)!;
+      const made = synced.actual.cases.find((x) => x.id === gone.id || x.humanId === gone.id)!;
+      // gone from the repository and from the service
+      await rm(join(root, gone.file));
+      await c.call('deleteTestCase', { params: { project_id: first.actual.project.id, test_case_id: made.id } });
+      const next = await planned(root, c);
+      expect(next.base.has('case', made.id)).toBe(true);
+      expect(next.built.plan.operations).toEqual([]);
+      // as `apply` records a run with nothing to send
+      await writeSynced({ root, base: next.base, records: next.built.synced! });
+      const after = await readSyncBase(root, first.actual.project.id);
+      expect(after.base.has('case', made.id)).toBe(false);
+      expect([...after.base.entries('case')]).toHaveLength(next.state.cases.length);
     } finally {
       await c.close();
     }

@@ -1,4 +1,4 @@
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -103,6 +103,22 @@ describe('tmsync results push', () => {
       expect(statuses).toMatchObject({ 'DEMO-3': 'SKIPPED', 'DEMO-7': 'SKIPPED', 'DEMO-4': 'BLOCKED', 'DEMO-2': 'FAILED', 'DEMO-1': 'PASSED' });
     } finally {
       await proxy.close();
+    }
+  });
+
+  it('prints a run title from the service on its line, escaped, in the log and in the job summary (as the plan\'s markdown escapes it)', async () => {
+    const title = 'x\n::error file=tmsync.yaml,line=1::injected\n::add-mask::Plan **bold** <img src=x> | cell \u001b]0;pwned\u0007';
+    const run = await createRun(title);
+    const summaryFile = join(cwd, 'hostile-summary.md');
+    const r = await tmsync(['results', 'push', '--test-run', run.human_id, 'reports/playwright.xml'], env({ GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summaryFile }));
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toContain(`into ${run.human_id} "x\\n::error file=tmsync.yaml,line=1::injected\\n::add-mask::Plan **bold** <img src=x> | cell \\x1b]0;pwned\\x07"`);
+    const md = await readFile(summaryFile, 'utf8');
+    expect(md).toContain(String.raw`x\\n::error file=tmsync.yaml,line=1::injected\\n::add-mask::Plan \*\*bold\*\* \<img src=x\> \| cell \\x1b\]0;pwned\\x07`);
+    for (const text of [r.out, r.err, md]) {
+      expect(text).not.toMatch(/^\s*::/m);
+      // eslint-disable-next-line no-control-regex
+      expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
     }
   });
 

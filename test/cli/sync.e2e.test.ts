@@ -236,4 +236,28 @@ describe('three-way sync against the emulator', () => {
     expect((await getCase('cases/Sync/beta.yaml')).description).toBe('Beta from the file');
     expect(await readFile(join(root, SYNC_BASE_FILE), 'utf8')).toMatch(/^case /m);
   });
+
+  it('a pull forgets an item deleted on both sides: its line does not stay in tmsync.base', async () => {
+    const gone = await getCase('cases/Other/delta.yaml');
+    expect(await readFile(join(root, SYNC_BASE_FILE), 'utf8')).toContain(`case ${gone.id} `);
+    await api('DELETE', `/projects/${projectId}/test_cases/${gone.id}`);
+    await unlink(join(root, 'cases/Other/delta.yaml'));
+    const p = await tmsync('pull');
+    expect(p.code, p.err).toBe(0);
+    const text = await readFile(join(root, SYNC_BASE_FILE), 'utf8');
+    expect(text).not.toContain(`case ${gone.id} `);
+    expect(text.split('\n').filter((l) => l.startsWith('case '))).toHaveLength(3);
+  });
+
+  it('an emptied tmsync.base is refused as unreadable, naming it: apply does not send the repository\'s values over the service\'s edits', async () => {
+    await editInUi('cases/Sync/beta.yaml', 'description', 'Beta edited in the UI, base emptied');
+    await writeFile(join(root, SYNC_BASE_FILE), '# tmsync sync base\n');
+    for (const command of ['plan', 'apply']) {
+      const r = await tmsync(command, ...(command === 'apply' ? ['--auto-approve'] : []));
+      expect(r.code, command).toBe(1);
+      expect(r.err).toContain(`${join(root, SYNC_BASE_FILE)} is unreadable: it is only comments`);
+      expect(r.err).toMatch(/Hint: restore .* from git/);
+    }
+    expect((await getCase('cases/Sync/beta.yaml')).description).toBe('Beta edited in the UI, base emptied');
+  });
 });

@@ -36,6 +36,21 @@ describe('tmsync validate', () => {
     expect(io.err).toEqual(['Valid: 2 test cases in 2 folders, 1 step group.']);
   });
 
+  it('prints a problem that quotes a title on its line, control characters escaped, none a workflow command', async () => {
+    const title = '"Dup\\n::error file=tmsync.yaml,line=1::injected\\e]0;pwned\\a"';
+    const dir = await repo({ ...CLEAN, 'cases/A/one.yaml': `title: ${title}\n`, 'cases/A/two.yaml': `title: ${title}\n` });
+    const io = memoryIo({ GITHUB_ACTIONS: 'true' });
+    expect(await main(['node', 'tmsync', 'validate', dir], io, dir)).toBe(1);
+    const err = io.err.join('\n');
+    expect(err).toContain('Dup\\n::error file=tmsync.yaml,line=1::injected\\x1b]0;pwned\\x07');
+    // the annotation is the one line tmsync means as a workflow command: its message is escaped
+    const commands = err.split('\n').filter((l) => /^\s*::/.test(l));
+    expect(commands.length).toBeGreaterThan(0);
+    for (const c of commands) expect(c).toMatch(/^::error file=cases\/A\/(one|two)\.yaml,line=\d+,col=\d+,title=tmsync [a-z_]+::[^\n]*$/);
+    // eslint-disable-next-line no-control-regex
+    expect(err).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+  });
+
   it('exits 1 and lists every problem as file:line:col relative to the current directory', async () => {
     const dir = await repo({ ...CLEAN, 'cases/A/bad.yaml': 'title: ""\nstep: []\n', 'cases/A/worse.yaml': 'title: [\n' });
     const io = memoryIo();

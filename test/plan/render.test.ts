@@ -173,3 +173,37 @@ describe('plan renderers', () => {
     expect(md).toContain('\\<script\\>');
   });
 });
+
+describe('text from the repository and the service, rendered', () => {
+  it('escapes control characters and keeps workflow commands off the start of every line, in text and markdown, on both sides of a diff', async () => {
+    const { remoteCase, remoteFolder, desiredFolders, desiredCase } = await import('./builders.js');
+    const injected = 'x\n::error file=tmsync.yaml,line=1::injected\n::add-mask::Plan\u001b]0;pwned\u0007\u009b2K';
+    const before = 'one\n::warning::context line\n##vso[task.complete result=Failed]x\ntwo';
+    const after = `one\n::warning::context line\n##vso[task.complete result=Failed]x\n\u001b[2K\rthree ${injected}`;
+    const desired = desiredState({
+      folders: desiredFolders('A'),
+      cases: [
+        desiredCase('A', 'Kept', { description: after }, { id: 'DEMO-1' }),
+        desiredCase('A', `New ${injected}`, { description: injected }),
+      ],
+    });
+    const actual = actualState({
+      folders: [remoteFolder('f1', 'A')],
+      cases: [remoteCase('DEMO-1', 'Kept', 'f1', { description: before }), remoteCase('DEMO-2', `Unmanaged ${injected}`, 'f1')],
+    });
+    const { plan } = buildPlan(desired, actual);
+    expect(plan.operations.map((o) => o.kind)).toEqual(expect.arrayContaining(['create_case', 'update_case']));
+    // eslint-disable-next-line no-control-regex
+    const control = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+    for (const text of [renderPlanText(plan, { color: false }), renderPlanMarkdown(plan)]) {
+      expect(text).toContain('::add-mask::Plan\\x1b]0;pwned\\x07\\x9b2K');
+      expect(text).toContain('\\x3a:warning::context line');
+      expect(text).toContain('\\x23#vso[task.complete');
+      expect(text).not.toMatch(/^\s*(::|##vso\[)/m);
+      expect(text).not.toMatch(control);
+    }
+    // colours are tmsync's own escape sequences, and the only ones
+    const coloured = renderPlanText(plan, { color: true });
+    expect(coloured.replace(/\u001b\[[0-9;]*m/g, '')).not.toMatch(control);
+  });
+});

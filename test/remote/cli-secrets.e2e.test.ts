@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startTestEmulator as startEmulator } from '../dialect.js';
+import { demoConfigYaml } from '../support/demo-config.js';
 
 /**
  * The whole program against the emulator, as a user runs it: the client's errors and `--verbose`
@@ -77,5 +78,39 @@ describe('tmsync with the service client', () => {
     expect(r.err.toLowerCase()).not.toContain('authorization');
     const everything = r.out + r.err + (await filesText(dir));
     expect(everything).not.toContain(KEY);
+  });
+
+  it('never writes or prints the credentials of a base URL (pull, plan and its read cache, backup)', async () => {
+    emu = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo' });
+    dir = await mkdtemp(join(tmpdir(), 'tmsync-userinfo-'));
+    const secret = 'url-pass-7e6d5c4b';
+    const withUser = emu.baseUrl.replace('://', `://tmsuser:${secret}@`);
+    const env = { TMSYNC_API_KEY: KEY, TMSYNC_BASE_URL: withUser };
+    const pulled = await tmsync(['--project', 'DEMO', '--verbose', 'pull'], env);
+    expect(pulled.code, pulled.err).toBe(0);
+    // the configuration pull writes names the service without its credentials
+    expect(await readFile(join(dir, 'tmsync.yaml'), 'utf8')).toContain(`base_url: "${emu.baseUrl}"`);
+    // the defaults a new case needs, after what pull wrote
+    const defaults = demoConfigYaml(emu.baseUrl).split('\n').filter((l) => l.startsWith(' ') || l === 'defaults:');
+    await writeFile(join(dir, 'tmsync.yaml'), `${await readFile(join(dir, 'tmsync.yaml'), 'utf8')}${defaults.join('\n')}\n`);
+    await mkdir(join(dir, 'cases/Area'), { recursive: true });
+    await mkdir(join(dir, 'step_groups'), { recursive: true });
+    await writeFile(join(dir, 'step_groups/a.yaml'), 'title: Group A\nsteps:\n  - action: A1\n    expected: ok\n');
+    await writeFile(join(dir, 'cases/Area/one.yaml'), 'title: One\nsteps:\n  - use: a\n');
+    const applied = await tmsync(['apply', '--auto-approve'], env);
+    expect(applied.code, applied.err).toBe(0);
+    const planned = await tmsync(['plan'], env);
+    expect(planned.code, planned.err).toBe(0);
+    const cache = JSON.parse(await readFile(join(dir, '.tmsync/cache/reads.json'), 'utf8')) as { target: string };
+    expect(cache.target.startsWith(`${emu.baseUrl}|`)).toBe(true);
+    const backup = await tmsync(['backup', '--out', 'backup.json'], env);
+    expect(backup.code, backup.err).toBe(0);
+    expect((JSON.parse(await readFile(join(dir, 'backup.json'), 'utf8')) as { source: { base_url: string } }).source.base_url).toBe(emu.baseUrl);
+    const bad = await tmsync(['--base-url', withUser.replace('/api/v1', '/api'), '--project', 'DEMO', 'plan'], { TMSYNC_API_KEY: KEY });
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('does not end in /api/v1');
+    const everything = [pulled, applied, planned, backup, bad].map((r) => r.out + r.err).join('\n') + (await filesText(dir));
+    expect(everything).not.toContain(secret);
+    expect(everything).not.toContain('tmsuser');
   });
 });

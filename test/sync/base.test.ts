@@ -139,8 +139,44 @@ describe('the sync base file', () => {
     try {
       garbage();
     } catch (err) {
-      expect((err as TmsyncError).hint).toMatch(/delete tmsync.base/);
+      expect((err as TmsyncError).hint).toMatch(/restore tmsync.base from git.*delete it and review `tmsync plan`/);
     }
+  });
+
+  it('refuses an empty, comments-only or header-less base instead of taking it as no base yet, naming the file and what to do', () => {
+    const texts: [string, RegExp][] = [
+      ['', /is unreadable: it is empty/],
+      ['\n\n', /is unreadable: it is empty/],
+      ['# tmsync sync base: what the last apply or pull synced\n# apply and pull rewrite it.\n', /is unreadable: it is only comments/],
+      ['<<<<<<< HEAD\n=======\n>>>>>>> other\n', /is unreadable: it is only git merge-conflict markers/],
+      [`case c-1 t1 title=${fieldHash('A')}\n`, /:1: not a tmsync sync base/],
+    ];
+    for (const [text, message] of texts) {
+      const read = () => parseSyncBase(text, SYNC_BASE_FILE, P, '/repo/tmsync.base');
+      expect(read).toThrow(message);
+      try {
+        read();
+      } catch (err) {
+        expect((err as TmsyncError).code).toBe('invalid_sync_base');
+        expect((err as TmsyncError).message).toContain('/repo/tmsync.base');
+        expect((err as TmsyncError).hint).toMatch(/restore \/repo\/tmsync.base from git.*tmsync pull/);
+      }
+    }
+  });
+
+  it('refuses format versions tmsync never wrote (0, -1, 1.0, 01), saying which one it expects', () => {
+    for (const v of ['0', '-1', '1.0', '01', '1e0', '0x1']) {
+      const read = () => parseSyncBase(`tmsync-base ${v} project ${P}\n`, SYNC_BASE_FILE, P);
+      expect(read, v).toThrow(TmsyncError);
+      expect(read, v).toThrow(`format version "${v}" is not a version of the sync base (expected 1: \`tmsync-base 1 project <project id>\`)`);
+    }
+    expect(parseSyncBase(`tmsync-base 1 project ${P}\n`, SYNC_BASE_FILE, P).base.size).toBe(0);
+  });
+
+  it('names the file by its full path when read from disk, and an empty file is refused', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tmsync-base-'));
+    await writeFile(join(dir, SYNC_BASE_FILE), '');
+    await expect(readSyncBase(dir, P)).rejects.toThrow(`${join(dir, SYNC_BASE_FILE)} is unreadable: it is empty`);
   });
 
   it('refuses to record a field name or an id the file cannot hold', () => {

@@ -21,6 +21,7 @@ import { staleItems, staleMessage } from '../../apply/stale.js';
 import { claimedRemoteIds } from '../../apply/reconcile.js';
 import { fileWriteBack } from '../../apply/write-back.js';
 import { kindWords } from '../../plan/operation-kinds.js';
+import { safeInline, safeMessage } from '../../safe-text.js';
 
 export interface ApplyOptions extends GlobalOptions {
   /** `[planfile]`: a plan saved by `tmsync plan --out` */
@@ -92,7 +93,7 @@ async function applyWith(
   const finishWriteBacks = async () => {
     const { written, failed } = await session.finishWriteBacks(project.id, root, writeBack);
     if (written.length) io.stderr(`Wrote ${written.length} id${written.length === 1 ? '' : 's'} recorded by an interrupted apply.`);
-    for (const f of failed) io.stderr(`Warning: ${f.file}: the id ${f.id} could not be written: ${f.message}`);
+    for (const f of failed) io.stderr(`Warning: ${safeInline(f.file)}: the id ${safeInline(f.id)} could not be written: ${safeInline(f.message)}`);
   };
   if (!saved) await finishWriteBacks();
 
@@ -197,7 +198,7 @@ async function planFromRepository(
   // what loading and reading left behind is collected before the plan is built (see memory.ts)
   checkMemory();
   const { base, notes: baseNotes } = await readSyncBase(root, project.id);
-  for (const n of baseNotes) io.stderr(`Note: ${n}`);
+  for (const n of baseNotes) io.stderr(`Note: ${safeMessage(n)}`);
   const planWith = (prefer: Prefer | undefined) =>
     buildPlan(loaded.state, actual, { prune: saved?.prune ?? options.prune, allowRecreate: options.allowRecreate, base, ...(prefer ? { prefer } : {}) });
   // a saved plan is checked as it was made (its own --prefer); a --prefer given now settles its conflicts
@@ -294,7 +295,7 @@ async function recordBase(syncBase: { root: string; base: SyncBase; records: Syn
 }
 
 function baseNotWritten(message: string): string {
-  return `Warning: tmsync.base could not be written (${message}); the service holds what was applied, and the next plan compares against the older base.`;
+  return `Warning: tmsync.base could not be written (${safeInline(message)}); the service holds what was applied, and the next plan compares against the older base.`;
 }
 
 /** `{ projectUrl }` when the service's answer for the project linked to its web UI page, else nothing. */
@@ -324,19 +325,20 @@ function applySummary(result: ApplyResult, project: RemoteProject): string {
 }
 
 function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Plan, project: RemoteProject): void {
+  // keys, files and messages hold titles and the service's words: each kept on its line (`safe-text.ts`)
   for (const f of result.failed) {
-    const where = f.file ? `${f.file}: ` : '';
+    const where = f.file ? `${safeInline(f.file)}: ` : '';
     const what = f.stage === 'write_back' ? 'id not written back' : kindWords(f.kind);
-    io.stderr(`${red('Error:', options.color.stderr)} ${where}${what} (${f.key}) failed: ${f.message}`);
+    io.stderr(`${red('Error:', options.color.stderr)} ${where}${what} (${safeInline(f.key)}) failed: ${safeInline(f.message)}`);
   }
   const skippedByFailure = result.skipped.filter((s) => !s.reason.startsWith('interrupted') && !s.reason.startsWith('not started: the journal'));
-  for (const s of skippedByFailure) io.stderr(`Skipped: ${s.key}: ${s.reason}`);
+  for (const s of skippedByFailure) io.stderr(`Skipped: ${safeInline(s.key)}: ${safeInline(s.reason)}`);
   reportRunChanges(result, options, io);
   const adopted = result.adopted > 0 ? `, ${result.adopted} adopted (ids written back)` : '';
   const counts = `${result.created} created, ${result.updated} updated, ${result.moved} moved, ${result.deleted} deleted${adopted}.`;
   if (result.journalError) {
     const left = result.skipped.filter((s) => s.reason.startsWith('not started: the journal')).length;
-    io.stderr(`Error: ${result.journalError}`);
+    io.stderr(`Error: ${safeMessage(result.journalError)}`);
     io.stderr(
       `Apply stopped: ${counts} ${left} operation${left === 1 ? '' : 's'} not started because the journal could not be written; the operations in flight were finished and their ids written back. Free the disk or fix the permissions, then run \`tmsync apply\` again.`,
     );
@@ -363,7 +365,7 @@ function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Pla
     io.stderr(`${writeFailures} id${writeFailures === 1 ? '' : 's'} could not be written back; the next apply adopts those items by natural key instead of creating them again.`);
   }
   // the project's page in the service's web UI, when the service gave one (no line otherwise)
-  if (project.webUrl) io.stderr(`View project: ${project.webUrl}`);
+  if (project.webUrl) io.stderr(`View project: ${safeInline(project.webUrl)}`);
   if (options.json) {
     io.stdout(
       jsonOutput({

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { resolveProject } from '../../remote/project.js';
+import { safeInline } from '../../safe-text.js';
 import type { BackupSection } from '../../transfer/backup-format.js';
 import { VERSION } from '../../version.js';
 import type { CliIo, GlobalOptions } from '../io.js';
@@ -54,7 +55,7 @@ export async function runBackup(options: BackupOptions, io: CliIo): Promise<numb
     });
     const size = (await stat(file)).size;
     const parts = (Object.keys(counts) as BackupSection[]).map((k) => plural(counts[k], SECTION_WORDS[k]));
-    io.stderr(`Backed up ${project.name} (${project.humanIdPrefix}): ${parts.join(', ')} to ${options.out} (${formatSize(size)}).`);
+    io.stderr(`Backed up ${safeInline(project.name)} (${safeInline(project.humanIdPrefix)}): ${parts.join(', ')} to ${options.out} (${formatSize(size)}).`);
     if (options.json) {
       io.stdout(jsonOutput({ file, bytes: size, project: { id: project.id, name: project.name, human_id_prefix: project.humanIdPrefix }, counts }));
     }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { ApplySession } from '../../apply/engine.js';
 import { createProgressReporter } from '../../apply/progress.js';
 import { kindWords } from '../../plan/operation-kinds.js';
+import { safeInline } from '../../safe-text.js';
 import { hasChanges, planDocument, planTextChunks } from '../../plan/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
 import { migrationScope, planMigration, settlePendingCreates } from '../../transfer/migrate.js';
@@ -69,14 +70,14 @@ async function migrateFrom(source: Target, session: ApplySession, options: Migra
       fetchState(target.client, dstProject.id, { ...(scope ? { scope } : {}), signal: io.signal }),
     ]);
     const { plan, problems, warnings, claimedIds } = planMigration(srcState, dstState, folder ? { folder } : {});
-    for (const w of warnings) io.stderr(`Warning: ${w.message}`);
+    for (const w of warnings) io.stderr(`Warning: ${safeInline(w.message)}`);
     if (problems.length > 0) {
       for (const p of problems) io.stderr(formatProblem(p));
       if (options.json) io.stdout(jsonOutput({ problems }));
       io.stderr(`Error: ${problems.length} problem${problems.length === 1 ? '' : 's'} between the source and the target; nothing was copied.`);
       return 1;
     }
-    io.stderr(`Migrating ${srcProject.name} (${options.from}) → ${dstProject.name} (${options.to})${folder ? `, folder ${folder.join('/')}` : ''}:`);
+    io.stderr(`Migrating ${safeInline(srcProject.name)} (${options.from}) → ${safeInline(dstProject.name)} (${options.to})${folder ? `, folder ${safeInline(folder.join('/'))}` : ''}:`);
     // in pieces, each once stderr has taken the one before (a slow reader does not get it queued whole)
     for (const chunk of planTextChunks(plan, { color: options.color.stderr })) {
       io.stderr(chunk);
@@ -122,7 +123,7 @@ async function migrateFrom(source: Target, session: ApplySession, options: Migra
       clearInterval(timer);
       progress.finish();
     }
-    for (const f of result.failed.filter((x) => x.stage === 'request')) io.stderr(`Error: ${kindWords(f.kind)} (${f.key}) failed: ${f.message}`);
+    for (const f of result.failed.filter((x) => x.stage === 'request')) io.stderr(`Error: ${kindWords(f.kind)} (${safeInline(f.key)}) failed: ${safeInline(f.message)}`);
     const failed = result.failed.filter((x) => x.stage === 'request').length;
     const line = `${result.created} created, ${result.updated} updated, ${result.moved} moved, ${result.adopted} adopted`;
     if (result.interrupted) io.stderr(`Migration interrupted: ${line}; run the same command again to finish.`);

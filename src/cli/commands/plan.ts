@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { basename, join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { formatProblem, TmsyncError, type Problem } from '../../errors.js';
+import { safeMessage } from '../../safe-text.js';
 import type { DesiredState, RemoteCase } from '../../model.js';
 import { repositoryTexts } from '../../text-sharer.js';
 import { changedCaseQueries, folderSubtreeFiles, planChanged, stepGroupsToRead, type ChangedFiles, type RemovedCaseFile } from '../../plan/changed.js';
@@ -146,7 +147,7 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
     const actual = changes ? read : await confirmMissing(client, read, loaded.state, { signal, ...(config.scope ? { scope: config.scope } : {}) });
     reuse = undefined;
     const { base, notes: baseNotes } = await baseP;
-    for (const n of baseNotes) io.stderr(`Note: ${n}`);
+    for (const n of baseNotes) io.stderr(`Note: ${safeMessage(n)}`);
     // an optimisation only: a cache that cannot be written costs the next run its reads, nothing else
     await cache?.save(root).catch(() => undefined);
     await changedP;

@@ -4,6 +4,7 @@ import { TmsyncError } from '../../errors.js';
 import type { RemoteProject } from '../../model.js';
 import type { TmsClient } from '../../remote/client.js';
 import { toRemoteProject } from '../../remote/normalize.js';
+import { safeInline } from '../../safe-text.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { loadTarget } from '../target.js';
@@ -28,7 +29,7 @@ export async function runProjectCreate(options: ProjectCreateOptions, io: CliIo)
   try {
     const existing = await findProjectByPrefix(target.client, body.human_id_prefix);
     if (existing) {
-      throw new TmsyncError('project_exists', `the service already has a project with prefix ${existing.humanIdPrefix}: ${existing.name}`, {
+      throw new TmsyncError('project_exists', `the service already has a project with prefix ${existing.humanIdPrefix}: ${safeInline(existing.name)}`, {
         hint: `use it with --project ${existing.humanIdPrefix}, or choose another --prefix`,
         details: { project: { id: existing.id, name: existing.name, human_id_prefix: existing.humanIdPrefix } },
       });
@@ -36,7 +37,7 @@ export async function runProjectCreate(options: ProjectCreateOptions, io: CliIo)
     const project = await createProject(target.client, body, io.signal);
     if (options.json) io.stdout(jsonOutput({ project: { id: project.id, name: project.name, human_id_prefix: project.humanIdPrefix } }));
     else io.stdout(project.id);
-    io.stderr(`Created project ${project.name} (${project.humanIdPrefix}).`);
+    io.stderr(`Created project ${safeInline(project.name)} (${safeInline(project.humanIdPrefix)}).`);
     return 0;
   } finally {
     await target.close();

@@ -5,6 +5,7 @@ import { TmsyncError } from '../../errors.js';
 import { CONFIG_DEFAULTS, CONFIG_FILE_NAME, findConfigFile } from '../../repository/config.js';
 import { fetchState } from '../../remote/fetch-state.js';
 import { resolveProject } from '../../remote/project.js';
+import { safeInline, safeMessage } from '../../safe-text.js';
 import { lookupNames, type ActualState, type RemoteCase, type RemoteProject } from '../../model.js';
 import type { LocalRepository } from '../../transfer/pull.js';
 import type { PullStage } from '../../transfer/pull-stage.js';
@@ -162,7 +163,7 @@ async function pullRead(
     const dirs = target.config;
     const project = await projectP;
     const { base, notes, text: baseText } = await readSyncBase(root, project.id);
-    for (const n of notes) io.stderr(`Note: ${n}`);
+    for (const n of notes) io.stderr(`Note: ${safeMessage(n)}`);
     const local = await existing.catch(() => undefined);
     // an `id:` the lists did not hold is read by id before pull may list its file as gone
     const listed = await actualP;
@@ -197,7 +198,8 @@ async function pullRead(
     finishMemory();
     // the base records what this pull synced (written atomically, after every file; not at all
     // when its text is the one read)
-    const synced = recordPull(base, actual, result, merge, stage?.hashed);
+    // only a pull of the whole project can tell an item deleted on both sides from one it did not read
+    const synced = recordPull(base, actual, result, merge, stage?.hashed, !folder && target.config.scope === undefined);
     const baseWritten = await writeSyncBase(repoRoot, synced.base, undefined, baseText);
     const merged = synced.summary;
 
@@ -211,16 +213,17 @@ async function pullRead(
     const updated = [...result.updated, ...extra.filter((f) => !isNew(f))];
     if (schemas.length > 0) io.stderr(`Wrote the JSON Schemas editors use to ${SCHEMA_DIR}/ (commit them).`);
     if (!hasBase) io.stderr(`Wrote the sync base ${SYNC_BASE_FILE}: what the files and the service held at this pull (commit it with the files; docs/sync.md).`);
-    for (const w of result.warnings) io.stderr(`Warning: ${w.message}`);
-    for (const m of result.moved) io.stderr(`Moved ${m.from} → ${m.to}`);
+    // messages and paths come from the service's titles and names: each kept on its line (`safe-text.ts`)
+    for (const w of result.warnings) io.stderr(`Warning: ${safeInline(w.message)}`);
+    for (const m of result.moved) io.stderr(`Moved ${safeInline(m.from)} → ${safeInline(m.to)}`);
     if (result.gone.length > 0) {
       io.stderr(`${plural(result.gone.length, 'local file')} describe items the service no longer has (not deleted):`);
-      for (const g of result.gone) io.stderr(`  ${g.file} (${g.itemType.replace('_', ' ')} ${g.id})`);
+      for (const g of result.gone) io.stderr(`  ${safeInline(g.file)} (${g.itemType.replace('_', ' ')} ${safeInline(g.id)})`);
       io.stderr('Delete them, or remove their `id:` line to create them again with the next apply.');
     }
     const c = result.counts;
     io.stderr(
-      `Pulled ${plural(c.cases, 'test case')} in ${plural(c.folders, 'folder')} and ${plural(c.stepGroups, 'step group')} from ${project.name} (${project.humanIdPrefix}) into ${repoRoot}: ` +
+      `Pulled ${plural(c.cases, 'test case')} in ${plural(c.folders, 'folder')} and ${plural(c.stepGroups, 'step group')} from ${safeInline(project.name)} (${safeInline(project.humanIdPrefix)}) into ${repoRoot}: ` +
         `${plural(created.length, 'file')} created, ${updated.length} updated, ${result.unchanged} unchanged.`,
     );
     if (merged.withoutBase > 0) {
@@ -230,7 +233,7 @@ async function pullRead(
     }
     if (merged.uncompared.length > 0) {
       io.stderr(
-        `${plural(merged.uncompared.length, 'file')} could not be compared with the sync base (a problem in the file; \`tmsync plan\` names it), left as ${merged.uncompared.length === 1 ? 'it is' : 'they are'}: ${merged.uncompared.slice(0, 5).join(', ')}${merged.uncompared.length > 5 ? ', …' : ''}`,
+        `${plural(merged.uncompared.length, 'file')} could not be compared with the sync base (a problem in the file; \`tmsync plan\` names it), left as ${merged.uncompared.length === 1 ? 'it is' : 'they are'}: ${merged.uncompared.slice(0, 5).map(safeInline).join(', ')}${merged.uncompared.length > 5 ? ', …' : ''}`,
       );
     }
     if (merged.keptLocal > 0) {
@@ -246,7 +249,7 @@ async function pullRead(
             ? `${n} left as the files have them (--prefer local); the next plan still lists them, and \`tmsync apply --prefer local\` sends the files' values:`
             : `${red('Conflicts:', color)} ${n}, changed both in the repository and on the service since the last sync, left as the files have them:`;
       io.stderr(head);
-      for (const c of merged.conflicts) io.stderr(describeConflict(c));
+      for (const c of merged.conflicts) io.stderr(safeMessage(describeConflict(c)));
       if (!options.prefer) {
         io.stderr(
           `Settle them: pull again with ${yellow('--prefer remote', color)} (the service's values into the files), or keep the files' values with ${yellow('tmsync apply --prefer local', color)}, or edit the files.`,

@@ -4,6 +4,8 @@ import { resolveProject } from '../../remote/index.js';
 import { readBackupFile } from '../../transfer/backup-read.js';
 import { describeHeld, restoreBackup, type RestorePhase } from '../../transfer/restore.js';
 import { fetchRestoreDirectory } from '../../transfer/restore-target.js';
+import { withoutCredentials } from '../../remote/url-credentials.js';
+import { safeInline, safeMessage } from '../../safe-text.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { loadTarget, type Target } from '../target.js';
 import { withApplySession } from '../lock.js';
@@ -101,7 +103,7 @@ async function restoreTarget(target: Target, backupName: string, create: boolean
     }
     const name = typeof create === 'string' && create.trim() !== '' ? create : backupName;
     const project = await createProject(target.client, projectBody(name, target.projectRef, ''), io.signal);
-    io.stderr(`Created project ${project.name} (${project.humanIdPrefix}).`);
+    io.stderr(`Created project ${safeInline(project.name)} (${safeInline(project.humanIdPrefix)}).`);
     return project;
   }
 }
@@ -121,7 +123,8 @@ async function restoreInto(
   timer.unref();
   try {
     const project = await restoreTarget(target, backup.source.project.name, options.createProject ?? false, io);
-    const sameInstance = backup.source.base_url.replace(/\/+$/, '') === target.baseUrl.replace(/\/+$/, '');
+    // a backup an older tmsync wrote may hold the URL's credentials; the target's has none
+    const sameInstance = withoutCredentials(backup.source.base_url).replace(/\/+$/, '') === target.baseUrl.replace(/\/+$/, '');
     const directory = await fetchRestoreDirectory(target.client, io.signal);
     const result = await restoreBackup(backup, {
       client: target.client,
@@ -149,14 +152,15 @@ async function restoreInto(
           `${others > 0 ? `, the other ${others} were left untouched` : ''}.`,
       );
     }
-    for (const n of result.notes) io.stderr(`Note: ${n}`);
+    // notes name the backup's items (titles, names): made safe (`safe-text.ts`)
+    for (const n of result.notes) io.stderr(`Note: ${safeMessage(n)}`);
     if (!sameInstance && backup.test_runs.some((r) => r.environment_ids.length > 0)) {
       io.stderr('Note: the environments of test runs were left out: their ids belong to the instance the backup came from.');
     }
     const c = result.created;
     const resumed = result.skipped + result.adopted > 0 ? ` (${result.skipped} already restored by an earlier run, ${result.adopted} found in the target and adopted)` : '';
     io.stderr(
-      `Restored ${backup.source.project.name} (${backup.source.project.human_id_prefix}) into ${project.name} (${project.humanIdPrefix}): ` +
+      `Restored ${safeInline(backup.source.project.name)} (${safeInline(backup.source.project.human_id_prefix)}) into ${safeInline(project.name)} (${safeInline(project.humanIdPrefix)}): ` +
         `${plural(c.folders, 'folder')}, ${plural(c.step_groups, 'step group')}, ${plural(c.test_cases, 'test case')}, ${plural(c.test_plans, 'test plan')}, ${plural(c.test_runs, 'test run')} created${resumed}.`,
     );
     io.stderr(`Journal: ${relative(options.cwd, result.journal)}`);

@@ -7,6 +7,7 @@ import { pushResults, type PushResultsResult } from '../../ci/push-results.js';
 import { TmsyncError } from '../../errors.js';
 import { resolveProject } from '../../remote/project.js';
 import { cell, summary } from '../ci-output.js';
+import { safeInline, safeMessage } from '../../safe-text.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { loadTarget } from '../target.js';
@@ -121,16 +122,19 @@ function pushSummary(result: PushResultsResult, testcaseCount: number): string {
   return lines.join('\n');
 }
 
+/** The run by its id and title, on one line (the title is the service's or the report's text). */
 function runName(r: PushResultsResult['run']): string {
   const id = r.humanId ?? r.id;
-  return id ? `${id} "${r.title}"` : `a new run "${r.title}"`;
+  return id ? `${safeInline(id)} "${safeInline(r.title)}"` : `a new run "${safeInline(r.title)}"`;
 }
 
-function report(result: PushResultsResult, testcaseCount: number, io: CliIo, json: boolean): void {
+function report(result: PushResultsResult, testcaseCount: number, given: CliIo, json: boolean): void {
+  // every line quotes the reports' and the service's texts (names, messages, statuses): made safe (`safe-text.ts`)
+  const io = { stdout: (t: string) => given.stdout(safeMessage(t)), stderr: (t: string) => given.stderr(safeMessage(t)) };
   const counts = Object.entries(result.counts)
     .map(([status, n]) => `${n} ${status}`)
     .join(', ');
-  const rowLabel = (r: PushResultsResult['rows'][number]) => `${r.humanId ?? r.caseId}${r.title ? ` ${r.title}` : ''}`;
+  const rowLabel = (r: PushResultsResult['rows'][number]) => safeInline(`${r.humanId ?? r.caseId}${r.title ? ` ${r.title}` : ''}`);
 
   if (result.dryRun) {
     if (!json) {
@@ -164,13 +168,13 @@ function report(result: PushResultsResult, testcaseCount: number, io: CliIo, jso
     // a suite that failed as a whole (its set-up, say) and maps to no case: never silent
     const n = suiteFailures.length;
     io.stderr(`${n} suite-level failure${n === 1 ? '' : 's'} named no test case, so no case was marked failed for ${n === 1 ? 'it' : 'them'} (add a --mapping entry for the suite name, or a human id to it):`);
-    for (const t of suiteFailures.slice(0, 50)) io.stderr(`  ${t.report}: suite ${t.name || '(unnamed)'} ${t.outcome}${t.message ? ` — ${t.message}` : ''}`);
+    for (const t of suiteFailures.slice(0, 50)) io.stderr(`  ${t.report}: suite ${safeInline(t.name) || '(unnamed)'} ${t.outcome}${t.message ? ` — ${safeInline(t.message)}` : ''}`);
     if (n > 50) io.stderr(`  … and ${n - 50} more (--json lists all)`);
   }
   const unmatched = result.unmatched.filter((t) => !t.suiteLevel);
   if (unmatched.length > 0) {
     io.stderr(`${unmatched.length} testcase${unmatched.length === 1 ? '' : 's'} named no test case (add a human id to the name, a test_case property, or a --mapping entry):`);
-    for (const t of unmatched.slice(0, 50)) io.stderr(`  ${t.report}: ${t.classname && !t.name.startsWith(t.classname) ? `${t.classname} › ` : ''}${t.name || '(unnamed testcase)'}`);
+    for (const t of unmatched.slice(0, 50)) io.stderr(`  ${t.report}: ${t.classname && !t.name.startsWith(t.classname) ? `${safeInline(t.classname)} › ` : ''}${safeInline(t.name) || '(unnamed testcase)'}`);
     if (unmatched.length > 50) io.stderr(`  … and ${unmatched.length - 50} more (--json lists all)`);
   }
   if (result.unknownCases.length > 0) {

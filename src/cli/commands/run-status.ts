@@ -1,6 +1,7 @@
 import { classifyResult, formatCounts, getExecution, isCompleted } from '../../ci/execution.js';
 import { TmsyncError } from '../../errors.js';
 import { webLink } from '../../remote/web-link.js';
+import { safeInline, safeLineStart } from '../../safe-text.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { loadExecutionTarget } from './run-trigger.js';
@@ -29,9 +30,10 @@ export async function runRunStatus(options: RunStatusOptions, io: CliIo): Promis
     }
     const done = isCompleted(run);
     const verdict = done ? ` ${classifyResult(run.result) === 'passed' ? 'passed' : 'did not pass'}` : '';
-    io.stdout(`${run.status} ${run.result ?? ''}`.trim() + ` — ${formatCounts(run)}`);
+    // the status, result, message and id are the service's words, each kept on its line (`safe-text.ts`)
+    io.stdout(safeLineStart(safeInline(`${run.status} ${run.result ?? ''}`.trim() + ` — ${formatCounts(run)}`)));
     const url = webLink(run);
-    io.stderr(`Run ${run.id}${verdict}${run.message ? `: ${run.message}` : ''}${url ? `\n${url}` : ''}`);
+    io.stderr(safeLineStart(`Run ${safeInline(String(run.id))}${verdict}${run.message ? `: ${safeInline(run.message)}` : ''}`) + (url ? `\n${url}` : ''));
     return 0;
   } finally {
     await target.close();

@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { safeInline, safeLineStart } from '../../safe-text.js';
 import type { ExecutionResult } from '../../api/resources.js';
 import { formatDuration, parseDuration } from '../../ci/duration.js';
 import {
@@ -51,6 +52,8 @@ const PLAN_HUMAN_ID = /^[A-Za-z][A-Za-z0-9]*-P-\d+$/;
  * did not or the timeout passed, 1 on errors.
  */
 export async function runRunTrigger(options: RunTriggerOptions, io: CliIo): Promise<number> {
+  // each line quotes the service's words (ids, statuses, error messages): kept on it, made safe (`safe-text.ts`)
+  const say = (text: string) => io.stderr(safeLineStart(safeInline(text)));
   const timeoutMs = parseDuration(options.timeout ?? '30m', '--timeout');
   const pollMs = parseDuration(options.poll ?? '10s', '--poll');
   const runtimeData = parseRuntimeData(options.runtimeData);
@@ -82,8 +85,8 @@ export async function runRunTrigger(options: RunTriggerOptions, io: CliIo): Prom
         // the link is a courtesy: the wait (or `run status`) reads the status again
       }
     }
-    if (!options.json) io.stdout(run.id);
-    io.stderr(`Started run ${run.id} of test plan ${options.testPlan}${run.url ? `: ${run.url}` : ''}`);
+    if (!options.json) io.stdout(safeLineStart(safeInline(String(run.id))));
+    say(`Started run ${run.id} of test plan ${options.testPlan}${run.url ? `: ${run.url}` : ''}`);
 
     if (!options.wait) {
       if (options.json) io.stdout(jsonOutput({ run }));
@@ -98,26 +101,26 @@ export async function runRunTrigger(options: RunTriggerOptions, io: CliIo): Prom
       signal: io.signal,
       onPoll: (r) => {
         if (r.status !== lastStatus) {
-          io.stderr(`Run ${run.id}: ${r.status}${r.totalCount ? ` (${formatCounts(r)})` : ''}`);
+          say(`Run ${run.id}: ${r.status}${r.totalCount ? ` (${formatCounts(r)})` : ''}`);
           lastStatus = r.status;
         }
       },
-      onTransientError: (e) => io.stderr(`Warning: reading the status of run ${run.id} failed (${e.message}); still waiting`),
+      onTransientError: (e) => say(`Warning: reading the status of run ${run.id} failed (${e.message}); still waiting`),
     });
-    io.stderr(summary(run.id, waited, timeoutMs));
+    say(summary(run.id, waited, timeoutMs));
 
     let junitFile: string | undefined;
     let junitError: TmsyncError | undefined;
     if (options.junit !== undefined) {
       if (waited.outcome === 'timeout') {
-        io.stderr(`No JUnit report: run ${run.id} has not finished.`);
+        say(`No JUnit report: run ${run.id} has not finished.`);
       } else {
         try {
           const xml = await fetchExecutionJunit(target.client, run.id, io.signal);
           junitFile = resolve(options.cwd, options.junit);
           await mkdir(dirname(junitFile), { recursive: true });
           await writeFile(junitFile, xml);
-          io.stderr(`JUnit report written to ${options.junit}`);
+          say(`JUnit report written to ${options.junit}`);
         } catch (err) {
           junitError = toTmsyncError(err);
         }
@@ -140,13 +143,14 @@ export async function runRunTrigger(options: RunTriggerOptions, io: CliIo): Prom
     }
     if (junitError) {
       // the report was asked for and is missing: that is an error, whatever the run's result
-      io.stderr(`Error: ${junitError.message}${junitError.hint ? `\nHint: ${junitError.hint}` : ''}`);
+      say(`Error: ${junitError.message}`);
+      if (junitError.hint) say(`Hint: ${junitError.hint}`);
       return 1;
     }
     return waited.outcome === 'passed' ? 0 : EXIT_RUN_NOT_PASSED;
   } catch (err) {
     if (io.signal?.aborted) {
-      io.stderr('Interrupted; the run goes on on the service (check it with `tmsync run status`).');
+      say('Interrupted; the run goes on on the service (check it with `tmsync run status`).');
       return 130;
     }
     throw err;

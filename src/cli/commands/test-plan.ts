@@ -1,3 +1,4 @@
+import { safeInline, safeLineStart, safeMessage } from '../../safe-text.js';
 import type { TestPlan } from '../../api/resources.js';
 import { TmsyncError } from '../../errors.js';
 import type { RemoteProject } from '../../model.js';
@@ -61,8 +62,8 @@ export async function runTestPlanCreate(options: TestPlanCreateOptions, io: CliI
     });
     const plan = res.data.test_plan;
     if (options.json) io.stdout(jsonOutput({ test_plan: plan }));
-    else io.stdout(plan.id);
-    io.stderr(`Created test plan ${plan.human_id ?? plan.id} "${plan.title}" in ${project.name}.`);
+    else io.stdout(safeInline(plan.id));
+    io.stderr(safeLineStart(`Created test plan ${safeInline(plan.human_id ?? plan.id)} "${safeInline(plan.title)}" in ${safeInline(project.name)}.`));
     return 0;
   } finally {
     await target.close();
@@ -81,7 +82,7 @@ export async function runTestPlanGet(options: TestPlanRefOptions, io: CliIo): Pr
       return 0;
     }
     const lines = [
-      `${plan.human_id ?? plan.id}  ${plan.status}  ${plan.title}`,
+      `${plan.human_id ?? plan.id}  ${plan.status}  ${safeInline(plan.title)}`,
       `id: ${plan.id}`,
       // the emulator's integer id for the execution interface (`run trigger --plan`, `executionId`)
       ...(typeof plan.execution_id === 'number' ? [`execution id: ${plan.execution_id}`] : []),
@@ -90,7 +91,8 @@ export async function runTestPlanGet(options: TestPlanRefOptions, io: CliIo): Pr
       ...(plan.end_date ? [`end: ${isoDate(plan.end_date)}`] : []),
       ...(plan.completed_at ? [`completed: ${isoDate(plan.completed_at)}`] : []),
     ];
-    io.stdout(lines.join('\n'));
+    // the service's texts, each on its line (`safe-text.ts`)
+    io.stdout(safeMessage(lines.join('\n')));
     return 0;
   } finally {
     await target.close();
