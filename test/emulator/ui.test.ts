@@ -158,13 +158,48 @@ describe('the web UI pages', () => {
     expect((await get('/ui/projects/DEMO/runs')).body).toContain(`href="/ui/projects/DEMO/runs/${seed.run.human_id}">Nightly</a>`);
   });
 
+  it('links step groups and plans by their title as well as their id', async () => {
+    expect((await get('/ui/projects/DEMO/step-groups')).body).toContain('href="/ui/projects/DEMO/step-groups/DEMO-SG-1">Open the sign-in page</a>');
+    expect((await get('/ui/projects/DEMO/plans')).body).toContain(`href="/ui/projects/DEMO/plans/${seed.plan.human_id}">Release 1</a>`);
+  });
+
+  it("counts the project's folders in the Folders badge, and its cases apart", async () => {
+    const r = await get('/ui/projects/DEMO');
+    // three folders (Authentication, Login, Legacy) holding three cases: 3 either way, so add a fourth case
+    expect(r.body).toMatch(/<h2>Folders <span class="count"[^>]*>3<\/span><\/h2>/);
+    db.insertFolder(ctx, seed.projectId, 'Empty', undefined);
+    const again = await get('/ui/projects/DEMO');
+    expect(again.body).toMatch(/<h2>Folders <span class="count"[^>]*>4<\/span><\/h2>/);
+    expect(again.body).toMatch(/<li>Test cases <span class="count">3<\/span><\/li>/);
+  });
+
+  it("shows each run's results per status in the project's list of test runs and in a plan's", async () => {
+    for (const url of ['/ui/projects/DEMO/runs', `/ui/projects/DEMO/plans/${seed.plan.human_id}`]) {
+      const body = (await get(url)).body;
+      const row = body.slice(body.indexOf(`>${seed.run.human_id}</a>`));
+      expect(row, url).toMatch(
+        /<td data-label="Results"><ul class="results" aria-label="results per status"><li><span class="badge st-passed">Passed: 1<\/span><\/li><li><span class="badge st-failed">Failed: 1<\/span><\/li><li><span class="badge st-none">No result: 1<\/span><\/li><\/ul><\/td>/,
+      );
+    }
+  });
+
+  it('labels every cell of every list table with its column heading, for the cards of narrow screens', async () => {
+    for (const url of ['/ui/', `/ui/projects/DEMO/folders/${seed.loginFolder.id}`, '/ui/projects/DEMO/step-groups', '/ui/projects/DEMO/plans', `/ui/projects/DEMO/plans/${seed.plan.human_id}`, '/ui/projects/DEMO/runs', `/ui/projects/DEMO/runs/${seed.run.human_id}`]) {
+      const body = (await get(url)).body;
+      const heads = [...body.matchAll(/<th>([^<]*)<\/th>/g)].map((m) => m[1]);
+      const rows = [...body.matchAll(/<tr>(<td[\s\S]*?)<\/tr>/g)].map((m) => [...m[1].matchAll(/<td( data-label="([^"]*)")?/g)].map((c) => c[2]));
+      expect(rows.length, url).toBeGreaterThan(0);
+      for (const row of rows) expect(row, url).toEqual(heads);
+    }
+  });
+
   it("shows a test run's results coloured by status with a count per status", async () => {
     const r = await get(`/ui/projects/DEMO/runs/${seed.run.human_id}`);
     expect(r.statusCode).toBe(200);
     expect(r.body).toContain('<span class="badge st-passed">Passed: 1</span>');
     expect(r.body).toContain('<span class="badge st-failed">Failed: 1</span>');
     expect(r.body).toContain('<span class="badge st-none">No result: 1</span>');
-    expect(r.body).toMatch(new RegExp(`cases/${seed.failingCase.human_id}">${seed.failingCase.human_id}</a></td><td>Logout</td><td><span class="badge st-failed">Failed</span>`));
+    expect(r.body).toMatch(new RegExp(`cases/${seed.failingCase.human_id}">${seed.failingCase.human_id}</a></td><td data-label="Title">Logout</td><td data-label="Result"><span class="badge st-failed">Failed</span>`));
     expect(r.body).toContain('the button &lt;em&gt;vanished&lt;/em&gt;');
   });
 
@@ -203,7 +238,30 @@ describe('the execution interface in the web UI', () => {
     expect(runPage.body).toContain('<span class="badge st-passed">Passed: 3</span>');
 
     const list = await get('/ui/runs');
-    expect(list.body).toContain(`href="/ui/runs/${id}">#${id}</a></td><td>42</td>`);
+    expect(list.body).toContain(`href="/ui/runs/${id}">#${id}</a></td><td data-label="Build">42</td>`);
+  });
+
+  it('closes the test run of a triggered run once the run has finished, as a PUT {"status":"CLOSED"} would', async () => {
+    const headers = { authorization: `Bearer ${UI_KEY}`, 'content-type': 'application/json' };
+    const trigger = () => app.inject({ method: 'POST', url: '/api/v1/execution_results', headers, payload: JSON.stringify({ executionId: seed.plan.human_id }) });
+    const testRun = (id: number) => db.findRun(ctx, seed.projectId, db.findExecution(ctx, id)!.run_id!)!;
+    const apiRun = async (id: number) =>
+      (await app.inject({ method: 'GET', url: `/api/v1/projects/DEMO/test_runs/${testRun(id).id}`, headers })).json().data.test_run as { status: string; closed_by: string | null };
+
+    // read through the API: the completed execution's status
+    const first = (await trigger()).json().id as number;
+    expect(await apiRun(first)).toMatchObject({ status: 'ACTIVE', closed_by: null });
+    clock.now += 3000;
+    await app.inject({ method: 'GET', url: `/api/v1/execution_results/${first}`, headers });
+    expect(await apiRun(first)).toMatchObject({ status: 'CLOSED', closed_by: db.listUsers(ctx)[0].id });
+
+    // read through the UI's list of test runs, without opening the execution run
+    const second = (await trigger()).json().id as number;
+    clock.now += 3000;
+    const runs = (await get('/ui/projects/DEMO/runs')).body;
+    const status = (humanId: string) => new RegExp(`>${humanId}</a></td><td data-label="Title"><a [^>]*>[^<]*</a></td><td data-label="Status">([A-Z]+)</td>`).exec(runs)?.[1];
+    expect(status(testRun(second).human_id)).toBe('CLOSED');
+    expect(status(seed.run.human_id)).toBe('ACTIVE');
   });
 });
 
@@ -252,7 +310,7 @@ describe('the web UI on a large project', () => {
     const tree = await get('/ui/projects/DEMO');
     expect(tree.body).toMatch(new RegExp(`folders/${big.id}">Big</a> <span class="count"[^>]*>10000</span>`));
     const first = await get(`/ui/projects/DEMO/folders/${big.id}`);
-    expect(first.body.match(/<tr><td><a href="\/ui\/projects\/DEMO\/cases\//g)).toHaveLength(50);
+    expect(first.body.match(/<tr><td data-label="Id"><a href="\/ui\/projects\/DEMO\/cases\//g)).toHaveLength(50);
     expect(first.body).toContain('Bulk case 50<');
     expect(first.body).not.toContain('Bulk case 51<');
     expect(first.body).toContain('Page 1 of 200 (10000 in all)');

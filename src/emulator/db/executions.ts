@@ -71,3 +71,8 @@ export function listExecutions(ctx: DbContext, page: PageRequest): Page<Executio
   const items = ctx.stmt('SELECT * FROM executions ORDER BY id DESC LIMIT ? OFFSET ?').all(page.limit, page.offset) as ExecutionRow[];
   return { items, total };
 }
+
+/** The execution runs whose results are not yet written into their test runs. */
+export function unsettledExecutions(ctx: DbContext): ExecutionRow[] {
+  return ctx.stmt('SELECT * FROM executions WHERE settled = 0 ORDER BY id').all() as ExecutionRow[];
+}

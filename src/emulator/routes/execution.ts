@@ -16,7 +16,7 @@ import { uiPaths } from '../ui/links.js';
  *   `STATUS_CREATED`, `STATUS_QUEUED` and `STATUS_PRE_FLIGHT` (result `QUEUED`), then is
  *   `STATUS_IN_PROGRESS` (result `QUEUED`) until the run duration has passed, then `STATUS_COMPLETED`;
  * - its result is chosen when it starts (see {@link chooseOutcome}) and stored, so every read agrees.
- * When a completed run is first read, its cases' statuses are written into the test run.
+ * When a completed run is first read, its cases' statuses are written into the test run and the run is closed.
  */
 export type ExecutionPhase = 'STATUS_CREATED' | 'STATUS_QUEUED' | 'STATUS_PRE_FLIGHT' | 'STATUS_IN_PROGRESS' | 'STATUS_COMPLETED';
 
@@ -119,7 +119,10 @@ function executionOf(c: RouteContext): ExecutionRow {
   return e;
 }
 
-/** Writes the final case statuses of a completed run into its test run, once (the web UI reads through it too). */
+/**
+ * Writes the final case statuses of a completed run into its test run and closes the test run,
+ * once (the web UI reads through it too).
+ */
 export function settleExecution(ctx: db.DbContext, e: ExecutionRow): void {
   if (e.settled || !e.run_id) return;
   ctx.tx(() => {
@@ -134,6 +137,8 @@ export function settleExecution(ctx: db.DbContext, e: ExecutionRow): void {
       const s = passed.has(x.id) ? statuses.get('Passed') : failed.has(x.id) ? statuses.get('Failed') : undefined;
       if (s) db.setRunCaseStatus(ctx, run.id, x.id, s, undefined, undefined);
     }
+    // the execution is over, so is its run: closed as a PUT {"status":"CLOSED"} closes one (closed_by follows)
+    if (run.status !== 'CLOSED') db.updateRun(ctx, run, { status: 'CLOSED' }, undefined);
   });
 }
 

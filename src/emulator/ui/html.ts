@@ -106,3 +106,22 @@ ${page > 1 ? html`<a rel="prev" href="${link(page - 1)}">← Previous</a>` : ''}
 ${page < pages ? html`<a rel="next" href="${link(page + 1)}">Next →</a>` : ''}
 </nav>`;
 }
+
+/** A column of a list table: its heading, and a class for its cells (`pre` keeps line breaks). */
+export interface Column {
+  label: string;
+  cls?: string;
+}
+
+/**
+ * A list table. Below 40rem its rows become cards and the headings are hidden, so each cell carries
+ * its column's heading in `data-label` and the stylesheet shows it before the value (no inline
+ * style: the Content-Security-Policy allows none).
+ */
+export function listTable(columns: readonly Column[], rows: readonly (readonly Interpolation[])[]): Html {
+  return html`<table class="wide"><thead><tr>${columns.map((c) => html`<th>${c.label}</th>`)}</tr></thead><tbody>
+${rows.map(
+  (cells) => html`<tr>${cells.map((v, i) => html`<td data-label="${columns[i].label}"${columns[i].cls ? html` class="${columns[i].cls}"` : ''}>${v}</td>`)}</tr>
+`,
+)}</tbody></table>`;
+}

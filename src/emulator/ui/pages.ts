@@ -3,7 +3,7 @@ import type { DbContext, ExecutionRow, FolderRow, ProjectRow } from '../db/index
 import { executionPhase, settleExecution } from '../routes/execution.js';
 import { ServiceError } from '../service-error.js';
 import { CASE_FIELDS, fieldOf, type FieldKind } from '../../fields.js';
-import { Html, html, layout, pageRequest, pager, statusClass, when, type Crumb } from './html.js';
+import { Html, html, layout, listTable, pageRequest, pager, statusClass, when, type Crumb } from './html.js';
 import { uiPaths } from './links.js';
 
 /**
@@ -35,9 +35,10 @@ const projectCrumb = (p: ProjectRow): Crumb => ({ label: p.name, href: projectPa
 
 export function projectsPage(env: PageEnv, page: number): string {
   const list = db.listProjects(env.ctx, {}, pageRequest(page));
-  const body = html`<table class="wide"><thead><tr><th>Prefix</th><th>Name</th><th>Description</th></tr></thead><tbody>
-${list.items.map((p) => html`<tr><td><a href="${projectPath(p)}">${p.human_id_prefix}</a></td><td><a href="${projectPath(p)}">${p.name}</a></td><td class="pre">${p.description}</td></tr>`)}
-</tbody></table>
+  const body = html`${listTable(
+    [{ label: 'Prefix' }, { label: 'Name' }, { label: 'Description', cls: 'pre' }],
+    list.items.map((p) => [html`<a href="${projectPath(p)}">${p.human_id_prefix}</a>`, html`<a href="${projectPath(p)}">${p.name}</a>`, p.description || '—']),
+  )}
 ${list.total === 0 ? html`<p class="muted">No projects yet.</p>` : ''}
 ${pager('/ui/', page, list.total)}`;
   return frame('Projects', body);
@@ -121,7 +122,7 @@ function renderTree(p: ProjectRow, nodes: TreeNode[]): Html {
 
 export function projectPage(env: PageEnv, ref: string): string {
   const p = projectOf(env.ctx, ref);
-  const tree = folderTree(env.ctx, p.id).roots;
+  const { roots: tree, nodes } = folderTree(env.ctx, p.id);
   const one = { limit: 1, offset: 0 };
   const groups = db.listStepGroups(env.ctx, p.id, one).total;
   const plans = db.listPlans(env.ctx, p.id, {}, one).total;
@@ -133,8 +134,9 @@ export function projectPage(env: PageEnv, ref: string): string {
 <li><a href="${base}/step-groups">Step groups</a> <span class="count">${groups}</span></li>
 <li><a href="${base}/plans">Test plans</a> <span class="count">${plans}</span></li>
 <li><a href="${base}/runs">Test runs</a> <span class="count">${runs}</span></li>
+<li>Test cases <span class="count">${cases}</span></li>
 </ul>
-<h2>Folders <span class="count" title="cases in the project">${cases}</span></h2>
+<h2>Folders <span class="count" title="folders in the project">${nodes.size}</span></h2>
 ${tree.length ? html`<div class="card">${renderTree(p, tree)}</div>` : html`<p class="muted">No folders yet.</p>`}`;
   return frame(`${p.name} (${p.human_id_prefix})`, body, [home]);
 }
@@ -153,11 +155,13 @@ export function folderPage(env: PageEnv, ref: string, folderId: string, page: nu
   const base = uiPaths.folder(p.human_id_prefix, folder.id);
   const sub = folderTree(env.ctx, p.id).nodes.get(folder.id)?.children ?? [];
   const body = html`${sub.length ? html`<h2>Subfolders</h2><div class="card">${renderTree(p, sub)}</div><h2>Cases <span class="count">${list.total}</span></h2>` : ''}
-<table class="wide"><thead><tr><th>Id</th><th>Title</th><th>Steps</th><th>Updated</th></tr></thead><tbody>
-${list.items.map(
-  (c) => html`<tr><td><a href="${uiPaths.testCase(p.human_id_prefix, c.human_id)}">${c.human_id}</a></td><td><a href="${uiPaths.testCase(p.human_id_prefix, c.human_id)}">${c.title}</a></td><td>${c.step_count}</td><td>${when(c.updated_at)}</td></tr>`,
+${listTable(
+  [{ label: 'Id' }, { label: 'Title' }, { label: 'Steps' }, { label: 'Updated' }],
+  list.items.map((c) => {
+    const href = uiPaths.testCase(p.human_id_prefix, c.human_id);
+    return [html`<a href="${href}">${c.human_id}</a>`, html`<a href="${href}">${c.title}</a>`, c.step_count, when(c.updated_at)];
+  }),
 )}
-</tbody></table>
 ${list.total === 0 ? html`<p class="muted">No cases directly in this folder.</p>` : ''}
 ${pager(base, page, list.total)}`;
   return frame(folder.name, body, [home, projectCrumb(p), ...chain.slice(0, -1)]);
@@ -242,9 +246,13 @@ ${steps.length === 0 ? html`<p class="muted">No individual steps.</p>` : ''}
 export function stepGroupsPage(env: PageEnv, ref: string, page: number): string {
   const p = projectOf(env.ctx, ref);
   const list = db.listStepGroups(env.ctx, p.id, pageRequest(page));
-  const body = html`<table class="wide"><thead><tr><th>Id</th><th>Title</th><th>Description</th></tr></thead><tbody>
-${list.items.map((g) => html`<tr><td><a href="${uiPaths.stepGroup(p.human_id_prefix, g.human_id)}">${g.human_id}</a></td><td>${g.title}</td><td class="pre">${g.description}</td></tr>`)}
-</tbody></table>
+  const body = html`${listTable(
+    [{ label: 'Id' }, { label: 'Title' }, { label: 'Description', cls: 'pre' }],
+    list.items.map((g) => {
+      const href = uiPaths.stepGroup(p.human_id_prefix, g.human_id);
+      return [html`<a href="${href}">${g.human_id}</a>`, html`<a href="${href}">${g.title}</a>`, g.description || '—'];
+    }),
+  )}
 ${list.total === 0 ? html`<p class="muted">No step groups yet.</p>` : ''}
 ${pager(`${projectPath(p)}/step-groups`, page, list.total)}`;
   return frame('Step groups', body, [home, projectCrumb(p)]);
@@ -263,28 +271,51 @@ export function stepGroupPage(env: PageEnv, ref: string, groupRef: string): stri
 export function plansPage(env: PageEnv, ref: string, page: number): string {
   const p = projectOf(env.ctx, ref);
   const list = db.listPlans(env.ctx, p.id, {}, pageRequest(page));
-  const body = html`<table class="wide"><thead><tr><th>Id</th><th>Title</th><th>Status</th><th>Start</th><th>End</th></tr></thead><tbody>
-${list.items.map(
-  (t) => html`<tr><td><a href="${uiPaths.testPlan(p.human_id_prefix, t.human_id)}">${t.human_id}</a></td><td>${t.title}</td><td>${t.status}</td><td>${when(t.start_date)}</td><td>${when(t.end_date)}</td></tr>`,
-)}
-</tbody></table>
+  const body = html`${listTable(
+    [{ label: 'Id' }, { label: 'Title' }, { label: 'Status' }, { label: 'Start' }, { label: 'End' }],
+    list.items.map((t) => {
+      const href = uiPaths.testPlan(p.human_id_prefix, t.human_id);
+      return [html`<a href="${href}">${t.human_id}</a>`, html`<a href="${href}">${t.title}</a>`, t.status, when(t.start_date), when(t.end_date)];
+    }),
+  )}
 ${list.total === 0 ? html`<p class="muted">No test plans yet.</p>` : ''}
 ${pager(`${projectPath(p)}/plans`, page, list.total)}`;
   return frame('Test plans', body, [home, projectCrumb(p)]);
 }
 
-function runsTable(p: ProjectRow, runs: db.RunRow[]): Html {
-  return html`<table class="wide"><thead><tr><th>Id</th><th>Title</th><th>Status</th><th>Cases</th><th>Created</th></tr></thead><tbody>
-${runs.map(
-  (r) => html`<tr><td><a href="${uiPaths.testRun(p.human_id_prefix, r.human_id)}">${r.human_id}</a></td><td><a href="${uiPaths.testRun(p.human_id_prefix, r.human_id)}">${r.title}</a></td><td>${r.status}</td><td>${r.test_cases_count}</td><td>${when(r.created_at)}</td></tr>`,
-)}
-</tbody></table>`;
+/** A badge per result with the number of the run's cases that have it (`Passed: 2`, `No result: 1`). */
+function resultCounts(ctx: DbContext, runId: string, list: 'results' | 'totals' = 'results'): Html {
+  const counts = db.runStatusCounts(ctx, runId);
+  return html`<ul class="${list}" aria-label="results per status">${counts.map(
+    (c) => html`<li><span class="badge ${statusClass(c.status_name)}">${c.status_name ?? 'No result'}: ${c.n}</span></li>`,
+  )}</ul>`;
+}
+
+function runsTable(ctx: DbContext, p: ProjectRow, runs: db.RunRow[]): Html {
+  return listTable(
+    [{ label: 'Id' }, { label: 'Title' }, { label: 'Status' }, { label: 'Cases' }, { label: 'Results' }, { label: 'Created' }],
+    runs.map((r) => {
+      const href = uiPaths.testRun(p.human_id_prefix, r.human_id);
+      return [html`<a href="${href}">${r.human_id}</a>`, html`<a href="${href}">${r.title}</a>`, r.status, r.test_cases_count, resultCounts(ctx, r.id), when(r.created_at)];
+    }),
+  );
+}
+
+/**
+ * Settles the execution runs that have finished, so that their test runs show their results and
+ * are closed however they are reached (not only through the execution run's own page).
+ */
+function settleFinished(env: PageEnv): void {
+  for (const e of db.unsettledExecutions(env.ctx)) {
+    if (executionPhase(e, env.now(), env.runDurationMs) === 'STATUS_COMPLETED') settleExecution(env.ctx, e);
+  }
 }
 
 export function planPage(env: PageEnv, ref: string, planRef: string, page: number): string {
   const p = projectOf(env.ctx, ref);
   const t = db.findPlan(env.ctx, p.id, planRef);
   if (!t) throw missing(`No test plan ${planRef} in ${p.human_id_prefix}`);
+  settleFinished(env);
   const runs = db.listRuns(env.ctx, p.id, { planId: t.id }, pageRequest(page));
   const body = html`<div class="card"><dl class="fields">
 <dt>Status</dt><dd>${t.status}</dd>
@@ -294,15 +325,16 @@ export function planPage(env: PageEnv, ref: string, planRef: string, page: numbe
 <dt>Description</dt><dd>${t.description || '—'}</dd>
 </dl></div>
 <h2>Test runs <span class="count">${runs.total}</span></h2>
-${runsTable(p, runs.items)}
+${runsTable(env.ctx, p, runs.items)}
 ${pager(uiPaths.testPlan(p.human_id_prefix, t.human_id), page, runs.total)}`;
   return frame(`${t.human_id}: ${t.title}`, body, [home, projectCrumb(p), { label: 'Test plans', href: `${projectPath(p)}/plans` }]);
 }
 
 export function runsPage(env: PageEnv, ref: string, page: number): string {
   const p = projectOf(env.ctx, ref);
+  settleFinished(env);
   const list = db.listRuns(env.ctx, p.id, {}, pageRequest(page));
-  const body = html`${runsTable(p, list.items)}
+  const body = html`${runsTable(env.ctx, p, list.items)}
 ${list.total === 0 ? html`<p class="muted">No test runs yet.</p>` : ''}
 ${pager(`${projectPath(p)}/runs`, page, list.total)}`;
   return frame('Test runs', body, [home, projectCrumb(p)]);
@@ -311,9 +343,9 @@ ${pager(`${projectPath(p)}/runs`, page, list.total)}`;
 export function runPage(env: PageEnv, ref: string, runRef: string, page: number): string {
   const { ctx } = env;
   const p = projectOf(ctx, ref);
+  settleFinished(env);
   const r = db.findRun(ctx, p.id, runRef);
   if (!r) throw missing(`No test run ${runRef} in ${p.human_id_prefix}`);
-  const counts = db.runStatusCounts(ctx, r.id);
   const rows = db.runCasesPage(ctx, r.id, pageRequest(page));
   const plan = r.test_plan_id ? db.findPlan(ctx, p.id, r.test_plan_id) : undefined;
   const users = new Map(db.listUsers(ctx).map((u) => [u.id, u]));
@@ -324,14 +356,17 @@ export function runPage(env: PageEnv, ref: string, runRef: string, page: number)
 ${r.description ? html`<dt>Description</dt><dd>${r.description}</dd>` : ''}
 </dl></div>
 <h2>Results <span class="count">${r.test_cases_count}</span></h2>
-<ul class="totals" aria-label="results per status">${counts.map(
-    (c) => html`<li><span class="badge ${statusClass(c.status_name)}">${c.status_name ?? 'No result'}: ${c.n}</span></li>`,
-  )}</ul>
-<table class="wide"><thead><tr><th>Case</th><th>Title</th><th>Result</th><th>Assignee</th><th>Comment</th></tr></thead><tbody>
-${rows.items.map(
-  (x) => html`<tr><td><a href="${uiPaths.testCase(p.human_id_prefix, x.human_id)}">${x.human_id}</a></td><td>${x.title}</td><td><span class="badge ${statusClass(x.status_name)}">${x.status_name ?? 'No result'}</span></td><td>${userName(users, x.user_id)}</td><td class="pre">${x.description}</td></tr>`,
+${resultCounts(ctx, r.id, 'totals')}
+${listTable(
+  [{ label: 'Case' }, { label: 'Title' }, { label: 'Result' }, { label: 'Assignee' }, { label: 'Comment', cls: 'pre' }],
+  rows.items.map((x) => [
+    html`<a href="${uiPaths.testCase(p.human_id_prefix, x.human_id)}">${x.human_id}</a>`,
+    x.title,
+    html`<span class="badge ${statusClass(x.status_name)}">${x.status_name ?? 'No result'}</span>`,
+    userName(users, x.user_id),
+    x.description || '—',
+  ]),
 )}
-</tbody></table>
 ${pager(uiPaths.testRun(p.human_id_prefix, r.human_id), page, rows.total)}`;
   return frame(`${r.human_id}: ${r.title}`, body, [home, projectCrumb(p), { label: 'Test runs', href: `${projectPath(p)}/runs` }]);
 }
@@ -365,12 +400,13 @@ const badge = (s: string) => html`<span class="badge ${statusClass(s)}">${s}</sp
 export function executionsPage(env: PageEnv, page: number): string {
   const list = db.listExecutions(env.ctx, pageRequest(page));
   const body = html`<p class="muted">Runs started through the execution interface (<code>tmsync run trigger</code>).</p>
-<table class="wide"><thead><tr><th>Run</th><th>Build</th><th>Status</th><th>Result</th><th>Total</th><th>Passed</th><th>Failed</th></tr></thead><tbody>
-${list.items.map((e) => {
-  const v = viewOf(env, e);
-  return html`<tr><td><a href="${uiPaths.execution(e.id)}">#${e.id}</a></td><td>${e.build_no || '—'}</td><td>${badge(v.status)}</td><td>${badge(v.result)}</td><td>${e.total}</td><td>${v.passed}</td><td>${v.failed}</td></tr>`;
-})}
-</tbody></table>
+${listTable(
+  [{ label: 'Run' }, { label: 'Build' }, { label: 'Status' }, { label: 'Result' }, { label: 'Total' }, { label: 'Passed' }, { label: 'Failed' }],
+  list.items.map((e) => {
+    const v = viewOf(env, e);
+    return [html`<a href="${uiPaths.execution(e.id)}">#${e.id}</a>`, e.build_no || '—', badge(v.status), badge(v.result), e.total, v.passed, v.failed];
+  }),
+)}
 ${list.total === 0 ? html`<p class="muted">No runs yet.</p>` : ''}
 ${pager('/ui/runs', page, list.total)}`;
   return frame('Execution runs', body, [home]);

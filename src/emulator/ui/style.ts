@@ -31,6 +31,7 @@ ol.steps li.from-group{border-left:4px solid #8250df}
 .st-retest{background:#8250df}.st-in-progress{background:#0969da}.st-untested,.st-none{background:#afb8c1;color:#1f2328}
 .st-status-completed{background:#1a7f37}.st-status-in-progress{background:#0969da}.st-status-created{background:#afb8c1;color:#1f2328}
 .st-success{background:#1a7f37}.st-failure{background:#cf222e}.st-queued{background:#afb8c1;color:#1f2328}
+.results{display:flex;flex-wrap:wrap;gap:.3rem;margin:0;padding:0;list-style:none}
 .totals{display:flex;flex-wrap:wrap;gap:.4rem;margin:0 0 1rem;padding:0;list-style:none}
 .pager{display:flex;flex-wrap:wrap;gap:1rem;align-items:center;margin:1rem 0}
 .error{background:#ffebe9;border:1px solid #ff8182;border-radius:6px;padding:.5rem .8rem}
@@ -43,6 +44,7 @@ form.key button{margin-top:.6rem;padding:.4rem 1rem;font:inherit;border-radius:4
   table.wide thead{display:none}
   table.wide tr{display:block;border-bottom:1px solid #d0d7de;padding:.3rem 0}
   table.wide td{display:block;border:0;padding:.1rem .6rem}
+  table.wide td::before{content:attr(data-label);display:inline-block;min-width:5.5rem;margin-right:.5rem;font-weight:600;color:#57606a;white-space:normal}
 }
 `;
 
