@@ -130,6 +130,61 @@ describe('the web UI in Chromium', () => {
     await page.close();
   });
 
+  it('shows every page at 390 px without sideways scrolling, each value of a list card with its visible label', async (ctx) => {
+    if (!browser) return ctx.skip(skipReason);
+    // an execution run, so that its list and page have something to show
+    const trigger = await fetch(`${emu.appUrl}/api/v1/execution_results`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${UI_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ executionId: seed.plan.human_id, buildNo: '7' }),
+    });
+    expect(trigger.status).toBe(200);
+    const executionId = ((await trigger.json()) as { id: number }).id;
+    const page = await signedInPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    const pages = [
+      '/ui/',
+      '/ui/projects/DEMO',
+      `/ui/projects/DEMO/folders/${seed.authFolder.id}`,
+      `/ui/projects/DEMO/folders/${seed.loginFolder.id}`,
+      `/ui/projects/DEMO/cases/${seed.hostileCase.human_id}`,
+      '/ui/projects/DEMO/step-groups',
+      `/ui/projects/DEMO/step-groups/${seed.group.human_id}`,
+      '/ui/projects/DEMO/plans',
+      `/ui/projects/DEMO/plans/${seed.plan.human_id}`,
+      '/ui/projects/DEMO/runs',
+      `/ui/projects/DEMO/runs/${seed.run.human_id}`,
+      '/ui/runs',
+      `/ui/runs/${executionId}`,
+    ];
+    let cells = 0;
+    for (const path of pages) {
+      const r = await page.goto(`${emu.appUrl}${path}`);
+      expect(r?.status(), path).toBe(200);
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth'), path).toBeLessThanOrEqual(390);
+      // the column headings are hidden on a narrow screen: each cell must name its value itself
+      expect(await page.locator('table.wide thead').evaluateAll((els) => els.filter((el) => (el as unknown as { offsetParent: unknown }).offsetParent !== null).length), path).toBe(0);
+      const labels = await page.locator('table.wide tbody td').evaluateAll((tds) =>
+        tds.map((td) => {
+          const view = globalThis as unknown as { getComputedStyle(e: unknown, pseudo?: string): { content: string; display: string; visibility: string; color: string } };
+          const before = view.getComputedStyle(td, '::before');
+          const cell = td as unknown as { getBoundingClientRect(): { width: number; height: number }; textContent: string };
+          const box = cell.getBoundingClientRect();
+          return { content: before.content, display: before.display, visibility: before.visibility, shown: box.width > 0 && box.height > 0, text: cell.textContent };
+        }),
+      );
+      cells += labels.length;
+      for (const l of labels) {
+        expect(l.shown, `${path}: ${l.text}`).toBe(true);
+        expect(l.display, `${path}: ${l.text}`).not.toBe('none');
+        expect(l.visibility, `${path}: ${l.text}`).toBe('visible');
+        expect(l.content, `${path}: ${l.text}`).toMatch(/^"[A-Z][a-z]+"$/);
+      }
+    }
+    expect(cells).toBeGreaterThan(30);
+    await page.close();
+  });
+
   it("shows a run's results in colour with a count per status", async (ctx) => {
     if (!browser) return ctx.skip(skipReason);
     const page = await signedInPage();
