@@ -165,7 +165,7 @@ describe('the web UI pages', () => {
 
   it("counts the project's folders in the Folders badge, and its cases apart", async () => {
     const r = await get('/ui/projects/DEMO');
-    // three folders (Authentication, Login, Legacy) holding three cases: 3 either way, so add a fourth case
+    // three folders (Authentication, Login, Legacy) holding three cases: 3 either way, so add an empty folder
     expect(r.body).toMatch(/<h2>Folders <span class="count"[^>]*>3<\/span><\/h2>/);
     db.insertFolder(ctx, seed.projectId, 'Empty', undefined);
     const again = await get('/ui/projects/DEMO');

@@ -31,7 +31,7 @@ ol.steps li.from-group{border-left:4px solid #8250df}
 .st-retest{background:#8250df}.st-in-progress{background:#0969da}.st-untested,.st-none{background:#afb8c1;color:#1f2328}
 .st-status-completed{background:#1a7f37}.st-status-in-progress{background:#0969da}.st-status-created{background:#afb8c1;color:#1f2328}
 .st-success{background:#1a7f37}.st-failure{background:#cf222e}.st-queued{background:#afb8c1;color:#1f2328}
-.results{display:flex;flex-wrap:wrap;gap:.3rem;margin:0;padding:0;list-style:none}
+.results{display:inline-flex;vertical-align:top;flex-wrap:wrap;gap:.3rem;margin:0;padding:0;list-style:none}
 .totals{display:flex;flex-wrap:wrap;gap:.4rem;margin:0 0 1rem;padding:0;list-style:none}
 .pager{display:flex;flex-wrap:wrap;gap:1rem;align-items:center;margin:1rem 0}
 .error{background:#ffebe9;border:1px solid #ff8182;border-radius:6px;padding:.5rem .8rem}
