@@ -177,6 +177,16 @@ export function isTransient(err: unknown): boolean {
 }
 
 /** The counts of a run as one line: `12 total, 10 passed, 1 failed, 1 aborted`. */
+/**
+ * A status or result of the execution interface in words for people: `STATUS_IN_PROGRESS` →
+ * `in progress`, `NOT_EXECUTED` → `not executed`; a value of another shape as it is.
+ */
+export function executionWords(value: string | null | undefined): string {
+  if (!value) return 'none';
+  if (!/^[A-Z][A-Z0-9_]*$/.test(value)) return value;
+  return value.replace(/^STATUS_/, '').toLowerCase().replace(/_/g, ' ').replace(/^pre flight$/, 'pre-flight');
+}
+
 export function formatCounts(run: ExecutionResult | undefined): string {
   if (!run) return 'no status was read';
   const parts: string[] = [];

@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ExecutionResult } from '../../src/api/resources.js';
-import {
-  classifyResult,
-  formatCounts,
-  parseRuntimeData,
-  triggerExecution,
-  waitForExecution,
-  type WaitClock,
-} from '../../src/ci/execution.js';
+import { classifyResult, executionWords, formatCounts, parseRuntimeData, triggerExecution, type WaitClock, waitForExecution } from '../../src/ci/execution.js';
 import { ApiError } from '../../src/remote/api-error.js';
 import type { TmsClient } from '../../src/remote/client.js';
 
@@ -44,6 +37,18 @@ function scriptedClient(steps: Step[]) {
 }
 
 const serverError = () => new ApiError({ code: 'server_error', status: 503, method: 'GET', path: '/api/v1/execution_results/4711' });
+
+describe('the execution interface in words', () => {
+  it('says statuses and results as people read them, and leaves other shapes alone', () => {
+    expect(executionWords('STATUS_IN_PROGRESS')).toBe('in progress');
+    expect(executionWords('STATUS_PRE_FLIGHT')).toBe('pre-flight');
+    expect(executionWords('STATUS_COMPLETED')).toBe('completed');
+    expect(executionWords('NOT_EXECUTED')).toBe('not executed');
+    expect(executionWords('SUCCESS')).toBe('success');
+    expect(executionWords('Passed')).toBe('Passed');
+    expect(executionWords(undefined)).toBe('none');
+  });
+});
 
 describe('waitForExecution', () => {
   it('polls through known and unknown intermediate statuses until STATUS_COMPLETED and reports a SUCCESS as passed', async () => {

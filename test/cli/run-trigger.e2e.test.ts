@@ -28,7 +28,7 @@ async function createPlan(title: string): Promise<string> {
 }
 
 /** The last status a wait out of time can read: the run is not yet in progress, or is. */
-const UNFINISHED = 'STATUS_(?:CREATED|QUEUED|PRE_FLIGHT|IN_PROGRESS)';
+const UNFINISHED = '(?:created|queued|pre-flight|in progress)';
 
 function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { TMSYNC_BASE_URL: emu.baseUrl, TMSYNC_API_KEY: KEY, TMSYNC_APP_API_KEY: APP_KEY, ...extra };
@@ -59,7 +59,7 @@ afterAll(async () => {
 describe('tmsync run trigger', () => {
   it('follows a passing run to completion, exits 0, prints the run id on stdout and writes the JUnit report', async () => {
     const r = await tmsync(['run', 'trigger', '--test-plan', passingPlan, '--build', '812', '--wait', '--poll', '50ms', '--timeout', '20s', '--junit', 'reports/run.xml']);
-    expect(r.err).toContain('passed (SUCCESS): 3 total, 3 passed, 0 failed');
+    expect(r.err).toContain('passed (success): 3 total, 3 passed, 0 failed');
     expect(r.code).toBe(0);
     expect(r.io.out[0]).toMatch(/^\d+$/);
     expect(r.err).toMatch(new RegExp(`Started run ${r.io.out[0]} of test plan ${passingPlan}: http://127\\.0\\.0\\.1:\\d+/`));
@@ -73,7 +73,7 @@ describe('tmsync run trigger', () => {
     const executionId = findPlanAnywhere(emu.db, planUuid)!.execution_id;
     const r = await tmsync(['run', 'trigger', '--test-plan', String(executionId), '--wait', '--poll', '50ms', '--timeout', '20s']);
     expect(r.code).toBe(0);
-    expect(r.err).toContain('passed (SUCCESS): 3 total, 3 passed, 0 failed');
+    expect(r.err).toContain('passed (success): 3 total, 3 passed, 0 failed');
   });
 
   it('names a plan by its human id when a project is configured: its execution id where the service shows one, else a refusal saying to pass the number', async () => {
@@ -97,14 +97,14 @@ describe('tmsync run trigger', () => {
   it('exits 3 for a run that completes with FAILURE and prints its counts', async () => {
     const r = await tmsync(['run', 'trigger', '--test-plan', failingPlan, '--wait', '--poll', '50ms', '--timeout', '20s']);
     expect(r.code).toBe(3);
-    expect(r.err).toContain('did not pass (FAILURE): 3 total, 2 passed, 1 failed');
+    expect(r.err).toContain('did not pass (failure): 3 total, 2 passed, 1 failed');
   });
 
   it('exits 3 for runs that end ABORTED, STOPPED or NOT_EXECUTED, with their counts', async () => {
     for (const [outcome, result, counts] of [
-      ['aborted', 'ABORTED', '3 total, 1 passed, 0 failed, 2 aborted'],
-      ['stopped', 'STOPPED', '3 total, 1 passed, 0 failed, 2 stopped'],
-      ['not-executed', 'NOT_EXECUTED', '3 total, 0 passed, 0 failed, 3 not executed'],
+      ['aborted', 'aborted', '3 total, 1 passed, 0 failed, 2 aborted'],
+      ['stopped', 'stopped', '3 total, 1 passed, 0 failed, 2 stopped'],
+      ['not-executed', 'not executed', '3 total, 0 passed, 0 failed, 3 not executed'],
     ] as const) {
       const plan = await createPlan(`Release 2.5 outcome:${outcome}`);
       const r = await tmsync(['run', 'trigger', '--test-plan', plan, '--wait', '--poll', '50ms', '--timeout', '20s']);
@@ -113,7 +113,7 @@ describe('tmsync run trigger', () => {
     }
   });
 
-  it('waits through STATUS_CREATED, STATUS_QUEUED, STATUS_PRE_FLIGHT and STATUS_IN_PROGRESS, reporting each', async () => {
+  it('waits through STATUS_CREATED, STATUS_QUEUED, STATUS_PRE_FLIGHT and STATUS_IN_PROGRESS, reporting each in words', async () => {
     // one clock for the emulator and the wait: each sleep moves both, so the polls land in every state
     let t = 1_900_000_000_000;
     const clocked = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo', now: () => t, runDurationMs: 6000, runQueueMs: 3000 });
@@ -125,9 +125,10 @@ describe('tmsync run trigger', () => {
       const clock = { now: () => t, sleep: async (ms: number) => void (t += ms) };
       const code = await runRunTrigger({ cwd, json: false, verbose: false, color: { stdout: false, stderr: false }, testPlan: plan, wait: true, poll: '1s', timeout: '1m', clock }, io);
       expect(code).toBe(0);
-      const states = io.err.flatMap((line) => /^Run \d+: (STATUS_[A-Z_]+)/.exec(line)?.[1] ?? []);
-      expect(states).toEqual(['STATUS_QUEUED', 'STATUS_PRE_FLIGHT', 'STATUS_IN_PROGRESS', 'STATUS_COMPLETED']);
-      expect(io.err.join('\n')).toContain('passed (SUCCESS): 2 total, 2 passed, 0 failed');
+      const states = io.err.flatMap((line) => /^Run \d+: ([a-z -]+?)(?: \(|$)/.exec(line)?.[1] ?? []);
+      expect(states).toEqual(['queued', 'pre-flight', 'in progress', 'completed']);
+      expect(io.err.join('\n')).not.toMatch(/STATUS_|SUCCESS/);
+      expect(io.err.join('\n')).toContain('passed (success): 2 total, 2 passed, 0 failed');
     } finally {
       await c.close();
       await clocked.close();
@@ -145,7 +146,7 @@ describe('tmsync run trigger', () => {
         { TMSYNC_BASE_URL: slow.baseUrl, TMSYNC_API_KEY: KEY },
       );
       expect(r.code).toBe(3);
-      expect(r.err).toMatch(new RegExp(`did not finish within 300ms \\(last status ${UNFINISHED}\\): 1 total, 0 passed, 0 failed, 1 queued`));
+      expect(r.err).toMatch(new RegExp(`did not finish within 300ms \\(last status: ${UNFINISHED}\\): 1 total, 0 passed, 0 failed, 1 queued`));
       const json = JSON.parse(r.io.out[r.io.out.length - 1]);
       expect(json.outcome).toBe('timeout');
       expect(json.polls).toBeGreaterThan(1);

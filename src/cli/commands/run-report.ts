@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { classifyResult, fetchExecutionJunit, formatCounts, getExecution, isCompleted } from '../../ci/execution.js';
+import { classifyResult, executionWords, fetchExecutionJunit, formatCounts, getExecution, isCompleted } from '../../ci/execution.js';
 import { TmsyncError } from '../../errors.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
@@ -28,7 +28,7 @@ export async function runRunReport(options: RunReportOptions, io: CliIo): Promis
   try {
     const run = await getExecution(target.client, runId, io.signal);
     if (!isCompleted(run)) {
-      throw new TmsyncError('run_not_finished', `run ${runId} has not finished (${run.status}); its JUnit report does not exist yet`, {
+      throw new TmsyncError('run_not_finished', `run ${runId} has not finished (${executionWords(run.status)}); its JUnit report does not exist yet`, {
         hint: `try again once it has, or wait for it: \`tmsync run status ${runId}\` shows where it is`,
         details: { status: run.status },
       });

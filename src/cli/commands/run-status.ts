@@ -1,4 +1,4 @@
-import { classifyResult, formatCounts, getExecution, isCompleted } from '../../ci/execution.js';
+import { classifyResult, executionWords, formatCounts, getExecution, isCompleted } from '../../ci/execution.js';
 import { TmsyncError } from '../../errors.js';
 import { webLink } from '../../remote/web-link.js';
 import { safeInline, safeLineStart } from '../../safe-text.js';
@@ -29,7 +29,8 @@ export async function runRunStatus(options: RunStatusOptions, io: CliIo): Promis
       return 0;
     }
     const done = isCompleted(run);
-    const verdict = done ? ` ${classifyResult(run.result) === 'passed' ? 'passed' : 'did not pass'}` : '';
+    // stdout keeps the service's values (scripts read them); the line for people says them in words
+    const verdict = done ? ` ${classifyResult(run.result) === 'passed' ? 'passed' : 'did not pass'} (${safeInline(executionWords(run.result))})` : ` is ${safeInline(executionWords(run.status))}`;
     // the status, result, message and id are the service's words, each kept on its line (`safe-text.ts`)
     io.stdout(safeLineStart(safeInline(`${run.status} ${run.result ?? ''}`.trim() + ` — ${formatCounts(run)}`)));
     const url = webLink(run);

@@ -4,6 +4,7 @@ import { safeInline, safeLineStart } from '../../safe-text.js';
 import type { ExecutionResult } from '../../api/resources.js';
 import { formatDuration, parseDuration } from '../../ci/duration.js';
 import {
+  executionWords,
   formatCounts,
   fetchExecutionJunit,
   getExecution,
@@ -101,7 +102,7 @@ export async function runRunTrigger(options: RunTriggerOptions, io: CliIo): Prom
       signal: io.signal,
       onPoll: (r) => {
         if (r.status !== lastStatus) {
-          say(`Run ${run.id}: ${r.status}${r.totalCount ? ` (${formatCounts(r)})` : ''}`);
+          say(`Run ${run.id}: ${executionWords(r.status)}${r.totalCount ? ` (${formatCounts(r)})` : ''}`);
           lastStatus = r.status;
         }
       },
@@ -161,9 +162,9 @@ export async function runRunTrigger(options: RunTriggerOptions, io: CliIo): Prom
 
 function summary(runId: string, w: WaitResult, timeoutMs: number): string {
   const counts = formatCounts(w.run);
-  if (w.outcome === 'passed') return `Run ${runId} passed (${w.run?.result}): ${counts}.`;
-  if (w.outcome === 'failed') return `Run ${runId} did not pass (${w.run?.result ?? 'no result'}): ${counts}.`;
-  const last = w.run ? `last status ${w.run.status}` : 'no status could be read';
+  if (w.outcome === 'passed') return `Run ${runId} passed (${executionWords(w.run?.result)}): ${counts}.`;
+  if (w.outcome === 'failed') return `Run ${runId} did not pass (${w.run?.result ? executionWords(w.run.result) : 'no result'}): ${counts}.`;
+  const last = w.run ? `last status: ${executionWords(w.run.status)}` : 'no status could be read';
   return `Run ${runId} did not finish within ${formatDuration(timeoutMs)} (${last}): ${counts}.`;
 }
 
