@@ -1,7 +1,7 @@
 import { CASE_FIELDS, fieldOf } from '../fields.js';
 import type { ActualState, CaseDefaults, LookupKind } from '../model.js';
 import { buildResolver } from '../plan/resolve.js';
-import { fieldHash, HashedFields, type BaseKind, type SyncBase } from '../sync/base.js';
+import { fieldHash, HashedFields, type BaseEntry, type BaseKind, type SyncBase } from '../sync/base.js';
 import { yamlKeyOf } from './pull-merge.js';
 import { remoteItemValues, type HashedCaseFields } from './pull-sync.js';
 import type { PullFile } from './pull-files.js';
@@ -30,6 +30,7 @@ export function implicitKeys(input: { actual: ActualState; defaults: CaseDefault
     const r = f.kind === 'lookup' ? resolver.lookup(f.key as LookupKind, value) : f.kind === 'user' ? resolver.user(value) : undefined;
     if (r?.ok) implied.set(f.model, fieldHash(r.id));
   }
+  let last: { kind: BaseKind; id: string; entry: BaseEntry | undefined } | undefined;
   return (f, key) => {
     if (f.kind === 'config' || f.itemId === undefined || key === 'id' || key === 'title') return false;
     // a folder's name is its directory's unless `name:` says otherwise: pull writes it when needed
@@ -37,7 +38,9 @@ export function implicitKeys(input: { actual: ActualState; defaults: CaseDefault
     const kind: BaseKind = f.kind;
     const values = remote(kind, f.itemId);
     if (!values) return false;
-    const entry = input.base?.get(kind, f.itemId);
+    // (an entry read from the file is unpacked when asked for: once a file, not once a key)
+    if (last?.kind !== kind || last.id !== f.itemId) last = { kind, id: f.itemId, entry: input.base?.get(kind, f.itemId) };
+    const entry = last.entry;
     const hashes = values.fields instanceof HashedFields ? values.fields.hashes : undefined;
     const names = hashes ? [...hashes.keys()] : Object.keys(values.fields);
     for (const name of names) {
