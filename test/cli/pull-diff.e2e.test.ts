@@ -35,13 +35,13 @@ async function snapshot(root: string): Promise<Map<string, Buffer>> {
   return out;
 }
 
-/** The files whose bytes differ, and for each the lines removed and added (by position, for a file whose line count is kept or grows by insertions). */
+/** The files whose bytes differ (the same files on both sides: none created, none removed). */
 function changedFiles(before: Map<string, Buffer>, after: Map<string, Buffer>): string[] {
   expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
   return [...after].filter(([p, b]) => !b.equals(before.get(p)!)).map(([p]) => p);
 }
 
-/** The lines of `after` not in `before` and those of `before` not in `after`, as a line diff of one hunk sees them. */
+/** What a line diff of one hunk shows: the lines between the common head and the common tail, on each side. */
 function lineDiff(before: string, after: string): { removed: string[]; added: string[] } {
   const a = before.split('\n');
   const b = after.split('\n');
@@ -54,6 +54,7 @@ function lineDiff(before: string, after: string): { removed: string[]; added: st
 
 const idOf = (text: string) => /^id: (\S+)$/m.exec(text)![1]!;
 
+/** A priority's id by name (`Critical`: both dialects' lists hold it, their other names differ). */
 async function lookupId(baseUrl: string, list: 'listPriorities', name: string): Promise<string> {
   const c = client(baseUrl);
   try {
@@ -121,12 +122,12 @@ describe('pull writes only what changed (cases relying on tmsync.yaml defaults)'
     const file = 'cases/Authentication/admin-audit-log.yaml';
     const text = before.get(file)!.toString('utf8');
     expect(text).not.toMatch(/^priority:/m);
-    await editInUi(baseUrl, 'DEMO', idOf(text), { priority_id: await lookupId(baseUrl, 'listPriorities', 'High') });
+    await editInUi(baseUrl, 'DEMO', idOf(text), { priority_id: await lookupId(baseUrl, 'listPriorities', 'Critical') });
 
     expect(await pulled(root)).toEqual([file]);
     const after = await snapshot(root);
     expect(changedFiles(before, after)).toEqual([file]);
-    expect(lineDiff(text, after.get(file)!.toString('utf8'))).toEqual({ removed: [], added: ['priority: High'] });
+    expect(lineDiff(text, after.get(file)!.toString('utf8'))).toEqual({ removed: [], added: ['priority: Critical'] });
     const plan = await tmsync(root, 'plan', '--detailed-exitcode');
     expect(plan.code).toBe(0);
   });
@@ -138,12 +139,12 @@ describe('pull writes only what changed (cases relying on tmsync.yaml defaults)'
     const file = 'cases/Checkout/guest-checkout.yaml';
     const text = before.get(file)!.toString('utf8');
     expect(text).not.toMatch(/^status:/m);
-    await editInUi(baseUrl, 'DEMO', idOf(text), { priority_id: await lookupId(baseUrl, 'listPriorities', 'Low') });
+    await editInUi(baseUrl, 'DEMO', idOf(text), { priority_id: await lookupId(baseUrl, 'listPriorities', 'Critical') });
 
     expect(await pulled(root)).toEqual([file]);
     const after = await snapshot(root);
     expect(changedFiles(before, after)).toEqual([file]);
     // the file's own `priority:` takes the service's value; status, type, owner… stay the defaults'
-    expect(lineDiff(text, after.get(file)!.toString('utf8'))).toEqual({ removed: ['priority: Medium'], added: ['priority: Low'] });
+    expect(lineDiff(text, after.get(file)!.toString('utf8'))).toEqual({ removed: ['priority: Medium'], added: ['priority: Critical'] });
   });
 });
