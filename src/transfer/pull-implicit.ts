@@ -7,13 +7,13 @@ import { remoteItemValues, type HashedCaseFields } from './pull-sync.js';
 import type { PullFile } from './pull-files.js';
 
 /**
- * Which keys an existing file leaves out stay out of it after a pull (docs/transfer.md, "Keys a
- * file leaves out"). A key the file does not hold means "as the service has it": the plan neither
+ * Which keys an existing file leaves out stay out of it after a pull (docs/transfer.md, "A pull
+ * writes only what changed"). A key the file does not hold means "as the service has it": the plan neither
  * compares nor sends it. Pull writes one only when the service's value is a change:
  * - it differs from what the sync base recorded for it at the last sync, or, where the base
- *   recorded nothing for it (no base, or a sync that did not manage it),
- * - it differs from what the file implies: `defaults:` of tmsync.yaml for type, status, priority,
- *   automation type and owner (what the file's create was given); a folder's `order` is implied by
+ *   recorded nothing for it (no base, or a sync that did not record that field),
+ * - from what the file implies: `defaults:` of tmsync.yaml for type, status, priority,
+ *   automation type and owner (what the file's create was given), nothing for the others; a folder's `order` is implied by
  *   its place among its siblings, so it is written only when the base saw it change.
  * Keys the file holds are merged as before (`PullMerge`); new files are written whole.
  */
