@@ -4,6 +4,7 @@ export { buildPullFiles, type PullFile, type PullFilesResult, type BuildPullFile
 export { pullIntoRepository, loadExistingRepository, type PullOptions, type PullResult, type PullMergeHooks } from './pull.js';
 export { PullMerge, type Prefer, type PullConflict, type PullMergeInput, type PullMergeSummary } from './pull-merge.js';
 export { preparePullMerge, recordPull, type PreparedPullMerge } from './pull-sync.js';
+export { implicitKeys, type KeepImplicit } from './pull-implicit.js';
 export { createPullStage, type PullStage, type PullStageOptions } from './pull-stage.js';
 export { actualToDesired, type ActualToDesiredOptions } from './to-desired.js';
 export { slugify, isPortableDirName, safeDirName } from './naming.js';

@@ -9,11 +9,13 @@ import { loadRepository } from '../repository/loader.js';
 import { fileOps, ioError, type FileOps } from '../repository/file-ops.js';
 import { decodeTextOrThrow } from '../repository/text-file.js';
 import { createWriteSession, removeStrayTempFiles, repositoryTempDir, setYamlFields, syncFileSystem, writeFileAtomic, writeFilesAtomic } from '../repository/writer.js';
+import { normalizeText } from '../plan/normalize.js';
 import { forEachLimit } from './streams.js';
 import { buildPullFiles, MANAGED_KEYS, type BuildPullFilesOptions, type PullFile, type PulledConfig } from './pull-files.js';
 import type { FieldWarning } from './case-fields.js';
 import type { ExistingRepository, GoneItem } from './repository-model.js';
 import type { PullStage } from './pull-stage.js';
+import type { KeepImplicit } from './pull-implicit.js';
 import { buildNewDirectories, placeNewDirectories, removeStrayTrees } from './pull-tree.js';
 
 /**
@@ -54,6 +56,12 @@ export interface PullOptions {
    * is. @default none: every managed key is written, every item goes where the service has it
    */
   merge?: PullMergeHooks;
+  /**
+   * Whether a key an existing file does not hold stays out of it (`implicitKeys` in
+   * pull-implicit.ts: its value is what the file implies, or did not change since the last sync).
+   * @default none: every key whose value differs from the file's is written
+   */
+  keepImplicit?: KeepImplicit;
   /**
    * The work done while the service was read (`createPullStage`, given the same `existing`):
    * its layout of the cases, staged new files and early comparisons are taken where they fit.
@@ -165,8 +173,17 @@ export async function loadExistingRepository(
   };
 }
 
-/** The keys whose values differ from the file's (a key to remove counts when it is there). */
-function changedFields(text: string, fields: Record<string, unknown>): Record<string, unknown> {
+/** A file's value and pull's are equal as plan compares them: texts after `normalizeText` (a `|` block's final line break is no change). */
+function sameValue(file: unknown, pulled: unknown): boolean {
+  if (typeof file === 'string' && typeof pulled === 'string') return file === pulled || normalizeText(file) === normalizeText(pulled);
+  return isDeepStrictEqual(file, pulled);
+}
+
+/**
+ * The keys whose values differ from the file's (a key to remove counts when it is there); a key the
+ * file does not hold and `implicit` keeps out is not one of them.
+ */
+function changedFields(text: string, fields: Record<string, unknown>, implicit?: (key: string) => boolean): Record<string, unknown> {
   let data: Record<string, unknown> = {};
   try {
     const parsed = parse(text) as unknown;
@@ -176,7 +193,9 @@ function changedFields(text: string, fields: Record<string, unknown>): Record<st
   }
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(fields)) {
-    if (v === undefined ? k in data : !isDeepStrictEqual(data[k], v)) out[k] = v;
+    if (v === undefined ? !(k in data) : sameValue(data[k], v)) continue;
+    if (v !== undefined && !(k in data) && implicit?.(k)) continue;
+    out[k] = v;
   }
   return out;
 }
@@ -254,7 +273,9 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
     // the loader refused files it cannot read exactly, so this decodes
     const { text } = decodeTextOrThrow(bytes, f.path);
     // a file as pull left it reads exactly as it would be written: no parse needed
-    const changed = text === f.content ? {} : changedFields(text, options.merge ? options.merge.fields(f, text) : f.fields);
+    const keep = options.keepImplicit;
+    const changed =
+      text === f.content ? {} : changedFields(text, options.merge ? options.merge.fields(f, text) : f.fields, keep && f.action === 'update' ? (key) => keep(f, key) : undefined);
     if (Object.keys(changed).length === 0) {
       result.unchanged += 1;
       return;

@@ -8,6 +8,7 @@ import { createProject, type RunningEmulator } from '../../src/emulator/index.js
 import { API_KEY, client, emulator, projectSnapshot, seedVariedProject } from '../transfer/helpers.js';
 import { resolveProject } from '../../src/remote/index.js';
 import { parse } from 'yaml';
+import { SYNC_BASE_FILE } from '../../src/sync/base.js';
 
 /** Line i is an indented continuation of the top-level key `key` (a block scalar or list). */
 function isBlockOf(lines: string[], i: number, key: string): boolean {
@@ -227,6 +228,9 @@ describe('tmsync pull against the emulator', () => {
       .join('\n');
     expect(Object.keys(parse(trimmed) as object)).toEqual(keys.filter((k) => !['description', 'owner', 'labels'].includes(k)));
     await writeFile(file, trimmed);
+    // with the sync base, keys the repository left out stay out while the service keeps their
+    // values (pull-diff.e2e.test.ts); without it, pull writes the service's values as it always did
+    await rm(join(root, SYNC_BASE_FILE));
 
     const r = await tmsync(root, 'pull');
     expect(r.code).toBe(0);

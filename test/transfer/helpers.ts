@@ -1,4 +1,4 @@
-import type { LookupListName } from '../../src/api/index.js';
+import type { BodyOf, LookupListName } from '../../src/api/index.js';
 import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
 import { TEST_DIALECT, startTestEmulator as startEmulator } from '../dialect.js';
 
@@ -257,6 +257,66 @@ export async function projectSnapshot(baseUrl: string, prefix: string, what: { r
       snapshot.runs = runs.sort(bySerial);
     }
     return snapshot;
+  } finally {
+    await c.close();
+  }
+}
+
+type CaseBody = BodyOf<'updateTestCase'>;
+
+/**
+ * An edit as a person makes it in the service's web UI: the whole case as the service holds it is
+ * sent back (PUT) with one field changed.
+ */
+export async function editInUi(baseUrl: string, prefix: string, humanId: string, change: Partial<CaseBody>): Promise<void> {
+  const c = client(baseUrl);
+  try {
+    const project = await resolveProject(c, prefix);
+    const params = { project_id: project.id };
+    let found: Record<string, unknown> | undefined;
+    for await (const tc of c.paginate('listTestCases', { params })) if (tc.human_id === humanId) found = tc as Record<string, unknown>;
+    if (!found) throw new Error(`no case ${humanId}`);
+    const t = found as unknown as {
+      title: string;
+      description?: string | null;
+      template_type?: string | null;
+      preconditions?: string | null;
+      steps?: string | null;
+      expected_results?: string | null;
+      type_id?: string | null;
+      status_id?: string | null;
+      automation_type_id?: string | null;
+      priority_id?: string | null;
+      owner_id?: string | null;
+      reviewer_id?: string | null;
+      folder_id?: string | null;
+      label_ids?: string[];
+      individual_steps?: { step_description?: string | null; expected_results?: string | null; order: number; step_group_id?: string | null }[];
+    };
+    const id = (v: string | null | undefined) => v ?? undefined;
+    const whole: CaseBody = {
+      title: t.title,
+      description: t.description ?? null,
+      template_type: t.template_type === 'TCD' ? 'TCD' : 'STEPS',
+      preconditions: t.preconditions ?? null,
+      steps: t.steps ?? null,
+      expected_results: t.expected_results ?? null,
+      type_id: id(t.type_id),
+      status_id: id(t.status_id),
+      automation_type_id: id(t.automation_type_id),
+      priority_id: id(t.priority_id),
+      owner_id: id(t.owner_id),
+      reviewer_id: t.reviewer_id ?? null,
+      folder_id: id(t.folder_id),
+      label_ids: t.label_ids ?? [],
+      individual_steps: (t.individual_steps ?? []).map((s) => ({
+        step_description: s.step_description ?? null,
+        expected_results: s.expected_results ?? null,
+        order: s.order,
+        step_group_id: s.step_group_id ?? null,
+      })),
+    };
+    await c.call('updateTestCase', { params: { ...params, test_case_id: humanId }, body: { ...whole, ...change } });
   } finally {
     await c.close();
   }

@@ -23,15 +23,16 @@ import { plural } from '../words.js';
  * rate limit, not before them (docs/architecture.md, "Start-up").
  */
 async function loadPullModules() {
-  const [pull, stage, merge, sync, base, schemas] = await Promise.all([
+  const [pull, stage, merge, sync, base, schemas, implicit] = await Promise.all([
     import('../../transfer/pull.js'),
     import('../../transfer/pull-stage.js'),
     import('../../transfer/pull-merge.js'),
     import('../../transfer/pull-sync.js'),
     import('../../sync/base.js'),
     import('../../repository/schema-comment.js'),
+    import('../../transfer/pull-implicit.js'),
   ]);
-  return { ...pull, ...stage, ...merge, ...sync, ...base, ...schemas };
+  return { ...pull, ...stage, ...merge, ...sync, ...base, ...schemas, ...implicit };
 }
 type PullModules = Awaited<ReturnType<typeof loadPullModules>>;
 
@@ -159,7 +160,7 @@ async function pullRead(
 ): Promise<number> {
   {
     const { folder, projectP, actualP, existing, hasBase, stage } = read;
-    const { pullIntoRepository, preparePullMerge, readSyncBase, recordPull, writeSyncBase, writeSchemaFiles, describeConflict, SCHEMA_DIR, SYNC_BASE_FILE } = m;
+    const { pullIntoRepository, preparePullMerge, implicitKeys, readSyncBase, recordPull, writeSyncBase, writeSchemaFiles, describeConflict, SCHEMA_DIR, SYNC_BASE_FILE } = m;
     const dirs = target.config;
     const project = await projectP;
     const { base, notes, text: baseText } = await readSyncBase(root, project.id);
@@ -177,6 +178,8 @@ async function pullRead(
       config: dirs,
       existing,
       ...(merge ? { merge: merge.hooks } : {}),
+      // a key a file leaves out stays out unless the service changed it (docs/transfer.md)
+      keepImplicit: implicitKeys({ actual, defaults: target.config.defaults, base, ...(stage ? { hashed: stage.hashed } : {}) }),
       ...(stage ? { stage } : {}),
       ...(folder ? { folder } : {}),
       ...(hasConfig
