@@ -32,7 +32,10 @@ const executionId = z.number().int().meta({ description: 'an id of the execution
 /** The execution interface's status object of a run, its keys in snake_case (the service's answer is camelCase). */
 const executionStatus = z.looseObject({
   id: executionId,
-  execution_id: executionId.optional().meta({ description: "the test plan's id on the execution interface" }),
+  execution_id: z
+    .union([z.number().int(), z.string()])
+    .optional()
+    .meta({ description: 'the test plan the run started, as the service names it: its execution id, a number (the interface document gives the plan id, a string)' }),
   status: z.string(),
   result: z.string().nullish(),
   total_count: z.number().int().nullish(),
@@ -119,6 +122,10 @@ export const outputSchemas = {
     rows: z.array(z.looseObject({})),
     sent_case_ids: z.array(z.string()),
     failed_batches: z.array(z.looseObject({})),
+    counts: z
+      .record(z.string(), z.number().int())
+      .optional()
+      .meta({ description: "rows by the run status they set, keyed by the service's status names as it spells them (`Passed`): data, not snake_case" }),
     testcases: z.number().int(),
     ok: z.boolean(),
   }),
