@@ -126,6 +126,8 @@ describe("every command's --json document has its documented, versioned shape", 
     await json('results-push', ['results', 'push', '--new-run', 'Json dry', '--dry-run', 'junit.xml']);
     const pushed = await json('results-push', ['results', 'push', '--new-run', 'Json push', 'junit.xml']);
     expect(pushed.sent_case_ids, JSON.stringify(pushed)).toHaveLength(1);
+    // keyed by the service's status names: data, kept as the service spells them
+    expect(pushed.counts).toEqual({ Passed: 1 });
 
     const plan = (await json('test-plan', ['test-plan', 'create', '--title', 'Json run'])).test_plan.id as string;
     const started = await json('run-trigger', ['run', 'trigger', '--test-plan', plan]);
@@ -142,7 +144,7 @@ describe("every command's --json document has its documented, versioned shape", 
     expect((await json('version', ['--version'])).version).toBe(VERSION);
   });
 
-  // `serve` runs until it is stopped: its document is checked by the emulator's serve tests
+  // `serve` runs until it is stopped: its document is checked in test/cli/terminal.e2e.test.ts
   const ELSEWHERE: ReadonlySet<OutputName> = new Set(['serve']);
 
   it('no document printed above has a camelCase key', () => {
