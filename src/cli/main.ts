@@ -5,6 +5,7 @@ import { colorChoice, processIo, red, yellow, type CliIo } from './io.js';
 import { jsonOutput } from './json.js';
 import { safeMessage } from '../safe-text.js';
 import { startMemoryGovernor } from './memory.js';
+import { VERSION } from '../version.js';
 
 /**
  * The CLI entry: parses argv, runs the command, prints errors, returns the exit code.
@@ -51,6 +52,12 @@ export function commandName(args: readonly string[]): string | undefined {
 async function run(argv: string[], io: CliIo, cwd: string): Promise<number> {
   let exitCode = 0;
   const json = argv.includes('--json');
+  const args = argv.slice(2);
+  if (json && commandName(args) === undefined && (args.includes('--version') || args.includes('-V'))) {
+    // commander prints the version as text; under --json it is a document like every other answer
+    io.stdout(jsonOutput({ version: VERSION }));
+    return 0;
+  }
   const color = colorChoice(io, argv.includes('--no-color')).stderr;
   const program = buildProgram(
     io,

@@ -8,7 +8,9 @@ import { OUTPUT_FORMAT_VERSION } from './json.js';
  * this module. Objects are open (`looseObject`): a new field keeps `format_version`; removing or
  * changing one raises it.
  */
-const version = z.literal(OUTPUT_FORMAT_VERSION).meta({ description: 'the shape of this document; raised when a field is removed or changes meaning' });
+const version = z
+  .literal(OUTPUT_FORMAT_VERSION)
+  .meta({ description: 'the shape of this document; raised when a field is removed or changes meaning (docs/cli.md says what changed in each)' });
 const doc = (description: string, shape: z.ZodRawShape) => z.looseObject({ format_version: version, ...shape }).meta({ description });
 
 const project = z.looseObject({ id: z.string(), name: z.string(), human_id_prefix: z.string() });
@@ -25,8 +27,24 @@ const applyResult = z.looseObject({
 });
 /** A page in the service's web UI (`webLink`: the answer's web_url, html_url, app_url, run_url, link or url). */
 const webUrl = z.string().meta({ format: 'uri' });
+/** An execution-interface id: a number, as the service gives it (`executionId` in json.ts). */
+const executionId = z.number().int().meta({ description: 'an id of the execution interface: a number, as the service gives it' });
+/** The execution interface's status object of a run, its keys in snake_case (the service's answer is camelCase). */
+const executionStatus = z.looseObject({
+  id: executionId,
+  execution_id: z
+    .union([z.number().int(), z.string()])
+    .optional()
+    .meta({ description: 'the test plan the run started, as the service names it: its execution id, a number (the interface document gives the plan id, a string)' }),
+  status: z.string(),
+  result: z.string().nullish(),
+  total_count: z.number().int().nullish(),
+  passed_count: z.number().int().nullish(),
+  failed_count: z.number().int().nullish(),
+  app_url: webUrl.nullish(),
+});
 const executionRun = z.looseObject({
-  id: z.union([z.string(), z.number()]),
+  id: executionId,
   url: webUrl.optional().meta({ description: "the run's page in the service's web UI, when the service's answer gave one" }),
 });
 
@@ -45,13 +63,13 @@ export const outputSchemas = {
   apply: doc('`tmsync apply --json` and `tmsync migrate --json`; result is null when there was nothing to do', {
     plan: PlanFileSchema,
     result: applyResult.nullable(),
-    projectUrl: webUrl.optional().meta({ description: "apply: the project's page in the service's web UI, when the service's answer gave one" }),
+    project_url: webUrl.optional().meta({ description: "apply: the project's page in the service's web UI, when the service's answer gave one" }),
   }),
   init: doc('`tmsync init --json`', { created: z.array(z.string()), updated: z.array(z.string()) }),
   pull: doc('`tmsync pull --json`', {
     project,
     root: z.string(),
-    counts: z.looseObject({ cases: z.number().int(), folders: z.number().int(), stepGroups: z.number().int() }),
+    counts: z.looseObject({ folders: z.number().int(), step_groups: z.number().int(), test_cases: z.number().int() }).meta({ description: 'items written to the repository, by kind (the names of `backup`)' }),
     created: z.array(z.string()),
     updated: z.array(z.string()),
     unchanged: z.number().int(),
@@ -69,11 +87,16 @@ export const outputSchemas = {
       )
       .optional()
       .meta({ description: 'fields changed both in the repository and on the service since the last sync (docs/sync.md)' }),
-    keptLocal: z.number().int().optional().meta({ description: 'fields changed only in the repository, left for the next apply' }),
-    withoutBase: z.number().int().optional().meta({ description: 'items with a file and no entry in tmsync.base: pulled as before' }),
+    kept_local: z.number().int().optional().meta({ description: 'fields changed only in the repository, left for the next apply' }),
+    without_base: z.number().int().optional().meta({ description: 'items with a file and no entry in tmsync.base: pulled as before' }),
     uncompared: z.array(z.string()).optional().meta({ description: 'files of items tmsync.base knows that could not be compared (a problem in the file): left as they are' }),
   }),
-  backup: doc('`tmsync backup --json`', { file: z.string(), bytes: z.number().int(), project, counts: z.record(z.string(), z.number()) }),
+  backup: doc('`tmsync backup --json`', {
+    file: z.string(),
+    bytes: z.number().int(),
+    project,
+    counts: z.looseObject({ folders: z.number().int(), step_groups: z.number().int(), test_cases: z.number().int() }),
+  }),
   restore: doc('`tmsync restore --json`', {
     project,
     created: z.record(z.string(), z.number()),
@@ -82,40 +105,42 @@ export const outputSchemas = {
     notes: z.array(z.string()),
   }),
   'results-push': doc('`tmsync results push --json`', {
-    dryRun: z.boolean(),
+    dry_run: z.boolean(),
     run: z.looseObject({
       id: z.string().optional(),
-      humanId: z.string().optional(),
+      human_id: z.string().optional(),
       title: z.string(),
       created: z.boolean(),
       /** --close closed the run */
       closed: z.boolean().optional(),
       /** --close was asked for and the run was left open: why */
-      notClosedReason: z.string().optional(),
+      not_closed_reason: z.string().optional(),
       url: webUrl.optional().meta({ description: "the run's page in the service's web UI, when the service's answer gave one" }),
     }),
     /** --assign-failed: the user the failed rows were given to */
-    assignedTo: z.object({ id: z.string(), email: z.string().optional(), rows: z.number().int() }).optional(),
+    assigned_to: z.object({ id: z.string(), email: z.string().optional(), rows: z.number().int() }).optional(),
     rows: z.array(z.looseObject({})),
-    sentCaseIds: z.array(z.string()),
-    failedBatches: z.array(z.looseObject({})),
+    sent_case_ids: z.array(z.string()),
+    failed_batches: z.array(z.looseObject({})),
+    counts: z
+      .record(z.string(), z.number().int())
+      .optional()
+      .meta({ description: "rows by the run status they set, keyed by the service's status names as it spells them (`Passed`): data, not snake_case" }),
     testcases: z.number().int(),
     ok: z.boolean(),
   }),
   'run-trigger': doc('`tmsync run trigger --json` (without --wait only `run`)', {
     run: executionRun,
     outcome: z.enum(['passed', 'failed', 'timeout']).optional(),
-    status: z.looseObject({}).nullable().optional(),
+    status: executionStatus.nullable().optional(),
     polls: z.number().int().optional(),
+    transient_errors: z.number().int().optional(),
+    elapsed_ms: z.number().int().optional(),
     junit: z.string().optional(),
   }),
-  'run-status': doc("`tmsync run status --json`: the service's status object, flat", {
-    id: z.union([z.string(), z.number()]),
-    status: z.string(),
-    result: z.string().nullish(),
-  }),
+  'run-status': doc("`tmsync run status --json`: the service's status object, flat, its keys in snake_case", executionStatus.shape),
   'run-report': doc('`tmsync run report --json`', {
-    run_id: z.string(),
+    run_id: executionId,
     status: z.string(),
     result: z.string().nullable(),
     outcome: z.enum(['passed', 'failed']),
@@ -123,6 +148,7 @@ export const outputSchemas = {
   }),
   project: doc('`tmsync project create --json`', { project }),
   'test-plan': doc('`tmsync test-plan create|get|complete --json`', { test_plan: z.looseObject({ id: z.string() }) }),
+  version: doc('`tmsync --version --json`', { version: z.string().meta({ description: "tmsync's version (package.json)" }) }),
   serve: doc('`tmsync serve --json`: the first stdout line once it listens', {
     base_url: z.string(),
     app_url: z.string(),

@@ -7,6 +7,6 @@ export { summarize, summaryLine } from './summary.js';
 export { normalizeText } from './normalize.js';
 export { planTextChunks, renderPlanText, type RenderTextOptions } from './render-text.js';
 export { renderPlanMarkdown, PLAN_COMMENT_MARKER, type RenderMarkdownOptions } from './render-markdown.js';
-export { renderPlanJson, parsePlanFile, planDocument, PlanFileSchema } from './plan-file.js';
+export { renderPlanJson, renderPlanJsonLine, parsePlanFile, planDocument, PlanFileSchema } from './plan-file.js';
 export { openConflicts, planDiffers } from './operations.js';
 export type { SyncRecord, SyncRecords, SyncForget } from './sync.js';

@@ -320,7 +320,7 @@ export interface PlanSync {
   prefer?: Prefer;
 }
 
-export const PLAN_FORMAT_VERSION = 2;
+export const PLAN_FORMAT_VERSION = 3;
 
 export interface Plan {
   format_version: typeof PLAN_FORMAT_VERSION;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TmsyncError } from '../errors.js';
+import { camelKeys, snakeCase, snakeKeys } from '../json-keys.js';
 import { CASE_FIELDS_BY_KIND, CASE_TEMPLATES, STEP_GROUP_FIELDS, type FieldKind, type StepGroupFieldKind } from '../fields.js';
 import { PLAN_FORMAT_VERSION, planDiffers, type Plan } from './operations.js';
 
@@ -10,11 +11,11 @@ import { PLAN_FORMAT_VERSION, planDiffers, type Plan } from './operations.js';
 
 const ref = z.union([z.strictObject({ id: z.string() }), z.strictObject({ op: z.string() })]);
 const change = z.strictObject({ field: z.string(), from: z.string(), to: z.string() });
-const writeBack = z.strictObject({ file: z.string(), id: z.string().optional() });
+const write_back = z.strictObject({ file: z.string(), id: z.string().optional() });
 const path = z.array(z.string());
-const base = { key: z.string().min(1), dependsOn: z.array(z.string()) };
+const base = { key: z.string().min(1), depends_on: z.array(z.string()) };
 
-const stepBody = z.strictObject({ description: z.string(), expected: z.string(), stepGroup: ref.nullable() });
+const stepBody = z.strictObject({ description: z.string(), expected: z.string(), step_group: ref.nullable() });
 const bodyValue: Record<FieldKind, z.ZodType> = {
   text: z.string(),
   template: z.enum(CASE_TEMPLATES),
@@ -26,7 +27,7 @@ const bodyValue: Record<FieldKind, z.ZodType> = {
 const caseBody = z.strictObject({
   title: z.string(),
   folder: ref,
-  ...Object.fromEntries(CASE_FIELDS_BY_KIND.map((f) => [f.remote, bodyValue[f.kind].optional()])),
+  ...Object.fromEntries(CASE_FIELDS_BY_KIND.map((f) => [snakeCase(f.remote), bodyValue[f.kind].optional()])),
 });
 const groupBodyValue: Record<StepGroupFieldKind, z.ZodType> = {
   text: z.string().optional(),
@@ -35,11 +36,11 @@ const groupBodyValue: Record<StepGroupFieldKind, z.ZodType> = {
 };
 const groupBody = z.strictObject({
   title: z.string(),
-  ...Object.fromEntries(STEP_GROUP_FIELDS.map((f) => [f.remote, groupBodyValue[f.kind]])),
+  ...Object.fromEntries(STEP_GROUP_FIELDS.map((f) => [snakeCase(f.remote), groupBodyValue[f.kind]])),
 });
 
 const operation = z.discriminatedUnion('kind', [
-  z.strictObject({ ...base, kind: z.literal('create_folder'), path, name: z.string(), parent: ref.nullable(), order: z.number().int().optional(), writeBack }),
+  z.strictObject({ ...base, kind: z.literal('create_folder'), path, name: z.string(), parent: ref.nullable(), order: z.number().int().optional(), write_back }),
   z.strictObject({
     ...base,
     kind: z.literal('update_folder'),
@@ -48,84 +49,84 @@ const operation = z.discriminatedUnion('kind', [
     name: z.string().optional(),
     order: z.number().int().optional(),
     changes: z.array(change),
-    writeBack: writeBack.optional(),
+    write_back: write_back.optional(),
   }),
-  z.strictObject({ ...base, kind: z.literal('move_folder'), id: z.string(), fromPath: path, path, parent: ref.nullable(), writeBack: writeBack.optional() }),
+  z.strictObject({ ...base, kind: z.literal('move_folder'), id: z.string(), from_path: path, path, parent: ref.nullable(), write_back: write_back.optional() }),
   z.strictObject({ ...base, kind: z.literal('delete_folder'), id: z.string(), path }),
-  z.strictObject({ ...base, kind: z.literal('create_step_group'), localKey: z.string(), body: groupBody, writeBack, changes: z.array(change).optional() }),
+  z.strictObject({ ...base, kind: z.literal('create_step_group'), local_key: z.string(), body: groupBody, write_back, changes: z.array(change).optional() }),
   z.strictObject({
     ...base,
     kind: z.literal('update_step_group'),
     id: z.string(),
-    humanId: z.string(),
-    localKey: z.string(),
+    human_id: z.string(),
+    local_key: z.string(),
     body: groupBody,
     changes: z.array(change),
-    writeBack: writeBack.optional(),
+    write_back: write_back.optional(),
   }),
-  z.strictObject({ ...base, kind: z.literal('delete_step_group'), id: z.string(), humanId: z.string(), title: z.string() }),
-  z.strictObject({ ...base, kind: z.literal('create_case'), path, body: caseBody, writeBack, changes: z.array(change).optional() }),
+  z.strictObject({ ...base, kind: z.literal('delete_step_group'), id: z.string(), human_id: z.string(), title: z.string() }),
+  z.strictObject({ ...base, kind: z.literal('create_case'), path, body: caseBody, write_back, changes: z.array(change).optional() }),
   z.strictObject({
     ...base,
     kind: z.literal('update_case'),
     id: z.string(),
-    humanId: z.string(),
+    human_id: z.string(),
     path,
-    fromPath: path.optional(),
+    from_path: path.optional(),
     body: caseBody,
     changes: z.array(change),
-    writeBack: writeBack.optional(),
+    write_back: write_back.optional(),
   }),
   z.strictObject({
     ...base,
     kind: z.literal('move_case'),
     id: z.string(),
-    humanId: z.string(),
+    human_id: z.string(),
     title: z.string(),
-    fromPath: path,
+    from_path: path,
     path,
     folder: ref,
-    writeBack: writeBack.optional(),
+    write_back: write_back.optional(),
   }),
-  z.strictObject({ ...base, kind: z.literal('delete_case'), id: z.string(), humanId: z.string(), title: z.string(), path }),
+  z.strictObject({ ...base, kind: z.literal('delete_case'), id: z.string(), human_id: z.string(), title: z.string(), path }),
   z.strictObject({
     ...base,
     kind: z.literal('adopt'),
-    itemType: z.enum(['case', 'folder', 'step_group']),
+    item_type: z.enum(['case', 'folder', 'step_group']),
     id: z.string(),
-    humanId: z.string().optional(),
+    human_id: z.string().optional(),
     path,
     title: z.string(),
-    writeBack,
+    write_back,
   }),
 ]);
 
 const count = z.number().int().nonnegative();
 const syncItem = {
-  itemType: z.enum(['case', 'folder', 'step_group']),
+  item_type: z.enum(['case', 'folder', 'step_group']),
   id: z.string(),
-  humanId: z.string().optional(),
+  human_id: z.string().optional(),
   path,
   title: z.string(),
   file: z.string().optional(),
   field: z.string(),
 };
 const sync = z.strictObject({
-  remoteChanges: z.array(z.strictObject({ ...syncItem, from: z.string(), to: z.string() })),
+  remote_changes: z.array(z.strictObject({ ...syncItem, from: z.string(), to: z.string() })),
   conflicts: z.array(z.strictObject({ ...syncItem, local: z.string(), remote: z.string() })),
-  withoutBase: count,
+  without_base: count,
   prefer: z.enum(['local', 'remote']).optional(),
 });
 export const PlanFileSchema = z.strictObject({
   format_version: z.literal(PLAN_FORMAT_VERSION),
-  project: z.strictObject({ id: z.string(), name: z.string(), humanIdPrefix: z.string() }),
+  project: z.strictObject({ id: z.string(), name: z.string(), human_id_prefix: z.string() }),
   prune: z.boolean(),
   operations: z.array(operation),
   unmanaged: z.array(
     z.strictObject({
-      itemType: z.enum(['case', 'folder', 'step_group']),
+      item_type: z.enum(['case', 'folder', 'step_group']),
       id: z.string(),
-      humanId: z.string().optional(),
+      human_id: z.string().optional(),
       path,
       title: z.string(),
       pruned: z.boolean(),
@@ -133,8 +134,8 @@ export const PlanFileSchema = z.strictObject({
   ),
   warnings: z.array(z.strictObject({ code: z.string(), message: z.string(), file: z.string().optional(), line: z.number().int().optional() })),
   summary: z.strictObject({ create: count, update: count, move: count, delete: count, adopt: count }),
-  contentHash: z.string(),
-  remoteVersions: z.record(z.string(), z.string()),
+  content_hash: z.string(),
+  remote_versions: z.record(z.string(), z.string()),
   sync: sync.optional(),
   differs: z
     .strictObject({ send: z.boolean(), service: z.boolean() })
@@ -145,15 +146,27 @@ export const PlanFileSchema = z.strictObject({
     }),
 });
 
-/** JSON with `format_version` first and every other key sorted, so equal plans are equal bytes. */
+/**
+ * The plan file: JSON with `format_version` first and every other key sorted, so equal plans are
+ * equal bytes; indented, for a person to read it (`plan --json` and `show --json` print it on one
+ * line, as every `--json` document).
+ */
 export function renderPlanJson(plan: Plan): string {
-  const { format_version, ...rest } = planDocument(plan);
-  return `${JSON.stringify({ format_version, ...(sortKeys(rest) as object) }, null, 2)}\n`;
+  return `${JSON.stringify(planDocument(plan), null, 2)}\n`;
 }
 
-/** The plan as its JSON carries it: with `differs` derived afresh (an edited plan never keeps a stale one). */
-export function planDocument(plan: Plan): Plan {
-  return { ...plan, differs: planDiffers(plan) };
+/** The plan file on one line: what `plan --json` and `show --json` print. */
+export function renderPlanJsonLine(plan: Plan): string {
+  return JSON.stringify(planDocument(plan));
+}
+
+/**
+ * The plan as its JSON carries it: keys in snake_case (`json-keys.ts`), `format_version` first and
+ * the rest sorted, with `differs` derived afresh (an edited plan never keeps a stale one).
+ */
+export function planDocument(plan: Plan): Record<string, unknown> {
+  const { format_version, ...rest } = snakeKeys({ ...plan, differs: planDiffers(plan) }) as Record<string, unknown>;
+  return { format_version, ...(sortKeys(rest) as object) };
 }
 
 function sortKeys(value: unknown): unknown {
@@ -169,7 +182,11 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
-/** Reads a saved plan: JSON, `format_version` 2 (1 before three-way sync), and exactly the shape this version writes. */
+/**
+ * Reads a saved plan: JSON, `format_version` 3 (2 had camelCase keys, 1 was before three-way sync),
+ * and exactly the shape this version writes. Older plans are refused: a saved plan is short-lived
+ * and its remote versions are checked at apply anyway, so planning again is the safe way forward.
+ */
 export function parsePlanFile(text: string): Plan {
   let data: unknown;
   try {
@@ -196,6 +213,6 @@ export function parsePlanFile(text: string): Plan {
     });
   }
   // derived, not an input: dropped so nothing trusts a copy that an edit could have made stale
-  const { differs: _differs, ...plan } = parsed.data;
-  return plan as Plan;
+  const { differs: _differs, ...plan } = camelKeys(parsed.data) as Plan;
+  return plan;
 }

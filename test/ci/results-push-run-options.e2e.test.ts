@@ -162,11 +162,11 @@ describe('results push --new-run with a test plan, environments, --assign-failed
       const puts = proxy.seen.filter((s) => s.method === 'PUT' && s.url.endsWith('/test_cases'));
       expect(puts.length).toBeGreaterThan(1);
       for (const p of puts) expect(p.contentType).toMatch(/^multipart\/form-data; boundary=/);
-      const out = JSON.parse(io.out[0]) as { run: { id: string }; rows: { caseId: string; outcome: string }[]; assignedTo: { id: string; rows: number } };
+      const out = JSON.parse(io.out[0]) as { run: { id: string }; rows: { case_id: string; outcome: string }[]; assigned_to: { id: string; rows: number } };
       const ben = users.find((u) => u.email === 'ben@example.com')!;
-      const failed = out.rows.filter((r) => r.outcome === 'failed' || r.outcome === 'error').map((r) => r.caseId);
+      const failed = out.rows.filter((r) => r.outcome === 'failed' || r.outcome === 'error').map((r) => r.case_id);
       expect(failed.length).toBeGreaterThan(0);
-      expect(out.assignedTo).toMatchObject({ id: ben.id, rows: failed.length });
+      expect(out.assigned_to).toMatchObject({ id: ben.id, rows: failed.length });
       const { cases } = await readRun(out.run.id);
       for (const c of cases) expect(c.assignee_id === ben.id, c.id).toBe(failed.includes(c.id));
     } finally {

@@ -205,7 +205,7 @@ describe('tmsync apply (in process, against the emulator)', () => {
     await writeFile(join(root, 'plan.json'), JSON.stringify({ ...json, format_version: 1 }));
     await expect(runApply(opts(root, { args: ['plan.json'] }), io())).rejects.toMatchObject({
       code: 'plan_format_version',
-      message: expect.stringContaining('this tmsync reads format_version 2'),
+      message: expect.stringContaining('this tmsync reads format_version 3'),
     });
     expect(creates(emu)).toEqual([]);
   });

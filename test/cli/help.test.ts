@@ -103,7 +103,7 @@ describe('usage errors under --json', () => {
     const io = memoryIo({});
     expect(await main(['node', 'tmsync', 'plan', '--bogus', '--json'], io, process.cwd())).toBe(1);
     const j = JSON.parse(io.out.join(''));
-    expect(j).toEqual({ format_version: 1, error: { code: 'usage', message: "unknown option '--bogus'", hint: 'run with --help for usage', details: { commander: 'commander.unknownOption' } } });
+    expect(j).toEqual({ format_version: 2, error: { code: 'usage', message: "unknown option '--bogus'", hint: 'run with --help for usage', details: { commander: 'commander.unknownOption' } } });
     expect(io.err.join('')).toContain("unknown option '--bogus'");
   });
 

@@ -51,7 +51,7 @@ describe('tmsync init', () => {
     const io = memoryIo();
     expect(await main(['node', 'tmsync', 'init', '--json'], io, dir)).toBe(0);
     expect(JSON.parse(io.out[0])).toEqual({
-      format_version: 1,
+      format_version: 2,
       created: [
         'tmsync.yaml',
         'cases/Example/first-case.yaml',

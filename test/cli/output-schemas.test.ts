@@ -5,10 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoConfigYaml } from '../support/demo-config.js';
 import { PLAN_FORMAT_VERSION } from '../../src/plan/index.js';
 import { memoryIo } from '../../src/cli/io.js';
+import { OUTPUT_FORMAT_VERSION } from '../../src/cli/json.js';
 import { main } from '../../src/cli/main.js';
 import { buildOutputJsonSchemas, outputSchemas, type OutputName } from '../../src/cli/output-schemas.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { renderJsonSchemaFile } from '../../src/repository/index.js';
+import { VERSION } from '../../src/version.js';
+import { DATA_KEYS } from '../../src/json-keys.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const API_KEY = 'output-schemas-key';
@@ -40,17 +43,25 @@ describe("every command's --json document has its documented, versioned shape", 
     if (root) await rm(root, { recursive: true, force: true });
   });
 
-  /** Runs a command with --json and checks stdout's one document against its schema. */
+  /** Every document printed, by the command line that printed it, for the test of their keys. */
+  const emitted: { args: string[]; doc: unknown }[] = [];
+  /** The commands each test ran with --json, for the test that every command's document is checked. */
+  const covered = new Set<string>();
+
+  /** Runs a command with --json and checks stdout's one document (one line) against its schema. */
   const json = async (schema: OutputName, args: string[], exit = 0, cwd = root) => {
-    const io = memoryIo({ TMSYNC_API_KEY: API_KEY });
+    const io = memoryIo({ TMSYNC_API_KEY: API_KEY, TMSYNC_APP_API_KEY: API_KEY });
     const code = await main(['node', 'tmsync', ...args, '--json'], io, cwd);
+    for (const text of io.out) emitted.push({ args, doc: JSON.parse(text) });
     expect(code, io.err.join('\n')).toBe(exit);
     expect(io.out, args.join(' ')).toHaveLength(1);
+    expect(io.out[0], `${args.join(' ')}: one line`).not.toContain('\n');
     const doc = JSON.parse(io.out[0]);
+    covered.add(schema);
     const parsed = outputSchemas[schema].safeParse(doc);
     expect(parsed.success, `${args.join(' ')}: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
-    // every document is format 1, but the plan, which is the plan file (its own format_version)
-    expect(doc.format_version).toBe(schema === 'plan' ? PLAN_FORMAT_VERSION : 1);
+    // every document has the output format, but the plan, which is the plan file (its own format_version)
+    expect(doc.format_version).toBe(schema === 'plan' ? PLAN_FORMAT_VERSION : OUTPUT_FORMAT_VERSION);
     return doc;
   };
 
@@ -84,8 +95,76 @@ describe("every command's --json document has its documented, versioned shape", 
       await json('test-plan', ['test-plan', 'get', created.test_plan.id]);
       expect((await json('project', ['project', 'create', '--name', 'Json', '--prefix', 'JSONOUT'])).project.human_id_prefix).toBe('JSONOUT');
       await json('init', ['init'], 0, await mkdtemp(join(tmpdir(), 'tmsync-json-init-')));
+      // into another project: what backup wrote
+      await json('project', ['project', 'create', '--name', 'Restored', '--prefix', 'JSONRES']);
+      const restored = await json('restore', ['restore', join(target, 'b.json'), '--project', 'JSONRES']);
+      expect(restored.created.test_cases).toBeGreaterThan(0);
     } finally {
       await rm(target, { recursive: true, force: true });
     }
   });
+
+  it('migrate', async () => {
+    await json('project', ['project', 'create', '--name', 'Migrated', '--prefix', 'JSONMIG']);
+    const dir = await mkdtemp(join(tmpdir(), 'tmsync-json-migrate-'));
+    try {
+      const profile = (project: string) => `{ base_url: "${emu.baseUrl}", project: ${project}, api_key_env: TMSYNC_API_KEY, rate_limit: 500 }`;
+      await writeFile(join(dir, 'tmsync.yaml'), `profiles:\n  src: ${profile('DEMO')}\n  dst: ${profile('JSONMIG')}\n`);
+      expect((await json('apply', ['migrate', '--from', 'src', '--to', 'dst', '--auto-approve'], 0, dir)).result.created).toBeGreaterThan(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('results push, run trigger, run status, run report: run ids are numbers', async () => {
+    const caseId = /^id: (\S+)$/m.exec(await readFile(join(root, 'cases', 'Auth', 'login.yaml'), 'utf8'))?.[1];
+    expect(caseId).toBeDefined();
+    await writeFile(
+      join(root, 'junit.xml'),
+      `<testsuite name="auth"><testcase classname="auth" name="logs in"><properties><property name="test_case" value="${caseId}"/></properties></testcase><testcase name="unmatched"/></testsuite>`,
+    );
+    await json('results-push', ['results', 'push', '--new-run', 'Json dry', '--dry-run', 'junit.xml']);
+    const pushed = await json('results-push', ['results', 'push', '--new-run', 'Json push', 'junit.xml']);
+    expect(pushed.sent_case_ids, JSON.stringify(pushed)).toHaveLength(1);
+    // keyed by the service's status names: data, kept as the service spells them
+    expect(pushed.counts).toEqual({ Passed: 1 });
+
+    const plan = (await json('test-plan', ['test-plan', 'create', '--title', 'Json run'])).test_plan.id as string;
+    const started = await json('run-trigger', ['run', 'trigger', '--test-plan', plan]);
+    expect(typeof started.run.id).toBe('number');
+    const status = await json('run-status', ['run', 'status', String(started.run.id)]);
+    expect(status.id).toBe(started.run.id);
+    const waited = await json('run-trigger', ['run', 'trigger', '--test-plan', plan, '--wait', '--poll', '10ms', '--timeout', '20s']);
+    expect(waited.status.id).toBe(waited.run.id);
+    const report = await json('run-report', ['run', 'report', String(waited.run.id), '--junit', 'run.xml']);
+    expect(report.run_id).toBe(waited.run.id);
+  });
+
+  it('--version', async () => {
+    expect((await json('version', ['--version'])).version).toBe(VERSION);
+  });
+
+  // `serve` runs until it is stopped: its document is checked in test/cli/terminal.e2e.test.ts
+  const ELSEWHERE: ReadonlySet<OutputName> = new Set(['serve']);
+
+  it('no document printed above has a camelCase key', () => {
+    const camel = emitted.flatMap(({ args, doc }) => camelCaseKeys(doc).map((path) => `${args.join(' ')}: ${path}`));
+    expect(camel, 'keys are snake_case in every --json document (docs/cli.md)').toEqual([]);
+    expect(emitted.length).toBeGreaterThan(20);
+  });
+
+  it('every documented document was printed and checked above', () => {
+    const unchecked = (Object.keys(outputSchemas) as OutputName[]).filter((name) => !covered.has(name) && !ELSEWHERE.has(name));
+    expect(unchecked, 'a document with a schema that no command above printed').toEqual([]);
+  });
 });
+
+/** The path of every key in `value` with a capital letter, but in the maps that are data (ids or the service's names as keys). */
+function camelCaseKeys(value: unknown, path = ''): string[] {
+  if (Array.isArray(value)) return value.flatMap((v, i) => camelCaseKeys(v, `${path}[${i}]`));
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([k, v]) => [
+    ...(/[A-Z]/.test(k) ? [`${path}.${k}`] : []),
+    ...(DATA_KEYS.has(k) ? [] : camelCaseKeys(v, `${path}.${k}`)),
+  ]);
+}

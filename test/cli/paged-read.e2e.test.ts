@@ -153,9 +153,9 @@ describe('a case deleted while the case list is read', () => {
     const r = await tmsync('plan', '--format', 'json');
     done();
     expect(r.code, r.err).toBe(0);
-    const plan = JSON.parse(r.out) as { sync?: { conflicts: { id: string; field: string }[]; remoteChanges: { id: string; field: string }[] }; operations: { kind: string; remoteId?: string; id?: string }[] };
+    const plan = JSON.parse(r.out) as { sync?: { conflicts: { id: string; field: string }[]; remote_changes: { id: string; field: string }[] }; operations: { kind: string; remoteId?: string; id?: string }[] };
     expect(plan.sync?.conflicts ?? []).toEqual([]);
-    for (const d of (plan.sync?.remoteChanges ?? []).filter((c) => c.field === 'deleted')) expect(await exists(d.id), `${d.id} is called deleted`).toBe(false);
+    for (const d of (plan.sync?.remote_changes ?? []).filter((c) => c.field === 'deleted')) expect(await exists(d.id), `${d.id} is called deleted`).toBe(false);
     expect(JSON.stringify(plan.operations)).toContain(`${skipped.title} edited in the file`);
   });
 

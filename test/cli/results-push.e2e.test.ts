@@ -127,8 +127,8 @@ describe('tmsync results push', () => {
     expect(r.code).toBe(0);
     const json = JSON.parse(r.out);
     expect(json.run).toMatchObject({ title: 'Nightly 2026-11-20', created: true });
-    expect(json.sentCaseIds).toHaveLength(3);
-    expect(json.unknownCases).toEqual([{ ref: 'DEMO-99', testcases: 1 }]);
+    expect(json.sent_case_ids).toHaveLength(3);
+    expect(json.unknown_cases).toEqual([{ ref: 'DEMO-99', testcases: 1 }]);
     expect(await runStatuses(setup, projectId, json.run.id)).toEqual({ 'DEMO-1': 'PASSED', 'DEMO-2': 'FAILED', 'DEMO-11': 'SKIPPED' });
   });
 
@@ -137,7 +137,7 @@ describe('tmsync results push', () => {
     const r = await tmsync(['results', 'push', '--test-run', run.human_id, 'reports/surefire.xml']);
     const json = await tmsync(['results', 'push', '--new-run', 'Linked new run', 'reports/playwright.xml', '--json']);
     expect([r.code, json.code]).toEqual([0, 0]);
-    const created = JSON.parse(json.out).run as { humanId: string; url?: string };
+    const created = JSON.parse(json.out).run as { human_id: string; url?: string };
     const linkLines = [...r.io.err, ...json.io.err].filter((line) => line.includes('View run'));
     if (TEST_DIALECT === 'live') {
       expect(linkLines).toEqual([]);
@@ -148,10 +148,10 @@ describe('tmsync results push', () => {
     const page = `${emu.appUrl}/ui/projects/DEMO/runs/${run.human_id}`;
     expect(r.io.err.at(-1)).toBe(`View run: ${page}`);
     expect(r.io.err.filter((line) => line.startsWith('View run: '))).toHaveLength(1);
-    expect(created.url).toBe(`${emu.appUrl}/ui/projects/DEMO/runs/${created.humanId}`);
+    expect(created.url).toBe(`${emu.appUrl}/ui/projects/DEMO/runs/${created.human_id}`);
     expect(json.io.err.at(-1)).toBe(`View run: ${created.url}`);
     // the link opens the run's page (with the key the UI asks for), not a 404
-    for (const [url, title, humanId] of [[page, 'Linked run', run.human_id], [created.url, 'Linked new run', created.humanId]] as const) {
+    for (const [url, title, humanId] of [[page, 'Linked run', run.human_id], [created.url, 'Linked new run', created.human_id]] as const) {
       const res = await fetch(url!, { headers: { cookie: `tmsync_ui_key=${encodeURIComponent(KEY)}` } });
       expect(res.status, url).toBe(200);
       expect(await res.text()).toContain(`<h1>${humanId}: ${title}</h1>`);
@@ -249,11 +249,11 @@ describe('tmsync results push', () => {
       classname: '',
       report: 'suite-level.xml',
       outcome: 'error',
-      suiteLevel: true,
+      suite_level: true,
       message: 'suite-level failure: no fixture',
     });
     // the Latin-1 name was read as what it says, not as U+FFFD
-    expect(out.rows.find((row: { humanId?: string }) => row.humanId === 'DEMO-3').description).toBe('skipped: com.shop.Caf\u00e9 › DEMO-3 cr\u00e8me — not run (notrun)');
+    expect(out.rows.find((row: { human_id?: string }) => row.human_id === 'DEMO-3').description).toBe('skipped: com.shop.Caf\u00e9 › DEMO-3 cr\u00e8me — not run (notrun)');
   });
 
   it('exits 1 with invalid_junit for a broken report and with a usage error without --test-run/--new-run', async () => {

@@ -117,7 +117,7 @@ describe('three-way sync against the emulator', () => {
     expect(a.code, a.err).toBe(0);
     expect((await getCase('cases/Sync/alpha.yaml')).description).toBe('Alpha fixed in the UI');
     const json = JSON.parse((await tmsync('plan', '--format', 'json')).out);
-    expect(json.sync.remoteChanges).toEqual([expect.objectContaining({ field: 'description', from: 'Alpha as written', to: 'Alpha fixed in the UI', file: 'cases/Sync/alpha.yaml' })]);
+    expect(json.sync.remote_changes).toEqual([expect.objectContaining({ field: 'description', from: 'Alpha as written', to: 'Alpha fixed in the UI', file: 'cases/Sync/alpha.yaml' })]);
   });
 
   it('merges a change on each side in different fields: the file\'s field is sent, the service\'s is kept', async () => {

@@ -156,7 +156,7 @@ describe('terminal manners of the built CLI', () => {
     await closed;
     const j = JSON.parse(line);
     expect(outputSchemas.serve.safeParse(j).success).toBe(true);
-    expect(j).toMatchObject({ format_version: 1, storage: 'memory' });
+    expect(j).toMatchObject({ format_version: 2, storage: 'memory' });
     expect(j.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
     expect(typeof j.api_key).toBe('string');
   }, 30_000);

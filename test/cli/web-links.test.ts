@@ -36,7 +36,7 @@ async function setUp(dialect: Dialect) {
 const JUNIT = '<testsuite name="s"><testcase classname="c" name="DEMO-1 checks out"/></testsuite>\n';
 
 describe('the apply summary', () => {
-  it("ends with `View project: <link>` to the project's page in the web UI, which shows the project; in --json as projectUrl and in the job summary", async () => {
+  it("ends with `View project: <link>` to the project's page in the web UI, which shows the project; in --json as project_url and in the job summary", async () => {
     const { emu, dir } = await setUp('document');
     try {
       const summaryFile = join(dir, 'summary.md');
@@ -45,7 +45,7 @@ describe('the apply summary', () => {
       const page = `${emu.appUrl}/ui/projects/DEMO`;
       expect(applied.err.at(-1)).toBe(`View project: ${page}`);
       expect(applied.err.at(-2)).toMatch(/^Apply complete: 3 created/);
-      expect(JSON.parse(applied.out).projectUrl).toBe(page);
+      expect(JSON.parse(applied.out).project_url).toBe(page);
       expect(await readFile(summaryFile, 'utf8')).toContain(`**Apply complete: 3 created, 0 updated, 0 moved, 0 deleted.**\n\nView project: <${page}>`);
       const res = await fetch(page, { headers: { cookie: `tmsync_ui_key=${KEY}` } });
       expect(res.status).toBe(200);
@@ -66,7 +66,7 @@ describe('a service whose answers carry no link to its web UI', () => {
       const applied = await tmsync(dir, {}, 'apply', '--auto-approve', '--json');
       expect(applied.code).toBe(0);
       expect(applied.err.at(-1)).toMatch(/^Apply complete: 3 created/);
-      expect(JSON.parse(applied.out)).not.toHaveProperty('projectUrl');
+      expect(JSON.parse(applied.out)).not.toHaveProperty('project_url');
 
       await writeFile(join(dir, 'junit.xml'), JUNIT);
       const pushed = await tmsync(dir, { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: join(dir, 'summary.md') }, 'results', 'push', '--new-run', 'No link', 'junit.xml', '--json');

@@ -81,7 +81,7 @@ describe('plan renderers', () => {
   it('renders JSON as the golden file, format_version first, and reads it back to the same plan', async () => {
     const plan = scenarioPlan();
     const json = renderPlanJson(plan);
-    expect(json.startsWith('{\n  "format_version": 2,')).toBe(true);
+    expect(json.startsWith('{\n  "format_version": 3,')).toBe(true);
     await expect(json).toMatchFileSnapshot(`${FIXTURES}plan.json`);
     expect(parsePlanFile(json)).toEqual(JSON.parse(JSON.stringify(plan)));
   });
@@ -126,14 +126,14 @@ describe('plan renderers', () => {
     expect((md.match(/<details>/g) ?? []).length).toBe((md.match(/<\/details>/g) ?? []).length);
   });
 
-  it('refuses a plan file of another format_version (one written before three-way sync), saying which version it expected', () => {
-    const json = renderPlanJson(scenarioPlan()).replace('"format_version": 2', '"format_version": 1');
+  it('refuses a plan file of another format_version (one with the camelCase keys of format 2), saying which version it expected', () => {
+    const json = renderPlanJson(scenarioPlan()).replace('"format_version": 3', '"format_version": 2');
     expect(() => parsePlanFile(json)).toThrow(TmsyncError);
     try {
       parsePlanFile(json);
     } catch (err) {
       expect((err as TmsyncError).code).toBe('plan_format_version');
-      expect((err as TmsyncError).message).toContain('reads format_version 2');
+      expect((err as TmsyncError).message).toContain('reads format_version 3');
     }
   });
 

@@ -8,7 +8,7 @@ import { repositoryTexts } from '../../text-sharer.js';
 import { changedCaseQueries, folderSubtreeFiles, planChanged, stepGroupsToRead, type ChangedFiles, type RemovedCaseFile } from '../../plan/changed.js';
 import { readSyncBase } from '../../sync/base.js';
 import { openConflicts, planDiffers, type Prefer } from '../../plan/index.js';
-import { buildPlan, PLAN_COMMENT_MARKER, planTextChunks, renderPlanJson, renderPlanMarkdown, summaryLine, type BuildPlanResult, type Plan } from '../../plan/index.js';
+import { buildPlan, PLAN_COMMENT_MARKER, planTextChunks, renderPlanJson, renderPlanJsonLine, renderPlanMarkdown, summaryLine, type BuildPlanResult, type Plan } from '../../plan/index.js';
 import { confirmMissing, fetchState, resolveProject } from '../../remote/index.js';
 import { ReadCache } from '../../remote/read-cache.js';
 import { loadRepository, type TmsyncConfig } from '../../repository/index.js';
@@ -212,7 +212,7 @@ async function emit(plan: Plan, options: PlanOptions, io: CliIo): Promise<void> 
       }
   };
   if (options.json || format === 'json') {
-    io.stdout(renderPlanJson(plan));
+    io.stdout(renderPlanJsonLine(plan));
     if (format === 'json') io.stderr(summaryLine(plan));
     else await human(options.color.stderr, io.stderr, io.stderrDrained);
     return;

@@ -264,7 +264,8 @@ async function pullRead(
         jsonOutput({
           project: { id: project.id, name: project.name, human_id_prefix: project.humanIdPrefix },
           root: repoRoot,
-          counts: c,
+          // the names `backup` counts by, the service's
+          counts: { folders: c.folders, step_groups: c.stepGroups, test_cases: c.cases },
           created,
           updated,
           unchanged: result.unchanged,

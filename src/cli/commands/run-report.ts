@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { classifyResult, executionWords, fetchExecutionJunit, formatCounts, getExecution, isCompleted } from '../../ci/execution.js';
 import { TmsyncError } from '../../errors.js';
 import type { CliIo, GlobalOptions } from '../io.js';
-import { jsonOutput } from '../json.js';
+import { executionId, jsonOutput } from '../json.js';
 import { loadExecutionTarget } from './run-trigger.js';
 
 export interface RunReportOptions extends GlobalOptions {
@@ -46,7 +46,7 @@ export async function runRunReport(options: RunReportOptions, io: CliIo): Promis
     const verdict = classifyResult(run.result);
     io.stderr(`JUnit report of run ${runId} (${verdict === 'passed' ? 'passed' : 'did not pass'}: ${formatCounts(run)}) written to ${options.junit}`);
     if (options.json) {
-      io.stdout(jsonOutput({ run_id: runId, status: run.status, result: run.result ?? null, outcome: verdict, junit: options.junit }));
+      io.stdout(jsonOutput({ run_id: executionId(runId), status: run.status, result: run.result ?? null, outcome: verdict, junit: options.junit }));
     }
     return 0;
   } finally {

@@ -3,7 +3,7 @@ import { TmsyncError } from '../../errors.js';
 import { webLink } from '../../remote/web-link.js';
 import { safeInline, safeLineStart } from '../../safe-text.js';
 import type { CliIo, GlobalOptions } from '../io.js';
-import { jsonOutput } from '../json.js';
+import { executionStatusDocument, jsonOutput } from '../json.js';
 import { loadExecutionTarget } from './run-trigger.js';
 
 export interface RunStatusOptions extends GlobalOptions {
@@ -25,7 +25,7 @@ export async function runRunStatus(options: RunStatusOptions, io: CliIo): Promis
   try {
     const run = await getExecution(target.client, runId, io.signal);
     if (options.json) {
-      io.stdout(jsonOutput(run));
+      io.stdout(jsonOutput(executionStatusDocument(run)));
       return 0;
     }
     const done = isCompleted(run);

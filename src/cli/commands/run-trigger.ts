@@ -19,7 +19,7 @@ import { ApiError } from '../../remote/api-error.js';
 import type { TmsClient } from '../../remote/client.js';
 import { webLink } from '../../remote/web-link.js';
 import type { CliIo, GlobalOptions } from '../io.js';
-import { jsonOutput } from '../json.js';
+import { executionId, executionStatusDocument, jsonOutput } from '../json.js';
 import { loadTarget, loadTargetConfig, type Target } from '../target.js';
 
 export interface RunTriggerOptions extends GlobalOptions {
@@ -90,7 +90,7 @@ export async function runRunTrigger(options: RunTriggerOptions, io: CliIo): Prom
     say(`Started run ${run.id} of test plan ${options.testPlan}${run.url ? `: ${run.url}` : ''}`);
 
     if (!options.wait) {
-      if (options.json) io.stdout(jsonOutput({ run }));
+      if (options.json) io.stdout(jsonOutput({ run: { ...run, id: executionId(run.id) } }));
       return 0;
     }
 
@@ -131,9 +131,9 @@ export async function runRunTrigger(options: RunTriggerOptions, io: CliIo): Prom
     if (options.json) {
       io.stdout(
         jsonOutput({
-          run,
+          run: { ...run, id: executionId(run.id) },
           outcome: waited.outcome,
-          status: waited.run ?? null,
+          status: waited.run ? executionStatusDocument(waited.run) : null,
           polls: waited.polls,
           transientErrors: waited.transientErrors,
           elapsedMs: waited.elapsedMs,

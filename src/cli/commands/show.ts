@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { TmsyncError } from '../../errors.js';
-import { parsePlanFile, renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../plan/index.js';
+import { parsePlanFile, renderPlanJsonLine, renderPlanMarkdown, renderPlanText } from '../../plan/index.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 
 export interface ShowOptions extends GlobalOptions {
@@ -29,7 +29,7 @@ export async function runShow(options: ShowOptions, io: CliIo): Promise<number> 
   }
   const plan = parsePlanFile(text);
   const format = options.json ? 'json' : (options.format ?? 'text');
-  if (format === 'json') io.stdout(renderPlanJson(plan));
+  if (format === 'json') io.stdout(renderPlanJsonLine(plan));
   else if (format === 'markdown') io.stdout(renderPlanMarkdown(plan));
   else io.stdout(renderPlanText(plan, { color: options.color.stdout }));
   return 0;
