@@ -21,7 +21,8 @@ const opts = (cwd: string, extra: Partial<ApplyOptions> = {}): ApplyOptions => (
   ...extra,
 });
 const io = () => memoryIo({ TMSYNC_API_KEY: API_KEY });
-const text = (x: { err: string[] }) => x.err.join('\n');
+/** Everything printed, on either stream (where each line goes: 'prints the result on stdout…'). */
+const text = (x: { out: string[]; err: string[] }) => [...x.out, ...x.err].join('\n');
 const creates = (emu: RunningEmulator) => emu.requestLog().filter((e) => e.method === 'POST' && /\/(folders|test_cases|step_groups)$/.test(e.path.split('?')[0]));
 
 /** Makes a file unwritable even for root (chmod, else chattr +i); false when neither works here. */
@@ -95,6 +96,33 @@ describe('tmsync apply (in process, against the emulator)', () => {
     await c.close();
     // and the plan command agrees: no changes
     expect(await main(['node', 'tmsync', 'plan', '--detailed-exitcode'], io(), root)).toBe(0);
+  });
+
+  it('prints the result (the plan and the summary line) on stdout, progress on stderr; with --json stdout holds only the document (issue 30 item 3)', async () => {
+    const root = await fresh();
+    const out = io();
+    expect(await runApply(opts(root), out)).toBe(0);
+    const stdout = out.out.join('');
+    expect(stdout).toMatch(/^tmsync will perform the following actions on project DEMO/);
+    expect(stdout).toContain('Plan: 10 to create');
+    expect(stdout).toContain('Apply complete: 10 created, 0 updated, 0 moved, 0 deleted.');
+    const stderr = out.err.join('\n');
+    expect(stderr).not.toContain('tmsync will perform');
+    expect(stderr).not.toContain('Apply complete');
+
+    await writeFile(join(root, 'cases/Checkout/extra.yaml'), 'title: Extra\n');
+    const json = io();
+    expect(await runApply(opts(root, { json: true }), json)).toBe(0);
+    expect(json.out).toHaveLength(1);
+    expect(JSON.parse(json.out[0]!).result.created).toBe(1);
+    expect(json.err.join('\n')).toContain('tmsync will perform');
+    expect(json.err.join('\n')).toContain('Apply complete: 1 created');
+
+    const quiet = io();
+    await writeFile(join(root, 'cases/Checkout/extra-2.yaml'), 'title: Extra 2\n');
+    expect(await runApply(opts(root, { quiet: true }), quiet)).toBe(0);
+    expect(quiet.out.slice(0, 2)).toEqual(['Plan: 1 to create, 0 to update, 0 to move, 0 to delete.', 'Apply complete: 1 created, 0 updated, 0 moved, 0 deleted.']);
+    expect(quiet.out.slice(2)).toEqual([expect.stringMatching(/^View project: http/)]);
   });
 
   for (const [name, faults] of [
