@@ -172,6 +172,39 @@ describe('tmsync apply (in process, against the emulator)', () => {
     expect(creates(emu).length).toBe(10);
   });
 
+  it('shows the plan on the terminal it asks on also when stdout goes to a file, and the file gets it too', async () => {
+    const root = await fresh();
+    const asked = { ...io(), isTTY: true, stdoutIsTTY: false, prompt: async () => 'no' };
+    expect(await runApply(opts(root, { autoApprove: false }), asked)).toBe(1);
+    expect(asked.out.join('')).toContain('Plan: 10 to create');
+    expect(asked.err.join('')).toContain('Plan: 10 to create');
+    // stdout on the terminal: shown once
+    const onTerminal = { ...io(), isTTY: true, stdoutIsTTY: true, prompt: async () => 'no' };
+    expect(await runApply(opts(root, { autoApprove: false }), onTerminal)).toBe(1);
+    expect(onTerminal.out.join('')).toContain('Plan: 10 to create');
+    expect(onTerminal.err.join('')).not.toContain('Plan: 10 to create');
+  });
+
+  it('plan, show and apply take --compact and --no-compact (issue 30 item 11)', async () => {
+    const root = await fresh();
+    const run = async (...args: string[]) => {
+      const x = io();
+      expect(await main(['node', 'tmsync', ...args, '--no-color'], x, root), x.err.join('\n')).toBe(0);
+      return x.out.join('');
+    };
+    // 10 operations: in full unless asked
+    expect(await run('plan')).toContain('+ case Checkout/Payments › Pay with a saved card');
+    const compact = await run('plan', '--compact', '--out', 'plan.json');
+    expect(compact).toMatch(/^Folder +\+ create\n/m);
+    expect(compact).not.toContain('Pay with a saved card');
+    expect(await run('show', 'plan.json', '--compact')).toBe(compact);
+    expect(await run('show', 'plan.json')).toContain('Pay with a saved card');
+    expect(await run('show', 'plan.json', '--format', 'markdown', '--compact')).toContain('<summary>Per folder (10 operations)</summary>');
+    const applied = await run('apply', '--auto-approve', '--compact');
+    expect(applied).toMatch(/^Folder +\+ create\n/m);
+    expect(applied).toContain('Apply complete: 10 created');
+  });
+
   it('applies a saved plan exactly, and refuses it once an item it touches changed on the service', async () => {
     const root = await fresh();
     expect(await runApply(opts(root), io())).toBe(0);

@@ -107,15 +107,20 @@ async function applyWith(
   collectMemory();
 
   const shown = resultStream(options, io);
-  if (options.quiet) shown.write(summaryLine(plan));
-  // written in pieces: a large plan's text is not held whole, nor queued whole for a slow reader;
-  // the pieces are large strings that only a full collection frees, collected as they pile up
-  else
-    for (const chunk of planTextChunks(plan, { color: shown.color, compact: options.compact })) {
-      shown.write(chunk);
-      await shown.drained?.();
-      checkMemory();
-    }
+  // whoever is asked for `yes` sees the plan, also when stdout goes to a file (`apply > apply.log`)
+  const asks = !saved && !options.autoApprove && io.isTTY && Boolean(io.prompt) && hasChanges(plan) && openConflicts(plan) === 0;
+  const outputs = asks && !options.json && !io.stdoutIsTTY ? [shown, { write: io.stderr, color: options.color.stderr, drained: io.stderrDrained }] : [shown];
+  for (const to of outputs) {
+    if (options.quiet) to.write(summaryLine(plan));
+    // written in pieces: a large plan's text is not held whole, nor queued whole for a slow reader;
+    // the pieces are large strings that only a full collection frees, collected as they pile up
+    else
+      for (const chunk of planTextChunks(plan, { color: to.color, compact: options.compact })) {
+        to.write(chunk);
+        await to.drained?.();
+        checkMemory();
+      }
+  }
   collectMemory();
   const conflicts = openConflicts(plan);
   if (conflicts > 0) {
