@@ -83,11 +83,16 @@ async function migrateFrom(source: Target, session: ApplySession, options: Migra
     const shown = options.json
       ? { write: io.stderr, color: options.color.stderr, drained: io.stderrDrained }
       : { write: io.stdout, color: options.color.stdout, drained: io.stdoutDrained };
-    shown.write(`Migrating ${safeInline(srcProject.name)} (${options.from}) → ${safeInline(dstProject.name)} (${options.to})${folder ? `, folder ${safeInline(folder.join('/'))}` : ''}:`);
-    // in pieces, each once stderr has taken the one before (a slow reader does not get it queued whole)
-    for (const chunk of planTextChunks(plan, { color: shown.color, compact: options.compact, migration: true })) {
-      shown.write(chunk);
-      await shown.drained?.();
+    // whoever is asked for `yes` sees the plan, also when stdout goes to a file
+    const asks = !options.autoApprove && io.isTTY && Boolean(io.prompt) && hasChanges(plan);
+    const outputs = asks && !options.json && !io.stdoutIsTTY ? [shown, { write: io.stderr, color: options.color.stderr, drained: io.stderrDrained }] : [shown];
+    for (const to of outputs) {
+      to.write(`Migrating ${safeInline(srcProject.name)} (${options.from}) → ${safeInline(dstProject.name)} (${options.to})${folder ? `, folder ${safeInline(folder.join('/'))}` : ''}:`);
+      // in pieces, each once the stream has taken the one before (a slow reader does not get it queued whole)
+      for (const chunk of planTextChunks(plan, { color: to.color, compact: options.compact, migration: true })) {
+        to.write(chunk);
+        await to.drained?.();
+      }
     }
     if (!hasChanges(plan)) {
       if (options.json) io.stdout(jsonOutput({ plan: planDocument(plan), result: null }));
