@@ -90,7 +90,7 @@ try {
       `(${fmt(planReads)} plan reads, ${fmt(writes)} writes, ${fmt(guardReads)} guard reads); without the guard ${fmt(before)}; ` +
       `ratio ${ratio.toFixed(3)} (target ≤ 1.10); ${(run.ms / 1000).toFixed(1)} s`,
   );
-  const summary = run.stderr.split('\n').find((l) => l.startsWith('Apply complete'));
+  const summary = run.stdout.split('\n').find((l) => l.startsWith('Apply complete'));
   console.log(`  ${summary ?? '(no summary)'}`);
 } finally {
   await stop(server.child);

@@ -71,7 +71,7 @@ function tmsync(cwd, argv, nodeArgs = []) {
 
 
 const fmt = (n) => n.toLocaleString('en-US');
-const summary = (stderr) => stderr.split('\n').find((l) => l.startsWith('Apply complete') || l.startsWith('No changes')) ?? '(no summary)';
+const summary = (stdout) => stdout.split('\n').find((l) => l.startsWith('Apply complete') || l.startsWith('No changes')) ?? '(no summary)';
 
 // --- 1 and 2: rate-limited creates, then a second apply
 const logFile = join(mkdtempSync(join(tmpdir(), 'tmsync-bench-log-')), 'requests.jsonl');
@@ -93,7 +93,7 @@ try {
     `${(first.ms / 1000).toFixed(1)} s, ratio ${ratio.toFixed(2)} (target ≤ 1.10), ` +
     `${((refused / log1.length) * 100).toFixed(1)}% refused for rate (target < 1%)`;
   console.log(line1);
-  console.log(`  ${summary(first.stderr)}`);
+  console.log(`  ${summary(first.stdout)}`);
 
   const second = await tmsync(dir, ['apply', '--auto-approve']);
   await new Promise((r) => setTimeout(r, 200));
@@ -115,7 +115,7 @@ if (!args.includes('--skip-big')) {
     if (big.code !== 0) throw new Error(`big apply failed (${big.code}):\n${big.stderr.slice(-3000)}`);
     const mb = big.maxRss / 1024 / 1024;
     console.log(`${fmt(BIG)}-case apply: ${(big.ms / 1000).toFixed(1)} s, peak RSS ${mb.toFixed(0)} MB (target < 400 MB)`);
-    console.log(`  ${summary(big.stderr)}`);
+    console.log(`  ${summary(big.stdout)}`);
     rmSync(dir, { recursive: true, force: true });
   } finally {
     await stop(free.child);

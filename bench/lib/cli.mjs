@@ -41,7 +41,9 @@ export function stop(child) {
  * (A file, not `-e`: worker threads inherit the exec arguments and refuse `--input-type`.)
  * `nodeArgs` go to node itself (`--cpu-prof`, which NODE_OPTIONS refuses); `dist` runs another
  * build of the CLI (a copy of an earlier dist/, to compare before and after in the same conditions).
- * @returns {Promise<{ code: number, ms: number, stderr: string, maxRss?: number }>}
+ * `stdout` is the end of what the command printed there (the plan of a large apply is tens of
+ * millions of characters; its summary line is last).
+ * @returns {Promise<{ code: number, ms: number, stdout: string, stderr: string, maxRss?: number }>}
  */
 export function runCli(cwd, argv, env, { scratch = tmpdir(), nodeArgs = [], dist = join(root, 'dist') } = {}) {
   const wrapper = join(mkdtempSync(join(scratch, 'tmsync-bench-cli-')), 'cli.mjs');
@@ -54,13 +56,15 @@ process.exitCode = code;
 `,
   );
   const t0 = performance.now();
-  const child = spawn(process.execPath, [...nodeArgs, wrapper], { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, wrapper], { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
+  let stdout = '';
   child.stderr.on('data', (d) => (stderr += d));
+  child.stdout.on('data', (d) => (stdout = (stdout + d).slice(-100_000)));
   return new Promise((resolve) => {
     child.on('close', (code) => {
       const m = /BENCH_MAXRSS (\d+)/.exec(stderr);
-      resolve({ code, ms: performance.now() - t0, stderr, maxRss: m ? Number(m[1]) * 1024 : undefined });
+      resolve({ code, ms: performance.now() - t0, stdout, stderr, maxRss: m ? Number(m[1]) * 1024 : undefined });
     });
   });
 }

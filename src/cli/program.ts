@@ -83,6 +83,10 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--example', 'with a service (TMSYNC_BASE_URL and TMSYNC_API_KEY set): also write the example case and step group, which the first apply creates there', false)
     .action(lazy(async () => (await import('./commands/init.js')).runInit));
 
+  /** `--compact` / `--no-compact`: unset, a plan above 50 operations is compact (docs/plan.md) */
+  const COMPACT = () => new Option('--compact', 'show the plan as a table per folder with counts, details only for updates and deletes (the default above 50 operations)');
+  const NO_COMPACT = () => new Option('--no-compact', 'show every item of the plan in detail, whatever its size');
+
   /** `--prefer`: settles conflicts with the sync base for one run (docs/sync.md) */
   const PREFER = () =>
     new Option(
@@ -107,6 +111,8 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--allow-recreate', 'with --prune, accept deleting and recreating cases that look renamed', false)
     .option('--changed-since <ref>', 'plan only the files changed since this git ref (a pull request: its base); reads only what they name; not with --prune')
     .addOption(PREFER())
+    .addOption(COMPACT())
+    .addOption(NO_COMPACT())
     .action(lazy(async () => (await import('./commands/plan.js')).runPlan));
 
   program
@@ -119,6 +125,8 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--lock-timeout <duration>', 'wait this long (e.g. 30s, 5m) for another tmsync command writing this repository, instead of failing at once')
     .option('-q, --quiet', "print the plan's summary line, not the whole plan", false)
     .addOption(PREFER())
+    .addOption(COMPACT())
+    .addOption(NO_COMPACT())
     .action(lazy(async () => (await import('./commands/apply.js')).runApply));
 
   program
@@ -126,6 +134,8 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .description('print a plan saved by `tmsync plan --out` (offline)')
     .argument('<planfile>', 'the saved plan')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']).default('text'))
+    .addOption(COMPACT())
+    .addOption(NO_COMPACT())
     .action(lazy(async () => (await import('./commands/show.js')).runShow));
 
   program
@@ -170,6 +180,8 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--folder <path>', 'only this folder subtree')
     .option('--auto-approve', 'do not ask for confirmation', false)
     .option('--lock-timeout <duration>', 'wait this long (e.g. 30s, 5m) for another tmsync command writing this repository, instead of failing at once')
+    .addOption(COMPACT())
+    .addOption(NO_COMPACT())
     .action(lazy(async () => (await import('./commands/migrate.js')).runMigrate));
 
   const run = program.command('run').description('trigger test plans through the execution interface');

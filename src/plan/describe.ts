@@ -1,6 +1,6 @@
 import { structuredPatch } from 'diff';
-import { itemTypeWords, type Action, type OpHeading } from './operation-kinds.js';
-import type { FieldChange, UnmanagedItem } from './operations.js';
+import { actionOf, itemTypeOf, itemTypeWords, type Action, type OpHeading } from './operation-kinds.js';
+import type { FieldChange, Operation, Plan, UnmanagedItem } from './operations.js';
 import { safeInline, safeLine } from '../safe-text.js';
 
 /**
@@ -49,4 +49,47 @@ export function diffLines(change: FieldChange): string[] {
     for (const line of h.lines) if (!line.startsWith('\\')) out.push(safeLine(line));
   }
   return out;
+}
+
+/**
+ * Above this many operations a plan is shown compact unless `--no-compact` says otherwise: a
+ * table per folder with counts, details only for updates and deletes (docs/plan.md).
+ */
+export const COMPACT_ABOVE = 50;
+
+/** Whether a plan is shown compact: as chosen (`--compact`, `--no-compact`), else by its size. */
+export function isCompact(plan: Pick<Plan, 'operations'>, choice: boolean | undefined): boolean {
+  return choice ?? plan.operations.length > COMPACT_ABOVE;
+}
+
+/** The actions a compact plan shows item by item; the others are only counted. */
+export function detailedInCompact(action: Action): boolean {
+  return action === 'update' || action === 'delete';
+}
+
+/** One row of a compact plan: where the items live, and how many of each action. */
+export interface FolderRow {
+  /** a folder path, `(top level)`, or a kind of item that lives in no folder (`step groups`) */
+  where: string;
+  counts: Record<Action, number>;
+}
+
+/**
+ * The compact plan's table: a row per folder (a folder's own operations count in its row, a
+ * case's in its folder's), then step groups and the rest by kind, in the order the plan first
+ * names them (the files' order).
+ */
+export function folderRows(ops: readonly Operation[]): FolderRow[] {
+  const rows = new Map<string, FolderRow>();
+  for (const op of ops) {
+    const type = itemTypeOf(op);
+    const where = (type === 'case' || type === 'folder') && 'path' in op ? join(op.path) || '(top level)' : `${itemTypeWords(type)}s`;
+    let row = rows.get(where);
+    if (!row) {
+      row = { where, counts: { create: 0, update: 0, move: 0, delete: 0, adopt: 0 } };
+      rows.set(where, row);
+    }
+    row.counts[actionOf(op)]++;
+  }
+  return [...rows.values()];
 }

@@ -1,4 +1,4 @@
-import { ACTION_ORDER, SYMBOLS, actionOf, changesOf, diffLines, headingOf, isLong, unmanagedHeading, type Action } from './describe.js';
+import { ACTION_ORDER, SYMBOLS, actionOf, changesOf, detailedInCompact, diffLines, folderRows, headingOf, isCompact, isLong, unmanagedHeading, type Action } from './describe.js';
 import type { FieldChange, Operation, Plan } from './operations.js';
 import { summaryLine } from './summary.js';
 import { byItem, CONFLICTS_HEADING, conflictSettled, conflictWaysOut, REMOTE_CHANGES_HEADING, REMOTE_CHANGES_NOTE, withoutBaseLine } from './render-sync.js';
@@ -9,6 +9,11 @@ export interface RenderMarkdownOptions {
   /** the comment stays below this many characters; details beyond are cut with a note
    * @default 65000 (GitHub refuses comments over 65,536) */
   maxChars?: number;
+  /**
+   * a table per folder with counts, details only for updates and deletes (`--compact`); false:
+   * every item in detail; unset: compact above `COMPACT_ABOVE` operations (describe.ts)
+   */
+  compact?: boolean | undefined;
 }
 
 /** The first line of every plan comment, so CI can find and update its own comment. */
@@ -55,7 +60,17 @@ export function renderPlanMarkdown(plan: Plan, options: RenderMarkdownOptions = 
       ),
     });
   }
+  const compact = isCompact(plan, options.compact);
+  if (compact && plan.operations.length > 0) {
+    const used = ACTION_ORDER.filter((a) => plan.operations.some((op) => actionOf(op) === a));
+    const rows = folderRows(plan.operations).map((r) => `| ${escape(r.where)} | ${used.map((a) => r.counts[a]).join(' | ')} |`);
+    sections.push({
+      title: `Per folder (${plan.operations.length} operation${plan.operations.length === 1 ? '' : 's'})`,
+      items: [`| Folder | ${used.map((a) => `${SYMBOLS[a]} ${a}`).join(' | ')} |`, `|---|${used.map(() => '---:|').join('')}`, ...rows],
+    });
+  }
   for (const action of ACTION_ORDER) {
+    if (compact && !detailedInCompact(action)) continue;
     const ops = plan.operations.filter((o) => actionOf(o) === action);
     if (ops.length > 0) sections.push({ title: `${SYMBOLS[action]} ${TITLES[action]} (${ops.length})`, items: ops.map(renderOp) });
   }

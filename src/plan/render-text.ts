@@ -3,15 +3,18 @@ import {
   SYMBOLS,
   actionOf,
   changesOf,
+  detailedInCompact,
   diffLines,
+  folderRows,
   headingText,
+  isCompact,
   headingOf,
   isLong,
   quote,
   unmanagedHeading,
   type Action,
 } from './describe.js';
-import type { FieldChange, Plan } from './operations.js';
+import type { FieldChange, Operation, Plan } from './operations.js';
 import { summaryLine } from './summary.js';
 import { safeInline, safeLines, safeLineStart } from '../safe-text.js';
 import { byItem, CONFLICTS_HEADING, conflictSettled, conflictWaysOut, itemText, REMOTE_CHANGES_HEADING, REMOTE_CHANGES_NOTE, withoutBaseLine } from './render-sync.js';
@@ -19,6 +22,16 @@ import { byItem, CONFLICTS_HEADING, conflictSettled, conflictWaysOut, itemText, 
 export interface RenderTextOptions {
   /** ANSI colours; only when writing to a terminal and not `--no-color` */
   color: boolean;
+  /**
+   * a table per folder with counts, details only for updates and deletes (`--compact`); false:
+   * every item in detail; unset: compact above `COMPACT_ABOVE` operations (describe.ts)
+   */
+  compact?: boolean | undefined;
+  /**
+   * the plan of a migration: its unmanaged items are in the target and not in the source, which
+   * nothing deletes (there is no repository, and no --prune) @default false
+   */
+  migration?: boolean;
 }
 
 const ANSI = { red: 31, green: 32, yellow: 33, blue: 34, cyan: 36, dim: 2, bold: 1 } as const;
@@ -65,26 +78,26 @@ function* unguardedLines(plan: Plan, options: RenderTextOptions): Generator<stri
     yield '';
     yield `Legend: ${used.map((a) => `${paint(ACTION_COLOUR[a], SYMBOLS[a])} ${LEGEND[a]}`).join('   ')}`;
     yield '';
-    for (const op of plan.operations) {
-      const action = actionOf(op);
-      const h = headingOf(op);
-      if (action === 'delete') {
-        // deletes only come from --prune: the whole line in red, so it cannot be overlooked
-        yield paint('red', `${SYMBOLS[action]} ${headingText(h)}  (not in the repository; deleted by --prune)`);
-        continue;
+    if (isCompact(plan, options.compact)) {
+      yield* compactTable(plan, used, paint);
+      const detailed = plan.operations.filter((op) => detailedInCompact(actionOf(op)));
+      if (detailed.length > 0) {
+        yield '';
+        yield 'Updates and deletes in detail:';
+        yield '';
+        for (const op of detailed) yield* opBlock(op, paint);
       }
-      const note = h.note ? paint('dim', `  (${safeInline(h.note)})`) : '';
-      yield `${paint(ACTION_COLOUR[action], SYMBOLS[action])} ${paint('bold', headingText(h))}${note}`;
-      for (const line of changeBlock(changesOf(op), action === 'create', paint)) yield `    ${line}`;
-    }
+    } else for (const op of plan.operations) yield* opBlock(op, paint);
     yield '';
   }
   // pruned items already show as red `-` blocks above; list what stays unmanaged
   const kept = plan.unmanaged.filter((u) => !u.pruned);
   if (kept.length > 0) {
-    yield plan.prune
-      ? 'Not managed by this repository, kept although --prune is set (still in use):'
-      : 'Not managed by this repository (--prune deletes them):';
+    yield options.migration
+      ? 'In the target but not in the source (left as they are):'
+      : plan.prune
+        ? 'Not managed by this repository, kept although --prune is set (still in use):'
+        : 'Not managed by this repository (--prune deletes them):';
     for (const u of kept) yield `  ${headingText(unmanagedHeading(u))}`;
     yield '';
   }
@@ -121,6 +134,37 @@ function* unguardedLines(plan: Plan, options: RenderTextOptions): Generator<stri
     yield '';
   }
   yield paint('bold', summaryLine(plan));
+}
+
+/** One operation: its heading line, then its field changes (a delete: one red line). */
+function* opBlock(op: Operation, paint: (c: Colour, t: string) => string): Generator<string> {
+  const action = actionOf(op);
+  const h = headingOf(op);
+  if (action === 'delete') {
+    // deletes only come from --prune: the whole line in red, so it cannot be overlooked
+    yield paint('red', `${SYMBOLS[action]} ${headingText(h)}  (not in the repository; deleted by --prune)`);
+    return;
+  }
+  const note = h.note ? paint('dim', `  (${safeInline(h.note)})`) : '';
+  yield `${paint(ACTION_COLOUR[action], SYMBOLS[action])} ${paint('bold', headingText(h))}${note}`;
+  for (const line of changeBlock(changesOf(op), action === 'create', paint)) yield `    ${line}`;
+}
+
+/** The compact plan's table: a row per folder, a column per action the plan holds (`folderRows`). */
+function* compactTable(plan: Plan, used: Action[], paint: (c: Colour, t: string) => string): Generator<string> {
+  const rows = folderRows(plan.operations);
+  const names = rows.map((r) => safeInline(r.where));
+  const first = Math.max('Folder'.length, ...names.map((n) => n.length));
+  const heads = used.map((a) => `${SYMBOLS[a]} ${a}`);
+  yield `${'Folder'.padEnd(first)}  ${heads.join('  ')}`;
+  for (const [i, row] of rows.entries()) {
+    const cells = used.map((a, j) => {
+      const n = row.counts[a];
+      const text = String(n).padStart(heads[j]!.length);
+      return n > 0 ? paint(ACTION_COLOUR[a], text) : text;
+    });
+    yield `${names[i]!.padEnd(first)}  ${cells.join('  ')}`;
+  }
 }
 
 function changeBlock(changes: FieldChange[], isCreate: boolean, paint: (c: Colour, t: string) => string): string[] {

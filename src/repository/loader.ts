@@ -8,7 +8,7 @@ import type { TmsyncConfig } from './config.js';
 import { crossFileProblems } from './cross-checks.js';
 import { folderNameProblem, type ParsedFolderFile } from './folder-file.js';
 import { parseFiles, type ParseFilesOptions, type ParseJob, type ParseResult } from './parse-files.js';
-import { byName, listStepGroupFiles, walkCasesDir, type WalkedDir } from './walk.js';
+import { byName, byNaturalName, listStepGroupFiles, walkCasesDir, type WalkedDir } from './walk.js';
 import { sortProblems } from './yaml-source.js';
 import { textSharer } from '../text-sharer.js';
 
@@ -256,8 +256,9 @@ export async function loadRepository(
     else parsedGroups.push(r.parsed as Parsed<DesiredStepGroup>);
   }
 
-  parsedCases.sort((a, b) => byName(a.item.file, b.item.file));
-  parsedGroups.sort((a, b) => byName(a.item.file, b.item.file));
+  // natural order (`case-2` before `case-10`): the plan creates in this order, the service numbers in it
+  parsedCases.sort((a, b) => byNaturalName(a.item.file, b.item.file));
+  parsedGroups.sort((a, b) => byNaturalName(a.item.file, b.item.file));
   problems.push(...crossFileProblems({ folders, folderFiles, cases: parsedCases, stepGroups: parsedGroups, brokenStepGroupKeys }));
 
   const state: DesiredState = {

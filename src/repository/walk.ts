@@ -19,6 +19,47 @@ export const isFolderFile = (name: string): boolean => /^_folder\.ya?ml$/i.test(
 /** Code-unit order: stable across platforms and locales. */
 export const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+const isDigit = (code: number) => code >= 48 && code <= 57;
+
+/**
+ * Natural order, as people number files: `case-2` before `case-10` (a run of digits compares by
+ * its value), everything else by code unit as {@link byName}, which also breaks ties (`a01`, `a1`).
+ * Stable across platforms and locales (no collator). The plan, and so the apply's creates, follow
+ * it: the service numbers items in the order they are created.
+ */
+export function byNaturalName(a: string, b: string): number {
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const ca = a.charCodeAt(i);
+    const cb = b.charCodeAt(j);
+    if (isDigit(ca) && isDigit(cb)) {
+      let ei = i;
+      let ej = j;
+      while (ei < a.length && isDigit(a.charCodeAt(ei))) ei++;
+      while (ej < b.length && isDigit(b.charCodeAt(ej))) ej++;
+      // leading zeros do not change a value
+      let si = i;
+      let sj = j;
+      while (si < ei - 1 && a.charCodeAt(si) === 48) si++;
+      while (sj < ej - 1 && b.charCodeAt(sj) === 48) sj++;
+      if (ei - si !== ej - sj) return ei - si - (ej - sj);
+      for (let k = 0; k < ei - si; k++) {
+        const d = a.charCodeAt(si + k) - b.charCodeAt(sj + k);
+        if (d !== 0) return d;
+      }
+      i = ei;
+      j = ej;
+      continue;
+    }
+    if (ca !== cb) return ca - cb;
+    i++;
+    j++;
+  }
+  if (i < a.length || j < b.length) return i < a.length ? 1 : -1;
+  return byName(a, b);
+}
+
 /**
  * What a walk found besides the files: links leading outside the repository (refused, never
  * followed), names that are twins on case-insensitive or normalising file systems, and
@@ -97,7 +138,7 @@ async function entries(abs: string, rel: string, ctx: WalkContext): Promise<{ na
     } else if (e.isDirectory()) out.push({ name: e.name, dir: true });
     else if (e.isFile()) out.push({ name: e.name, dir: false });
   }
-  out.sort((a, b) => byName(a.name, b.name));
+  out.sort((a, b) => byNaturalName(a.name, b.name));
   // twins: one entry on macOS and Windows, two here
   const seen = new Map<string, string>();
   for (const e of out) {

@@ -11,16 +11,17 @@ import { API_KEY, addGenerated, client, copyExamples, emulator, serviceSnapshot 
  */
 const CLI = resolve(import.meta.dirname, '../../bin/tmsync.js');
 
-function apply(root: string, fileBlocks?: number): Promise<{ code: number | null; stderr: string }> {
+function apply(root: string, fileBlocks?: number): Promise<{ code: number | null; stderr: string; stdout: string }> {
   const node = JSON.stringify(process.execPath);
   const cmd = `${fileBlocks !== undefined ? `ulimit -f ${fileBlocks}; ` : ''}exec ${node} ${JSON.stringify(CLI)} apply --auto-approve`;
   return new Promise((done, fail) => {
     const child = spawn('sh', ['-c', cmd], { cwd: root, env: { ...process.env, TMSYNC_API_KEY: API_KEY, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
+    let stdout = '';
     child.stderr.on('data', (d) => (stderr += d));
-    child.stdout.on('data', () => undefined);
+    child.stdout.on('data', (d) => (stdout += d));
     child.on('error', fail);
-    child.on('close', (code) => done({ code, stderr }));
+    child.on('close', (code) => done({ code, stderr, stdout }));
   });
 }
 
@@ -44,13 +45,13 @@ describe('apply when the journal cannot be written', () => {
     // 8 blocks of 512 bytes: the journal fills up after a few dozen entries of ~73 operations
     const first = await apply(root, 8);
     expect(first.stderr).toMatch(/Error: cannot write the journal .*journal\.jsonl: EFBIG/);
-    expect(first.stderr).toMatch(/Apply stopped: \d+ created, .* \d+ operations not started because the journal could not be written/);
+    expect(first.stdout).toMatch(/Apply stopped: \d+ created, .* \d+ operations not started because the journal could not be written/);
     expect(first.code).toBe(1);
     const made = (await serviceSnapshot(c, 'JFULL')).actual.cases.length;
     expect(made).toBeLessThan(60);
 
     const second = await apply(root);
-    expect(second.stderr).toContain('Apply complete:');
+    expect(second.stdout).toContain('Apply complete:');
     expect(second.code).toBe(0);
     const snap = await serviceSnapshot(c, 'JFULL');
     await c.close();

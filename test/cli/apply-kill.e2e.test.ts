@@ -21,6 +21,8 @@ interface Run {
   code: number | null;
   signal: NodeJS.Signals | null;
   stderr: string;
+  /** the result: the plan and the summary line */
+  stdout: string;
   killed: boolean;
 }
 
@@ -34,9 +36,10 @@ function apply(root: string, emu: RunningEmulator, kill?: { after: number; signa
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
+    let stdout = '';
     let killed = false;
     child.stderr.on('data', (d) => (stderr += d));
-    child.stdout.on('data', () => undefined);
+    child.stdout.on('data', (d) => (stdout += d));
     const timer = kill
       ? setInterval(() => {
           if (!killed && emu.requestLog().length - base >= kill.after) {
@@ -48,7 +51,7 @@ function apply(root: string, emu: RunningEmulator, kill?: { after: number; signa
     child.on('error', fail);
     child.on('close', (code, signal) => {
       if (timer) clearInterval(timer);
-      done({ code, signal, stderr, killed });
+      done({ code, signal, stderr, stdout, killed });
     });
   });
 }
@@ -123,7 +126,7 @@ describe('tmsync apply killed and run again (CLI child process against the emula
       expect(killed.killed).toBe(true);
       expect(killed.signal).toBe('SIGKILL');
       const rerun = await apply(root, emu);
-      expect(rerun.stderr).toContain('Apply complete');
+      expect(rerun.stdout).toContain('Apply complete');
       expect(rerun.code).toBe(0);
       await expectConverged(emu, root, prefix);
     });
@@ -133,7 +136,7 @@ describe('tmsync apply killed and run again (CLI child process against the emula
     const root = await newProject(emu, 'INT');
     const interrupted = await apply(root, emu, { after: 24, signal: 'SIGINT' });
     expect(interrupted.code).toBe(130);
-    expect(interrupted.stderr).toMatch(/Apply interrupted: \d+ created, .* operations? not started/);
+    expect(interrupted.stdout).toMatch(/Apply interrupted: \d+ created, .* operations? not started/);
     const journal = await readFile(join(root, '.tmsync/journal.jsonl'), 'utf8');
     expect(journal.split('\n')[0]).toContain('"format_version":1');
     expect(journal).toContain('"type":"done"');

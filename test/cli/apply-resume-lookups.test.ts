@@ -52,6 +52,6 @@ describe('apply after a stopped run', () => {
     expect(lookups).toHaveLength(3);
     const firstCreate = log.findIndex((e) => e.method === 'POST' && /\/test_cases$/.test(e.path.split('?')[0]));
     expect(log.slice(firstCreate).some((e) => lookups.includes(e))).toBe(false);
-    expect(out.err.join('\n')).toContain('Apply complete: 27 created');
+    expect(out.out.join('\n')).toContain('Apply complete: 27 created');
   });
 });

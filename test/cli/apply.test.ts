@@ -21,7 +21,8 @@ const opts = (cwd: string, extra: Partial<ApplyOptions> = {}): ApplyOptions => (
   ...extra,
 });
 const io = () => memoryIo({ TMSYNC_API_KEY: API_KEY });
-const text = (x: { err: string[] }) => x.err.join('\n');
+/** Everything printed, on either stream (where each line goes: 'prints the result on stdout…'). */
+const text = (x: { out: string[]; err: string[] }) => [...x.out, ...x.err].join('\n');
 const creates = (emu: RunningEmulator) => emu.requestLog().filter((e) => e.method === 'POST' && /\/(folders|test_cases|step_groups)$/.test(e.path.split('?')[0]));
 
 /** Makes a file unwritable even for root (chmod, else chattr +i); false when neither works here. */
@@ -97,6 +98,33 @@ describe('tmsync apply (in process, against the emulator)', () => {
     expect(await main(['node', 'tmsync', 'plan', '--detailed-exitcode'], io(), root)).toBe(0);
   });
 
+  it('prints the result (the plan and the summary line) on stdout, progress on stderr; with --json stdout holds only the document (issue 30 item 3)', async () => {
+    const root = await fresh();
+    const out = io();
+    expect(await runApply(opts(root), out)).toBe(0);
+    const stdout = out.out.join('');
+    expect(stdout).toMatch(/^tmsync will perform the following actions on project DEMO/);
+    expect(stdout).toContain('Plan: 10 to create');
+    expect(stdout).toContain('Apply complete: 10 created, 0 updated, 0 moved, 0 deleted.');
+    const stderr = out.err.join('\n');
+    expect(stderr).not.toContain('tmsync will perform');
+    expect(stderr).not.toContain('Apply complete');
+
+    await writeFile(join(root, 'cases/Checkout/extra.yaml'), 'title: Extra\n');
+    const json = io();
+    expect(await runApply(opts(root, { json: true }), json)).toBe(0);
+    expect(json.out).toHaveLength(1);
+    expect(JSON.parse(json.out[0]!).result.created).toBe(1);
+    expect(json.err.join('\n')).toContain('tmsync will perform');
+    expect(json.err.join('\n')).toContain('Apply complete: 1 created');
+
+    const quiet = io();
+    await writeFile(join(root, 'cases/Checkout/extra-2.yaml'), 'title: Extra 2\n');
+    expect(await runApply(opts(root, { quiet: true }), quiet)).toBe(0);
+    expect(quiet.out.slice(0, 2)).toEqual(['Plan: 1 to create, 0 to update, 0 to move, 0 to delete.', 'Apply complete: 1 created, 0 updated, 0 moved, 0 deleted.']);
+    expect(quiet.out.slice(2)).toEqual([expect.stringMatching(/^View project: http/)]);
+  });
+
   for (const [name, faults] of [
     ['seeded 500s, dropped connections and a rate limit of 20/s', { failRate: 0.1, resetRate: 0.05, rateLimit: 20, faultSeed: 11 }],
     ['faults that hit creates after the service stored them', { failRate: 0.1, resetRate: 0.1, faultSeed: 5, failAfterCommit: true }],
@@ -142,6 +170,39 @@ describe('tmsync apply (in process, against the emulator)', () => {
     expect(await runApply(opts(root, { autoApprove: false }), tty('yes'))).toBe(0);
     expect(asked[0]).toBe("Do you want to perform these actions? Only 'yes' will be accepted: ");
     expect(creates(emu).length).toBe(10);
+  });
+
+  it('shows the plan on the terminal it asks on also when stdout goes to a file, and the file gets it too', async () => {
+    const root = await fresh();
+    const asked = { ...io(), isTTY: true, stdoutIsTTY: false, prompt: async () => 'no' };
+    expect(await runApply(opts(root, { autoApprove: false }), asked)).toBe(1);
+    expect(asked.out.join('')).toContain('Plan: 10 to create');
+    expect(asked.err.join('')).toContain('Plan: 10 to create');
+    // stdout on the terminal: shown once
+    const onTerminal = { ...io(), isTTY: true, stdoutIsTTY: true, prompt: async () => 'no' };
+    expect(await runApply(opts(root, { autoApprove: false }), onTerminal)).toBe(1);
+    expect(onTerminal.out.join('')).toContain('Plan: 10 to create');
+    expect(onTerminal.err.join('')).not.toContain('Plan: 10 to create');
+  });
+
+  it('plan, show and apply take --compact and --no-compact (issue 30 item 11)', async () => {
+    const root = await fresh();
+    const run = async (...args: string[]) => {
+      const x = io();
+      expect(await main(['node', 'tmsync', ...args, '--no-color'], x, root), x.err.join('\n')).toBe(0);
+      return x.out.join('');
+    };
+    // 10 operations: in full unless asked
+    expect(await run('plan')).toContain('+ case Checkout/Payments › Pay with a saved card');
+    const compact = await run('plan', '--compact', '--out', 'plan.json');
+    expect(compact).toMatch(/^Folder +\+ create\n/m);
+    expect(compact).not.toContain('Pay with a saved card');
+    expect(await run('show', 'plan.json', '--compact')).toBe(compact);
+    expect(await run('show', 'plan.json')).toContain('Pay with a saved card');
+    expect(await run('show', 'plan.json', '--format', 'markdown', '--compact')).toContain('<summary>Per folder (10 operations)</summary>');
+    const applied = await run('apply', '--auto-approve', '--compact');
+    expect(applied).toMatch(/^Folder +\+ create\n/m);
+    expect(applied).toContain('Apply complete: 10 created');
   });
 
   it('applies a saved plan exactly, and refuses it once an item it touches changed on the service', async () => {

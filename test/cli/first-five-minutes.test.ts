@@ -195,7 +195,7 @@ describe('`tmsync init` against a service whose lookups and users have none of t
     // the service accepts what init wrote: apply creates the starter, and a second plan is empty
     const apply = await tmsync(dir, { TMSYNC_API_KEY: API_KEY }, 'apply', '--auto-approve');
     expect(apply.err).not.toMatch(/error/i);
-    expect(apply.err).toContain('3 created');
+    expect(apply.out).toContain('Apply complete: 3 created');
     expect(apply.code).toBe(0);
     const again = await tmsync(dir, { TMSYNC_API_KEY: API_KEY }, 'plan', '--detailed-exitcode');
     expect(again.code).toBe(0);

@@ -123,7 +123,7 @@ describe('text from the service, printed', () => {
     }
     const a = await tmsync('apply', '--auto-approve');
     expect(a.code, a.err).toBe(0);
-    expect(a.err).toContain('add-mask');
+    expect(a.out).toContain('add-mask');
     expectSafe(a.out);
     expectSafe(a.err);
   });

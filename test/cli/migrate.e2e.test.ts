@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { API_KEY, emptyProject, emulator, projectSnapshot, seedVariedProject } from '../transfer/helpers.js';
+import { resolveProject } from '../../src/remote/index.js';
+import { API_KEY, client, emptyProject, emulator, projectSnapshot, seedVariedProject } from '../transfer/helpers.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/tmsync.js');
 const ENV = { TMSYNC_API_KEY: API_KEY, SRC_KEY: API_KEY, DST_KEY: API_KEY };
@@ -49,7 +50,9 @@ describe('tmsync migrate between two emulators', () => {
     const dir = await fresh('ASK');
     const r = await tmsync(dir, 'migrate', '--from', 'src', '--to', 'dst');
     expect(r.code).toBe(1);
-    expect(r.err).toContain('Plan:');
+    // the plan is the result: on stdout (issue 30 item 3); the refusal on stderr
+    expect(r.out).toContain('Plan:');
+    expect(r.err).not.toContain('Plan:');
     expect(r.err).toContain('--auto-approve');
     expect(b.requestLog().filter((e) => e.method === 'POST')).toEqual([]);
   });
@@ -58,12 +61,23 @@ describe('tmsync migrate between two emulators', () => {
     emptyProject(b, 'ALL');
     const dir = await fresh('ALL');
     const r = await tmsync(dir, 'migrate', '--from', 'src', '--to', 'dst', '--auto-approve');
-    expect(r.err).toContain('Migration complete');
+    expect(r.out).toContain('Migration complete');
     expect(r.code).toBe(0);
     expect(await projectSnapshot(b.baseUrl, 'ALL', { runs: false })).toEqual(await projectSnapshot(a.baseUrl, 'SRC', { runs: false }));
     const again = await tmsync(dir, 'migrate', '--from', 'src', '--to', 'dst', '--auto-approve');
     expect(again.code).toBe(0);
-    expect(again.err).toContain('No changes');
+    expect(again.out).toContain('No changes');
+
+    // an item only the target has is left alone, and the plan says so without a word of --prune (issue 30 item 8)
+    const c = client(b.baseUrl);
+    const project = await resolveProject(c, 'ALL');
+    await c.call('createFolder', { params: { project_id: project.id }, body: { name: 'Only in the target' } });
+    await c.close();
+    const third = await tmsync(dir, 'migrate', '--from', 'src', '--to', 'dst', '--auto-approve');
+    expect(third.code).toBe(0);
+    expect(third.out).toContain('In the target but not in the source (left as they are):\n  folder Only in the target\n');
+    expect(third.out).not.toContain('Not managed by this repository');
+    expect(third.out).not.toContain('--prune');
   });
 
   it('copies one folder subtree only', async () => {
@@ -98,7 +112,7 @@ describe('tmsync migrate between two emulators', () => {
 
     const r = await tmsync(dir, 'migrate', '--from', 'src', '--to', 'dst', '--auto-approve');
     expect(r.code).toBe(0);
-    expect(r.err).toMatch(/\d+ adopted/);
+    expect(r.out).toMatch(/\d+ adopted/);
     expect(await projectSnapshot(b.baseUrl, 'KIL', { runs: false })).toEqual(await projectSnapshot(a.baseUrl, 'SRC', { runs: false }));
   });
 });

@@ -60,7 +60,8 @@ describe('a large plan written to a slow reader', () => {
   beforeAll(async () => {
     emu = await emulator();
     root = await copyExamples(emu.baseUrl);
-    // 600 new cases beside the examples' 14 items: a plan text of several thousand lines, written in more than one piece
+    // 600 new cases beside the examples' 14 items: a plan text of several thousand lines (in full:
+    // --no-compact), written in more than one piece
     await addGenerated(root, ['Bulk/One', 'Bulk/Two', 'Bulk/Three'], 200);
   });
   afterAll(async () => {
@@ -70,7 +71,7 @@ describe('a large plan written to a slow reader', () => {
 
   it('plan writes its text to stdout one piece at a time, each once the reader has taken the one before', async () => {
     const { io, streams } = slowReaderIo({ TMSYNC_API_KEY: API_KEY });
-    expect(await main(['node', 'tmsync', 'plan', '--no-color'], io, root)).toBe(0);
+    expect(await main(['node', 'tmsync', 'plan', '--no-color', '--no-compact'], io, root)).toBe(0);
     expect(lineCount(io.out)).toBeGreaterThan(4000);
     expect(streams.stdout.waits).toBeGreaterThan(1);
     expect(streams.stdout.writes.length).toBeGreaterThan(1);
@@ -80,19 +81,19 @@ describe('a large plan written to a slow reader', () => {
 
   it('plan --json writes its human text to stderr the same way', async () => {
     const { io, streams } = slowReaderIo({ TMSYNC_API_KEY: API_KEY });
-    expect(await main(['node', 'tmsync', 'plan', '--json', '--no-color'], io, root)).toBe(0);
+    expect(await main(['node', 'tmsync', 'plan', '--json', '--no-color', '--no-compact'], io, root)).toBe(0);
     expect(streams.stderr.waits).toBeGreaterThan(1);
     expect(planWrites(streams.stderr.writes, 'tmsync will perform').filter((w) => w.piled)).toEqual([]);
     expect(JSON.parse(io.out.join('')).operations.length).toBe(614);
   });
 
-  it("apply writes its plan text to stderr the same way before it applies", async () => {
+  it('apply writes its plan text to stdout the same way before it applies', async () => {
     const { io, streams } = slowReaderIo({ TMSYNC_API_KEY: API_KEY });
-    expect(await main(['node', 'tmsync', 'apply', '--auto-approve', '--no-color'], io, root)).toBe(0);
-    const pieces = planWrites(streams.stderr.writes, 'tmsync will perform');
+    expect(await main(['node', 'tmsync', 'apply', '--auto-approve', '--no-color', '--no-compact'], io, root)).toBe(0);
+    const pieces = planWrites(streams.stdout.writes, 'tmsync will perform');
     expect(pieces.length).toBeGreaterThan(1);
     expect(pieces.filter((w) => w.piled)).toEqual([]);
-    expect(io.err.join('')).toContain('Apply complete: 614 created');
+    expect(io.out.join('')).toContain('Apply complete: 614 created');
   });
 });
 
@@ -120,14 +121,14 @@ describe('a large migration plan written to a slow reader', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('migrate writes its plan text to stderr one piece at a time, each once the reader has taken the one before', async () => {
+  it('migrate writes its plan text to stdout one piece at a time, each once the reader has taken the one before', async () => {
     const { io, streams } = slowReaderIo({ TMSYNC_API_KEY: TRANSFER_KEY });
     // without a terminal and without --auto-approve it shows the plan and stops: nothing is copied
-    expect(await main(['node', 'tmsync', 'migrate', '--from', 'src', '--to', 'dst', '--no-color'], io, dir)).toBe(1);
-    expect(lineCount(io.err)).toBeGreaterThan(2000);
+    expect(await main(['node', 'tmsync', 'migrate', '--from', 'src', '--to', 'dst', '--no-color', '--no-compact'], io, dir)).toBe(1);
+    expect(lineCount(io.out)).toBeGreaterThan(2000);
     // the line naming the two projects comes just before the plan, so the plan's first piece
     // follows it at once; every later piece waits
-    const pieces = planWrites(streams.stderr.writes, 'tmsync will perform');
+    const pieces = planWrites(streams.stdout.writes, 'tmsync will perform');
     expect(pieces.length).toBeGreaterThan(1);
     expect(pieces.slice(1).filter((w) => w.piled)).toEqual([]);
   });

@@ -195,7 +195,7 @@ describe('three-way sync against the emulator', () => {
     expect(gone.out).toContain('service:    "deleted on the service"');
     const recreated = await tmsync('apply', '--auto-approve', '--prefer', 'local');
     expect(recreated.code, recreated.err).toBe(0);
-    expect(recreated.err).toContain('1 created');
+    expect(recreated.out).toContain('1 created');
     expect(await idOf('cases/Sync/alpha.yaml')).not.toBe(alphaId);
     expect((await getCase('cases/Sync/alpha.yaml')).description).toBe('Alpha edited after all');
   });

@@ -109,9 +109,9 @@ describe('terminal manners of the built CLI', () => {
 
     const quiet = await run(['apply', '--auto-approve', '--quiet'], root);
     expect(quiet.code, quiet.err).toBe(0);
-    expect(quiet.err).toContain('Plan: 260 to create, 0 to update, 0 to move, 0 to delete.');
-    expect(quiet.err).not.toContain('Case 3-7 with a reasonably long title');
-    expect(quiet.err).toContain('Apply complete: 260 created');
+    expect(quiet.out).toContain('Plan: 260 to create, 0 to update, 0 to move, 0 to delete.');
+    expect(`${quiet.out}${quiet.err}`).not.toContain('Case 3-7 with a reasonably long title');
+    expect(quiet.out).toContain('Apply complete: 260 created');
     // the saved plan is stale now: one reason per line
     const stale = await run(['apply', 'plan.json'], root);
     expect(stale.code).toBe(1);

@@ -36,6 +36,8 @@ export interface ApplyOptions extends GlobalOptions {
   lockTimeout?: string;
   /** print the plan's summary line instead of the whole plan @default false */
   quiet?: boolean;
+  /** the plan as a table per folder, details only for updates and deletes; false: every item in detail (docs/plan.md) @default compact above 50 operations */
+  compact?: boolean;
   /** settle conflicts with the sync base (docs/sync.md) */
   prefer?: Prefer;
 }
@@ -104,15 +106,21 @@ async function applyWith(
   // the repository's state is garbage now: collected before the plan's text piles on it
   collectMemory();
 
-  if (options.quiet) io.stderr(summaryLine(plan));
-  // written in pieces: a large plan's text is not held whole, nor queued whole for a slow reader;
-  // the pieces are large strings that only a full collection frees, collected as they pile up
-  else
-    for (const chunk of planTextChunks(plan, { color: options.color.stderr })) {
-      io.stderr(chunk);
-      await io.stderrDrained?.();
-      checkMemory();
-    }
+  const shown = resultStream(options, io);
+  // whoever is asked for `yes` sees the plan, also when stdout goes to a file (`apply > apply.log`)
+  const asks = !saved && !options.autoApprove && io.isTTY && Boolean(io.prompt) && hasChanges(plan) && openConflicts(plan) === 0;
+  const outputs = asks && !options.json && !io.stdoutIsTTY ? [shown, { write: io.stderr, color: options.color.stderr, drained: io.stderrDrained }] : [shown];
+  for (const to of outputs) {
+    if (options.quiet) to.write(summaryLine(plan));
+    // written in pieces: a large plan's text is not held whole, nor queued whole for a slow reader;
+    // the pieces are large strings that only a full collection frees, collected as they pile up
+    else
+      for (const chunk of planTextChunks(plan, { color: to.color, compact: options.compact })) {
+        to.write(chunk);
+        await to.drained?.();
+        checkMemory();
+      }
+  }
   collectMemory();
   const conflicts = openConflicts(plan);
   if (conflicts > 0) {
@@ -158,7 +166,7 @@ async function applyWith(
     ...(prefer ? { prefer } : {}),
   });
   if (result.syncBaseError) io.stderr(baseNotWritten(result.syncBaseError));
-  report(result, options, io, plan, project);
+  report(result, options, io, plan, project, shown);
   await summary(io, applySummary(result, project));
   if (result.journalError) return 1;
   if (result.interrupted) return EXIT_INTERRUPTED;
@@ -324,7 +332,17 @@ function applySummary(result: ApplyResult, project: RemoteProject): string {
   return lines.join('\n');
 }
 
-function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Plan, project: RemoteProject): void {
+/**
+ * Where apply's result goes (the plan shown, the summary line, the project's page): stdout, as
+ * terraform's, so `apply > apply.log` keeps it; progress, prompts, notices and errors stay on
+ * stderr. With --json stdout holds the one JSON document only, and the result goes to stderr.
+ */
+function resultStream(options: ApplyOptions, io: CliIo): { write: (text: string) => void; color: boolean; drained?: () => Promise<void> } {
+  if (options.json) return { write: io.stderr, color: options.color.stderr, ...(io.stderrDrained ? { drained: io.stderrDrained } : {}) };
+  return { write: io.stdout, color: options.color.stdout, ...(io.stdoutDrained ? { drained: io.stdoutDrained } : {}) };
+}
+
+function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Plan, project: RemoteProject, shown: ReturnType<typeof resultStream>): void {
   // keys, files and messages hold titles and the service's words: each kept on its line (`safe-text.ts`)
   for (const f of result.failed) {
     const where = f.file ? `${safeInline(f.file)}: ` : '';
@@ -339,14 +357,14 @@ function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Pla
   if (result.journalError) {
     const left = result.skipped.filter((s) => s.reason.startsWith('not started: the journal')).length;
     io.stderr(`Error: ${safeMessage(result.journalError)}`);
-    io.stderr(
+    shown.write(
       `Apply stopped: ${counts} ${left} operation${left === 1 ? '' : 's'} not started because the journal could not be written; the operations in flight were finished and their ids written back. Free the disk or fix the permissions, then run \`tmsync apply\` again.`,
     );
   } else if (result.interrupted) {
     const left = result.skipped.length - skippedByFailure.length;
-    io.stderr(`Apply interrupted: ${counts} ${left} operation${left === 1 ? '' : 's'} not started; run \`tmsync apply\` again to finish.`);
+    shown.write(`Apply interrupted: ${counts} ${left} operation${left === 1 ? '' : 's'} not started; run \`tmsync apply\` again to finish.`);
   } else {
-    io.stderr(`${openRunConflicts(result) ? 'Apply finished with conflicts' : 'Apply complete'}: ${counts}`);
+    shown.write(`${openRunConflicts(result) ? 'Apply finished with conflicts' : 'Apply complete'}: ${counts}`);
   }
   const open = openRunConflicts(result);
   if (open) {
@@ -365,7 +383,7 @@ function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Pla
     io.stderr(`${writeFailures} id${writeFailures === 1 ? '' : 's'} could not be written back; the next apply adopts those items by natural key instead of creating them again.`);
   }
   // the project's page in the service's web UI, when the service gave one (no line otherwise)
-  if (project.webUrl) io.stderr(`View project: ${safeInline(project.webUrl)}`);
+  if (project.webUrl) shown.write(`View project: ${safeInline(project.webUrl)}`);
   if (options.json) {
     io.stdout(
       jsonOutput({

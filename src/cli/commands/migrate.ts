@@ -25,6 +25,8 @@ export interface MigrateOptions extends GlobalOptions {
   autoApprove?: boolean;
   /** wait this long (a duration) for the repository lock; none: fail at once */
   lockTimeout?: string;
+  /** the plan as a table per folder, details only for updates; false: every item in detail (docs/plan.md) @default compact above 50 operations */
+  compact?: boolean;
 }
 
 const QUESTION = "Do you want to copy these items to the target? Only 'yes' will be accepted: ";
@@ -77,11 +79,20 @@ async function migrateFrom(source: Target, session: ApplySession, options: Migra
       io.stderr(`Error: ${problems.length} problem${problems.length === 1 ? '' : 's'} between the source and the target; nothing was copied.`);
       return 1;
     }
-    io.stderr(`Migrating ${safeInline(srcProject.name)} (${options.from}) → ${safeInline(dstProject.name)} (${options.to})${folder ? `, folder ${safeInline(folder.join('/'))}` : ''}:`);
-    // in pieces, each once stderr has taken the one before (a slow reader does not get it queued whole)
-    for (const chunk of planTextChunks(plan, { color: options.color.stderr })) {
-      io.stderr(chunk);
-      await io.stderrDrained?.();
+    // the result (the plan, the summary line) on stdout as apply's; with --json stdout holds only the document
+    const shown = options.json
+      ? { write: io.stderr, color: options.color.stderr, drained: io.stderrDrained }
+      : { write: io.stdout, color: options.color.stdout, drained: io.stdoutDrained };
+    // whoever is asked for `yes` sees the plan, also when stdout goes to a file
+    const asks = !options.autoApprove && io.isTTY && Boolean(io.prompt) && hasChanges(plan);
+    const outputs = asks && !options.json && !io.stdoutIsTTY ? [shown, { write: io.stderr, color: options.color.stderr, drained: io.stderrDrained }] : [shown];
+    for (const to of outputs) {
+      to.write(`Migrating ${safeInline(srcProject.name)} (${options.from}) → ${safeInline(dstProject.name)} (${options.to})${folder ? `, folder ${safeInline(folder.join('/'))}` : ''}:`);
+      // in pieces, each once the stream has taken the one before (a slow reader does not get it queued whole)
+      for (const chunk of planTextChunks(plan, { color: to.color, compact: options.compact, migration: true })) {
+        to.write(chunk);
+        await to.drained?.();
+      }
     }
     if (!hasChanges(plan)) {
       if (options.json) io.stdout(jsonOutput({ plan: planDocument(plan), result: null }));
@@ -126,8 +137,8 @@ async function migrateFrom(source: Target, session: ApplySession, options: Migra
     for (const f of result.failed.filter((x) => x.stage === 'request')) io.stderr(`Error: ${kindWords(f.kind)} (${safeInline(f.key)}) failed: ${safeInline(f.message)}`);
     const failed = result.failed.filter((x) => x.stage === 'request').length;
     const line = `${result.created} created, ${result.updated} updated, ${result.moved} moved, ${result.adopted} adopted`;
-    if (result.interrupted) io.stderr(`Migration interrupted: ${line}; run the same command again to finish.`);
-    else io.stderr(`Migration complete: ${line}.`);
+    if (result.interrupted) shown.write(`Migration interrupted: ${line}; run the same command again to finish.`);
+    else shown.write(`Migration complete: ${line}.`);
     if (failed || result.skipped.length) {
       io.stderr(`${failed} operation${failed === 1 ? '' : 's'} failed and ${result.skipped.length} were skipped; run the same command again to finish.`);
     }

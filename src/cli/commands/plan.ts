@@ -34,6 +34,8 @@ export interface PlanOptions extends GlobalOptions {
   changedSince?: string;
   /** settle conflicts with the sync base (docs/sync.md) */
   prefer?: Prefer;
+  /** text and markdown: a table per folder, details only for updates and deletes; false: every item in detail (docs/plan.md) @default compact above 50 operations */
+  compact?: boolean;
 }
 
 export const EXIT_CHANGES = 2;
@@ -204,9 +206,9 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
 async function emit(plan: Plan, options: PlanOptions, io: CliIo): Promise<void> {
   const format = options.format ?? 'text';
   const human = async (color: boolean, write: (s: string) => void, drained: (() => Promise<void>) | undefined) => {
-    if (format === 'markdown') write(renderPlanMarkdown(plan));
+    if (format === 'markdown') write(renderPlanMarkdown(plan, { compact: options.compact }));
     else
-      for (const chunk of planTextChunks(plan, { color })) {
+      for (const chunk of planTextChunks(plan, { color, compact: options.compact })) {
         write(chunk);
         await drained?.();
       }

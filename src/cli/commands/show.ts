@@ -9,6 +9,8 @@ export interface ShowOptions extends GlobalOptions {
   args: string[];
   /** @default 'text' (json with --json) */
   format?: 'text' | 'markdown' | 'json';
+  /** text and markdown: a table per folder, details only for updates and deletes; false: every item in detail (docs/plan.md) @default compact above 50 operations */
+  compact?: boolean;
 }
 
 /**
@@ -30,7 +32,7 @@ export async function runShow(options: ShowOptions, io: CliIo): Promise<number> 
   const plan = parsePlanFile(text);
   const format = options.json ? 'json' : (options.format ?? 'text');
   if (format === 'json') io.stdout(renderPlanJsonLine(plan));
-  else if (format === 'markdown') io.stdout(renderPlanMarkdown(plan));
-  else io.stdout(renderPlanText(plan, { color: options.color.stdout }));
+  else if (format === 'markdown') io.stdout(renderPlanMarkdown(plan, { compact: options.compact }));
+  else io.stdout(renderPlanText(plan, { color: options.color.stdout, compact: options.compact }));
   return 0;
 }
