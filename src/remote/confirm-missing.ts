@@ -1,5 +1,6 @@
 import type { TestCase } from '../api/resources.js';
 import type { ActualState, RemoteCase, RemoteFolder, RemoteStepGroup } from '../model.js';
+import { TmsyncError } from '../errors.js';
 import { ApiError } from './api-error.js';
 import type { TmsClient } from './client.js';
 import { deepFreeze, scopedFolderIds } from './fetch-state.js';
@@ -71,8 +72,16 @@ export async function confirmMissing(client: TmsClient, actual: ActualState, nam
     const title = (got.title ?? '').trim();
     const query = { folder_id: got.folder_id ?? '', ...(title ? { title__CONTAINS: title } : {}) };
     for await (const c of client.paginate('listTestCases', { params, query, signal })) if (c.id === got.id) listed = c;
-    const wire = listed ?? got;
-    return toRemoteCase({ ...wire, human_id: wire.human_id ?? got.human_id ?? (looksLikeId(ref) ? undefined : ref.toUpperCase()) });
+    // renamed between the GET and the list: the folder's whole list (the GET's own answer has no
+    // steps, and a case without its steps would read as "every step removed on the service")
+    if (!listed && title) for await (const c of client.paginate('listTestCases', { params, query: { folder_id: got.folder_id ?? '' }, signal })) if (c.id === got.id) listed = c;
+    if (!listed) {
+      throw new TmsyncError('list_changed', `the test case ${ref} exists on the service but changed while it was read, and could not be read in full; nothing was written`, {
+        hint: 'run the command again',
+        details: { ref, id: got.id },
+      });
+    }
+    return toRemoteCase({ ...listed, human_id: listed.human_id ?? got.human_id ?? (looksLikeId(ref) ? undefined : ref.toUpperCase()) });
   };
   const readGroup = async (ref: string): Promise<RemoteStepGroup | undefined> => {
     const got = await byRef(ref, async (r) => (await client.call('getStepGroup', { params: { ...params, step_group_id: r }, signal })).data.step_group);

@@ -10,9 +10,11 @@ describe('confirmMissing', () => {
   let client: TmsClient;
   let projectId: string;
   const ids: Record<string, { id: string; humanId: string }> = {};
+  /** runs before the emulator serves each request: an edit made on the service at a chosen moment */
+  let hook: ((request: { method: string; path: string }) => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    emu = await emulator();
+    emu = await emulator({ onRequest: (request) => hook?.(request) });
     emptyProject(emu, 'CONF');
     client = makeClient(emu.baseUrl);
     projectId = (await resolveProject(client, 'CONF')).id;
@@ -70,6 +72,44 @@ describe('confirmMissing', () => {
     expect(emu.requestLog().slice(before).map((e) => e.path.split('/').pop())).toEqual(['CONF-999', 'conf-999']);
     // an id the service cannot parse names nothing either: the plan says so, the read does not fail
     expect(await confirmMissing(client, full, { cases: [{ id: '12345678-xxxx' }], stepGroups: [], folders: [] })).toBe(full);
+  });
+
+  /** The case `Inside` edited on the service the moment the first case list is asked for (after its GET: the title-filtered list of its folder). */
+  const onFilteredList = (edit: Record<string, unknown>) => {
+    hook = async (request) => {
+      if (request.method !== 'GET' || !request.path.endsWith('/test_cases')) return;
+      hook = undefined;
+      await client.call('updateTestCase', { params: { project_id: projectId, test_case_id: ids.Inside!.id }, body: edit as never });
+    };
+  };
+
+  it('reads the whole folder when the case was renamed between its GET and the filtered list: the case keeps its steps', async () => {
+    const full = await fetchState(client, projectId);
+    onFilteredList({ title: 'Renamed on the service' });
+    try {
+      const got = await confirmMissing(client, without(full, ids.Inside!.id), { cases: [{ id: ids.Inside!.id }], stepGroups: [], folders: [] });
+      const c = got.cases.find((x) => x.id === ids.Inside!.id)!;
+      expect(c.title).toBe('Renamed on the service');
+      expect(c.individualSteps.map((s) => s.description)).toEqual(['Open']);
+    } finally {
+      hook = undefined;
+      await client.call('updateTestCase', { params: { project_id: projectId, test_case_id: ids.Inside!.id }, body: { title: 'In Inside' } as never });
+    }
+  });
+
+  it('fails, and never hands on a case without its steps, when the case cannot be found in its folder after the GET', async () => {
+    const full = await fetchState(client, projectId);
+    const outside = full.cases.find((x) => x.id === ids.Outside!.id)!;
+    onFilteredList({ folder_id: outside.folderId });
+    try {
+      await expect(confirmMissing(client, without(full, ids.Inside!.id), { cases: [{ id: ids.Inside!.id }], stepGroups: [], folders: [] })).rejects.toMatchObject({
+        code: 'list_changed',
+        hint: 'run the command again',
+      });
+    } finally {
+      hook = undefined;
+      await client.call('updateTestCase', { params: { project_id: projectId, test_case_id: ids.Inside!.id }, body: { folder_id: full.cases.find((x) => x.id === ids.Inside!.id)!.folderId } as never });
+    }
   });
 
   it('names a case found outside the scope in `elsewhere` and does not add it', async () => {
