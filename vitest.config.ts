@@ -17,7 +17,7 @@ export default defineConfig({
           name: 'live',
           include: ['test/**/*.e2e.test.ts'],
           // the packaging and action tests concern no dialect (and two packs at once would race on dist/)
-          exclude: ['test/remote/client.e2e.test.ts', 'test/package.e2e.test.ts', 'test/ci/action.e2e.test.ts'],
+          exclude: ['test/remote/client.e2e.test.ts', 'test/package.e2e.test.ts', 'test/results/action.e2e.test.ts'],
           env: { TMSYNC_TEST_DIALECT: 'live' },
         },
       },

@@ -20,8 +20,8 @@ const TESTCASES = Number(process.env.BENCH_TESTCASES ?? 1_000_000);
 const PER_SUITE = 1000;
 
 if (process.argv[2] === '--child') {
-  const { countTestcases, loadJunitFiles } = await import('../dist/ci/junit.js');
-  const { mapResults } = await import('../dist/ci/map-results.js');
+  const { countTestcases, loadJunitFiles } = await import('../dist/results/junit.js');
+  const { mapResults } = await import('../dist/results/map-results.js');
   const t0 = performance.now();
   const testcases = await loadJunitFiles([process.argv[3]], '/');
   const t1 = performance.now();

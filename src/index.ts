@@ -46,7 +46,7 @@ export {
   type JournalFile,
   type SyncBaseOptions,
 } from './apply/engine.js';
-export { SyncBase, readSyncBase, writeSyncBase, SYNC_BASE_FILE, type FieldStanding } from './sync/base.js';
+export { SyncBase, readSyncBase, writeSyncBase, SYNC_BASE_FILE, type FieldStanding } from './base/base.js';
 export { openConflicts, type SyncRecords } from './plan/index.js';
 export { fileWriteBack } from './apply/write-back.js';
 export {
@@ -55,20 +55,21 @@ export {
   preparePullMerge,
   recordPull,
   implicitKeys,
-  actualToDesired,
-  writeBackupFile,
-  clientBackupSource,
-  readBackupFile,
-  restoreBackup,
-  fetchRestoreDirectory,
-  planMigration,
-  BACKUP_FORMAT_VERSION,
   type PullFile,
   type PullResult,
   type PreparedPullMerge,
   type KeepImplicit,
   type PullConflict,
+} from './pull/index.js';
+export {
+  writeBackupFile,
+  clientBackupSource,
+  readBackupFile,
+  restoreBackup,
+  fetchRestoreDirectory,
+  BACKUP_FORMAT_VERSION,
   type BackupSource,
   type RestoreOptions,
   type RestoreResult,
-} from './transfer/index.js';
+} from './backup/index.js';
+export { actualToDesired, planMigration } from './migrate/index.js';

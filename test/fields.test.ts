@@ -13,7 +13,7 @@ import { parseCaseFile, parseStepGroupFile } from '../src/repository/case-file.j
 import { parseConfigText } from '../src/repository/config.js';
 import { buildSpecJsonSchemas, type TestCaseInput } from '../src/repository/schemas.js';
 import { caseDocument, stepGroupDocument } from '../src/repository/writer.js';
-import { backupCase, backupStepGroup } from '../src/transfer/backup-source.js';
+import { backupCase, backupStepGroup } from '../src/backup/backup-source.js';
 
 /** A plan body with every field of the table set (the STEPS form of `steps`). */
 function fullBody(): CaseBody {

@@ -1,6 +1,6 @@
 import type { Operation, Plan, Prefer } from '../plan/operations.js';
-import type { BaseKind } from '../sync/base.js';
-import type { FieldValues } from '../sync/field-values.js';
+import type { BaseKind } from '../base/base.js';
+import type { FieldValues } from '../base/field-values.js';
 import type { Journal } from './journal.js';
 import { settlePendingCreates } from './pending.js';
 import type { ApplyClient } from './reconcile.js';

@@ -18,7 +18,7 @@ import type { OperationKind } from '../plan/operations.js';
  * Journals never hold the API key, request bodies or service answers: only keys, kinds and ids.
  *
  * Restore runs on the same engine, so its journal is this one, in a file per backup and target
- * (`.tmsync/restore-<hash>.jsonl`, see `src/transfer/restore.ts`), keyed `type:old id`. Lines of
+ * (`.tmsync/restore-<hash>.jsonl`, see `src/backup/restore.ts`), keyed `type:old id`. Lines of
  * the restore journal of tmsync before the journals were one (its format 1: `t`, `type`, `old`,
  * `new`, a `tmsync-restore-journal` header) are read as the entries they mean.
  */

@@ -4,7 +4,7 @@ import type { MoveCaseOp, MoveFolderOp, Operation, Prefer, UpdateCaseOp, UpdateF
 import { normalizeTitle } from '../plan/normalize.js';
 import { keepRemoteGroupFields } from '../plan/step-groups.js';
 import { display } from '../plan/sync.js';
-import { caseFieldValues, desiredCaseFieldValues, desiredStepGroupFieldValues, fieldLabel, isListField, refValue, sameValue, stepGroupFieldValues, type FieldValues } from '../sync/field-values.js';
+import { caseFieldValues, desiredCaseFieldValues, desiredStepGroupFieldValues, fieldLabel, isListField, refValue, sameValue, stepGroupFieldValues, type FieldValues } from '../base/field-values.js';
 
 /**
  * The write guard's re-classification (docs/sync.md, "When the service changes during an apply").

@@ -1,6 +1,6 @@
 import { actionOf, itemTypeOf } from '../plan/operation-kinds.js';
-import type { BaseKind } from '../sync/base.js';
-import { caseFieldValues, folderFieldValues, stepGroupFieldValues, type FieldValues } from '../sync/field-values.js';
+import type { BaseKind } from '../base/base.js';
+import { caseFieldValues, folderFieldValues, stepGroupFieldValues, type FieldValues } from '../base/field-values.js';
 import { isGuarded, recheck, type GuardedItem, type GuardedOp } from './recheck.js';
 import type { GuardCheck } from './write-guard.js';
 import { normalizeTimestamp } from '../remote/normalize.js';

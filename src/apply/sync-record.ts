@@ -1,6 +1,6 @@
 import type { SyncRecords } from '../plan/sync.js';
-import { writeSyncBase, type SyncBase } from '../sync/base.js';
-import { withHumanId, type FieldValues } from '../sync/field-values.js';
+import { writeSyncBase, type SyncBase } from '../base/base.js';
+import { withHumanId, type FieldValues } from '../base/field-values.js';
 import type { ApplyResult } from './executor.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { ClientOptions, RetryEvent } from '../remote/index.js';
 import { knownCause } from '../remote/api-error.js';
-import { formatDuration } from '../ci/duration.js';
+import { formatDuration } from '../duration.js';
 
 /** How long a request retries before the CLI says it is waiting (ms, client clock). */
 export const RETRY_NOTICE_AFTER_MS = 2000;

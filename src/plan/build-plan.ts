@@ -11,7 +11,7 @@ import { buildResolver } from './resolve.js';
 import { planStepGroups } from './step-groups.js';
 import { summarize } from './summary.js';
 import { baseEntryFor, newSyncState, planSync, type SyncForget, type SyncRecords, type SyncState } from './sync.js';
-import type { BaseKind } from '../sync/base.js';
+import type { BaseKind } from '../base/base.js';
 
 export interface BuildPlanResult {
   plan: Plan;

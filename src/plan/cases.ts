@@ -1,6 +1,6 @@
 import type { DesiredCase, RemoteCase } from '../model.js';
-import type { BaseEntry } from '../sync/base.js';
-import { caseFieldValues, changedFromBase, desiredCaseFieldNames, desiredCaseFieldValues, fieldLabel, remoteCaseHas, type FieldValues } from '../sync/field-values.js';
+import type { BaseEntry } from '../base/base.js';
+import { caseFieldValues, changedFromBase, desiredCaseFieldNames, desiredCaseFieldValues, fieldLabel, remoteCaseHas, type FieldValues } from '../base/field-values.js';
 import { caseChanges, desiredBody, keepRemoteFields, withDisplayChanges, type DesiredBody } from './case-body.js';
 import { claimById, foundElsewhere, problem, type PlanContext } from './context.js';
 import { folderRef, type FolderNode, type FolderPlan } from './folders.js';

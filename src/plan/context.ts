@@ -1,6 +1,6 @@
 import type { Problem } from '../errors.js';
 import type { ActualState, DesiredState } from '../model.js';
-import type { SyncBase } from '../sync/base.js';
+import type { SyncBase } from '../base/base.js';
 import type { PlanWarning, Prefer } from './operations.js';
 import type { RemoteIndex } from './remote-index.js';
 import type { Resolver } from './resolve.js';

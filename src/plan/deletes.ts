@@ -1,6 +1,6 @@
 import type { RemoteCase } from '../model.js';
-import type { BaseKind } from '../sync/base.js';
-import { caseFieldValues, changedSinceBase, fieldLabel, folderFieldValues, stepGroupFieldValues, type FieldValues } from '../sync/field-values.js';
+import type { BaseKind } from '../base/base.js';
+import { caseFieldValues, changedSinceBase, fieldLabel, folderFieldValues, stepGroupFieldValues, type FieldValues } from '../base/field-values.js';
 import type { CasePlan } from './cases.js';
 import { problem, type PlanContext } from './context.js';
 import type { FolderPlan } from './folders.js';

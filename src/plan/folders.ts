@@ -3,10 +3,10 @@ import { scopeMatcher } from '../scope.js';
 import { claimById, foundElsewhere, problem, type PlanContext } from './context.js';
 import { normalizeTitle, pathKey, showPath } from './normalize.js';
 import type { FieldChange, Operation, Ref } from './operations.js';
-import { desiredFolderFieldValues, folderFieldValues, refValue } from '../sync/field-values.js';
+import { desiredFolderFieldValues, folderFieldValues, refValue } from '../base/field-values.js';
 import { mergeItem } from './sync.js';
-import type { BaseEntry } from '../sync/base.js';
-import { changedFromBase } from '../sync/field-values.js';
+import type { BaseEntry } from '../base/base.js';
+import { changedFromBase } from '../base/field-values.js';
 
 /** A folder of the repository with the remote folder it is (when it exists). */
 export interface FolderNode {

@@ -4,10 +4,10 @@ import { claimById, foundElsewhere, problem, type PlanContext } from './context.
 import { normalizeText, normalizeTitle, sameList, sortedUnique } from './normalize.js';
 import type { FieldChange, GroupStepBody, Operation, Ref, StepGroupBody } from './operations.js';
 import { showSteps } from './show.js';
-import { desiredStepGroupFieldValues, fieldLabel, groupStepName, isListField, stepGroupFieldValues, type FieldValues } from '../sync/field-values.js';
+import { desiredStepGroupFieldValues, fieldLabel, groupStepName, isListField, stepGroupFieldValues, type FieldValues } from '../base/field-values.js';
 import { baseEntryFor, mergeItem } from './sync.js';
-import type { BaseEntry } from '../sync/base.js';
-import { changedFromBase } from '../sync/field-values.js';
+import type { BaseEntry } from '../base/base.js';
+import { changedFromBase } from '../base/field-values.js';
 
 /** What a `use:` step stands for: the group's steps and how to reference the group. */
 export interface UsedGroup {

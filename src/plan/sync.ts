@@ -1,5 +1,5 @@
-import type { BaseEntry, BaseKind, FieldStanding, SyncBase } from '../sync/base.js';
-import { baseHashOf, classifyItem, compareFieldNames, fieldLabel, HUMAN_ID_FIELD, humanIdHash, type FieldClass, type FieldValues } from '../sync/field-values.js';
+import type { BaseEntry, BaseKind, FieldStanding, SyncBase } from '../base/base.js';
+import { baseHashOf, classifyItem, compareFieldNames, fieldLabel, HUMAN_ID_FIELD, humanIdHash, type FieldClass, type FieldValues } from '../base/field-values.js';
 import type { FieldChange, PlanSync, Prefer, Ref, SyncConflict, SyncItem, SyncRemoteChange } from './operations.js';
 
 /**

@@ -4,7 +4,7 @@ import { TmsyncError, ValidationError, type Problem } from '../errors.js';
 import { CASE_FIELDS, setField } from '../fields.js';
 import type { CaseDefaults } from '../model.js';
 import { configSchema, type ConfigInput } from './schemas.js';
-import { parseDuration } from '../ci/duration.js';
+import { parseDuration } from '../duration.js';
 import { locate, parseYamlFile, posOf, problemAt, sortProblems, type ParsedYaml } from './yaml-source.js';
 import { zodProblems } from './zod-problems.js';
 
@@ -76,7 +76,7 @@ export function parseSize(value: number | string): number {
   return Math.round(Number(m[1]) * factor[unit]);
 }
 
-/** The one duration syntax of tmsync (a bare number is seconds): see src/ci/duration.ts. */
+/** The one duration syntax of tmsync (a bare number is seconds): see src/duration.ts. */
 export { parseDuration };
 
 const API_KEY_HINT =

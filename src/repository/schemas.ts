@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DURATION_PATTERN } from '../ci/duration.js';
+import { DURATION_PATTERN } from '../duration.js';
 import { CASE_FIELD_KEYS, CASE_FIELDS, CASE_TEMPLATES, type CaseField, type CaseFieldEntry, type CaseTemplate, type FieldKind, STEP_GROUP_FIELDS, type StepGroupField, type StepGroupFieldEntry } from '../fields.js';
 
 /**
@@ -20,7 +20,7 @@ export const STEP_GROUP_ID_PATTERN =
   /^(?:[A-Za-z0-9][A-Za-z0-9_]*-SG-[0-9]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 /** Folders have no human id: a uuid. */
 export const FOLDER_ID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-/** `30` (seconds), `30s`, `1.5m`, `500ms`, `1h`, `1h30m`: the one duration syntax (src/ci/duration.ts). */
+/** `30` (seconds), `30s`, `1.5m`, `500ms`, `1h`, `1h30m`: the one duration syntax (src/duration.ts). */
 export { DURATION_PATTERN };
 /** `65536`, `512KiB`, `64MiB`, `1GiB` (binary units; KB/MB/GB are decimal) */
 export const SIZE_PATTERN = /^[0-9]+(?:\.[0-9]+)?\s*(?:B|KiB|MiB|GiB|KB|MB|GB)?$/i;

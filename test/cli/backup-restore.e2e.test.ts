@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { Backup } from '../../src/transfer/backup-format.js';
-import { API_KEY, emptyProject, emulator, projectSnapshot, seedVariedProject } from '../transfer/helpers.js';
+import { Backup } from '../../src/backup/backup-format.js';
+import { API_KEY, emptyProject, emulator, projectSnapshot, seedVariedProject } from '../support/transfer-helpers.js';
 
 async function tmsync(cwd: string, ...args: string[]) {
   const io = memoryIo({ TMSYNC_API_KEY: API_KEY });

@@ -7,7 +7,7 @@ import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { resolveProject } from '../../src/remote/index.js';
-import { API_KEY, client, emptyProject, emulator, projectSnapshot, seedVariedProject } from '../transfer/helpers.js';
+import { API_KEY, client, emptyProject, emulator, projectSnapshot, seedVariedProject } from '../support/transfer-helpers.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/tmsync.js');
 const ENV = { TMSYNC_API_KEY: API_KEY, SRC_KEY: API_KEY, DST_KEY: API_KEY };

@@ -7,7 +7,7 @@ import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { CLIENT_DEFAULTS, createClient, resolveProject } from '../../src/remote/index.js';
-import { SYNC_BASE_FILE } from '../../src/sync/base.js';
+import { SYNC_BASE_FILE } from '../../src/base/base.js';
 import { LIVE_PAGE_SIZE_CAP, TEST_DIALECT, startTestEmulator } from '../dialect.js';
 import { demoConfigYaml } from '../support/demo-config.js';
 import { startHookProxy, type HookProxy, type PassingAnswer } from '../support/hook-proxy.js';

@@ -6,7 +6,7 @@ import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startTestEmulator } from '../dialect.js';
-import { API_KEY, emulator, projectSnapshot, seedVariedProject } from '../transfer/helpers.js';
+import { API_KEY, emulator, projectSnapshot, seedVariedProject } from '../support/transfer-helpers.js';
 
 async function tmsync(cwd: string, ...args: string[]) {
   const io = memoryIo({ TMSYNC_API_KEY: API_KEY });

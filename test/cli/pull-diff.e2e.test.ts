@@ -4,9 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { SYNC_BASE_FILE } from '../../src/sync/base.js';
+import { SYNC_BASE_FILE } from '../../src/base/base.js';
 import { copyExamples } from '../apply/helpers.js';
-import { API_KEY, client, editInUi, emulator } from '../transfer/helpers.js';
+import { API_KEY, client, editInUi, emulator } from '../support/transfer-helpers.js';
 
 /**
  * Issue 30, item 1: a pull writes only what changed. The examples rely on `defaults:` in tmsync.yaml

@@ -6,8 +6,8 @@ import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { resolveProject } from '../../src/remote/index.js';
-import { SYNC_BASE_FILE } from '../../src/sync/base.js';
-import { API_KEY, client, editInUi, emptyProject, emulator } from '../transfer/helpers.js';
+import { SYNC_BASE_FILE } from '../../src/base/base.js';
+import { API_KEY, client, editInUi, emptyProject, emulator } from '../support/transfer-helpers.js';
 
 async function tmsync(cwd: string, ...args: string[]) {
   const io = memoryIo({ TMSYNC_API_KEY: API_KEY });

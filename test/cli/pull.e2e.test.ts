@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { createProject, type RunningEmulator } from '../../src/emulator/index.js';
-import { API_KEY, client, emulator, projectSnapshot, seedVariedProject } from '../transfer/helpers.js';
+import { API_KEY, client, emulator, projectSnapshot, seedVariedProject } from '../support/transfer-helpers.js';
 import { resolveProject } from '../../src/remote/index.js';
 import { parse } from 'yaml';
-import { SYNC_BASE_FILE } from '../../src/sync/base.js';
+import { SYNC_BASE_FILE } from '../../src/base/base.js';
 
 /** Line i is an indented continuation of the top-level key `key` (a block scalar or list). */
 function isBlockOf(lines: string[], i: number, key: string): boolean {

@@ -6,7 +6,7 @@ import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { fetchState, resolveProject } from '../../src/remote/index.js';
-import { API_KEY, client, emptyProject, emulator, projectSnapshot, seedVariedProject } from '../transfer/helpers.js';
+import { API_KEY, client, emptyProject, emulator, projectSnapshot, seedVariedProject } from '../support/transfer-helpers.js';
 
 async function tmsync(cwd: string, env: Record<string, string>, ...args: string[]) {
   const io = memoryIo({ TMSYNC_API_KEY: API_KEY, ...env });

@@ -7,7 +7,7 @@ import { main } from '../../src/cli/main.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { TEST_DIALECT, startTestEmulator as startEmulator } from '../dialect.js';
 import type { TmsClient } from '../../src/remote/index.js';
-import { KEY, runStatuses, seedCases, setupClient, startProxy, type Emulator } from '../ci/helpers.js';
+import { KEY, runStatuses, seedCases, setupClient, startProxy, type Emulator } from '../support/ci-helpers.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/junit/', import.meta.url));
 

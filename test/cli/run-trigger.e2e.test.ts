@@ -2,14 +2,14 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJunit } from '../../src/ci/junit.js';
+import { parseJunit } from '../../src/results/junit.js';
 import { main } from '../../src/cli/main.js';
 import { runRunTrigger } from '../../src/cli/commands/run-trigger.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { outputSchemas } from '../../src/cli/output-schemas.js';
 import { TEST_DIALECT, startTestEmulator as startEmulator } from '../dialect.js';
 import type { TmsClient } from '../../src/remote/index.js';
-import { KEY, executionRef, seedCases, setupClient, startProxy, type Emulator } from '../ci/helpers.js';
+import { KEY, executionRef, seedCases, setupClient, startProxy, type Emulator } from '../support/ci-helpers.js';
 import { findPlanAnywhere } from '../../src/emulator/db/index.js';
 
 const APP_KEY = 'execution-key';

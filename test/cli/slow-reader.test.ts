@@ -6,7 +6,7 @@ import { memoryIo, type CliIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { API_KEY, addGenerated, copyExamples, emulator } from '../apply/helpers.js';
-import { API_KEY as TRANSFER_KEY, emptyProject, emulator as transferEmulator, seedVariedProject } from '../transfer/helpers.js';
+import { API_KEY as TRANSFER_KEY, emptyProject, emulator as transferEmulator, seedVariedProject } from '../support/transfer-helpers.js';
 
 /**
  * An io whose streams take each write slowly, as a pipe to a slow reader does: after a write the

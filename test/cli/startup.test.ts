@@ -134,7 +134,7 @@ describe('start-up: what a command loads before its first request', () => {
   });
 
   it('the graph walk sees what the commands load later, so the test above can fail', () => {
-    expect(staticGraph('src/transfer/pull.ts').files.some((f) => LATER.test(f))).toBe(true);
+    expect(staticGraph('src/pull/pull.ts').files.some((f) => LATER.test(f))).toBe(true);
     expect(staticGraph('src/cli/commands/plan.ts').files.filter((f) => f.startsWith('src/plan/')).length).toBeGreaterThan(0);
   });
 });

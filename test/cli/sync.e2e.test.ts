@@ -6,7 +6,7 @@ import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { CASE_FIELDS } from '../../src/fields.js';
-import { SYNC_BASE_FILE } from '../../src/sync/base.js';
+import { SYNC_BASE_FILE } from '../../src/base/base.js';
 import { startTestEmulator as startEmulator } from '../dialect.js';
 import { demoConfigYaml } from '../support/demo-config.js';
 

@@ -3,8 +3,8 @@ import type { DesiredCaseFields, RemoteCase } from '../../src/model.js';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { buildPlan, parsePlanFile, renderPlanJson, summaryLine } from '../../src/plan/index.js';
-import { SyncBase } from '../../src/sync/base.js';
-import { desiredCaseFieldValues } from '../../src/sync/field-values.js';
+import { SyncBase } from '../../src/base/base.js';
+import { desiredCaseFieldValues } from '../../src/base/field-values.js';
 import {
   actualState,
   desiredCase,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import type { ActualState } from '../../src/model.js';
 import { confirmMissing, fetchState, resolveProject, type TmsClient } from '../../src/remote/index.js';
-import { client as makeClient, emptyProject, emulator } from '../transfer/helpers.js';
+import { client as makeClient, emptyProject, emulator } from '../support/transfer-helpers.js';
 
 /** Ids a file names that the lists did not hold: read by id before anything calls them deleted. */
 describe('confirmMissing', () => {

@@ -10,7 +10,7 @@ import { checkMemory, collectMemory } from '../memory.js';
 import { loadRepository, removeStrayTempFiles } from '../../repository/index.js';
 import { confirmMissing, fetchState, resolveProject } from '../../remote/index.js';
 import { buildPlan, hasChanges, openConflicts, parsePlanFile, planDocument, planTextChunks, summaryLine, type BuildPlanResult, type Plan, type Prefer, type SyncRecords } from '../../plan/index.js';
-import { readSyncBase, type SyncBase } from '../../sync/base.js';
+import { readSyncBase, type SyncBase } from '../../base/base.js';
 import { writeSynced } from '../../apply/engine.js';
 import { conflictsError } from './plan.js';
 import type { ActualState, RemoteProject } from '../../model.js';

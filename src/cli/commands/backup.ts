@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { resolveProject } from '../../remote/project.js';
 import { safeInline } from '../../safe-text.js';
-import type { BackupSection } from '../../transfer/backup-format.js';
+import type { BackupSection } from '../../backup/backup-format.js';
 import { VERSION } from '../../version.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
@@ -39,7 +39,7 @@ export async function runBackup(options: BackupOptions, io: CliIo): Promise<numb
     // the first request goes out before the backup's reader and writer are loaded (docs/architecture.md, "Start-up")
     const projectP = resolveProject(target.client, target.projectRef);
     projectP.catch(() => undefined); // awaited below
-    const [{ writeBackupFile }, { clientBackupSource }] = await Promise.all([import('../../transfer/backup.js'), import('../../transfer/backup-source.js')]);
+    const [{ writeBackupFile }, { clientBackupSource }] = await Promise.all([import('../../backup/backup.js'), import('../../backup/backup-source.js')]);
     const project = await projectP;
     const source = clientBackupSource(target.client, project, {
       baseUrl: target.baseUrl,

@@ -12,7 +12,7 @@ import {
   writeSchemaFiles,
   type StarterTarget,
 } from '../../repository/index.js';
-import { fetchRestoreDirectory } from '../../transfer/restore-target.js';
+import { fetchRestoreDirectory } from '../../backup/restore-target.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { effectiveEnv, loadTarget } from '../target.js';

@@ -7,7 +7,7 @@ import { kindWords } from '../../plan/operation-kinds.js';
 import { safeInline } from '../../safe-text.js';
 import { hasChanges, planDocument, planTextChunks } from '../../plan/index.js';
 import { fetchState, resolveProject } from '../../remote/index.js';
-import { migrationScope, planMigration, settlePendingCreates } from '../../transfer/migrate.js';
+import { migrationScope, planMigration, settlePendingCreates } from '../../migrate/migrate.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { withApplySession } from '../lock.js';

@@ -7,9 +7,9 @@ import { fetchState } from '../../remote/fetch-state.js';
 import { resolveProject } from '../../remote/project.js';
 import { safeInline, safeMessage } from '../../safe-text.js';
 import { lookupNames, type ActualState, type RemoteCase, type RemoteProject } from '../../model.js';
-import type { LocalRepository } from '../../transfer/pull.js';
-import type { PullStage } from '../../transfer/pull-stage.js';
-import type { Prefer } from '../../transfer/pull-merge.js';
+import type { LocalRepository } from '../../pull/pull.js';
+import type { PullStage } from '../../pull/pull-stage.js';
+import type { Prefer } from '../../pull/pull-merge.js';
 import { red, yellow, type CliIo, type GlobalOptions } from '../io.js';
 import { loadTarget, type Target } from '../target.js';
 import { withRepositoryLock } from '../lock.js';
@@ -24,13 +24,13 @@ import { plural } from '../words.js';
  */
 async function loadPullModules() {
   const [pull, stage, merge, sync, base, schemas, implicit] = await Promise.all([
-    import('../../transfer/pull.js'),
-    import('../../transfer/pull-stage.js'),
-    import('../../transfer/pull-merge.js'),
-    import('../../transfer/pull-sync.js'),
-    import('../../sync/base.js'),
+    import('../../pull/pull.js'),
+    import('../../pull/pull-stage.js'),
+    import('../../pull/pull-merge.js'),
+    import('../../pull/pull-sync.js'),
+    import('../../base/base.js'),
     import('../../repository/schema-comment.js'),
-    import('../../transfer/pull-implicit.js'),
+    import('../../pull/pull-implicit.js'),
   ]);
   return { ...pull, ...stage, ...merge, ...sync, ...base, ...schemas, ...implicit };
 }

@@ -1,9 +1,9 @@
 import { relative, resolve } from 'node:path';
 import { TmsyncError } from '../../errors.js';
 import { resolveProject } from '../../remote/index.js';
-import { readBackupFile } from '../../transfer/backup-read.js';
-import { describeHeld, restoreBackup, type RestorePhase } from '../../transfer/restore.js';
-import { fetchRestoreDirectory } from '../../transfer/restore-target.js';
+import { readBackupFile } from '../../backup/backup-read.js';
+import { describeHeld, restoreBackup, type RestorePhase } from '../../backup/restore.js';
+import { fetchRestoreDirectory } from '../../backup/restore-target.js';
 import { withoutCredentials } from '../../remote/url-credentials.js';
 import { safeInline, safeMessage } from '../../safe-text.js';
 import type { CliIo, GlobalOptions } from '../io.js';

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { countTestcases, loadJunitFiles } from '../../ci/junit.js';
-import { parseStatusMap, type ResultMapping } from '../../ci/map-results.js';
-import { pushResults, type PushResultsResult } from '../../ci/push-results.js';
+import { countTestcases, loadJunitFiles } from '../../results/junit.js';
+import { parseStatusMap, type ResultMapping } from '../../results/map-results.js';
+import { pushResults, type PushResultsResult } from '../../results/push-results.js';
 import { TmsyncError } from '../../errors.js';
 import { resolveProject } from '../../remote/project.js';
 import { cell, summary } from '../ci-output.js';

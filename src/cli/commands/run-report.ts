@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { classifyResult, executionWords, fetchExecutionJunit, formatCounts, getExecution, isCompleted } from '../../ci/execution.js';
+import { classifyResult, executionWords, fetchExecutionJunit, formatCounts, getExecution, isCompleted } from '../../runs/execution.js';
 import { TmsyncError } from '../../errors.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { executionId, jsonOutput } from '../json.js';

@@ -1,4 +1,4 @@
-import { classifyResult, executionWords, formatCounts, getExecution, isCompleted } from '../../ci/execution.js';
+import { classifyResult, executionWords, formatCounts, getExecution, isCompleted } from '../../runs/execution.js';
 import { TmsyncError } from '../../errors.js';
 import { webLink } from '../../remote/web-link.js';
 import { safeInline, safeLineStart } from '../../safe-text.js';

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { safeInline, safeLineStart } from '../../safe-text.js';
 import type { ExecutionResult } from '../../api/resources.js';
-import { formatDuration, parseDuration } from '../../ci/duration.js';
+import { formatDuration, parseDuration } from '../../duration.js';
 import {
   executionWords,
   formatCounts,
@@ -13,7 +13,7 @@ import {
   waitForExecution,
   type WaitClock,
   type WaitResult,
-} from '../../ci/execution.js';
+} from '../../runs/execution.js';
 import { TmsyncError, toTmsyncError } from '../../errors.js';
 import { ApiError } from '../../remote/api-error.js';
 import type { TmsClient } from '../../remote/client.js';

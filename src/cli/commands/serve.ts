@@ -1,5 +1,5 @@
 import { TmsyncError } from '../../errors.js';
-import { parseDuration } from '../../ci/duration.js';
+import { parseDuration } from '../../duration.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import type { RunOutcome } from '../../emulator/options.js';
