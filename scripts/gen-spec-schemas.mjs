@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Writes the JSON Schemas of the tests-as-code format (schemas/*.schema.json) from the zod
-// schemas in src/repository/schemas.ts. Run after a build: `npx tsc -p tsconfig.build.json &&
+// schemas in src/repository/file-schemas.ts. Run after a build: `npx tsc -p tsconfig.build.json &&
 // node scripts/gen-spec-schemas.mjs` (or `npm run schemas`). test/repository/json-schemas.test.ts
 // fails when the checked-in files drift from the zod source.
 import { mkdir, writeFile } from 'node:fs/promises';

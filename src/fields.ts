@@ -2,8 +2,8 @@
  * The field tables: every field of a test case, and of a step group, described once. Everything
  * that handles a case field field by field is driven by it: the YAML schema (and so the JSON
  * Schema) and the loader (`src/repository/`), the one YAML renderer that pull and write-back share,
- * the normalisation of wire answers (`src/remote/normalize.ts`), the plan's body, diff and display
- * (`src/plan/case-body.ts`, the saved plan's schema), request bodies (`src/apply/requests.ts`), the
+ * the normalisation of wire answers (`src/remote/to-actual.ts`), the plan's body, diff and display
+ * (`src/plan/case-body.ts`, the saved plan's schema), request bodies (`src/apply/operation-requests.ts`), the
  * backup format and the emulator's route and web UI. docs/architecture.md shows how to add a field.
  *
  * `id`, `title` and the folder are not in the table: they identify a case rather than describe it

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DURATION_PATTERN, formatDuration, parseDuration } from '../src/duration.js';
 import { loadConfig } from '../src/repository/index.js';
-import { configSchema } from '../src/repository/schemas.js';
+import { configSchema } from '../src/repository/file-schemas.js';
 
 describe('parseDuration (the one duration syntax of tmsync.yaml and every flag)', () => {
   it('reads units and combinations of units', () => {

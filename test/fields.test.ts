@@ -1,17 +1,17 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { endpointTable, type BodyOf, type ResponseOf } from '../src/api/endpoints.js';
-import * as B from '../src/api/requests.js';
+import * as B from '../src/api/request-schemas.js';
 import * as W from '../src/api/resources.js';
-import { caseBody } from '../src/apply/requests.js';
-import { stepGroupBody } from '../src/apply/requests.js';
+import { caseBody } from '../src/apply/operation-requests.js';
+import { stepGroupBody } from '../src/apply/operation-requests.js';
 import { CASE_FIELD_KEYS, CASE_FIELDS, CASE_FIELDS_BY_KIND, STEP_GROUP_FIELD_KEYS, STEP_GROUP_FIELDS, type CaseFieldEntry, type StepGroupFieldEntry } from '../src/fields.js';
 import type { StepGroupBody } from '../src/plan/operations.js';
-import { toRemoteStepGroup } from '../src/remote/normalize.js';
+import { toRemoteStepGroup } from '../src/remote/to-actual.js';
 import type { CaseBody } from '../src/plan/operations.js';
-import { toRemoteCase } from '../src/remote/normalize.js';
+import { toRemoteCase } from '../src/remote/to-actual.js';
 import { parseCaseFile, parseStepGroupFile } from '../src/repository/case-file.js';
 import { parseConfigText } from '../src/repository/config.js';
-import { buildSpecJsonSchemas, type TestCaseInput } from '../src/repository/schemas.js';
+import { buildSpecJsonSchemas, type TestCaseInput } from '../src/repository/file-schemas.js';
 import { caseDocument, stepGroupDocument } from '../src/repository/writer.js';
 import { backupCase, backupStepGroup } from '../src/backup/backup-source.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { MessageResponse, PageQuery, envelope, pagedEnvelope } from './common.js';
+import { MessageResponse, PageQuery, envelope, pagedEnvelope } from './envelope.js';
 import * as R from './resources.js';
-import * as B from './requests.js';
+import * as B from './request-schemas.js';
 import { CASE_FIELD_ENTRIES, type CaseFieldEntry } from '../fields.js';
 
 /**

@@ -1,5 +1,5 @@
-export * from './common.js';
+export * from './envelope.js';
 export * from './resources.js';
-export * from './requests.js';
+export * from './request-schemas.js';
 export * from './endpoints.js';
 export * from './bodies.js';

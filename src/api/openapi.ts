@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ErrorBody, PageInfo } from './common.js';
+import { ErrorBody, PageInfo } from './envelope.js';
 import { endpoints, type Endpoint } from './endpoints.js';
-import * as B from './requests.js';
+import * as B from './request-schemas.js';
 import * as R from './resources.js';
 import { VERSION } from '../version.js';
 

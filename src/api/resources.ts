@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OptionalId, Text, Timestamp } from './common.js';
+import { OptionalId, Text, Timestamp } from './envelope.js';
 import { CASE_FIELD_ENTRIES_BY_KIND, STEP_GROUP_FIELD_ENTRIES } from '../fields.js';
 import { wireShape, type GroupWireKinds, type WireKinds } from './field-wire.js';
 

@@ -3,7 +3,7 @@ import type { BaseKind } from '../base/base.js';
 import type { FieldValues } from '../base/field-values.js';
 import type { Journal } from './journal.js';
 import { settlePendingCreates } from './pending.js';
-import type { ApplyClient } from './reconcile.js';
+import type { ApplyClient } from './finders.js';
 import { runOperation } from './run-operation.js';
 import { createRunState } from './run-state.js';
 import { scheduleOperations } from './schedule.js';

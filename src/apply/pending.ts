@@ -1,6 +1,6 @@
 import type { CreateCaseOp, CreateFolderOp, CreateStepGroupOp, Ref } from '../plan/operations.js';
-import { findCreated, findFolder } from './reconcile.js';
-import { isCreate, type CreateOp } from './requests.js';
+import { findCreated, findFolder } from './finders.js';
+import { isCreate, type CreateOp } from './operation-requests.js';
 import type { RunState } from './run-state.js';
 
 /**

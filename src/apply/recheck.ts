@@ -1,7 +1,7 @@
 import type { RemoteCase, RemoteFolder, RemoteStepGroup } from '../model.js';
 import { withRemoteCaseFields } from '../plan/case-body.js';
 import type { MoveCaseOp, MoveFolderOp, Operation, Prefer, UpdateCaseOp, UpdateFolderOp, UpdateStepGroupOp } from '../plan/operations.js';
-import { normalizeTitle } from '../plan/normalize.js';
+import { normalizeTitle } from '../base/normalize-text.js';
 import { keepRemoteGroupFields } from '../plan/step-groups.js';
 import { display } from '../plan/sync.js';
 import { caseFieldValues, desiredCaseFieldValues, desiredStepGroupFieldValues, fieldLabel, isListField, refValue, sameValue, stepGroupFieldValues, type FieldValues } from '../base/field-values.js';

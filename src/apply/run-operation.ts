@@ -3,11 +3,11 @@ import type { BaseKind } from '../base/base.js';
 import { caseFieldValues, folderFieldValues, stepGroupFieldValues, type FieldValues } from '../base/field-values.js';
 import { isGuarded, recheck, type GuardedItem, type GuardedOp } from './recheck.js';
 import type { GuardCheck } from './write-guard.js';
-import { normalizeTimestamp } from '../remote/normalize.js';
+import { normalizeTimestamp } from '../remote/to-actual.js';
 import type { AdoptOp, Operation } from '../plan/operations.js';
 import type { ApplyResult } from './executor.js';
-import { confirmDone, CREATE_KINDS, findCreated } from './reconcile.js';
-import { fillSelf, isCreate, isDelete, requestsFor, type CreateOp, type RequestDescriptor } from './requests.js';
+import { confirmDone, CREATE_KINDS, findCreated } from './finders.js';
+import { fillSelf, isCreate, isDelete, requestsFor, type CreateOp, type RequestDescriptor } from './operation-requests.js';
 import type { RunState } from './run-state.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Operation, Plan, Ref } from '../plan/operations.js';
 import type { ApplyResult, ExecuteOptions } from './executor.js';
-import type { ReconcileContext } from './reconcile.js';
-import { isCreate, type RefResolver } from './requests.js';
+import type { ReconcileContext } from './finders.js';
+import { isCreate, type RefResolver } from './operation-requests.js';
 import { WriteGuard } from './write-guard.js';
 
 /**

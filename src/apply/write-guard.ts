@@ -1,9 +1,9 @@
 import type { ActualState, RemoteCase, RemoteFolder, RemoteStepGroup } from '../model.js';
 import type { Prefer } from '../plan/operations.js';
 import { flattenFolders } from '../remote/fetch-state.js';
-import { toRemoteCase, toRemoteFolder, toRemoteStepGroup, normalizeTimestamp } from '../remote/normalize.js';
+import { toRemoteCase, toRemoteFolder, toRemoteStepGroup, normalizeTimestamp } from '../remote/to-actual.js';
 import type { TmsClient } from '../remote/client.js';
-import type { ApplyClient } from './reconcile.js';
+import type { ApplyClient } from './finders.js';
 import type { Operation } from '../plan/operations.js';
 import { isGuarded, type GuardedItem, type GuardedOp } from './recheck.js';
 

@@ -3,7 +3,7 @@ import { CASE_FIELDS_BY_KIND, fieldOf, setField, STEP_GROUP_FIELDS } from '../fi
 import type { RemoteGroupStep, RemoteProject, RemoteStep } from '../model.js';
 import type { TmsClient } from '../remote/client.js';
 import { withoutCredentials } from '../remote/url-credentials.js';
-import { normalizeTimestamp, toRemoteCase, toRemoteFolder, toRemoteStepGroup } from '../remote/normalize.js';
+import { normalizeTimestamp, toRemoteCase, toRemoteFolder, toRemoteStepGroup } from '../remote/to-actual.js';
 import type {
   BackupFolder,
   BackupHeader,
@@ -51,7 +51,7 @@ function compact<T extends object>(o: T): T {
   return o;
 }
 
-/** A case as a backup holds it: the model's values (src/remote/normalize.ts) under the wire names of the field table. */
+/** A case as a backup holds it: the model's values (src/remote/to-actual.ts) under the wire names of the field table. */
 export function backupCase(w: W.TestCase, humanId?: string): BackupTestCase {
   const c = toRemoteCase(w);
   const out = { id: c.id, human_id: humanId ?? c.humanId, folder_id: c.folderId, title: c.title } as BackupTestCase;

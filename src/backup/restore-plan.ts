@@ -5,7 +5,7 @@ import type { RemoteProject } from '../model.js';
 import type { CaseBody, Operation, Plan, Ref, RunCaseResult, StepBody, StepGroupBody } from '../plan/operations.js';
 import { PLAN_FORMAT_VERSION } from '../plan/operations.js';
 import { summarize } from '../plan/summary.js';
-import { withServiceDates } from '../remote/normalize.js';
+import { withServiceDates } from '../remote/to-actual.js';
 import type { Backup, BackupStep, BackupTestCase, BackupTestRun } from './backup-format.js';
 import type { AdoptionPlan, RestoreItemType } from './restore-adopt.js';
 import type { RestoreMapping } from './restore-mapping.js';

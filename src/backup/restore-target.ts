@@ -1,6 +1,6 @@
 import type { LookupListName } from '../api/endpoints.js';
 import type { TmsClient } from '../remote/client.js';
-import { toLabel, toLookup, toUser } from '../remote/normalize.js';
+import { toLabel, toLookup, toUser } from '../remote/to-actual.js';
 import type { RestoreTargetDirectory } from './restore-mapping.js';
 
 async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {

@@ -4,7 +4,7 @@ import type { CliIo, GlobalOptions } from './io.js';
 // the modules themselves, not the barrels: every command that talks to a service loads this before its first request
 import { CONFIG_DEFAULTS, CONFIG_FILE_NAME, describeSearch, findConfigFile, loadConfig, type TmsyncConfig } from '../repository/config.js';
 import { createClient, type TmsClient } from '../remote/client.js';
-import type { ClientOptions } from '../remote/options.js';
+import type { ClientOptions } from '../remote/client-options.js';
 import { formatRequestEvent } from '../remote/verbose.js';
 import { withoutCredentials } from '../remote/url-credentials.js';
 import { proxyFromEnv, retryNotifier } from './notices.js';

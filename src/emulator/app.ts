@@ -10,7 +10,7 @@ import type { DbContext } from './db/index.js';
 import type { Faults } from './faults.js';
 import { liveBody, liveError } from './dialect.js';
 import { FILTER_OPS, MULTIPART_LIMITS, invalid, multipartBoundary, multipartParts, zodProblems, type HandlerTable, type RegisteredHandler, type RouteContext, type TextFilter, type Urls } from './http.js';
-import type { Dialect, EmulatorOptions, ExecutionOptions } from './options.js';
+import type { Dialect, EmulatorOptions, ExecutionOptions } from './emulator-options.js';
 import { loggablePath, type RequestLog, type RequestLogEntry } from './request-log.js';
 import { iconSvg } from './routes/lookups.js';
 import { ServiceError } from './service-error.js';

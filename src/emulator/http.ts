@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { EndpointName, ParamName, ParsedBodyOf, ParsedQueryOf } from '../api/endpoints.js';
-import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../api/common.js';
+import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../api/envelope.js';
 import type { DbContext, Page, PageRequest, ProjectRow } from './db/index.js';
-import type { Dialect, ExecutionOptions } from './options.js';
+import type { Dialect, ExecutionOptions } from './emulator-options.js';
 import { findProject } from './db/index.js';
 import { ServiceError, invalidField, notFound, type FieldProblem } from './service-error.js';
 

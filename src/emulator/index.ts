@@ -3,5 +3,5 @@
  * better-sqlite3; only `tmsync serve` and tests do.
  */
 export { startEmulator } from './server.js';
-export type { EmulatorOptions, RunningEmulator, RequestLogEntry, FaultOptions, Dialect, RunOutcome } from './options.js';
+export type { EmulatorOptions, RunningEmulator, RequestLogEntry, FaultOptions, Dialect, RunOutcome } from './emulator-options.js';
 export { seedDemo, createProject, createUser, createLabel, LOOKUP_NAMES, LIVE_LOOKUP_NAMES, lookupNames, DEMO_USERS, DEMO_LABELS, type DemoSeed } from './seed.js';

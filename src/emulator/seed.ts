@@ -1,6 +1,6 @@
 import * as db from './db/index.js';
 import type { DbContext, LookupKind, ProjectRow, UserRow, LabelRow } from './db/index.js';
-import type { Dialect } from './options.js';
+import type { Dialect } from './emulator-options.js';
 
 /**
  * The lookup lists of the document dialect: the typical names of `real-service-notes.md`

@@ -1,7 +1,7 @@
 import * as db from './db/index.js';
 import type { CaseRow, DbContext } from './db/index.js';
 import { invalid, isUuid } from './http.js';
-import type { Dialect } from './options.js';
+import type { Dialect } from './emulator-options.js';
 import type { FieldProblem } from './service-error.js';
 
 /**

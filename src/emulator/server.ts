@@ -2,7 +2,7 @@ import { KeyRing, generateKey } from './auth.js';
 import { buildApp } from './app.js';
 import { DbContext, openDatabase } from './db/index.js';
 import { Faults } from './faults.js';
-import type { EmulatorOptions, RunningEmulator } from './options.js';
+import type { EmulatorOptions, RunningEmulator } from './emulator-options.js';
 import { RequestLog } from './request-log.js';
 import { handlers } from './routes/index.js';
 import { ensureLookups, seedDemo } from './seed.js';

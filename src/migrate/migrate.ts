@@ -1,7 +1,7 @@
 import type { Problem } from '../errors.js';
 import type { ActualState, DesiredState } from '../model.js';
 import { buildPlan, type Plan } from '../plan/index.js';
-import { normalizeText, normalizeTitle } from '../plan/normalize.js';
+import { normalizeText, normalizeTitle } from '../base/normalize-text.js';
 import type { DesiredCase, DesiredStepGroup, RemoteCase, RemoteStepGroup } from '../model.js';
 import { summarize } from '../plan/summary.js';
 import { actualToDesired } from './to-desired.js';

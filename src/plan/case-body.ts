@@ -1,7 +1,7 @@
 import { CASE_FIELDS_BY_KIND, fieldOf, impliedTemplate, setField, type CaseField } from '../fields.js';
 import type { DesiredCase, DesiredStep, RemoteCase } from '../model.js';
 import { problem, type PlanContext } from './context.js';
-import { normalizeText, normalizeTitle, sameList, sortedUnique } from './normalize.js';
+import { normalizeText, normalizeTitle, sameList, sortedUnique } from '../base/normalize-text.js';
 import type { CaseBody, FieldChange, Ref, StepBody } from './operations.js';
 import type { LookupKind } from './resolve.js';
 import { showSteps, type ShownStep } from './show.js';

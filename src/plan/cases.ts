@@ -4,7 +4,7 @@ import { caseFieldValues, changedFromBase, desiredCaseFieldNames, desiredCaseFie
 import { caseChanges, desiredBody, keepRemoteFields, withDisplayChanges, type DesiredBody } from './case-body.js';
 import { claimById, foundElsewhere, problem, type PlanContext } from './context.js';
 import { folderRef, type FolderNode, type FolderPlan } from './folders.js';
-import { normalizeTitle, pathKey, showPath } from './normalize.js';
+import { normalizeTitle, pathKey, showPath } from '../base/normalize-text.js';
 import type { CaseBody, CreateCaseOp, FieldChange, Operation, Ref } from './operations.js';
 import type { StepGroupPlan } from './step-groups.js';
 import { baseEntryFor, mergeEqual, mergeItem, type SyncRecord } from './sync.js';

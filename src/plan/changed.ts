@@ -5,7 +5,7 @@ import { answersQuery, type CaseQuery } from '../case-query.js';
 import { buildPlan, remoteVersions, type BuildPlanResult } from './build-plan.js';
 import type { BuildPlanOptions, PlanContext } from './context.js';
 import { folderFile, planFolders } from './folders.js';
-import { isUuid, normalizeTitle, pathKey, showPath } from './normalize.js';
+import { isUuid, normalizeTitle, pathKey, showPath } from '../base/normalize-text.js';
 import type { Operation } from './operations.js';
 import { indexRemote } from './remote-index.js';
 import { buildResolver } from './resolve.js';

@@ -1,7 +1,7 @@
 import type { DesiredFolder, RemoteFolder } from '../model.js';
 import { scopeMatcher } from '../scope.js';
 import { claimById, foundElsewhere, problem, type PlanContext } from './context.js';
-import { normalizeTitle, pathKey, showPath } from './normalize.js';
+import { normalizeTitle, pathKey, showPath } from '../base/normalize-text.js';
 import type { FieldChange, Operation, Ref } from './operations.js';
 import { desiredFolderFieldValues, folderFieldValues, refValue } from '../base/field-values.js';
 import { mergeItem } from './sync.js';

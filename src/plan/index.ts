@@ -4,7 +4,7 @@ export { PLAN_FORMAT_VERSION, hasChanges } from './operations.js';
 export type { BuildPlanOptions } from './context.js';
 export { buildPlan, folderFingerprint, type BuildPlanResult } from './build-plan.js';
 export { summarize, summaryLine } from './summary.js';
-export { normalizeText } from './normalize.js';
+export { normalizeText } from '../base/normalize-text.js';
 export { planTextChunks, renderPlanText, type RenderTextOptions } from './render-text.js';
 export { renderPlanMarkdown, PLAN_COMMENT_MARKER, type RenderMarkdownOptions } from './render-markdown.js';
 export { renderPlanJson, renderPlanJsonLine, parsePlanFile, planDocument, PlanFileSchema } from './plan-file.js';

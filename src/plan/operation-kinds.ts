@@ -4,7 +4,7 @@ import type { FieldChange, Operation, OperationKind, WriteBack } from './operati
  * The one table of operation kinds: for each kind, the remote item it acts on, what it does in the
  * plan's summary, its description in words, and how the renderers show it. Code elsewhere asks
  * this table (`itemTypeOf`, `actionOf`, …) instead of switching on kind names; the request column
- * lives beside the executor (`src/apply/requests.ts`, keyed by the same kinds), as `plan/` stays
+ * lives beside the executor (`src/apply/operation-requests.ts`, keyed by the same kinds), as `plan/` stays
  * pure. A new kind fails to compile until it has an entry here and there.
  */
 

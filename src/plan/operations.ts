@@ -2,7 +2,7 @@ import type { CaseFieldValues, CaseTemplate, StepGroupFieldValues } from '../fie
 
 /**
  * A plan is an ordered list of small, typed operations (a discriminated union on `kind`).
- * One table in `src/apply/requests.ts` turns each kind into requests; another in
+ * One table in `src/apply/operation-requests.ts` turns each kind into requests; another in
  * `src/plan/render-*.ts` turns each into text. Everything here is plain JSON-safe data: a plan is
  * saved to disk with `tmsync plan --out` and applied later.
  */

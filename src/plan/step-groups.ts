@@ -1,7 +1,7 @@
 import { fieldOf, setField, STEP_GROUP_FIELDS } from '../fields.js';
 import type { DesiredGroupStep, DesiredStepGroup, RemoteGroupStep, RemoteStepGroup } from '../model.js';
 import { claimById, foundElsewhere, problem, type PlanContext } from './context.js';
-import { normalizeText, normalizeTitle, sameList, sortedUnique } from './normalize.js';
+import { normalizeText, normalizeTitle, sameList, sortedUnique } from '../base/normalize-text.js';
 import type { FieldChange, GroupStepBody, Operation, Ref, StepGroupBody } from './operations.js';
 import { showSteps } from './show.js';
 import { desiredStepGroupFieldValues, fieldLabel, groupStepName, isListField, stepGroupFieldValues, type FieldValues } from '../base/field-values.js';

@@ -1,6 +1,6 @@
 import { belongsTo, CASE_FIELDS, fieldOf, setField, STEP_GROUP_FIELDS, type StepGroupFieldValues } from '../fields.js';
 import type { DesiredCaseFields, DesiredStep, RemoteCase, RemoteGroupStep, RemoteStep, RemoteStepGroup } from '../model.js';
-import { normalizeText } from '../plan/normalize.js';
+import { normalizeText } from '../base/normalize-text.js';
 import type { LookupKind, Resolver } from '../plan/resolve.js';
 
 /**

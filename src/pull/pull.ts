@@ -9,7 +9,7 @@ import { loadRepository } from '../repository/loader.js';
 import { fileOps, ioError, type FileOps } from '../repository/file-ops.js';
 import { decodeTextOrThrow } from '../repository/text-file.js';
 import { createWriteSession, removeStrayTempFiles, repositoryTempDir, setYamlFields, syncFileSystem, writeFileAtomic, writeFilesAtomic } from '../repository/writer.js';
-import { normalizeText } from '../plan/normalize.js';
+import { normalizeText } from '../base/normalize-text.js';
 import { forEachLimit } from '../streams.js';
 import { buildPullFiles, MANAGED_KEYS, type BuildPullFilesOptions, type PullFile, type PulledConfig } from './pull-files.js';
 import type { FieldWarning } from './case-fields.js';

@@ -1,11 +1,11 @@
 import type { Dispatcher } from 'undici';
 import type { Endpoint } from '../api/index.js';
-import { answerError, header, transportFailure } from './errors.js';
+import { answerError, header, transportFailure } from './call-errors.js';
 import { encodeBody, headersFor, targetOf } from './encode.js';
 import type { Counters } from './events.js';
 import type { GateSlot, RequestGate } from './gate.js';
 import { Lanes } from './lanes.js';
-import type { RequestEvent } from './options.js';
+import type { RequestEvent } from './client-options.js';
 import type { Query } from './paginate.js';
 import { parseAnswer, type TimestampUnit } from './parse.js';
 import { parseResetHeader } from './policy.js';

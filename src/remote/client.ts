@@ -14,24 +14,24 @@ import {
 import { TmsyncError } from '../errors.js';
 import { attempt, type AttemptContext } from './attempt.js';
 import type { JunitUpload } from './encode.js';
-import { abortedError, unconfirmedCreate } from './errors.js';
+import { abortedError, unconfirmedCreate } from './call-errors.js';
 import { Counters, retryEvent, type ClientStats } from './events.js';
 import { RequestGate } from './gate.js';
 import { Lanes } from './lanes.js';
-import type { ClientOptions } from './options.js';
+import type { ClientOptions } from './client-options.js';
 import { paginatePages, type PageShape, type Query } from './paginate.js';
 import { TimestampUnit } from './parse.js';
 import { IDEMPOTENT_POSTS, isLoopbackRefusal, type RetryPolicy } from './policy.js';
 import { ApiError } from './api-error.js';
-import { Reconciler } from './reconcile.js';
+import { Reconciler } from './ambiguous-create.js';
 import { withRetries } from './retry.js';
 import { RunCaseEncoding } from './run-case-encoding.js';
-import { listKey, type ClientResponseOf } from './schemas.js';
+import { listKey, type ClientResponseOf } from './response-schemas.js';
 import { resolveSettings, type ClientSettings } from './settings.js';
 
-export { RUN_CASE_ENCODING_HINT } from './errors.js';
+export { RUN_CASE_ENCODING_HINT } from './call-errors.js';
 export type { ClientStats } from './events.js';
-export type { ClientResponseOf } from './schemas.js';
+export type { ClientResponseOf } from './response-schemas.js';
 
 /** The body a call sends: what the endpoint's body schema accepts (the JUnit upload for `importJunit`). */
 export type CallBody<N extends EndpointName> =
@@ -44,7 +44,7 @@ export interface CallRequest<N extends EndpointName = EndpointName> {
   params?: Record<string, string | number>;
   /** the query schema's parameters and `<field>__<OP>` filters on the list's text fields */
   query?: QueryOf<N>;
-  /** checked against the endpoint's body schema (`src/api/requests.ts`) by type */
+  /** checked against the endpoint's body schema (`src/api/request-schemas.ts`) by type */
   body?: CallBody<N>;
   /**
    * For creates: after an ambiguous failure (timeout, reset after sending, 5xx) the client calls

@@ -4,8 +4,8 @@ import { TmsyncError } from '../errors.js';
 import { ApiError } from './api-error.js';
 import type { TmsClient } from './client.js';
 import { deepFreeze, scopedFolderIds } from './fetch-state.js';
-import { toRemoteCase, toRemoteFolder, toRemoteStepGroup } from './normalize.js';
-import { looksLikeId } from './project.js';
+import { toRemoteCase, toRemoteFolder, toRemoteStepGroup } from './to-actual.js';
+import { looksLikeId } from './resolve-project.js';
 
 /** The `id:`s the repository's files write (a `DesiredState` or pull's view of the files both fit). */
 export interface NamedItems {

@@ -1,6 +1,6 @@
 import type { Endpoint } from '../api/index.js';
 import { ApiError } from './api-error.js';
-import type { RetryEvent } from './options.js';
+import type { RetryEvent } from './client-options.js';
 
 /** What the client tells: counters for `stats()` and the retry notice. Request events are made per attempt. */
 

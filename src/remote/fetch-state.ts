@@ -16,8 +16,8 @@ import {
   toRemoteStepGroup,
   toRemoteTestPlan,
   toUser,
-} from './normalize.js';
-import { looksLikeId, resolveProject } from './project.js';
+} from './to-actual.js';
+import { looksLikeId, resolveProject } from './resolve-project.js';
 import type { ReadCache } from './read-cache.js';
 
 export interface FetchStateOptions {

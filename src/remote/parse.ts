@@ -1,6 +1,6 @@
 import type { Endpoint } from '../api/index.js';
-import { unreadableAnswer } from './errors.js';
-import { responseSchema } from './schemas.js';
+import { unreadableAnswer } from './call-errors.js';
+import { responseSchema } from './response-schemas.js';
 import type { RawResponse } from './transport.js';
 
 /** Answer parsing: text to JSON to the endpoint's response schema, and the service's timestamp unit. */

@@ -2,7 +2,7 @@ import pRetry, { AbortError } from 'p-retry';
 import { ApiError } from './api-error.js';
 import type { Clock } from './clock.js';
 import { isLoopbackRefusal, isRetryable, retryDelay, type RetryKind, type RetryPolicy } from './policy.js';
-import type { Reconciler } from './reconcile.js';
+import type { Reconciler } from './ambiguous-create.js';
 
 export interface RetryOptions {
   kind: RetryKind;

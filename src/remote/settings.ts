@@ -1,6 +1,6 @@
 import { TmsyncError } from '../errors.js';
 import { systemClock, type Clock } from './clock.js';
-import { CLIENT_DEFAULTS, type ClientOptions } from './options.js';
+import { CLIENT_DEFAULTS, type ClientOptions } from './client-options.js';
 import { defaultRetryPolicy, type RetryPolicy } from './policy.js';
 
 /** {@link ClientOptions} with every default filled in: what the client's parts read. */

@@ -1,4 +1,4 @@
-import type { RequestEvent } from './options.js';
+import type { RequestEvent } from './client-options.js';
 
 /** One `--verbose` line: method, path, status or error, duration, attempt. Never headers or the key. */
 export function formatRequestEvent(e: RequestEvent): string {

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Problem } from '../errors.js';
 import { CASE_FIELDS, impliedTemplate, setField, STEP_GROUP_FIELDS, type CaseTemplate } from '../fields.js';
 import type { DesiredCase, DesiredCaseFields, DesiredGroupStep, DesiredStep, DesiredStepGroup, DesiredStepGroupFields } from '../model.js';
-import { stepGroupSchema, testCaseSchema, type actionStepSchema, type caseStepSchema, type StepGroupInput, type TestCaseInput } from './schemas.js';
+import { stepGroupSchema, testCaseSchema, type actionStepSchema, type caseStepSchema, type StepGroupInput, type TestCaseInput } from './file-schemas.js';
 import { documentSourceMap, fastParseYaml, type SourceMap } from './fast-yaml.js';
 import { parseYamlFile, problemAt, type Position } from './yaml-source.js';
 import { zodProblems } from './zod-problems.js';

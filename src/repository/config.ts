@@ -3,7 +3,7 @@ import { basename, dirname, isAbsolute, normalize, resolve } from 'node:path';
 import { TmsyncError, ValidationError, type Problem } from '../errors.js';
 import { CASE_FIELDS, setField } from '../fields.js';
 import type { CaseDefaults } from '../model.js';
-import { configSchema, type ConfigInput } from './schemas.js';
+import { configSchema, type ConfigInput } from './file-schemas.js';
 import { parseDuration } from '../duration.js';
 import { locate, parseYamlFile, posOf, problemAt, sortProblems, type ParsedYaml } from './yaml-source.js';
 import { zodProblems } from './zod-problems.js';

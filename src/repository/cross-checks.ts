@@ -3,7 +3,7 @@ import type { DesiredCase, DesiredFolder, DesiredStepGroup } from '../model.js';
 import type { Parsed } from './case-file.js';
 import { didYouMean } from '../did-you-mean.js';
 import type { ParsedFolderFile } from './folder-file.js';
-import { STEP_GROUP_ID_PATTERN } from './schemas.js';
+import { STEP_GROUP_ID_PATTERN } from './file-schemas.js';
 import type { Position } from './yaml-source.js';
 
 export interface CrossCheckInput {

@@ -1,5 +1,5 @@
 import type { Problem } from '../errors.js';
-import { folderSchema } from './schemas.js';
+import { folderSchema } from './file-schemas.js';
 import { locate, parseYamlFile, posOf, problemAt, type Position } from './yaml-source.js';
 import { zodProblems } from './zod-problems.js';
 

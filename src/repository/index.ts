@@ -43,5 +43,5 @@ export {
   CASE_ID_PATTERN,
   STEP_GROUP_ID_PATTERN,
   FOLDER_ID_PATTERN,
-} from './schemas.js';
+} from './file-schemas.js';
 export { GITIGNORE_LINE, STARTER_DEFAULTS, STARTER_STEP_GROUP_KEY, starterFiles, type StarterFile, type StarterTarget } from './starter.js';

@@ -3,7 +3,7 @@ import { TmsyncError, toTmsyncError } from '../errors.js';
 import type { RemoteProject } from '../model.js';
 import { ApiError } from '../remote/api-error.js';
 import type { TmsClient } from '../remote/client.js';
-import { normalizeTimestamp } from '../remote/normalize.js';
+import { normalizeTimestamp } from '../remote/to-actual.js';
 import { webLink } from '../remote/web-link.js';
 import type { JunitOutcome, JunitTestcase } from './junit.js';
 import {

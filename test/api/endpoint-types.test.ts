@@ -17,7 +17,7 @@ import {
   type TestCase,
   type User,
 } from '../../src/api/index.js';
-import type { RequestDescriptor } from '../../src/apply/requests.js';
+import type { RequestDescriptor } from '../../src/apply/operation-requests.js';
 import type { EndpointContext } from '../../src/emulator/http.js';
 import { createClient, type ClientResponseOf, type TmsClient } from '../../src/remote/index.js';
 

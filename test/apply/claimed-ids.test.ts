@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { claimedRemoteIds } from '../../src/apply/reconcile.js';
+import { claimedRemoteIds } from '../../src/apply/finders.js';
 import { actualState, desiredCase, desiredFolder, desiredState, remoteCase, remoteFolder } from '../plan/builders.js';
 
 describe('claimedRemoteIds', () => {

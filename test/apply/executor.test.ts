@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { executePlan } from '../../src/apply/executor.js';
 import { Journal, readJournal } from '../../src/apply/journal.js';
-import type { ApplyClient } from '../../src/apply/reconcile.js';
+import type { ApplyClient } from '../../src/apply/finders.js';
 import { PLAN_FORMAT_VERSION, type Operation, type Plan } from '../../src/plan/operations.js';
 
 /** A scripted in-memory service: records calls, can fail chosen requests. */

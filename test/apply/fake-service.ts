@@ -1,4 +1,4 @@
-import type { ApplyClient } from '../../src/apply/reconcile.js';
+import type { ApplyClient } from '../../src/apply/finders.js';
 import { PLAN_FORMAT_VERSION, type Operation, type Plan } from '../../src/plan/operations.js';
 
 /**

@@ -5,7 +5,7 @@ import { WriteGuard, WRITES_PER_PAGE } from '../../src/apply/write-guard.js';
 import type { ApplyConflict } from '../../src/apply/executor.js';
 import type { SyncRecords } from '../../src/plan/sync.js';
 import { fieldHash, SyncBase } from '../../src/base/base.js';
-import type { ApplyClient } from '../../src/apply/reconcile.js';
+import type { ApplyClient } from '../../src/apply/finders.js';
 import type { RemoteCase } from '../../src/model.js';
 import type { CaseBody, MoveCaseOp, MoveFolderOp, UpdateCaseOp, UpdateFolderOp, UpdateStepGroupOp } from '../../src/plan/operations.js';
 import { remoteCase, remoteFolder, remoteGroup, remoteSteps } from '../plan/builders.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applyPlan } from '../../src/apply/engine.js';
 import { executePlan } from '../../src/apply/executor.js';
-import type { ApplyClient } from '../../src/apply/reconcile.js';
+import type { ApplyClient } from '../../src/apply/finders.js';
 import { PLAN_FORMAT_VERSION, type Operation, type Plan } from '../../src/plan/operations.js';
 
 /** A client that answers plans and runs, records every call, and fails the calls `fail` names. */

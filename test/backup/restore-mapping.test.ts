@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TmsClient } from '../../src/remote/index.js';
 import { restoreBackup } from '../../src/backup/restore.js';
-import { requestsFor } from '../../src/apply/requests.js';
+import { requestsFor } from '../../src/apply/operation-requests.js';
 import { summarizeJournal } from '../../src/apply/journal.js';
 import type { Ref } from '../../src/plan/operations.js';
 import { buildRestorePlan } from '../../src/backup/restore-plan.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ApiError } from '../../src/remote/api-error.js';
 import { createClient, fetchState, type TmsClient } from '../../src/remote/index.js';
-import type { ClientOptions } from '../../src/remote/options.js';
+import type { ClientOptions } from '../../src/remote/client-options.js';
 import { folder, projectId, refs, start, testCase, KEY, type Api } from '../emulator/helpers.js';
 
 /** A run holding one new case, and the id of the Passed status. */

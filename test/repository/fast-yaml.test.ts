@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { documentSourceMap, fastParseYaml } from '../../src/repository/fast-yaml.js';
 import { parseCaseFile, parseStepGroupFile, renderCaseYaml, renderStepGroupYaml } from '../../src/repository/index.js';
-import { stepGroupSchema, testCaseSchema } from '../../src/repository/schemas.js';
+import { stepGroupSchema, testCaseSchema } from '../../src/repository/file-schemas.js';
 import { parseYamlFile } from '../../src/repository/yaml-source.js';
 
 fc.configureGlobal({ seed: process.env.FC_SEED ? Number(process.env.FC_SEED) : 4242 });

@@ -23,7 +23,7 @@ describe('the checked-in JSON Schemas', () => {
       const onDisk = await readFile(join(root, 'schemas', name), 'utf8').catch(() => '(missing)');
       const fresh = renderJsonSchemaFile(schema);
       if (onDisk !== fresh) {
-        expect.fail(`schemas/${name} is out of date with src/repository/schemas.ts: run npm run schemas (or node scripts/gen-spec-schemas.mjs after a build)`);
+        expect.fail(`schemas/${name} is out of date with src/repository/file-schemas.ts: run npm run schemas (or node scripts/gen-spec-schemas.mjs after a build)`);
       }
     });
   }

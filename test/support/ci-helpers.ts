@@ -4,7 +4,7 @@ import { findPlanAnywhere } from '../../src/emulator/db/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { TEST_DIALECT } from '../dialect.js';
 import { createClient, type TmsClient } from '../../src/remote/index.js';
-import { resolveProject } from '../../src/remote/project.js';
+import { resolveProject } from '../../src/remote/resolve-project.js';
 import type { RemoteProject } from '../../src/model.js';
 
 export const KEY = 'test-key-ci';

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { resolveProject } from '../../remote/project.js';
+import { resolveProject } from '../../remote/resolve-project.js';
 import { safeInline } from '../../safe-text.js';
 import type { BackupSection } from '../../backup/backup-format.js';
 import { VERSION } from '../../version.js';

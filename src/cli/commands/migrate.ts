@@ -10,7 +10,7 @@ import { fetchState, resolveProject } from '../../remote/index.js';
 import { migrationScope, planMigration, settlePendingCreates } from '../../migrate/migrate.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
-import { withApplySession } from '../lock.js';
+import { withApplySession } from '../hold-lock.js';
 import { loadTarget, type Target } from '../target.js';
 import { parseFolderPath } from './pull.js';
 

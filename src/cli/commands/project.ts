@@ -1,9 +1,9 @@
 import type { Project } from '../../api/resources.js';
-import { CreateProjectBody } from '../../api/requests.js';
+import { CreateProjectBody } from '../../api/request-schemas.js';
 import { TmsyncError } from '../../errors.js';
 import type { RemoteProject } from '../../model.js';
 import type { TmsClient } from '../../remote/client.js';
-import { toRemoteProject } from '../../remote/normalize.js';
+import { toRemoteProject } from '../../remote/to-actual.js';
 import { safeInline } from '../../safe-text.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';

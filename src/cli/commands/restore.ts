@@ -8,7 +8,7 @@ import { withoutCredentials } from '../../remote/url-credentials.js';
 import { safeInline, safeMessage } from '../../safe-text.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { loadTarget, type Target } from '../target.js';
-import { withApplySession } from '../lock.js';
+import { withApplySession } from '../hold-lock.js';
 import type { ApplySession } from '../../apply/engine.js';
 import { jsonOutput } from '../json.js';
 import type { RemoteProject } from '../../model.js';

@@ -5,7 +5,7 @@ import { countTestcases, loadJunitFiles } from '../../results/junit.js';
 import { parseStatusMap, type ResultMapping } from '../../results/map-results.js';
 import { pushResults, type PushResultsResult } from '../../results/push-results.js';
 import { TmsyncError } from '../../errors.js';
-import { resolveProject } from '../../remote/project.js';
+import { resolveProject } from '../../remote/resolve-project.js';
 import { cell, summary } from '../ci-output.js';
 import { safeInline, safeMessage } from '../../safe-text.js';
 import type { CliIo, GlobalOptions } from '../io.js';

@@ -177,7 +177,7 @@ function summary(runId: string, w: WaitResult, timeoutMs: number): string {
  */
 async function planId(client: TmsClient, ref: string, projectRef: string, signal?: AbortSignal): Promise<string> {
   if (/^\d+$/.test(ref.trim()) || !projectRef) return ref;
-  const { resolveProject, looksLikeId } = await import('../../remote/project.js');
+  const { resolveProject, looksLikeId } = await import('../../remote/resolve-project.js');
   if (!PLAN_HUMAN_ID.test(ref) && !looksLikeId(ref)) return ref;
   const project = await resolveProject(client, projectRef);
   try {

@@ -2,7 +2,7 @@ import { TmsyncError } from '../../errors.js';
 import { parseDuration } from '../../duration.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
-import type { RunOutcome } from '../../emulator/options.js';
+import type { RunOutcome } from '../../emulator/emulator-options.js';
 
 /** Flags of `tmsync serve`, as commander hands them over (numbers arrive as strings). */
 export interface ServeOptions extends Partial<GlobalOptions> {

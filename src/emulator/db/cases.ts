@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { nextNumber, pageOf, parseJsonArray, type DbContext, type Page, type PageRequest } from './common.js';
+import { nextNumber, pageOf, parseJsonArray, type DbContext, type Page, type PageRequest } from './statements.js';
 
 
 export interface StepRow {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { pageOf, type DbContext, type Page, type PageRequest } from './common.js';
+import { pageOf, type DbContext, type Page, type PageRequest } from './statements.js';
 
 /** Global, read-only lists: lookup entries, users and labels. */
 

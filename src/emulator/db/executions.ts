@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DbContext, Page, PageRequest } from './common.js';
+import type { DbContext, Page, PageRequest } from './statements.js';
 
 /** Runs started through the execution interface, and JUnit imports into test runs. */
 

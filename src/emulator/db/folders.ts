@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { pageOf, type DbContext, type Page, type PageRequest } from './common.js';
+import { pageOf, type DbContext, type Page, type PageRequest } from './statements.js';
 
 /**
  * Folders form a tree per project. `ord` is the 0-based index among siblings and is kept dense:

@@ -3,7 +3,7 @@
  * call these functions and never see SQL.
  */
 export { openDatabase, type SqliteDatabase } from './connection.js';
-export { DbContext, type Page, type PageRequest } from './common.js';
+export { DbContext, type Page, type PageRequest } from './statements.js';
 export * from './projects.js';
 export * from './directory.js';
 export * from './folders.js';

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import * as db from '../db/index.js';
 import type { ExecutionRow } from '../db/index.js';
 import type { HandlerTable, RouteContext } from '../http.js';
-import type { RunOutcome } from '../options.js';
+import type { RunOutcome } from '../emulator-options.js';
 import { renderJunit } from '../junit.js';
 import { invalidField, notFound, ServiceError } from '../service-error.js';
 import { uiPaths } from '../ui/links.js';

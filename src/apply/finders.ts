@@ -2,7 +2,7 @@ import type { ActualState, DesiredState } from '../model.js';
 import type { QueryOf } from '../api/endpoints.js';
 import type { TmsClient } from '../remote/client.js';
 import type { Operation, OperationKind } from '../plan/operations.js';
-import type { CreateOp, RefResolver } from './requests.js';
+import type { CreateOp, RefResolver } from './operation-requests.js';
 
 /**
  * The natural-key lookups (apply, migrate and restore share them) after a create whose outcome is

@@ -11,7 +11,7 @@ import {
   toUser,
 } from '../../src/remote/index.js';
 import { TestCase } from '../../src/api/index.js';
-import { textSharer } from '../../src/remote/normalize.js';
+import { textSharer } from '../../src/remote/to-actual.js';
 
 describe('normalizers', () => {
   it('turns millisecond timestamps into seconds and leaves seconds alone', () => {

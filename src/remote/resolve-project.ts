@@ -3,7 +3,7 @@ import { TmsyncError } from '../errors.js';
 import type { RemoteProject } from '../model.js';
 import { ApiError } from './api-error.js';
 import type { TmsClient } from './client.js';
-import { toRemoteProject } from './normalize.js';
+import { toRemoteProject } from './to-actual.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -31,7 +31,7 @@ interface Request<N extends EndpointName> {
   endpoint: N;
   /** path parameters (`project_id`, `folder_id`, …); a value may be {@link SELF} */
   params: Record<string, string>;
-  /** the endpoint's body, checked against its schema in `src/api/requests.ts` by type */
+  /** the endpoint's body, checked against its schema in `src/api/request-schemas.ts` by type */
   body?: RequestBody<N>;
   /** set on the request that creates the item */
   produces?: 'id';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { needsWork, normalizeText, sortedUnique } from '../../src/plan/normalize.js';
+import { needsWork, normalizeText, sortedUnique } from '../../src/base/normalize-text.js';
 
 /** What `needsWork` stands for: the regular expression it replaced. */
 const NEEDS_WORK = /\r|[^\S\n]\n|\s$/;

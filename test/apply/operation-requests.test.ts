@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SELF, fillSelf, requestsFor } from '../../src/apply/requests.js';
+import { SELF, fillSelf, requestsFor } from '../../src/apply/operation-requests.js';
 import type { Operation, Ref } from '../../src/plan/operations.js';
 
 const resolve = (ref: Ref) => ('id' in ref ? ref.id : `id-of(${ref.op})`);
