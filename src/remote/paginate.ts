@@ -123,18 +123,129 @@ interface WalkShared {
 }
 
 /**
- * One walk of the list from its first page: yields the items `given` does not hold yet (adding
- * them), returns what made it untrustworthy, if anything, and how many items it handed out.
+ * The bookkeeping of one walk: counts pages and items against what the service says the list
+ * holds, notices what makes the walk untrustworthy (`change`), and picks the items to hand out.
  */
-async function* walkOnce(
-  fetchPage: (q: Query) => Promise<PageShape>,
-  o: PaginateOptions,
-  given: Set<string>,
-  shared: WalkShared,
-  first: boolean,
-): AsyncGenerator<unknown, { change?: Change; fresh: number }> {
+class WalkAccount {
+  /** the ids this walk read: the first walk's are exactly the ones given out, so one set serves both */
+  private readonly ids: Set<string>;
+  distinct = 0;
+  fresh = 0;
+  change: Change | undefined;
+  lastTotal: number | undefined;
+  private highestTotal: number | undefined;
+  // a `next` that keeps advancing must not be followed forever: every page handed out is counted
+  // against what the service says the list holds (the largest total seen: items may be added
+  // while the list is read), or, without a total, against max_pages
+  private readonly maxPages: number;
+  private pagesRead = 0;
+  private itemsRead = 0;
+  private total: number | undefined;
+  // the total of the first page that gave one: a total that grows on every page (a hostile or
+  // broken service) would otherwise move the page bound ahead of the walk forever
+  private firstTotal: number | undefined;
+  private size: number | undefined;
+  // the most items one page brought: a service that sends fewer than its page_size says must not
+  // look endless
+  private mostOnAPage = 0;
+
+  constructor(
+    private readonly o: PaginateOptions,
+    private readonly given: Set<string>,
+    private readonly first: boolean,
+  ) {
+    this.ids = first ? given : new Set<string>();
+    this.maxPages = o.maxPages ?? DEFAULT_MAX_PAGES;
+  }
+
+  /** Counts one page (`sent`: the page_size asked for) and answers the items to hand out. */
+  account(p: PageShape, sent: number | undefined): unknown[] {
+    const list = (p.data[this.o.key] as unknown[] | undefined) ?? [];
+    this.mostOnAPage = Math.max(this.mostOnAPage, list.length);
+    this.pagesRead++;
+    this.itemsRead += list.length;
+    this.noteTotal(p.page_info?.total_count);
+    const ps = p.page_info?.page_size;
+    if (typeof ps === 'number' && ps > 0) this.size = Math.max(this.size ?? 0, ps);
+    else if (this.size === undefined && sent !== undefined) this.size = sent;
+    else if (this.size === undefined && list.length > 0) this.size = list.length;
+    this.checkBounds();
+    return this.take(list);
+  }
+
+  /** After the last page: fewer items than the service says it holds means some were passed over. */
+  finish(): { change?: Change; fresh: number } {
+    if (this.lastTotal !== undefined && this.distinct < this.lastTotal) {
+      this.change = { kind: 'short', text: `${this.distinct} items read, but total_count says ${this.lastTotal}` };
+    }
+    return { change: this.change, fresh: this.fresh };
+  }
+
+  private noteTotal(t: unknown): void {
+    if (typeof t !== 'number' || !Number.isFinite(t) || t < 0) return;
+    // a total below one seen before: items were deleted, and an offset may have moved past some
+    if (this.highestTotal !== undefined && t < this.highestTotal) this.change ??= { kind: 'fell', text: `total_count fell from ${this.highestTotal} to ${t}` };
+    this.highestTotal = Math.max(this.highestTotal ?? 0, t);
+    this.lastTotal = t;
+    this.total = Math.max(this.total ?? 0, t);
+  }
+
+  private checkBounds(): void {
+    const { total, pagesRead, itemsRead, maxPages } = this;
+    if (total === undefined) {
+      if (pagesRead > maxPages) throw this.runaway(`more than ${maxPages} pages (max_pages) and the service gives no total_count`);
+      return;
+    }
+    if (itemsRead > total) throw this.runaway(`${itemsRead} items read, but the service says the list holds ${total} (total_count)`);
+    const per = Math.max(1, this.mostOnAPage > 0 ? Math.min(this.size ?? this.mostOnAPage, this.mostOnAPage) : (this.size ?? 1));
+    const bound = Math.ceil(total / per) + 2;
+    if (pagesRead > bound) throw this.runaway(`${pagesRead} pages read, more than the ${bound} that ${total} items (total_count) in pages of ${per} need`);
+    const firstTotal = (this.firstTotal ??= total);
+    // growth while the list is read is followed, up to max_pages beyond what the first total needed
+    if (total > firstTotal && pagesRead > Math.max(maxPages, Math.ceil(firstTotal / per) + 2)) {
+      throw this.runaway(`${pagesRead} pages read while total_count kept growing (${firstTotal} when the walk began, ${total} now), more than ${maxPages} (max_pages)`);
+    }
+  }
+
+  private take(list: unknown[]): unknown[] {
+    const out: unknown[] = [];
+    for (const x of list) {
+      const id = idOf(x);
+      if (id === undefined) {
+        // nothing to know it by: counted, and handed out by the first walk only
+        this.distinct++;
+        if (this.first) out.push(x);
+        continue;
+      }
+      if (this.ids.has(id)) {
+        this.change ??= { kind: 'twice', text: `item ${id} came twice` };
+        continue;
+      }
+      this.ids.add(id);
+      this.distinct++;
+      if (!this.first) {
+        if (this.given.has(id)) continue;
+        this.given.add(id);
+      }
+      this.fresh++;
+      out.push(x);
+    }
+    return out;
+  }
+
+  private runaway(why: string): TmsyncError {
+    const { o, pagesRead, itemsRead, total } = this;
+    return new TmsyncError('pagination_runaway', `${o.describe}: stopped reading the list: ${why}`, {
+      hint: 'the service keeps sending a next page; check base_url points at the service, or raise max_pages in tmsync.yaml if the list is really that long',
+      details: { endpoint: o.endpoint, pages: pagesRead, items: itemsRead, ...(total !== undefined ? { total_count: total } : {}) },
+    });
+  }
+}
+
+/** Fetches each query once: the same page asked twice means the service's `next` loops. */
+function fetchEachOnce(fetchPage: (q: Query) => Promise<PageShape>, o: PaginateOptions): (q: Query) => Promise<PageShape> {
   const seen = new Set<string>();
-  const fetchOnce = (q: Query) => {
+  return (q) => {
     const k = canonical(q);
     if (seen.has(k)) {
       throw new TmsyncError('pagination_loop', `${o.describe}: the service sent the same page twice`, {
@@ -145,90 +256,22 @@ async function* walkOnce(
     seen.add(k);
     return fetchPage(q);
   };
-  const items = (p: PageShape) => (p.data[o.key] as unknown[] | undefined) ?? [];
+}
 
-  // the ids this walk read: the first walk's are exactly the ones given out, so one set serves both
-  const ids = first ? given : new Set<string>();
-  let distinct = 0;
-  let fresh = 0;
-  let change: Change | undefined;
-  let lastTotal: number | undefined;
-  let highestTotal: number | undefined;
-
-  // a `next` that keeps advancing must not be followed forever: every page handed out is counted
-  // against what the service says the list holds (the largest total seen: items may be added
-  // while the list is read), or, without a total, against max_pages
-  const maxPages = o.maxPages ?? DEFAULT_MAX_PAGES;
-  let pagesRead = 0;
-  let itemsRead = 0;
-  let total: number | undefined;
-  // the total of the first page that gave one: a total that grows on every page (a hostile or
-  // broken service) would otherwise move the page bound ahead of the walk forever
-  let firstTotal: number | undefined;
-  let size: number | undefined;
-  // the most items one page brought: a service that sends fewer than its page_size says must not
-  // look endless
-  let mostOnAPage = 0;
-  const runaway = (why: string) =>
-    new TmsyncError('pagination_runaway', `${o.describe}: stopped reading the list: ${why}`, {
-      hint: 'the service keeps sending a next page; check base_url points at the service, or raise max_pages in tmsync.yaml if the list is really that long',
-      details: { endpoint: o.endpoint, pages: pagesRead, items: itemsRead, ...(total !== undefined ? { total_count: total } : {}) },
-    });
-  const account = (p: PageShape, sent: number | undefined): unknown[] => {
-    const list = items(p);
-    mostOnAPage = Math.max(mostOnAPage, list.length);
-    pagesRead++;
-    itemsRead += list.length;
-    const t = p.page_info?.total_count;
-    if (typeof t === 'number' && Number.isFinite(t) && t >= 0) {
-      // a total below one seen before: items were deleted, and an offset may have moved past some
-      if (highestTotal !== undefined && t < highestTotal) change ??= { kind: 'fell', text: `total_count fell from ${highestTotal} to ${t}` };
-      highestTotal = Math.max(highestTotal ?? 0, t);
-      lastTotal = t;
-      total = Math.max(total ?? 0, t);
-    }
-    const ps = p.page_info?.page_size;
-    if (typeof ps === 'number' && ps > 0) size = Math.max(size ?? 0, ps);
-    else if (size === undefined && sent !== undefined) size = sent;
-    else if (size === undefined && list.length > 0) size = list.length;
-    if (total !== undefined) {
-      if (itemsRead > total) throw runaway(`${itemsRead} items read, but the service says the list holds ${total} (total_count)`);
-      const per = Math.max(1, mostOnAPage > 0 ? Math.min(size ?? mostOnAPage, mostOnAPage) : (size ?? 1));
-      const bound = Math.ceil(total / per) + 2;
-      if (pagesRead > bound) throw runaway(`${pagesRead} pages read, more than the ${bound} that ${total} items (total_count) in pages of ${per} need`);
-      firstTotal ??= total;
-      // growth while the list is read is followed, up to max_pages beyond what the first total needed
-      if (total > firstTotal && pagesRead > Math.max(maxPages, Math.ceil(firstTotal / per) + 2)) {
-        throw runaway(`${pagesRead} pages read while total_count kept growing (${firstTotal} when the walk began, ${total} now), more than ${maxPages} (max_pages)`);
-      }
-    } else if (pagesRead > maxPages) {
-      throw runaway(`more than ${maxPages} pages (max_pages) and the service gives no total_count`);
-    }
-    const out: unknown[] = [];
-    for (const x of list) {
-      const id = idOf(x);
-      if (id === undefined) {
-        // nothing to know it by: counted, and handed out by the first walk only
-        distinct++;
-        if (first) out.push(x);
-        continue;
-      }
-      if (ids.has(id)) {
-        change ??= { kind: 'twice', text: `item ${id} came twice` };
-        continue;
-      }
-      ids.add(id);
-      distinct++;
-      if (!first) {
-        if (given.has(id)) continue;
-        given.add(id);
-      }
-      fresh++;
-      out.push(x);
-    }
-    return out;
-  };
-
+/**
+ * One walk of the list from its first page: yields the items `given` does not hold yet (adding
+ * them), returns what made it untrustworthy, if anything, and how many items it handed out.
+ */
+async function* walkOnce(
+  fetchPage: (q: Query) => Promise<PageShape>,
+  o: PaginateOptions,
+  given: Set<string>,
+  shared: WalkShared,
+  first: boolean,
+): AsyncGenerator<unknown, { change?: Change; fresh: number }> {
+  const fetchOnce = fetchEachOnce(fetchPage, o);
+  const walk = new WalkAccount(o, given, first);
+  const account = (p: PageShape, sent: number | undefined) => walk.account(p, sent);
   let page: PageShape;
   const sent = () => (shared.sizeSent ? o.pageSize : undefined);
   if (shared.sizeSent) {
@@ -244,7 +287,7 @@ async function* walkOnce(
   }
   yield* account(page, sent());
   // an item that came twice, or a total that fell: the walk cannot be trusted, read no further
-  if (change) return { change, fresh };
+  if (walk.change) return { change: walk.change, fresh: walk.fresh };
 
   for (;;) {
     const next = page.page_info?.next;
@@ -254,7 +297,7 @@ async function* walkOnce(
     if (!plan) {
       page = await fetchOnce(q);
       yield* account(page, sent());
-      if (change) return { change, fresh };
+      if (walk.change) return { change: walk.change, fresh: walk.fresh };
       continue;
     }
     // the remaining pages are known: keep `prefetch` of them in flight, hand them out in order
@@ -271,11 +314,9 @@ async function* walkOnce(
       while (pending.length < o.prefetch && upcoming <= plan.to) startNext();
       yield* account(page, sent());
       // the pages still in flight are left to settle unread
-      if (change) return { change, fresh };
+      if (walk.change) return { change: walk.change, fresh: walk.fresh };
     }
     // the last page's `next` is followed as usual (items may have been added meanwhile)
   }
-  // fewer items than the service says it holds: some were passed over
-  if (lastTotal !== undefined && distinct < lastTotal) change = { kind: 'short', text: `${distinct} items read, but total_count says ${lastTotal}` };
-  return { change, fresh };
+  return walk.finish();
 }
