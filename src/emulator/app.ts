@@ -95,70 +95,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(multipart, { limits: { fileSize: BODY_LIMIT, fieldSize: BODY_LIMIT, ...MULTIPART_LIMITS } });
 
-  // JSON bodies: an empty body is "no body" (so a POST without one is a 422, not a 400); anything
-  // unparsable is a 400. Other content types are tried as JSON too, as lenient services do. The
-  // bytes are decoded in the declared charset, strictly (body-text.ts).
-  app.removeContentTypeParser(['application/json', 'text/plain']);
-  const parseJson = (req: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
-    let text: string;
-    try {
-      text = typeof body === 'string' ? body : bodyText(body, req.headers['content-type']);
-    } catch (err) {
-      return done(err as Error);
-    }
-    if (text.trim() === '') return done(null, undefined);
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(new ServiceError(400, 'Malformed JSON in the request body'));
-    }
-  };
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJson);
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, parseJson);
+  registerBodyParsers(app);
 
-  app.addHook('onRequest', async (req, reply) => {
-    req.tmsStart = performance.now();
-    // the web UI checks its own cookie, and is no part of the API: no faults, no request log
-    if (isUiPath(req.url)) return;
-    // the live service names every answer (worth quoting in error reports)
-    if (live) reply.header('x-request-id', randomUUID());
-    if (req.url.startsWith('/assets/')) return;
-    const key = deps.keys.check(req.headers.authorization);
-    if (!key) {
-      reply.header('www-authenticate', 'Bearer');
-      return sendError(reply, new ServiceError(401, 'Unauthorized: send a valid API key as "Authorization: Bearer <key>"'));
-    }
-    // a test's scripted hook: what another user does while a client runs, before this request is served
-    if (deps.onRequest) await deps.onRequest({ method: req.method, path: req.url.split('?')[0]! });
-    const rate = deps.faults.rate(key);
-    if (!rate && live) {
-      // always sent live; without --rate-limit there is no budget to count: a nominal one, reset unknown
-      reply.headers({ 'x-tms-api-limit': String(NOMINAL_LIVE_LIMIT), 'x-tms-api-remaining': String(NOMINAL_LIVE_LIMIT), 'x-tms-api-reset': '-1' });
-    }
-    if (rate) {
-      // live counts the budget but does not say when it frees up: a negative reset, "unknown"
-      reply.headers(live ? { ...rate.headers, 'x-tms-api-reset': '-1' } : rate.headers);
-      if (!rate.allowed) {
-        req.tmsFault = 'rate_limit';
-        if (deps.faults.options.rateLimitStyle === 'live') {
-          return reply.code(500).type('application/json; charset=utf-8').send({ message: 'rate limit exceeded' });
-        }
-        reply.header('retry-after', String(rate.retryAfter));
-        return sendError(reply, new ServiceError(429, `Too many requests: the limit is ${deps.faults.options.rateLimit} per second`));
-      }
-    }
-    const latency = deps.faults.options.latencyMs;
-    if (latency > 0) await sleep(latency);
-    const roll = deps.faults.roll();
-    if (roll.kind === 'none') return;
-    if (deps.faults.options.failAfterCommit && WRITE.has(req.method)) {
-      req.tmsAfterCommit = true;
-      return;
-    }
-    if (roll.kind === 'reset') return destroy(req, reply, deps, 'reset');
-    req.tmsFault = 'fail';
-    return sendError(reply, new ServiceError(roll.status, roll.status === 503 ? 'Service unavailable (injected fault)' : 'Internal server error (injected fault)'));
-  });
+  app.addHook('onRequest', requestGate(deps, live, sendError));
 
   // a multipart body without a boundary cannot be split into parts: the client's mistake, a 400
   app.addHook('preValidation', async (req) => {
@@ -179,28 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   });
 
-  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, _req, reply) => {
-    if (err instanceof ServiceError) return sendError(reply, err);
-    const status = err.statusCode;
-    if (status === 413 || err.code === 'FST_REQ_FILE_TOO_LARGE') {
-      return sendError(reply, new ServiceError(413, `Request body too large: the limit is ${BODY_LIMIT} bytes (1 MiB)`));
-    }
-    if (status === 415) return sendError(reply, new ServiceError(415, 'Unsupported content type: send application/json'));
-    if (err.code === 'SQLITE_FULL') {
-      // nothing was written (the transaction rolled back); --memory holds up to SQLite's memdb limit
-      return sendError(reply, new ServiceError(507, `Insufficient storage: the emulator's database is full (${MEMORY_LIMIT_TEXT} with --memory; otherwise its disk is): nothing was written; serve with --db FILE on a disk with room`));
-    }
-    if (status !== undefined && status >= 400 && status < 500) {
-      return sendError(reply, new ServiceError(status, `Bad request: ${err.message}`));
-    }
-    return sendError(reply, new ServiceError(500, 'Internal server error'));
-  });
-
-  app.setNotFoundHandler((req, reply) => {
-    if (live) return reply.code(404).type('application/json; charset=utf-8').send({ code: 404, message: 'Not Found' });
-    const path = req.url.split('?')[0];
-    return sendError(reply, new ServiceError(404, `Route not found: ${req.method} ${path}`));
-  });
+  registerErrorHandlers(app, live, sendError);
 
   app.get('/assets/icons/:file', async (req, reply) => {
     const file = (req.params as { file: string }).file;
@@ -210,42 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await registerUi(app, { db: deps.db, keys: deps.keys, now: deps.now, runDurationMs: deps.runDurationMs });
 
-  for (const e of endpoints) {
-    const handler: RegisteredHandler = deps.handlers[e.name];
-    if (!handler) throw new Error(`no emulator handler for endpoint ${e.name}`);
-    app.route({
-      method: e.method,
-      url: e.iface === 'management' ? `/api/v1${e.path}` : e.path,
-      handler: async (req, reply) => {
-        const { query, filters } = parseQuery(e, req.query, dialect);
-        const c: RouteContext = {
-          params: req.params as Record<string, string>,
-          query,
-          filters,
-          dialect,
-          pageSizeCap: deps.pageSizeCap,
-          body: await parseBody(e, req, dialect),
-          db: deps.db,
-          urls: urlsOf(req, deps),
-          request: req,
-          now: deps.now,
-          runDurationMs: deps.runDurationMs,
-          execution: deps.execution,
-        };
-        const out = await handler(c);
-        if (out.done) reply.raw.once('close', out.done);
-        if (req.tmsAfterCommit) {
-          // the ambiguous failure: the change is stored, the client never hears about it
-          destroy(req, reply, deps, 'reset_after_commit');
-          return reply;
-        }
-        reply.code(out.status ?? e.status);
-        if (out.contentType) reply.type(out.contentType);
-        const json = out.body !== null && typeof out.body === 'object' && !Buffer.isBuffer(out.body);
-        return reply.send(live && json ? liveBody(e.name, out.body, deps.db) : out.body);
-      },
-    });
-  }
+  registerEndpoints(app, deps, dialect);
   return app;
 }
 
@@ -360,5 +243,147 @@ async function multipartData(req: FastifyRequest): Promise<unknown> {
     return JSON.parse(text);
   } catch {
     throw new ServiceError(400, 'Malformed JSON in the multipart part "data"');
+  }
+}
+
+type SendError = (reply: FastifyReply, e: ServiceError) => FastifyReply;
+
+/**
+ * JSON bodies: an empty body is "no body" (so a POST without one is a 422, not a 400); anything
+ * unparsable is a 400. Other content types are tried as JSON too, as lenient services do. The
+ * bytes are decoded in the declared charset, strictly (body-text.ts).
+ */
+function registerBodyParsers(app: FastifyInstance): void {
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  const parseJson = (req: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
+    let text: string;
+    try {
+      text = typeof body === 'string' ? body : bodyText(body, req.headers['content-type']);
+    } catch (err) {
+      return done(err as Error);
+    }
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new ServiceError(400, 'Malformed JSON in the request body'));
+    }
+  };
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJson);
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, parseJson);
+}
+
+/** Before each API request: the key, the test's hook, the rate limit, latency and injected faults. */
+function requestGate(deps: AppDeps, live: boolean, sendError: SendError) {
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    req.tmsStart = performance.now();
+    // the web UI checks its own cookie, and is no part of the API: no faults, no request log
+    if (isUiPath(req.url)) return;
+    // the live service names every answer (worth quoting in error reports)
+    if (live) reply.header('x-request-id', randomUUID());
+    if (req.url.startsWith('/assets/')) return;
+    const key = deps.keys.check(req.headers.authorization);
+    if (!key) {
+      reply.header('www-authenticate', 'Bearer');
+      return sendError(reply, new ServiceError(401, 'Unauthorized: send a valid API key as "Authorization: Bearer <key>"'));
+    }
+    // a test's scripted hook: what another user does while a client runs, before this request is served
+    if (deps.onRequest) await deps.onRequest({ method: req.method, path: req.url.split('?')[0]! });
+    const rate = deps.faults.rate(key);
+    if (!rate && live) {
+      // always sent live; without --rate-limit there is no budget to count: a nominal one, reset unknown
+      reply.headers({ 'x-tms-api-limit': String(NOMINAL_LIVE_LIMIT), 'x-tms-api-remaining': String(NOMINAL_LIVE_LIMIT), 'x-tms-api-reset': '-1' });
+    }
+    if (rate) {
+      // live counts the budget but does not say when it frees up: a negative reset, "unknown"
+      reply.headers(live ? { ...rate.headers, 'x-tms-api-reset': '-1' } : rate.headers);
+      if (!rate.allowed) {
+        req.tmsFault = 'rate_limit';
+        if (deps.faults.options.rateLimitStyle === 'live') {
+          return reply.code(500).type('application/json; charset=utf-8').send({ message: 'rate limit exceeded' });
+        }
+        reply.header('retry-after', String(rate.retryAfter));
+        return sendError(reply, new ServiceError(429, `Too many requests: the limit is ${deps.faults.options.rateLimit} per second`));
+      }
+    }
+    const latency = deps.faults.options.latencyMs;
+    if (latency > 0) await sleep(latency);
+    const roll = deps.faults.roll();
+    if (roll.kind === 'none') return;
+    if (deps.faults.options.failAfterCommit && WRITE.has(req.method)) {
+      req.tmsAfterCommit = true;
+      return;
+    }
+    if (roll.kind === 'reset') return destroy(req, reply, deps, 'reset');
+    req.tmsFault = 'fail';
+    return sendError(reply, new ServiceError(roll.status, roll.status === 503 ? 'Service unavailable (injected fault)' : 'Internal server error (injected fault)'));
+  };
+}
+
+/** Errors and unknown routes, in the dialect's shape. */
+function registerErrorHandlers(app: FastifyInstance, live: boolean, sendError: SendError): void {
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, _req, reply) => {
+    if (err instanceof ServiceError) return sendError(reply, err);
+    const status = err.statusCode;
+    if (status === 413 || err.code === 'FST_REQ_FILE_TOO_LARGE') {
+      return sendError(reply, new ServiceError(413, `Request body too large: the limit is ${BODY_LIMIT} bytes (1 MiB)`));
+    }
+    if (status === 415) return sendError(reply, new ServiceError(415, 'Unsupported content type: send application/json'));
+    if (err.code === 'SQLITE_FULL') {
+      // nothing was written (the transaction rolled back); --memory holds up to SQLite's memdb limit
+      return sendError(reply, new ServiceError(507, `Insufficient storage: the emulator's database is full (${MEMORY_LIMIT_TEXT} with --memory; otherwise its disk is): nothing was written; serve with --db FILE on a disk with room`));
+    }
+    if (status !== undefined && status >= 400 && status < 500) {
+      return sendError(reply, new ServiceError(status, `Bad request: ${err.message}`));
+    }
+    return sendError(reply, new ServiceError(500, 'Internal server error'));
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    if (live) return reply.code(404).type('application/json; charset=utf-8').send({ code: 404, message: 'Not Found' });
+    const path = req.url.split('?')[0];
+    return sendError(reply, new ServiceError(404, `Route not found: ${req.method} ${path}`));
+  });
+
+}
+
+/** One route per entry of the endpoint table, served by the emulator's handler of that name. */
+function registerEndpoints(app: FastifyInstance, deps: AppDeps, dialect: Dialect): void {
+  const live = dialect === 'live';
+  for (const e of endpoints) {
+    const handler: RegisteredHandler = deps.handlers[e.name];
+    if (!handler) throw new Error(`no emulator handler for endpoint ${e.name}`);
+    app.route({
+      method: e.method,
+      url: e.iface === 'management' ? `/api/v1${e.path}` : e.path,
+      handler: async (req, reply) => {
+        const { query, filters } = parseQuery(e, req.query, dialect);
+        const c: RouteContext = {
+          params: req.params as Record<string, string>,
+          query,
+          filters,
+          dialect,
+          pageSizeCap: deps.pageSizeCap,
+          body: await parseBody(e, req, dialect),
+          db: deps.db,
+          urls: urlsOf(req, deps),
+          request: req,
+          now: deps.now,
+          runDurationMs: deps.runDurationMs,
+          execution: deps.execution,
+        };
+        const out = await handler(c);
+        if (out.done) reply.raw.once('close', out.done);
+        if (req.tmsAfterCommit) {
+          // the ambiguous failure: the change is stored, the client never hears about it
+          destroy(req, reply, deps, 'reset_after_commit');
+          return reply;
+        }
+        reply.code(out.status ?? e.status);
+        if (out.contentType) reply.type(out.contentType);
+        const json = out.body !== null && typeof out.body === 'object' && !Buffer.isBuffer(out.body);
+        return reply.send(live && json ? liveBody(e.name, out.body, deps.db) : out.body);
+      },
+    });
   }
 }
