@@ -1,3 +1,5 @@
+import { ERROR_CODES, type ErrorCode } from '../error-codes.js';
+
 /**
  * Every exit status of the CLI, named once: commands return these, `main.ts` maps errors to them,
  * `--help` lists them and docs/errors.md gives each error code's. Scripts depend on the numbers:
@@ -35,4 +37,21 @@ const MEANINGS: Record<ExitName, string> = {
 export function exitCodesHelp(): string {
   const names = (Object.keys(EXIT) as ExitName[]).sort((a, b) => EXIT[a] - EXIT[b]);
   return `Exit codes: ${names.map((n) => `${EXIT[n]} ${MEANINGS[n]}`).join(', ')}.`;
+}
+
+/**
+ * The status of an error that ends a command, by its code, where it is not `FAILED`: none today,
+ * every error exits 1 (docs/errors.md lists each code's).
+ */
+const ERROR_EXIT: Partial<Record<ErrorCode, ExitCode>> = {};
+
+/** The exit status of a command that ends in an error with this code. */
+export function exitStatusOf(code: ErrorCode): ExitCode {
+  return ERROR_EXIT[code] ?? EXIT.FAILED;
+}
+
+/** The table of docs/errors.md: every error code, its exit status and meaning, by code. */
+export function errorCodesTable(): string {
+  const codes = (Object.keys(ERROR_CODES) as ErrorCode[]).sort();
+  return ['| Code | Exit | Meaning |', '| --- | --- | --- |', ...codes.map((c) => `| \`${c}\` | ${exitStatusOf(c)} | ${ERROR_CODES[c]} |`)].join('\n');
 }

@@ -6,7 +6,7 @@ import { jsonOutput } from './json.js';
 import { safeMessage } from '../safe-text.js';
 import { startMemoryGovernor } from './memory.js';
 import { VERSION } from '../version.js';
-import { EXIT, EXIT_USAGE } from './exit-codes.js';
+import { EXIT, EXIT_USAGE, exitStatusOf } from './exit-codes.js';
 
 /**
  * The CLI entry: parses argv, runs the command, prints errors, returns the exit code.
@@ -83,7 +83,7 @@ async function run(argv: string[], io: CliIo, cwd: string): Promise<number> {
     }
     const e = toTmsyncError(err);
     reportError(e, io, json, color);
-    return EXIT.FAILED;
+    return exitStatusOf(e.code);
   }
 }
 
