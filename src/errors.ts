@@ -1,9 +1,13 @@
+import type { ErrorCode } from './error-codes.js';
 import { safeInline, safeLineStart } from './safe-text.js';
+
+export type { ErrorCode } from './error-codes.js';
 
 /**
  * One error class for everything tmsync reports on purpose.
  *
- * `code` is stable snake_case (scripts match on it), `message` says what went wrong and
+ * `code` is stable snake_case (scripts match on it; every code is in `error-codes.ts`, listed in
+ * docs/errors.md), `message` says what went wrong and
  * `hint` what to do next. `details` is JSON-safe data for `--json` output. Anything that is not a
  * TmsyncError reaching the CLI is labelled internal.
  *
@@ -11,12 +15,12 @@ import { safeInline, safeLineStart } from './safe-text.js';
  */
 export class TmsyncError extends Error {
   override readonly name: string = 'TmsyncError';
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly hint?: string;
   readonly details?: Record<string, unknown>;
 
   constructor(
-    code: string,
+    code: ErrorCode,
     message: string,
     options: { hint?: string; details?: Record<string, unknown>; cause?: unknown } = {},
   ) {

@@ -94,6 +94,37 @@ export const CASE_FIELD_ENTRIES_BY_KIND = CASE_FIELDS_BY_KIND as readonly CaseFi
 /** The YAML keys of a test case file, in the file's order (`steps` once). */
 export const CASE_FIELD_KEYS: readonly string[] = [...new Set(CASE_FIELDS.map((f) => f.key))];
 
+// ---------------------------------------------------------------------------------------------
+// Lookups: a lookup is a table entry of kind `lookup`; everything below is derived from those.
+
+/** A lookup field of a case: an entry of the table of kind `lookup`. */
+export type LookupFieldEntry = Extract<CaseFieldEntry, { kind: 'lookup' }>;
+/** The lookup fields of a case, by YAML key (`type`, `automation_type`). */
+export type LookupKind = LookupFieldEntry['key'];
+/** The list a case lookup names an entry of, as the wire and backups call it (`automation_types`). */
+export type CaseLookupList = LookupFieldEntry['list'];
+/** Every lookup list of the service: the case fields' and the run statuses (not a case field). */
+export type LookupList = CaseLookupList | 'run_statuses';
+
+/** `automation_type` → `automation type` */
+type Spaced<S extends string> = S extends `${infer A}_${infer B}` ? `${A} ${Spaced<B>}` : S;
+/** A lookup list's entry in words, for messages (`automation type`, `run status`). */
+export type LookupWord = Spaced<LookupKind> | 'run status';
+
+const isLookupField = (f: CaseFieldEntry): f is LookupFieldEntry => f.kind === 'lookup';
+/** The lookup fields, in the table's order. */
+export const LOOKUP_FIELDS: readonly LookupFieldEntry[] = CASE_FIELD_ENTRIES.filter(isLookupField);
+/** Every lookup list, the case fields' first (the order of backups and of the reads of a project). */
+export const LOOKUP_LISTS_ALL: readonly LookupList[] = [...LOOKUP_FIELDS.map((f) => f.list), 'run_statuses'];
+
+/** A lookup field's entry in words: its key spaced (`automation type`). */
+export const lookupFieldWord = <K extends LookupKind>(kind: K) => kind.replace(/_/g, ' ') as Spaced<K>;
+/** The word for an entry of each lookup list (`no automation type named …`). */
+export const LOOKUP_WORDS: Readonly<Record<LookupList, LookupWord>> = Object.fromEntries([
+  ...LOOKUP_FIELDS.map((f) => [f.list, lookupFieldWord(f.key)] as const),
+  ['run_statuses', 'run status'] as const,
+]) as Record<LookupList, LookupWord>;
+
 /**
  * The values of every case field under one of its names (`model`, `remote` or `wire`), typed by kind:
  * `V` gives the type of each kind. The model types of the repository, the service and the plan are

@@ -6,6 +6,7 @@
  * dependencies fastify and better-sqlite3.
  */
 export { TmsyncError, ValidationError, formatProblem, toTmsyncError, type Problem } from './errors.js';
+export { ERROR_CODES, isErrorCode, type ErrorCode } from './error-codes.js';
 export type * from './model.js';
 export { VERSION } from './version.js';
 

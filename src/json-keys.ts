@@ -10,11 +10,29 @@
  * (`remote_versions`) or by the service's status names (`counts` of `results push`; the other
  * `counts` are keyed by snake_case names already), a file's or the service's value (`local`, `remote`).
  */
-export const DATA_KEYS: ReadonlySet<string> = new Set(['remote_versions', 'counts', 'local', 'remote']);
+export const DATA_KEYS: ReadonlySet<string> = new Set<DataKey>(['remote_versions', 'counts', 'local', 'remote']);
+
+/** `humanIdPrefix` → `human_id_prefix`, as a type ({@link snakeCase}). */
+export type SnakeCase<S extends string> = S extends `${infer H}${infer R}`
+  ? `${H extends Lowercase<H> ? H : `_${Lowercase<H>}`}${SnakeCase<R>}`
+  : S;
+/** `human_id_prefix` → `humanIdPrefix`, as a type ({@link camelCase}); `format_version` stays. */
+export type CamelCase<S extends string> = S extends 'format_version'
+  ? S
+  : S extends `${infer A}_${infer B}`
+    ? `${A}${Capitalize<CamelCase<B>>}`
+    : S;
+/** A document's type read back into the code's objects: every key in camelCase ({@link camelKeys}). */
+export type CamelKeys<T> = T extends readonly (infer U)[]
+  ? CamelKeys<U>[]
+  : T extends object
+    ? { [K in keyof T as K extends string ? CamelCase<K> : K]: K extends DataKey ? T[K] : CamelKeys<T[K]> }
+    : T;
+type DataKey = 'remote_versions' | 'counts' | 'local' | 'remote';
 
 /** `humanIdPrefix` → `human_id_prefix`. */
-export function snakeCase(key: string): string {
-  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+export function snakeCase<S extends string>(key: S): SnakeCase<S> {
+  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) as SnakeCase<S>;
 }
 
 /** `human_id_prefix` → `humanIdPrefix` (the inverse of {@link snakeCase} for the keys it writes). */
@@ -28,8 +46,8 @@ export function snakeKeys(value: unknown): unknown {
 }
 
 /** The inverse of {@link snakeKeys}, for reading a document back into the code's objects; `format_version` stays. */
-export function camelKeys(value: unknown): unknown {
-  return mapKeys(value, (k) => (k === 'format_version' ? k : camelCase(k)));
+export function camelKeys<T>(value: T): CamelKeys<T> {
+  return mapKeys(value, (k) => (k === 'format_version' ? k : camelCase(k))) as CamelKeys<T>;
 }
 
 function mapKeys(value: unknown, rename: (key: string) => string): unknown {

@@ -9,7 +9,9 @@
  * converts wire shapes into these.
  */
 
-import type { CaseFieldEntry, CaseFieldValues, CaseTemplate, StepGroupFieldValues } from './fields.js';
+import { LOOKUP_FIELDS, type CaseFieldEntry, type CaseFieldValues, type CaseTemplate, type LookupFieldEntry, type LookupKind, type StepGroupFieldValues } from './fields.js';
+
+export type { LookupKind } from './fields.js';
 
 // ---------------------------------------------------------------------------------------------
 // Desired (the repository)
@@ -212,34 +214,24 @@ export interface RemoteTestPlan {
   updatedAt: number;
 }
 
-export interface Lookups {
-  types: LookupEntry[];
-  statuses: LookupEntry[];
-  priorities: LookupEntry[];
-  automationTypes: LookupEntry[];
+/** `automation_types` → `automationTypes` */
+type Camel<S extends string> = S extends `${infer A}_${infer B}` ? `${A}${Capitalize<Camel<B>>}` : S;
+const camel = <S extends string>(s: S) => s.replace(/_(.)/g, (_, c: string) => c.toUpperCase()) as Camel<S>;
+
+/** The lists the case lookups name an entry of, one per lookup field of the table (camelCase). */
+export type CaseLookups = { [F in LookupFieldEntry as Camel<F['list']>]: LookupEntry[] };
+
+export interface Lookups extends CaseLookups {
   runStatuses: LookupEntry[];
 }
 
-/** The lookup fields of a case, by YAML key. */
-export type LookupKind = 'type' | 'status' | 'priority' | 'automation_type';
-
 /** The list of {@link Lookups} each lookup field names. */
-export const LOOKUP_LISTS: Readonly<Record<LookupKind, keyof Pick<Lookups, 'types' | 'statuses' | 'priorities' | 'automationTypes'>>> = {
-  type: 'types',
-  status: 'statuses',
-  priority: 'priorities',
-  automation_type: 'automationTypes',
-};
+export const LOOKUP_LISTS: Readonly<Record<LookupKind, keyof CaseLookups>> = Object.fromEntries(LOOKUP_FIELDS.map((f) => [f.key, camel(f.list)])) as Record<LookupKind, keyof CaseLookups>;
 
 /** The names of each lookup field's list, in the service's order (what an editor offers). */
 export function lookupNames(lookups: Lookups): Record<LookupKind, string[]> {
   const names = (list: LookupEntry[]) => [...list].sort((a, b) => (a.order ?? 0) - (b.order ?? 0)).map((e) => e.name);
-  return {
-    type: names(lookups.types),
-    status: names(lookups.statuses),
-    priority: names(lookups.priorities),
-    automation_type: names(lookups.automationTypes),
-  };
+  return Object.fromEntries(LOOKUP_FIELDS.map((f) => [f.key, names(lookups[LOOKUP_LISTS[f.key]])])) as Record<LookupKind, string[]>;
 }
 
 export interface ActualState {

@@ -35,7 +35,7 @@ describe('errors as printed', () => {
     const { memoryIo } = await import('../src/cli/io.js');
     const { reportError } = await import('../src/cli/main.js');
     const io = memoryIo();
-    reportError(new TmsyncError('api_error', `the service refused case "${INJECTED}"`, { hint: `::add-mask::${INJECTED}` }), io, false);
+    reportError(new TmsyncError('invalid_request', `the service refused case "${INJECTED}"`, { hint: `::add-mask::${INJECTED}` }), io, false);
     const text = io.err.join('\n');
     expect(text).toContain('Error: the service refused case "x');
     expect(text).toContain('\\x1b]0;pwned\\x07');

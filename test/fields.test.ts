@@ -4,7 +4,10 @@ import * as B from '../src/api/request-schemas.js';
 import * as W from '../src/api/resources.js';
 import { caseBody } from '../src/apply/operation-requests.js';
 import { stepGroupBody } from '../src/apply/operation-requests.js';
-import { CASE_FIELD_KEYS, CASE_FIELDS, CASE_FIELDS_BY_KIND, STEP_GROUP_FIELD_KEYS, STEP_GROUP_FIELDS, type CaseFieldEntry, type StepGroupFieldEntry } from '../src/fields.js';
+import { CASE_FIELD_KEYS, CASE_FIELDS, CASE_FIELDS_BY_KIND, LOOKUP_FIELDS, LOOKUP_LISTS_ALL, LOOKUP_WORDS, STEP_GROUP_FIELD_KEYS, STEP_GROUP_FIELDS, type CaseFieldEntry, type LookupKind, type StepGroupFieldEntry } from '../src/fields.js';
+import { LOOKUP_LISTS, lookupNames, type ActualState, type Lookups } from '../src/model.js';
+import { buildResolver } from '../src/plan/resolve.js';
+import { BackupLookups } from '../src/backup/backup-format.js';
 import type { StepGroupBody } from '../src/plan/operations.js';
 import { toRemoteStepGroup } from '../src/remote/to-actual.js';
 import type { CaseBody } from '../src/plan/operations.js';
@@ -168,5 +171,35 @@ describe('the step group table', () => {
     const tableWire: string[] = STEP_GROUP_FIELDS.map((f) => f.wire);
     expect(Object.keys(B.CreateStepGroupBody.shape).filter((k) => tableWire.includes(k))).toEqual(tableWire);
     expect(Object.keys(W.StepGroup.shape).filter((k) => tableWire.includes(k))).toEqual(tableWire);
+  });
+});
+
+describe('the lookups of the table', () => {
+  const lookupKeys = CASE_FIELDS.filter((f) => f.kind === 'lookup').map((f) => f.key);
+
+  it('derive the lookup kinds, their lists and words from the entries of kind lookup', () => {
+    expect(LOOKUP_FIELDS.map((f) => f.key)).toEqual(lookupKeys);
+    expect(LOOKUP_LISTS_ALL).toEqual([...LOOKUP_FIELDS.map((f) => f.list), 'run_statuses']);
+    expect(LOOKUP_WORDS).toEqual({ types: 'type', statuses: 'status', priorities: 'priority', automation_types: 'automation type', run_statuses: 'run status' });
+    expect(LOOKUP_LISTS).toEqual({ type: 'types', status: 'statuses', priority: 'priorities', automation_type: 'automationTypes' });
+    expectTypeOf<LookupKind>().toEqualTypeOf<'type' | 'status' | 'priority' | 'automation_type'>();
+    expectTypeOf<keyof Lookups>().toEqualTypeOf<'types' | 'statuses' | 'priorities' | 'automationTypes' | 'runStatuses'>();
+  });
+
+  it('give the backup one lookup list per lookup field and the run statuses, under their wire list names', () => {
+    expect(Object.keys(BackupLookups.shape)).toEqual(LOOKUP_LISTS_ALL);
+  });
+
+  it('resolve each lookup field by the list the table names', () => {
+    const lookups = Object.fromEntries(
+      LOOKUP_FIELDS.map((f) => [LOOKUP_LISTS[f.key], [{ id: `${f.key}-id`, name: `${f.key} name`, alias: `${f.key}-alias` }]]),
+    ) as unknown as Lookups;
+    const resolver = buildResolver({ lookups: { ...lookups, runStatuses: [] }, users: [], labels: [] } as unknown as ActualState);
+    for (const f of LOOKUP_FIELDS) {
+      expect(resolver.lookup(f.key, `${f.key}-alias`)).toEqual({ ok: true, id: `${f.key}-id` });
+      expect(lookupNames({ ...lookups, runStatuses: [] })[f.key]).toEqual([`${f.key} name`]);
+    }
+    const miss = resolver.lookup('automation_type', 'nope');
+    expect(miss.ok ? '' : miss.error.message).toMatch(/automation type/);
   });
 });

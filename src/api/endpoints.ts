@@ -150,6 +150,8 @@ export function endpoint(name: string): Endpoint {
 type Table = typeof endpointTable;
 /** The name of an endpoint: a misspelt one does not compile. */
 export type EndpointName = keyof Table;
+/** The name of a POST endpoint of the table. */
+export type PostEndpointName = { [N in EndpointName]: Table[N]['method'] extends 'POST' ? N : never }[EndpointName];
 type SchemaOf<N extends EndpointName, K extends 'query' | 'body' | 'response'> = Table[N] extends { [P in K]: infer S extends z.ZodType } ? S : undefined;
 
 /** The parsed answer of an endpoint (what its response schema outputs); `undefined` when it has none. */

@@ -3,6 +3,7 @@ import type { BodyOf, EndpointName } from '../api/endpoints.js';
 import { CASE_FIELDS_BY_KIND, fieldOf, setField, STEP_GROUP_FIELDS } from '../fields.js';
 import { actionOf, kindCreates } from '../plan/operation-kinds.js';
 import type { CaseBody, CreateCaseOp, CreateFolderOp, CreateStepGroupOp, CreateTestPlanOp, CreateTestRunOp, GroupStepBody, Operation, OperationKind, Ref, StepBody, StepGroupBody } from '../plan/operations.js';
+import { assertNever } from '../assert-never.js';
 
 /** The operations that create a remote item. */
 export type CreateOp = CreateFolderOp | CreateCaseOp | CreateStepGroupOp | CreateTestPlanOp | CreateTestRunOp;
@@ -197,6 +198,8 @@ export function stepGroupBody(body: StepGroupBody): BodyOf<'createStepGroup'> {
         // the create request names the expected outcome in the singular (service-interface.md)
         setField(out, f, 'wire', (value as GroupStepBody[]).map((s, i) => ({ step_description: s.description, expected_result: s.expected, order: i + 1 })));
         break;
+      default:
+        assertNever(f.kind);
     }
   }
   return out;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CASE_FIELDS_BY_KIND, STEP_GROUP_FIELDS, type CaseFieldValues, type FieldKind, type StepGroupFieldEntry, type StepGroupFieldKind } from '../fields.js';
+import { CASE_FIELDS_BY_KIND, LOOKUP_LISTS_ALL, STEP_GROUP_FIELDS, type LookupList, type CaseFieldValues, type FieldKind, type StepGroupFieldEntry, type StepGroupFieldKind } from '../fields.js';
 
 /**
  * The backup file (`tmsync backup`): one JSON object, written as a stream, read back strictly.
@@ -23,13 +23,10 @@ export const BackupLookupEntry = z.strictObject({
   order: z.number().int().optional(),
 });
 
-export const BackupLookups = z.strictObject({
-  types: z.array(BackupLookupEntry),
-  statuses: z.array(BackupLookupEntry),
-  priorities: z.array(BackupLookupEntry),
-  automation_types: z.array(BackupLookupEntry),
-  run_statuses: z.array(BackupLookupEntry),
-});
+/** Every lookup list of the service under its wire name: the case lookups' (the field table's) and the run statuses. */
+export const BackupLookups = z.strictObject(
+  Object.fromEntries(LOOKUP_LISTS_ALL.map((list) => [list, z.array(BackupLookupEntry)])) as Record<LookupList, z.ZodArray<typeof BackupLookupEntry>>,
+);
 
 export const BackupUser = z.strictObject({
   id,

@@ -1,5 +1,6 @@
 import { TmsyncError } from '../errors.js';
-import type { LookupEntry, Lookups, RemoteLabel, RemoteUser } from '../model.js';
+import { LOOKUP_FIELDS, LOOKUP_LISTS_ALL, LOOKUP_WORDS, type CaseLookupList, type LookupList, type LookupWord } from '../fields.js';
+import { LOOKUP_LISTS, type LookupEntry, type Lookups, type RemoteLabel, type RemoteUser } from '../model.js';
 import type { Backup } from './backup-format.js';
 
 /**
@@ -23,7 +24,8 @@ export interface RestoreMappingOptions {
   dropMissingLabels?: boolean;
 }
 
-export type LookupKindKey = 'types' | 'statuses' | 'priorities' | 'automation_types' | 'run_statuses';
+/** A lookup list of the backup (its name on the wire): the case lookups' and the run statuses. */
+export type LookupKindKey = LookupList;
 
 export interface RestoreMapping {
   lookup(kind: LookupKindKey, oldId: string): string | undefined;
@@ -39,23 +41,14 @@ export interface RestoreMapping {
 }
 
 export interface Unmatched {
-  what: 'type' | 'status' | 'priority' | 'automation type' | 'run status' | 'user' | 'label';
+  what: LookupWord | 'user' | 'label';
   name: string;
   usedBy: number;
 }
 
-const KIND_WORD: Record<LookupKindKey, Unmatched['what']> = {
-  types: 'type',
-  statuses: 'status',
-  priorities: 'priority',
-  automation_types: 'automation type',
-  run_statuses: 'run status',
-};
+/** Where each backup list's entries are in the target's {@link Lookups}. */
 const TARGET_LIST: Record<LookupKindKey, keyof Lookups> = {
-  types: 'types',
-  statuses: 'statuses',
-  priorities: 'priorities',
-  automation_types: 'automationTypes',
+  ...(Object.fromEntries(LOOKUP_FIELDS.map((f) => [f.list, LOOKUP_LISTS[f.key]])) as Record<CaseLookupList, keyof Lookups>),
   run_statuses: 'runStatuses',
 };
 
@@ -84,7 +77,7 @@ export function buildRestoreMapping(backup: Backup, target: RestoreTargetDirecto
   // lookups
   const lookupMaps = {} as Record<LookupKindKey, Map<string, string | undefined>>;
   const lookupNames = {} as Record<LookupKindKey, Map<string, string>>;
-  for (const kind of Object.keys(KIND_WORD) as LookupKindKey[]) {
+  for (const kind of LOOKUP_LISTS_ALL) {
     const m = new Map<string, string | undefined>();
     const names = new Map<string, string>();
     for (const e of backup.lookups[kind]) {
@@ -101,14 +94,11 @@ export function buildRestoreMapping(backup: Backup, target: RestoreTargetDirecto
       // an id the backup's list does not name: only the same id in the target can be it
       const same = (target.lookups[TARGET_LIST[kind]] ?? []).find((t) => t.id === id);
       if (same) lookupMaps[kind].set(id, same.id);
-      else miss(KIND_WORD[kind], lookupNames[kind].get(id) ?? id);
+      else miss(LOOKUP_WORDS[kind], lookupNames[kind].get(id) ?? id);
     }
   };
   for (const c of backup.test_cases) {
-    useLookup('types', c.type_id);
-    useLookup('statuses', c.status_id);
-    useLookup('priorities', c.priority_id);
-    useLookup('automation_types', c.automation_type_id);
+    for (const f of LOOKUP_FIELDS) useLookup(f.list, c[f.wire]);
   }
   const targetRunStatuses = target.lookups.runStatuses ?? [];
   const runStatus = (statusId: string | null | undefined, word: string | null): string | undefined => {

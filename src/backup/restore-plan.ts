@@ -9,6 +9,7 @@ import { withServiceDates } from '../remote/to-actual.js';
 import type { Backup, BackupStep, BackupTestCase, BackupTestRun } from './backup-format.js';
 import type { AdoptionPlan, RestoreItemType } from './restore-adopt.js';
 import type { RestoreMapping } from './restore-mapping.js';
+import { assertNever } from '../assert-never.js';
 
 /**
  * A restore as a plan of the write engine (pure): every backup item becomes an operation of the
@@ -289,6 +290,8 @@ function stepGroupBody(g: Backup['step_groups'][number], m: RestoreMapping): Ste
             .map((s) => ({ description: s.description, expected: s.expected })),
         );
         break;
+      default:
+        assertNever(f.kind);
     }
   }
   return out;
@@ -333,6 +336,8 @@ export function caseBody(c: BackupTestCase, m: RestoreMapping, ref: RefOf): Case
           ),
         );
         break;
+      default:
+        assertNever(f.kind);
     }
   }
   return out;

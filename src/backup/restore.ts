@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { openApplySession, type ApplyPlanResult, type ApplySession, type JournalFile } from '../apply/engine.js';
 import type { JournalOwner } from '../apply/journal.js';
 import { TmsyncError } from '../errors.js';
+import { LOOKUP_FIELDS, LOOKUP_WORDS } from '../fields.js';
 import type { RemoteProject } from '../model.js';
 import type { TmsClient } from '../remote/client.js';
 import type { Backup } from './backup-format.js';
@@ -266,10 +267,7 @@ function checkRequiredFields(backup: Backup, m: RestoreMapping): void {
   const missing: string[] = [];
   for (const c of backup.test_cases) {
     const lacks = [
-      m.lookup('types', c.type_id) === undefined && 'type',
-      m.lookup('statuses', c.status_id) === undefined && 'status',
-      m.lookup('priorities', c.priority_id) === undefined && 'priority',
-      m.lookup('automation_types', c.automation_type_id) === undefined && 'automation type',
+      ...LOOKUP_FIELDS.map((f) => m.lookup(f.list, c[f.wire]) === undefined && LOOKUP_WORDS[f.list]),
       (m.user(c.owner_id) ?? m.fallbackUser) === undefined && 'owner',
     ].filter((x): x is string => typeof x === 'string');
     if (lacks.length > 0) missing.push(`${c.human_id || c.id} "${c.title}" (no ${lacks.join(', ')})`);

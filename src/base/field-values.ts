@@ -4,6 +4,7 @@ import type { RemoteCase, RemoteFolder, RemoteStepGroup } from '../model.js';
 import { normalizeText, normalizeTitle, sortedUnique } from './normalize-text.js';
 import type { CaseBody, Ref, StepBody, StepGroupBody } from '../plan/operations.js';
 import { fieldHash, fieldStanding, type BaseEntry, type BaseKind, type FieldStanding } from './base.js';
+import { assertNever } from '../assert-never.js';
 
 /**
  * The compare form of every managed field, computed in ONE place for the sync base, the plan's
@@ -75,6 +76,8 @@ export function caseFieldValues(remote: RemoteCase): FieldValues {
           .sort((a, b) => a.order - b.order)
           .map((s): StepValue => ({ description: normalizeText(s.description), expected: normalizeText(s.expected), stepGroup: s.stepGroupId || null }));
         break;
+      default:
+        assertNever(f.kind);
     }
   }
   return values;
@@ -131,6 +134,8 @@ export function stepGroupFieldValues(remote: RemoteStepGroup): FieldValues {
           .sort((a, b) => a.order - b.order)
           .forEach((s, i) => (values[groupStepName(i)] = { description: normalizeText(s.description), expected: normalizeText(s.expected) }));
         break;
+      default:
+        assertNever(f.kind);
     }
   }
   return values;

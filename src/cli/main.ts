@@ -6,6 +6,7 @@ import { jsonOutput } from './json.js';
 import { safeMessage } from '../safe-text.js';
 import { startMemoryGovernor } from './memory.js';
 import { VERSION } from '../version.js';
+import { EXIT, EXIT_USAGE, exitStatusOf } from './exit-codes.js';
 
 /**
  * The CLI entry: parses argv, runs the command, prints errors, returns the exit code.
@@ -50,13 +51,13 @@ export function commandName(args: readonly string[]): string | undefined {
 }
 
 async function run(argv: string[], io: CliIo, cwd: string): Promise<number> {
-  let exitCode = 0;
+  let exitCode: number = EXIT.OK;
   const json = argv.includes('--json');
   const args = argv.slice(2);
   if (json && commandName(args) === undefined && (args.includes('--version') || args.includes('-V'))) {
     // commander prints the version as text; under --json it is a document like every other answer
     io.stdout(jsonOutput({ version: VERSION }));
-    return 0;
+    return EXIT.OK;
   }
   const color = colorChoice(io, argv.includes('--no-color')).stderr;
   const program = buildProgram(
@@ -73,16 +74,16 @@ async function run(argv: string[], io: CliIo, cwd: string): Promise<number> {
   } catch (err) {
     if (err instanceof CommanderError) {
       // --help and --version end up here with exit code 0; commander printed usage errors already
-      if (err.exitCode === 0) return 0;
+      if (err.exitCode === 0) return EXIT.OK;
       if (json) {
         const message = err.message.replace(/^error:\s*/i, '');
         io.stdout(errorJson(new TmsyncError('usage', message, { hint: 'run with --help for usage', details: { commander: err.code } })));
       }
-      return 1;
+      return EXIT_USAGE;
     }
     const e = toTmsyncError(err);
     reportError(e, io, json, color);
-    return 1;
+    return exitStatusOf(e.code);
   }
 }
 

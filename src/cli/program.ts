@@ -1,6 +1,7 @@
 import { Argument, Command, Option } from 'commander';
 import { colorChoice, red, yellow, type CliIo, type GlobalOptions } from './io.js';
 import { VERSION } from '../version.js';
+import { EXIT, exitCodesHelp } from './exit-codes.js';
 
 /**
  * The commander program: flags only. Every command's code is lazy-imported from
@@ -38,7 +39,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .addHelpText(
       'after',
       '\nThe API key comes only from the environment: TMSYNC_API_KEY, or the variable named by a profile\'s api_key_env.\n' +
-        'Exit codes: 0 success (plan --detailed-exitcode: the repository and the service agree), 1 error, 2 they differ (plan --detailed-exitcode), 3 run did not pass, 130 interrupted (Ctrl-C).\n' +
+        `${exitCodesHelp()}\n` +
         'Durations (request_timeout, --timeout, --poll, …): 30s, 2m, 1h30m, 500ms; a bare number is seconds.\n' +
         'Colour: on a terminal only; NO_COLOR=1 or --no-color turn it off, FORCE_COLOR=1 forces it.',
     );
@@ -312,7 +313,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .action(async (shell: 'bash' | 'zsh' | 'fish') => {
       const { completionNodes, completionScript } = await import('./completion.js');
       io.stdout(completionScript(shell, completionNodes(program)));
-      setExit(0);
+      setExit(EXIT.OK);
     });
 
   addExamples(program);

@@ -1,16 +1,8 @@
+import { LOOKUP_WORDS } from '../fields.js';
 import * as db from './db/index.js';
 import type { DbContext, LookupKind } from './db/index.js';
 import { invalid } from './http.js';
 import type { FieldProblem } from './service-error.js';
-
-/** A lookup list's entry in words ("no priority with this id"). */
-const LOOKUP_WORD: Record<LookupKind, string> = {
-  types: 'type',
-  statuses: 'status',
-  priorities: 'priority',
-  automation_types: 'automation type',
-  run_statuses: 'run status',
-};
 
 /**
  * Reference checks: every id a body names must exist (in the project, for project-owned items),
@@ -28,7 +20,7 @@ export class RefChecker {
   }
 
   lookup(field: string, kind: LookupKind, id: string | null | undefined): this {
-    if (id && !db.lookupExists(this.ctx, kind, id)) this.miss(field, LOOKUP_WORD[kind]);
+    if (id && !db.lookupExists(this.ctx, kind, id)) this.miss(field, LOOKUP_WORDS[kind]);
     return this;
   }
   user(field: string, id: string | null | undefined): this {

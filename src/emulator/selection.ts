@@ -1,3 +1,4 @@
+import { CASE_FIELDS } from '../fields.js';
 import * as db from './db/index.js';
 import type { CaseRow, DbContext } from './db/index.js';
 import { invalid, isUuid } from './http.js';
@@ -16,7 +17,14 @@ export interface Filter {
   values: string[];
 }
 
-const DYNAMIC_FIELDS = new Set(['id', 'human_id', 'title', 'folder_id', 'type_id', 'status_id', 'priority_id', 'automation_type_id', 'owner_id', 'reviewer_id', 'label_ids']);
+/** A dynamic selection filters on the case's identity, its folder and every field that holds ids (lookups, users, labels). */
+const DYNAMIC_FIELDS = new Set([
+  'id',
+  'human_id',
+  'title',
+  'folder_id',
+  ...CASE_FIELDS.filter((f) => f.kind === 'lookup' || f.kind === 'user' || f.kind === 'labels').map((f) => f.wire),
+]);
 const OPERATORS = new Set(['IN', 'NOT_IN', 'EQ', 'EQUALS', 'NEQ', 'CONTAINS']);
 
 export function staticSelection(ctx: DbContext, projectId: string, filters: Filter[], path: string, dialect: Dialect = 'document'): string[] {

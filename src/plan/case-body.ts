@@ -6,6 +6,7 @@ import type { CaseBody, FieldChange, Ref, StepBody } from './operations.js';
 import type { LookupKind } from './resolve.js';
 import { showSteps, type ShownStep } from './show.js';
 import type { StepGroupPlan } from './step-groups.js';
+import { assertNever } from '../assert-never.js';
 
 /**
  * A case's desired body (names resolved to ids, `use:` expanded) and its comparison with the
@@ -66,6 +67,8 @@ export function desiredBody(ctx: PlanContext, dc: DesiredCase, folder: Ref, grou
           shown = steps;
         }
         break;
+      default:
+        assertNever(field.kind);
     }
   }
   return { body, ...shown };
@@ -222,6 +225,8 @@ export function caseChanges(ctx: PlanContext, d: DesiredBody, remote: RemoteCase
           changes.push({ field: field.key, from: showSteps(remoteShownSteps(ctx, remote)), to: showSteps(bodyShownSteps(d)) });
         }
         break;
+      default:
+        assertNever(field.kind);
     }
   }
   return changes;
@@ -306,6 +311,8 @@ export function withRemoteCaseFields(from: CaseBody, remote: RemoteCase, names: 
             .map((s): StepBody => ({ description: normalizeText(s.description), expected: normalizeText(s.expected), stepGroup: s.stepGroupId ? { id: s.stepGroupId } : null })),
         );
         break;
+      default:
+        assertNever(field.kind);
     }
   }
   return body;

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { TmsyncError } from '../errors.js';
-import { camelKeys, snakeCase, snakeKeys } from '../json-keys.js';
-import { CASE_FIELDS_BY_KIND, CASE_TEMPLATES, STEP_GROUP_FIELDS, type FieldKind, type StepGroupFieldKind } from '../fields.js';
-import { PLAN_FORMAT_VERSION, planDiffers, type Plan } from './operations.js';
+import { camelKeys, snakeCase, snakeKeys, type CamelKeys, type SnakeCase } from '../json-keys.js';
+import { CASE_FIELDS_BY_KIND, CASE_TEMPLATES, STEP_GROUP_FIELDS, type CaseFieldEntry, type CaseTemplate, type FieldKind, type StepGroupFieldEntry, type StepGroupFieldKind } from '../fields.js';
+import { PLAN_FORMAT_VERSION, planDiffers, type AdoptOp, type CompleteTestPlanOp, type CreateTestPlanOp, type CreateTestRunOp, type Operation, type Plan, type StepBody } from './operations.js';
 
 /**
  * The saved plan (`tmsync plan --out`, `--format json`): versioned and strictly parsed, so a plan
@@ -16,7 +16,16 @@ const path = z.array(z.string());
 const base = { key: z.string().min(1), depends_on: z.array(z.string()) };
 
 const stepBody = z.strictObject({ description: z.string(), expected: z.string(), step_group: ref.nullable() });
-const bodyValue: Record<FieldKind, z.ZodType> = {
+/** A case body field's value in the file, by kind (the `CaseBody` of operations.ts, snake_case). */
+interface BodyValues {
+  text: string;
+  template: CaseTemplate;
+  lookup: string;
+  user: string;
+  labels: string[];
+  steps: z.output<typeof stepBody>[];
+}
+const bodyValue: { [K in FieldKind]: z.ZodType<BodyValues[K]> } = {
   text: z.string(),
   template: z.enum(CASE_TEMPLATES),
   lookup: z.string(),
@@ -24,20 +33,31 @@ const bodyValue: Record<FieldKind, z.ZodType> = {
   labels: z.array(z.string()),
   steps: z.array(stepBody),
 };
-const caseBody = z.strictObject({
-  title: z.string(),
-  folder: ref,
-  ...Object.fromEntries(CASE_FIELDS_BY_KIND.map((f) => [snakeCase(f.remote), bodyValue[f.kind].optional()])),
-});
-const groupBodyValue: Record<StepGroupFieldKind, z.ZodType> = {
-  text: z.string().optional(),
-  labels: z.array(z.string()).optional(),
+/** The fields of a case body under their snake_case remote names (src/fields.ts), typed by kind. */
+const caseFields = Object.fromEntries(CASE_FIELDS_BY_KIND.map((f) => [snakeCase(f.remote), bodyValue[f.kind].optional()])) as {
+  [F in CaseFieldEntry as SnakeCase<F['remote']>]: z.ZodOptional<z.ZodType<BodyValues[F['kind']]>>;
+};
+const caseBody = z.strictObject({ title: z.string(), folder: ref, ...caseFields });
+
+interface GroupBodyValues {
+  text: string;
+  labels: string[];
+  steps: { description: string; expected: string }[];
+}
+const groupBodyValue: { [K in StepGroupFieldKind]: z.ZodType<GroupBodyValues[K]> } = {
+  text: z.string(),
+  labels: z.array(z.string()),
   steps: z.array(z.strictObject({ description: z.string(), expected: z.string() })),
 };
-const groupBody = z.strictObject({
-  title: z.string(),
-  ...Object.fromEntries(STEP_GROUP_FIELDS.map((f) => [snakeCase(f.remote), groupBodyValue[f.kind]])),
-});
+/** The fields of a step group body (texts and labels optional, the steps always), typed by kind. */
+const groupFields = Object.fromEntries(
+  STEP_GROUP_FIELDS.map((f) => [snakeCase(f.remote), f.kind === 'steps' ? groupBodyValue[f.kind] : groupBodyValue[f.kind].optional()]),
+) as {
+  [F in StepGroupFieldEntry as SnakeCase<F['remote']>]: F['kind'] extends 'steps'
+    ? z.ZodType<GroupBodyValues[F['kind']]>
+    : z.ZodOptional<z.ZodType<GroupBodyValues[F['kind']]>>;
+};
+const groupBody = z.strictObject({ title: z.string(), ...groupFields });
 
 const operation = z.discriminatedUnion('kind', [
   z.strictObject({ ...base, kind: z.literal('create_folder'), path, name: z.string(), parent: ref.nullable(), order: z.number().int().optional(), write_back }),
@@ -147,6 +167,32 @@ export const PlanFileSchema = z.strictObject({
 });
 
 /**
+ * The operations a saved plan holds: a repository's. Restore and migrate plan test plans and runs
+ * too, adopt those, and keep a step's type (`StepBody.stepType`); their plans are never saved.
+ */
+type SavedOperation =
+  | Exclude<Operation, CreateTestPlanOp | CompleteTestPlanOp | CreateTestRunOp | AdoptOp>
+  | (Omit<AdoptOp, 'itemType'> & { itemType: 'case' | 'folder' | 'step_group' });
+/** A saved plan as the code holds it. */
+type SavedPlan = Omit<Plan, 'operations'> & { operations: SavedOperation[] };
+
+/** A type spelled out (intersections flattened, arrays and unions walked), a step without `stepType`, for comparing. */
+type Shape<T> = T extends readonly (infer U)[]
+  ? Shape<U>[]
+  : T extends StepBody
+    ? { [K in keyof Omit<T, 'stepType'>]: Shape<T[K]> }
+    : T extends object
+      ? { [K in keyof T]: Shape<T[K]> }
+      : T;
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+/**
+ * The schema reads back exactly the plan the types describe: a field added to (or dropped from) an
+ * operation, a body or the plan and not to its schema above fails to compile here.
+ */
+const schemaMatchesPlan: Same<Shape<CamelKeys<z.output<typeof PlanFileSchema>>>, Shape<SavedPlan>> = true;
+void schemaMatchesPlan;
+
+/**
  * The plan file: JSON with `format_version` first and every other key sorted, so equal plans are
  * equal bytes; indented, for a person to read it (`plan --json` and `show --json` print it on one
  * line, as every `--json` document).
@@ -213,6 +259,6 @@ export function parsePlanFile(text: string): Plan {
     });
   }
   // derived, not an input: dropped so nothing trusts a copy that an edit could have made stale
-  const { differs: _differs, ...plan } = camelKeys(parsed.data) as Plan;
+  const { differs: _differs, ...plan } = camelKeys(parsed.data);
   return plan;
 }

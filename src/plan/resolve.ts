@@ -1,3 +1,4 @@
+import { lookupFieldWord } from '../fields.js';
 import { LOOKUP_LISTS, type ActualState, type LookupEntry, type LookupKind, type RemoteLabel, type RemoteUser } from '../model.js';
 import { didYouMean } from '../did-you-mean.js';
 
@@ -74,15 +75,8 @@ export interface Resolver {
   showLabels(ids: readonly string[] | undefined): string;
 }
 
-const LOOKUP_WORDS: Record<LookupKind, string> = {
-  type: 'type',
-  status: 'status',
-  priority: 'priority',
-  automation_type: 'automation type',
-};
-
 function lookupIndex(kind: LookupKind, entries: readonly LookupEntry[]): NameIndex {
-  const index = new NameIndex(LOOKUP_WORDS[kind], entries.map((e) => e.name));
+  const index = new NameIndex(lookupFieldWord(kind), entries.map((e) => e.name));
   for (const e of entries) index.addId(e.id, e.name);
   for (const e of entries) index.addName(e.name, e.id);
   for (const e of entries) index.addName(e.alias, e.id);

@@ -8,6 +8,7 @@ import { desiredStepGroupFieldValues, fieldLabel, groupStepName, isListField, st
 import { baseEntryFor, mergeItem } from './sync.js';
 import type { BaseEntry } from '../base/base.js';
 import { changedFromBase } from '../base/field-values.js';
+import { assertNever } from '../assert-never.js';
 
 /** What a `use:` step stands for: the group's steps and how to reference the group. */
 export interface UsedGroup {
@@ -135,6 +136,8 @@ function groupBody(ctx: PlanContext, g: DesiredStepGroup): StepGroupBody {
       case 'steps':
         setField(body, f, 'remote', (value as DesiredGroupStep[]).map((s) => ({ description: normalizeText(s.action), expected: normalizeText(s.expected) })));
         break;
+      default:
+        assertNever(f.kind);
     }
   }
   return body;
@@ -167,6 +170,8 @@ function groupChanges(ctx: PlanContext, body: StepGroupBody, remote: RemoteStepG
         if (!sameGroupSteps(remoteSteps, w as GroupStepBody[])) changes.push({ field: f.key, from: showSteps(remoteSteps), to: showSteps(w as GroupStepBody[]) });
         break;
       }
+      default:
+        assertNever(f.kind);
     }
   }
   return changes;
@@ -335,6 +340,8 @@ export function keepRemoteGroupFields(body: StepGroupBody, remote: RemoteStepGro
         setField(out, f, 'remote', steps);
         break;
       }
+      default:
+        assertNever(f.kind);
     }
   }
   return out;

@@ -2,6 +2,7 @@ import { belongsTo, CASE_FIELDS, fieldOf, setField, STEP_GROUP_FIELDS, type Step
 import type { DesiredCaseFields, DesiredStep, RemoteCase, RemoteGroupStep, RemoteStep, RemoteStepGroup } from '../model.js';
 import { normalizeText } from '../base/normalize-text.js';
 import type { LookupKind, Resolver } from '../plan/resolve.js';
+import { assertNever } from '../assert-never.js';
 
 /**
  * Remote items → the fields a repository file holds: ids turned back into names (lookup names,
@@ -143,6 +144,8 @@ export function remoteCaseFields(c: RemoteCase, ctx: FieldContext, where: string
         warnings = folded.warnings;
         break;
       }
+      default:
+        assertNever(f.kind);
     }
   }
   return { fields, warnings };
@@ -166,6 +169,8 @@ export function remoteGroupFields(g: RemoteStepGroup, resolver: Resolver, labels
       case 'steps':
         setField(fields, f, 'model', [...(value as RemoteGroupStep[])].sort((a, b) => a.order - b.order).map((s) => ({ action: s.description, expected: s.expected })));
         break;
+      default:
+        assertNever(f.kind);
     }
   }
   return fields;

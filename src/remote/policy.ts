@@ -1,3 +1,4 @@
+import type { EndpointName, PostEndpointName } from '../api/endpoints.js';
 import { ApiError } from './api-error.js';
 
 /**
@@ -56,8 +57,9 @@ export const defaultRetryPolicy: Readonly<RetryPolicy> = Object.freeze({
  */
 export type RetryKind = 'idempotent' | 'create';
 
-/** POST endpoints whose repetition does no harm. */
-export const IDEMPOTENT_POSTS: ReadonlySet<string> = new Set(['moveFolder', 'completeTestPlan']);
+/** POST endpoints whose repetition does no harm: names of the endpoint table's POSTs (a typo, or a GET, does not compile). */
+const IDEMPOTENT_POST_NAMES = ['moveFolder', 'completeTestPlan'] as const satisfies readonly PostEndpointName[];
+export const IDEMPOTENT_POSTS: ReadonlySet<EndpointName> = new Set<EndpointName>(IDEMPOTENT_POST_NAMES);
 
 /**
  * `retry`: send again after a wait; `reconcile`: ask the caller whether the create happened;

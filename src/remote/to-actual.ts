@@ -14,6 +14,7 @@ import type {
 } from '../model.js';
 import { webLink } from './web-link.js';
 import { textSharer } from '../text-sharer.js';
+import { assertNever } from '../assert-never.js';
 
 export { textSharer };
 
@@ -136,6 +137,8 @@ export function toRemoteCase(w: W.TestCase, share: Share = unshared): RemoteCase
       case 'steps':
         set(f, [...(fieldOf<W.IndividualStep[]>(w, f, 'wire') ?? [])].sort((a, b) => a.order - b.order).map((s) => toRemoteStep(s, share)));
         break;
+      default:
+        assertNever(f.kind);
     }
   }
   c.createdAt = normalizeTimestamp(w.created_at);
@@ -163,6 +166,8 @@ export function toRemoteStepGroup(w: W.StepGroup): RemoteStepGroup {
       case 'steps':
         setField(g, f, 'remote', [...(fieldOf<W.StepGroupStep[]>(w, f, 'wire') ?? [])].sort((a, b) => a.order - b.order).map(toRemoteGroupStep));
         break;
+      default:
+        assertNever(f.kind);
     }
   }
   g.createdAt = normalizeTimestamp(w.created_at);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DURATION_PATTERN } from '../duration.js';
 import { CASE_FIELD_KEYS, CASE_FIELDS, CASE_TEMPLATES, type CaseField, type CaseFieldEntry, type CaseTemplate, type FieldKind, STEP_GROUP_FIELDS, type StepGroupField, type StepGroupFieldEntry } from '../fields.js';
+import { assertNever } from '../assert-never.js';
 
 /**
  * The tests-as-code format as zod schemas: the single source of the JSON Schemas in `schemas/`
@@ -63,6 +64,8 @@ function yamlValue(f: CaseField): z.ZodType {
       return labelsSchema;
     case 'steps':
       return z.array(caseStepSchema).meta({ description: f.about });
+    default:
+      return assertNever(f.kind);
   }
 }
 
@@ -107,6 +110,8 @@ function groupYamlValue(f: StepGroupField): z.ZodType {
       return labelsSchema;
     case 'steps':
       return z.array(actionStepSchema).meta({ description: f.about });
+    default:
+      return assertNever(f.kind);
   }
 }
 

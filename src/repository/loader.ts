@@ -11,6 +11,7 @@ import { parseFiles, type ParseFilesOptions, type ParseJob, type ParseResult } f
 import { byName, byNaturalName, listStepGroupFiles, walkCasesDir, type WalkedDir } from './walk.js';
 import { sortProblems } from './yaml-source.js';
 import { textSharer } from '../text-sharer.js';
+import { assertNever } from '../assert-never.js';
 
 export { sortProblems };
 
@@ -326,6 +327,8 @@ function shareCase(item: DesiredCase, share: (s: string) => string): void {
           return at ? { kind: 'use', use: share(step.use), source: { file: item.file, line: at.line, col: at.col } } : { kind: 'use', use: share(step.use) };
         });
         break;
+      default:
+        assertNever(field.kind);
     }
   }
 }

@@ -22,6 +22,7 @@ import { claimedRemoteIds } from '../../apply/finders.js';
 import { fileWriteBack } from '../../apply/write-back.js';
 import { kindWords } from '../../plan/operation-kinds.js';
 import { safeInline, safeMessage } from '../../safe-text.js';
+import { EXIT } from '../exit-codes.js';
 
 export interface ApplyOptions extends GlobalOptions {
   /** `[planfile]`: a plan saved by `tmsync plan --out` */
@@ -43,7 +44,6 @@ export interface ApplyOptions extends GlobalOptions {
 }
 
 const QUESTION = "Do you want to perform these actions? Only 'yes' will be accepted: ";
-export const EXIT_INTERRUPTED = 130;
 
 /**
  * `tmsync apply [PLANFILE]`: plans (or reads a saved plan and checks it is not stale), asks, runs
@@ -60,7 +60,7 @@ export async function runApply(options: ApplyOptions, io: CliIo): Promise<number
     // Ctrl-C while planning: reads were cancelled, nothing was changed
     if (interrupt.signal.aborted) {
       io.stderr('Interrupted before anything was applied.');
-      return EXIT_INTERRUPTED;
+      return EXIT.INTERRUPTED;
     }
     throw err;
   } finally {
@@ -126,7 +126,7 @@ async function applyWith(
   if (conflicts > 0) {
     io.stderr(`${red('Error:', options.color.stderr)} ${conflictsError(conflicts)}`);
     if (options.json) io.stdout(jsonOutput({ plan: planDocument(plan), result: null, ...projectLink(project) }));
-    return 1;
+    return EXIT.FAILED;
   }
   const syncBase = built.synced ? { root, base, records: built.synced } : undefined;
   if (!hasChanges(plan)) {
@@ -136,7 +136,7 @@ async function applyWith(
     await summary(io, `### tmsync apply\n\n**${summaryLine(plan)}** Nothing was applied.`);
     // the service matches the repository: nothing an earlier run left is still to do
     await session.settled(project.id);
-    return 0;
+    return EXIT.OK;
   }
 
   if (!saved && !options.autoApprove) {
@@ -148,10 +148,10 @@ async function applyWith(
     const answer = await io.prompt(QUESTION);
     if (answer.trim() !== 'yes') {
       io.stderr('Apply cancelled.');
-      return 1;
+      return EXIT.FAILED;
     }
   }
-  if (signal.aborted) return EXIT_INTERRUPTED;
+  if (signal.aborted) return EXIT.INTERRUPTED;
 
   // the conflicts the write guard finds while the run goes are settled as the plan's were
   const prefer = options.prefer ?? plan.sync?.prefer;
@@ -168,10 +168,10 @@ async function applyWith(
   if (result.syncBaseError) io.stderr(baseNotWritten(result.syncBaseError));
   report(result, options, io, plan, project, shown);
   await summary(io, applySummary(result, project));
-  if (result.journalError) return 1;
-  if (result.interrupted) return EXIT_INTERRUPTED;
-  if (result.syncBaseError) return 1;
-  return result.failed.length || result.skipped.length || openRunConflicts(result) ? 1 : 0;
+  if (result.journalError) return EXIT.FAILED;
+  if (result.interrupted) return EXIT.INTERRUPTED;
+  if (result.syncBaseError) return EXIT.FAILED;
+  return result.failed.length || result.skipped.length || openRunConflicts(result) ? EXIT.FAILED : EXIT.OK;
 }
 
 /**
@@ -195,9 +195,9 @@ async function planFromRepository(
   for (const p of loaded.problems) io.stderr(formatProblem(p));
   if (errors.length) {
     io.stderr(`${red('Error:', options.color.stderr)} ${errors.length} problem${errors.length === 1 ? '' : 's'} in the tests repository; nothing was applied.`);
-    return 1;
+    return EXIT.FAILED;
   }
-  if (signal.aborted) return EXIT_INTERRUPTED;
+  if (signal.aborted) return EXIT.INTERRUPTED;
   // an `id:` the lists did not hold is read by id before the plan may call it deleted
   const actual = await confirmMissing(client, await fetchState(client, project.id, { scope: config.scope, signal }), loaded.state, {
     signal,
@@ -233,7 +233,7 @@ async function planFromRepository(
     if (built.problems.length) {
       for (const p of built.problems) io.stderr(formatProblem(p));
       io.stderr(`${red('Error:', options.color.stderr)} the plan has ${built.problems.length} problem${built.problems.length === 1 ? '' : 's'}; nothing was applied.`);
-      return 1;
+      return EXIT.FAILED;
     }
     plan = built.plan;
   }
@@ -447,7 +447,7 @@ function interruption(io: CliIo): { signal: AbortSignal; dispose(): void } {
   if (io.signal) return { signal: io.signal, dispose: () => undefined };
   const controller = new AbortController();
   const onSigint = () => {
-    if (controller.signal.aborted) process.exit(EXIT_INTERRUPTED);
+    if (controller.signal.aborted) process.exit(EXIT.INTERRUPTED);
     controller.abort();
   };
   process.on('SIGINT', onSigint);

@@ -8,6 +8,7 @@ import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { loadTarget } from '../target.js';
 import { plural } from '../words.js';
+import { EXIT } from '../exit-codes.js';
 
 export interface BackupOptions extends GlobalOptions {
   /** where to write the backup; gzip when it ends in `.gz` */
@@ -59,7 +60,7 @@ export async function runBackup(options: BackupOptions, io: CliIo): Promise<numb
     if (options.json) {
       io.stdout(jsonOutput({ file, bytes: size, project: { id: project.id, name: project.name, human_id_prefix: project.humanIdPrefix }, counts }));
     }
-    return 0;
+    return EXIT.OK;
   } finally {
     clearInterval(timer);
     await target.close();

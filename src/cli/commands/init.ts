@@ -16,6 +16,7 @@ import { fetchRestoreDirectory } from '../../backup/restore-target.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { effectiveEnv, loadTarget } from '../target.js';
+import { EXIT } from '../exit-codes.js';
 
 export interface InitOptions extends GlobalOptions {
   /** positional: [dir] (default `.`); created when missing */
@@ -97,7 +98,7 @@ export async function runInit(options: InitOptions, io: CliIo): Promise<number> 
       `Commit ${SCHEMA_DIR}/: the files' \`$schema\` lines point there for editor completion.`,
     ].join('\n'),
   );
-  return 0;
+  return EXIT.OK;
 }
 
 /**

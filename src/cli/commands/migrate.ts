@@ -13,6 +13,7 @@ import { jsonOutput } from '../json.js';
 import { withApplySession } from '../hold-lock.js';
 import { loadTarget, type Target } from '../target.js';
 import { parseFolderPath } from './pull.js';
+import { EXIT } from '../exit-codes.js';
 
 export interface MigrateOptions extends GlobalOptions {
   /** the source profile (from `profiles:` in tmsync.yaml) */
@@ -77,7 +78,7 @@ async function migrateFrom(source: Target, session: ApplySession, options: Migra
       for (const p of problems) io.stderr(formatProblem(p));
       if (options.json) io.stdout(jsonOutput({ problems }));
       io.stderr(`Error: ${problems.length} problem${problems.length === 1 ? '' : 's'} between the source and the target; nothing was copied.`);
-      return 1;
+      return EXIT.FAILED;
     }
     // the result (the plan, the summary line) on stdout as apply's; with --json stdout holds only the document
     const shown = options.json
@@ -96,7 +97,7 @@ async function migrateFrom(source: Target, session: ApplySession, options: Migra
     }
     if (!hasChanges(plan)) {
       if (options.json) io.stdout(jsonOutput({ plan: planDocument(plan), result: null }));
-      return 0;
+      return EXIT.OK;
     }
     if (!options.autoApprove) {
       if (!io.isTTY || !io.prompt) {
@@ -106,7 +107,7 @@ async function migrateFrom(source: Target, session: ApplySession, options: Migra
       }
       if ((await io.prompt(QUESTION)).trim() !== 'yes') {
         io.stderr('Migration cancelled.');
-        return 1;
+        return EXIT.FAILED;
       }
     }
     // the apply journal, kept apart per source/target pair: a killed migration's half-done creates
@@ -150,8 +151,8 @@ async function migrateFrom(source: Target, session: ApplySession, options: Migra
         }),
       );
     }
-    if (result.interrupted) return 130;
-    return failed || result.skipped.length ? 1 : 0;
+    if (result.interrupted) return EXIT.INTERRUPTED;
+    return failed || result.skipped.length ? EXIT.FAILED : EXIT.OK;
   } finally {
     await target?.close();
   }

@@ -18,6 +18,7 @@ import { jsonOutput } from '../json.js';
 import { annotateProblems, problemsSummary, summary } from '../ci-output.js';
 import { loadTarget } from '../target.js';
 import { checkMemory, collectMemory } from '../memory.js';
+import { EXIT } from '../exit-codes.js';
 
 export interface PlanOptions extends GlobalOptions {
   /** save the plan (JSON) for `tmsync apply FILE` */
@@ -37,8 +38,6 @@ export interface PlanOptions extends GlobalOptions {
   /** text and markdown: a table per folder, details only for updates and deletes; false: every item in detail (docs/plan.md) @default compact above 50 operations */
   compact?: boolean;
 }
-
-export const EXIT_CHANGES = 2;
 
 /**
  * `tmsync plan`: reads the repository and the service and prints the plan. Exit 0 (the two sides
@@ -141,7 +140,7 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
       if (options.json) io.stdout(jsonOutput({ problems: loaded.problems }));
       io.stderr(`${red('Error:', options.color.stderr)} ${count(loadErrors.length, 'problem')} in the tests repository; fix the files listed (\`tmsync validate\` checks them offline).`);
       await summary(io, problemsSummary('tmsync plan', `${count(loadErrors.length, 'problem')} in the tests repository`, loadErrors, options.cwd, root));
-      return 1;
+      return EXIT.FAILED;
     }
     // an `id:` the lists did not hold is read by id before the plan may call it deleted (a
     // --changed-since read holds only some cases: its reads of the named ones are by id already)
@@ -167,7 +166,7 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
       if (options.json) io.stdout(jsonOutput({ problems }));
       io.stderr(`${red('Error:', options.color.stderr)} ${count(problems.length, 'problem')} between the repository and the service; the plan cannot be applied until they are fixed.`);
       await summary(io, problemsSummary('tmsync plan', `${count(problems.length, 'problem')} between the repository and the service`, problems, options.cwd, root));
-      return 1;
+      return EXIT.FAILED;
     }
 
     await emit(plan, options, io);
@@ -187,12 +186,12 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
     const conflicts = openConflicts(plan);
     if (conflicts > 0) {
       io.stderr(`${red('Error:', options.color.stderr)} ${conflictsError(conflicts)}`);
-      return 1;
+      return EXIT.FAILED;
     }
     // terraform's meaning: 2 when the two sides differ, whichever side holds the change (a drift
     // check must see an edit made on the service, which the plan keeps rather than sends)
     const differs = planDiffers(plan);
-    return options.detailedExitcode && (differs.send || differs.service) ? EXIT_CHANGES : 0;
+    return options.detailedExitcode && (differs.send || differs.service) ? EXIT.CHANGES : EXIT.OK;
   } finally {
     await target.close();
   }

@@ -8,6 +8,7 @@ import { safeInline } from '../../safe-text.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { loadTarget } from '../target.js';
+import { EXIT } from '../exit-codes.js';
 
 export interface ProjectCreateOptions extends GlobalOptions {
   name: string;
@@ -38,7 +39,7 @@ export async function runProjectCreate(options: ProjectCreateOptions, io: CliIo)
     if (options.json) io.stdout(jsonOutput({ project: { id: project.id, name: project.name, human_id_prefix: project.humanIdPrefix } }));
     else io.stdout(project.id);
     io.stderr(`Created project ${safeInline(project.name)} (${safeInline(project.humanIdPrefix)}).`);
-    return 0;
+    return EXIT.OK;
   } finally {
     await target.close();
   }

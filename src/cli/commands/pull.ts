@@ -16,6 +16,7 @@ import { withRepositoryLock } from '../hold-lock.js';
 import { jsonOutput } from '../json.js';
 import { finishMemory } from '../memory.js';
 import { plural } from '../words.js';
+import { EXIT } from '../exit-codes.js';
 
 /**
  * What pull needs once its first request is under way (rendering, writing, the sync base, the
@@ -279,6 +280,6 @@ async function pullRead(
         }),
       );
     }
-    return merged.unsettled > 0 ? 1 : 0;
+    return merged.unsettled > 0 ? EXIT.FAILED : EXIT.OK;
   }
 }

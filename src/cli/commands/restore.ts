@@ -14,6 +14,7 @@ import { jsonOutput } from '../json.js';
 import type { RemoteProject } from '../../model.js';
 import { createProject, projectBody } from './project.js';
 import { plural } from '../words.js';
+import { EXIT } from '../exit-codes.js';
 
 export interface RestoreCommandOptions extends GlobalOptions {
   /** positional: the backup file */
@@ -167,7 +168,7 @@ async function restoreInto(
     if (options.json) {
       io.stdout(jsonOutput({ project: { id: project.id, name: project.name, human_id_prefix: project.humanIdPrefix }, ...result }));
     }
-    return 0;
+    return EXIT.OK;
   } finally {
     clearInterval(timer);
     await target.close();

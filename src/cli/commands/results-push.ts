@@ -11,6 +11,7 @@ import { safeInline, safeMessage } from '../../safe-text.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { loadTarget } from '../target.js';
+import { EXIT } from '../exit-codes.js';
 
 export interface ResultsPushOptions extends GlobalOptions {
   /** positional: JUnit XML files */
@@ -89,9 +90,9 @@ export async function runResultsPush(options: ResultsPushOptions, io: CliIo): Pr
   if (nothing) {
     io.stderr('Error: nothing was sent: no testcase matched a case of the run.');
     io.stderr('Hint: put a human id (DEMO-12) in the test names, a test_case property in the report, or pass --mapping FILE');
-    return 1;
+    return EXIT.FAILED;
   }
-  return failedRows > 0 ? 1 : 0;
+  return failedRows > 0 ? EXIT.FAILED : EXIT.OK;
 }
 
 /** The job summary of a push: the run, the counts per status, and what was not sent. */

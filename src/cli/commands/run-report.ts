@@ -5,6 +5,7 @@ import { TmsyncError } from '../../errors.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { executionId, jsonOutput } from '../json.js';
 import { loadExecutionTarget } from './run-trigger.js';
+import { EXIT } from '../exit-codes.js';
 
 export interface RunReportOptions extends GlobalOptions {
   /** positional: the run id printed by `run trigger` */
@@ -48,7 +49,7 @@ export async function runRunReport(options: RunReportOptions, io: CliIo): Promis
     if (options.json) {
       io.stdout(jsonOutput({ run_id: executionId(runId), status: run.status, result: run.result ?? null, outcome: verdict, junit: options.junit }));
     }
-    return 0;
+    return EXIT.OK;
   } finally {
     await target.close();
   }

@@ -5,6 +5,7 @@ import { safeInline, safeLineStart } from '../../safe-text.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { executionStatusDocument, jsonOutput } from '../json.js';
 import { loadExecutionTarget } from './run-trigger.js';
+import { EXIT } from '../exit-codes.js';
 
 export interface RunStatusOptions extends GlobalOptions {
   /** positional: the run id printed by `run trigger` */
@@ -26,7 +27,7 @@ export async function runRunStatus(options: RunStatusOptions, io: CliIo): Promis
     const run = await getExecution(target.client, runId, io.signal);
     if (options.json) {
       io.stdout(jsonOutput(executionStatusDocument(run)));
-      return 0;
+      return EXIT.OK;
     }
     const done = isCompleted(run);
     // stdout keeps the service's values (scripts read them); the line for people says them in words
@@ -35,7 +36,7 @@ export async function runRunStatus(options: RunStatusOptions, io: CliIo): Promis
     io.stdout(safeLineStart(safeInline(`${run.status} ${run.result ?? ''}`.trim() + ` — ${formatCounts(run)}`)));
     const url = webLink(run);
     io.stderr(safeLineStart(`Run ${safeInline(String(run.id))}${verdict}${run.message ? `: ${safeInline(run.message)}` : ''}`) + (url ? `\n${url}` : ''));
-    return 0;
+    return EXIT.OK;
   } finally {
     await target.close();
   }

@@ -21,6 +21,7 @@ import { webLink } from '../../remote/web-link.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { executionId, executionStatusDocument, jsonOutput } from '../json.js';
 import { loadTarget, loadTargetConfig, type Target } from '../target.js';
+import { EXIT } from '../exit-codes.js';
 
 export interface RunTriggerOptions extends GlobalOptions {
   /** test plan id (or human id `DEMO-P-2` when a project is configured) */
@@ -41,9 +42,6 @@ export interface RunTriggerOptions extends GlobalOptions {
   /** time for the wait loop (tests) @default the system clock */
   clock?: WaitClock;
 }
-
-/** Exit code when the run finished without passing, or did not finish in time. */
-export const EXIT_RUN_NOT_PASSED = 3;
 
 const PLAN_HUMAN_ID = /^[A-Za-z][A-Za-z0-9]*-P-\d+$/;
 
@@ -91,7 +89,7 @@ export async function runRunTrigger(options: RunTriggerOptions, io: CliIo): Prom
 
     if (!options.wait) {
       if (options.json) io.stdout(jsonOutput({ run: { ...run, id: executionId(run.id) } }));
-      return 0;
+      return EXIT.OK;
     }
 
     let lastStatus = first?.status;
@@ -146,13 +144,13 @@ export async function runRunTrigger(options: RunTriggerOptions, io: CliIo): Prom
       // the report was asked for and is missing: that is an error, whatever the run's result
       say(`Error: ${junitError.message}`);
       if (junitError.hint) say(`Hint: ${junitError.hint}`);
-      return 1;
+      return EXIT.FAILED;
     }
-    return waited.outcome === 'passed' ? 0 : EXIT_RUN_NOT_PASSED;
+    return waited.outcome === 'passed' ? EXIT.OK : EXIT.RUN_NOT_PASSED;
   } catch (err) {
     if (io.signal?.aborted) {
       say('Interrupted; the run goes on on the service (check it with `tmsync run status`).');
-      return 130;
+      return EXIT.INTERRUPTED;
     }
     throw err;
   } finally {

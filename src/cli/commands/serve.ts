@@ -3,6 +3,7 @@ import { parseDuration } from '../../duration.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import type { RunOutcome } from '../../emulator/emulator-options.js';
+import { EXIT } from '../exit-codes.js';
 
 /** Flags of `tmsync serve`, as commander hands them over (numbers arrive as strings). */
 export interface ServeOptions extends Partial<GlobalOptions> {
@@ -147,5 +148,5 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
   });
   await emu.close();
   io.stderr('tmsync emulator stopped');
-  return 0;
+  return EXIT.OK;
 }

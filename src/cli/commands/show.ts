@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { TmsyncError } from '../../errors.js';
 import { parsePlanFile, renderPlanJsonLine, renderPlanMarkdown, renderPlanText } from '../../plan/index.js';
 import type { CliIo, GlobalOptions } from '../io.js';
+import { EXIT } from '../exit-codes.js';
 
 export interface ShowOptions extends GlobalOptions {
   /** positional: the plan file */
@@ -34,5 +35,5 @@ export async function runShow(options: ShowOptions, io: CliIo): Promise<number> 
   if (format === 'json') io.stdout(renderPlanJsonLine(plan));
   else if (format === 'markdown') io.stdout(renderPlanMarkdown(plan, { compact: options.compact }));
   else io.stdout(renderPlanText(plan, { color: options.color.stdout, compact: options.compact }));
-  return 0;
+  return EXIT.OK;
 }

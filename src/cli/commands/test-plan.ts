@@ -8,6 +8,7 @@ import { normalizeTimestamp, toServiceTime } from '../../remote/to-actual.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { loadTarget } from '../target.js';
+import { EXIT } from '../exit-codes.js';
 
 export interface TestPlanCreateOptions extends GlobalOptions {
   title: string;
@@ -64,7 +65,7 @@ export async function runTestPlanCreate(options: TestPlanCreateOptions, io: CliI
     if (options.json) io.stdout(jsonOutput({ test_plan: plan }));
     else io.stdout(safeInline(plan.id));
     io.stderr(safeLineStart(`Created test plan ${safeInline(plan.human_id ?? plan.id)} "${safeInline(plan.title)}" in ${safeInline(project.name)}.`));
-    return 0;
+    return EXIT.OK;
   } finally {
     await target.close();
   }
@@ -79,7 +80,7 @@ export async function runTestPlanGet(options: TestPlanRefOptions, io: CliIo): Pr
     const plan = await getPlan(target.client, project, ref, io.signal);
     if (options.json) {
       io.stdout(jsonOutput({ test_plan: plan }));
-      return 0;
+      return EXIT.OK;
     }
     const lines = [
       `${plan.human_id ?? plan.id}  ${plan.status}  ${safeInline(plan.title)}`,
@@ -93,7 +94,7 @@ export async function runTestPlanGet(options: TestPlanRefOptions, io: CliIo): Pr
     ];
     // the service's texts, each on its line (`safe-text.ts`)
     io.stdout(safeMessage(lines.join('\n')));
-    return 0;
+    return EXIT.OK;
   } finally {
     await target.close();
   }
@@ -118,7 +119,7 @@ export async function runTestPlanComplete(options: TestPlanRefOptions, io: CliIo
     if (options.json) io.stdout(jsonOutput({ test_plan: done }));
     else io.stdout(done.id);
     io.stderr(`Completed test plan ${ref} at ${isoDate(done.completed_at)}.`);
-    return 0;
+    return EXIT.OK;
   } finally {
     await target.close();
   }

@@ -6,6 +6,7 @@ import { annotateProblems, codeQualityReport } from '../ci-output.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { plural } from '../words.js';
+import { EXIT } from '../exit-codes.js';
 
 export interface ValidateOptions extends GlobalOptions {
   /** positional: [dir] (default `.`) */
@@ -67,8 +68,8 @@ export async function runValidate(options: ValidateOptions, io: CliIo): Promise<
     io.stderr(
       `${plural(errors.length, 'problem')}${warnings ? ` and ${plural(warnings, 'warning')}` : ''}; fix the files listed and run \`tmsync validate\` again.`,
     );
-    return 1;
+    return EXIT.FAILED;
   }
   io.stderr(`Valid: ${contents ?? 'the repository'}${warnings ? ` (${plural(warnings, 'warning')})` : ''}.`);
-  return 0;
+  return EXIT.OK;
 }

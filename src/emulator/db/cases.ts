@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { CaseFieldEntry } from '../../fields.js';
 import { nextNumber, pageOf, parseJsonArray, type DbContext, type Page, type PageRequest } from './statements.js';
-
 
 export interface StepRow {
   id: string;
@@ -18,23 +18,22 @@ export interface StepInput {
   step_group_id?: string | null;
 }
 
-/** The writable fields of a case; every one is optional on update. */
-export interface CaseFields {
-  title: string;
-  description: string;
-  template_type: string;
-  preconditions: string;
-  steps: string;
-  expected_results: string;
-  type_id: string;
-  status_id: string;
-  automation_type_id: string;
-  priority_id: string;
-  owner_id: string;
-  reviewer_id: string;
-  folder_id: string;
-  label_ids: string[];
+/** A case field's column value, by kind: ids and texts as text, label ids as a JSON array (steps have a table of their own). */
+interface ColumnValues {
+  text: string;
+  template: string;
+  lookup: string;
+  user: string;
+  labels: string[];
 }
+/** The fields of the table (src/fields.ts) stored as columns of `cases`: all but the individual steps. */
+type ColumnField = Exclude<CaseFieldEntry, { kind: 'steps' }>;
+
+/**
+ * The writable fields of a case; every one is optional on update. Typed from the field table: a
+ * field added there is a column here, which `CASE_COLUMNS` and `caseOfColumns` must then name.
+ */
+export type CaseFields = { title: string; folder_id: string } & { [F in ColumnField as F['wire']]: ColumnValues[F['kind']] };
 
 /** A stored case: its writable fields plus what the service assigns. */
 export interface CaseRow extends CaseFields {
@@ -51,6 +50,10 @@ export const CASE_COLUMNS = [
   'status_id', 'automation_type_id', 'priority_id', 'owner_id', 'reviewer_id', 'folder_id', 'project_id', 'label_ids',
   'created_at', 'updated_at',
 ] as const satisfies readonly (keyof CaseRow)[];
+/** Every column of `CaseRow` is listed: a forgotten one fails to compile here, naming it. */
+type UnlistedColumn = Exclude<keyof CaseRow, (typeof CASE_COLUMNS)[number]>;
+const everyColumnListed: [UnlistedColumn] extends [never] ? true : UnlistedColumn = true;
+void everyColumnListed;
 const COLS = CASE_COLUMNS.join(', ');
 /** The columns an update writes: all but what the service assigns. */
 const WRITABLE = CASE_COLUMNS.filter(

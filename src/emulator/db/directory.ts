@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { pageOf, type DbContext, type Page, type PageRequest } from './statements.js';
+import type { LookupList } from '../../fields.js';
 
 /** Global, read-only lists: lookup entries, users and labels. */
 
-export type LookupKind = 'types' | 'statuses' | 'priorities' | 'automation_types' | 'run_statuses';
+/** A lookup list, by its wire name (the field table's lookups and the run statuses). */
+export type LookupKind = LookupList;
 
 export interface LookupRow {
   id: string;
