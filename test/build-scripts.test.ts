@@ -8,8 +8,9 @@ const ROOT = resolve(import.meta.dirname, '..');
 describe('the checkout for a developer', () => {
   it('has a quick subset of the tests, which leaves out the end-to-end, browser and demo tests', async () => {
     const scripts = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')).scripts as Record<string, string>;
-    expect(scripts['test:unit']).toContain('--project document');
-    for (const left of ['*.e2e.test.ts', '*.browser.test.ts', 'test/demo.test.ts']) expect(scripts['test:unit']).toContain(left);
+    expect(scripts['test:unit']).toContain('--config vitest.unit.config.ts');
+    const { NOT_UNIT } = await import('../vitest.unit.config.js');
+    for (const left of ['test/**/*.e2e.test.ts', 'test/**/*.browser.test.ts', 'test/demo.test.ts']) expect(NOT_UNIT).toContain(left);
     expect(await readFile(join(ROOT, 'README.md'), 'utf8')).toContain('npm run test:unit');
   });
 

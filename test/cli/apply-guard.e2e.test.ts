@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { memoryIo } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
+import { serviceUser } from '../support/api.js';
+import { runCli } from '../support/cli.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { CASE_FIELDS } from '../../src/fields.js';
 import { startTestEmulator as startEmulator } from '../dialect.js';
@@ -34,20 +34,9 @@ describe('apply while the service changes under it (the write guard)', () => {
   let onFirstCaseWrite: ((writtenId: string) => Promise<void>) | undefined;
 
   const tmsync = async (args: string[], prompt?: () => Promise<string>) => {
-    const io = memoryIo({ TMSYNC_API_KEY: API_KEY });
-    if (prompt) Object.assign(io, { isTTY: true, prompt });
-    const code = await main(['node', 'tmsync', ...args], io, root);
-    return { code, out: io.out.join('\n'), err: io.err.join('\n') };
+    return runCli(args, { cwd: root, env: { TMSYNC_API_KEY: API_KEY }, ...(prompt ? { isTTY: true, prompt } : {}) });
   };
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${emu.baseUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${API_KEY}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as { data: Record<string, any> };
-  };
+  const api = (method: string, path: string, body?: unknown) => serviceUser(emu.baseUrl, API_KEY)(method, path, body);
   const idOf = async (file: string) => /^id: (\S+)$/m.exec(await readFile(join(root, file), 'utf8'))![1]!;
   const getCase = async (file: string) => (await api('GET', `/projects/${projectId}/test_cases/${await idOf(file)}`)).data.test_case as Record<string, unknown>;
   /** What the web UI does: the whole case as it shows it, sent back with one field changed. */
@@ -219,19 +208,9 @@ describe('apply of many updates in one folder while the service changes under it
   let onFirstCaseWrite: (() => Promise<void>) | undefined;
 
   const tmsync = async (args: string[]) => {
-    const io = memoryIo({ TMSYNC_API_KEY: API_KEY });
-    const code = await main(['node', 'tmsync', ...args], io, root);
-    return { code, out: io.out.join('\n'), err: io.err.join('\n') };
+    return runCli(args, { cwd: root, env: { TMSYNC_API_KEY: API_KEY } });
   };
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${emu.baseUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${API_KEY}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as { data: Record<string, any> };
-  };
+  const api = (method: string, path: string, body?: unknown) => serviceUser(emu.baseUrl, API_KEY)(method, path, body);
   const file = (i: number) => `cases/Many/case-${String(i).padStart(2, '0')}.yaml`;
   const lastCase = async () => {
     const humanId = /^id: (\S+)$/m.exec(await readFile(join(root, file(COUNT - 1)), 'utf8'))![1]!;

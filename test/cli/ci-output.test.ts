@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeQualityReport, githubAnnotation } from '../../src/cli/ci-output.js';
-import { memoryIo } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
+import { runCli } from '../support/cli.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 
 const API_KEY = 'ci-output-secret-key';
@@ -17,9 +16,7 @@ async function emptyDir(): Promise<string> {
 }
 
 async function tmsync(cwd: string, env: NodeJS.ProcessEnv, ...args: string[]) {
-  const io = memoryIo(env);
-  const code = await main(['node', 'tmsync', ...args], io, cwd);
-  return { code, out: io.out.join('\n'), err: io.err };
+  return runCli(args, { cwd, env: env });
 }
 
 /** A repository (in `<checkout>/tests`) with one file that has an unknown key on line 3. */
@@ -50,14 +47,14 @@ describe('GitHub Actions annotations', () => {
     const { checkout, repo } = await brokenRepository();
     const onGithub = await tmsync(repo, { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: checkout }, 'validate');
     expect(onGithub.code).toBe(1);
-    const annotations = onGithub.err.filter((l) => l.startsWith('::'));
+    const annotations = onGithub.errLines.filter((l) => l.startsWith('::'));
     expect(annotations).toHaveLength(1);
     expect(annotations[0]).toMatch(/^::error file=tests\/cases\/Checkout\/pay\.yaml,line=3,col=1,title=tmsync [a-z_]+::.*colour/);
     // the plain line people read stays
-    expect(onGithub.err.some((l) => l.startsWith('cases/Checkout/pay.yaml:3:1 '))).toBe(true);
+    expect(onGithub.errLines.some((l) => l.startsWith('cases/Checkout/pay.yaml:3:1 '))).toBe(true);
 
     const elsewhere = await tmsync(repo, {}, 'validate');
-    expect(elsewhere.err.some((l) => l.startsWith('::'))).toBe(false);
+    expect(elsewhere.errLines.some((l) => l.startsWith('::'))).toBe(false);
   });
 });
 
@@ -89,7 +86,7 @@ describe('validate --format codequality', () => {
     expect((await tmsync(dir, {}, 'init')).code).toBe(0);
     const r = await tmsync(dir, {}, 'validate', '--format', 'sarif');
     expect(r.code).toBe(1);
-    expect(r.err.join('\n')).toContain("argument 'sarif' is invalid. Allowed choices are text, codequality.");
+    expect(r.err).toContain("argument 'sarif' is invalid. Allowed choices are text, codequality.");
   });
 });
 
@@ -127,7 +124,7 @@ describe('the GitHub job summary of plan and apply', () => {
     const summaryFile = join(dir, 'summary.md');
     const onGithub = await tmsync(dir, { TMSYNC_API_KEY: API_KEY, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summaryFile }, 'plan');
     expect(onGithub.code).toBe(1);
-    expect(onGithub.err.some((l) => /^::error file=cases\/A\/bad\.yaml,line=\d+,col=\d+,/.test(l))).toBe(true);
+    expect(onGithub.errLines.some((l) => /^::error file=cases\/A\/bad\.yaml,line=\d+,col=\d+,/.test(l))).toBe(true);
     const text = await readFile(summaryFile, 'utf8');
     expect(text).toContain('### tmsync plan failed');
     expect(text).toMatch(/\| `cases\/A\/bad\.yaml:\d+:\d+` \| .*nobody@example\.com/);

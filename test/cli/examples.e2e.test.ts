@@ -1,7 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { memoryIo } from '../../src/cli/io.js';
+import { runCli } from '../support/cli.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { API_KEY, copyExamples, emulator } from '../apply/helpers.js';
 
@@ -18,9 +17,7 @@ afterAll(async () => {
 });
 
 async function tmsync(args: string[]) {
-  const io = memoryIo({ TMSYNC_API_KEY: API_KEY });
-  const code = await main(['node', 'tmsync', ...args], io, root);
-  return { code, out: io.out.join('\n'), err: io.err.join('\n') };
+  return runCli(args, { cwd: root, env: { TMSYNC_API_KEY: API_KEY } });
 }
 
 describe('examples/ (what `npm run demo` applies)', () => {

@@ -2,8 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryIo } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
+import { runCli } from '../support/cli.js';
 import { createProject, createUser, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 
 const API_KEY = 'first-minutes-secret-key';
@@ -16,9 +15,7 @@ async function emptyDir(): Promise<string> {
 }
 
 async function tmsync(cwd: string, env: NodeJS.ProcessEnv, ...args: string[]) {
-  const io = memoryIo(env);
-  const code = await main(['node', 'tmsync', ...args], io, cwd);
-  return { code, out: io.out.join('\n'), err: io.err.join('\n') };
+  return runCli(args, { cwd, env: env });
 }
 
 describe("a new user's first five minutes against `tmsync serve --seed demo`", () => {

@@ -4,12 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { completionNodes, completionScript } from '../../src/cli/completion.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
+import { runCli } from '../support/cli.js';
 import { buildProgram, EXAMPLES } from '../../src/cli/program.js';
 
 const help = async (...args: string[]) => {
-  const io = memoryIo({});
-  const code = await main(['node', 'tmsync', ...args, '--help'], io, process.cwd());
-  return { code, out: io.out.join('') };
+  const { code, outLines } = await runCli([...args, '--help'], { cwd: process.cwd() });
+  return { code, out: outLines.join('') };
 };
 
 function commandPaths(cmd: Command, path: string[] = []): string[][] {

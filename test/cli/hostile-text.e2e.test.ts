@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryIo } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
+import { serviceUser } from '../support/api.js';
+import { runCli } from '../support/cli.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { CASE_FIELDS } from '../../src/fields.js';
 import { startTestEmulator as startEmulator } from '../dialect.js';
@@ -32,23 +32,13 @@ describe('text from the service, printed', () => {
   let projectId: string;
 
   const tmsync = async (...args: string[]) => {
-    const io = memoryIo({ TMSYNC_API_KEY: API_KEY, GITHUB_ACTIONS: 'true' });
-    const code = await main(['node', 'tmsync', ...args], io, root);
-    return { code, out: io.out.join('\n'), err: io.err.join('\n') };
+    return runCli(args, { cwd: root, env: { TMSYNC_API_KEY: API_KEY, GITHUB_ACTIONS: 'true' } });
   };
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${emu.baseUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${API_KEY}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return res.status === 204 ? undefined : ((await res.json()) as { data: Record<string, any> });
-  };
+  const api = (method: string, path: string, body?: unknown) => serviceUser(emu.baseUrl, API_KEY)(method, path, body);
   /** The case of a file as the web UI sends it back: every field it shows. */
   const caseBody = async (file: string) => {
     const id = /^id: (\S+)$/m.exec(await readFile(join(root, file), 'utf8'))![1];
-    const c = (await api('GET', `/projects/${projectId}/test_cases/${id}`))!.data.test_case as Record<string, unknown>;
+    const c = (await api('GET', `/projects/${projectId}/test_cases/${id}`)).data.test_case as Record<string, unknown>;
     const body: Record<string, unknown> = { title: c.title, folder_id: c.folder_id };
     for (const f of CASE_FIELDS) if (f.kind !== 'steps' && f.kind !== 'labels' && c[f.wire] !== undefined && c[f.wire] !== null) body[f.wire] = c[f.wire];
     return { id: c.id as string, body };
@@ -68,7 +58,7 @@ describe('text from the service, printed', () => {
     }
     const first = await tmsync('apply', '--auto-approve');
     expect(first.code, first.err).toBe(0);
-    const projects = (await api('GET', '/projects'))!.data.projects as { id: string; human_id_prefix?: string; name: string }[];
+    const projects = (await api('GET', '/projects')).data.projects as { id: string; human_id_prefix?: string; name: string }[];
     projectId = projects.find((p) => p.human_id_prefix === 'DEMO' || p.name === 'DEMO')?.id ?? projects[0]!.id;
 
     // on the service: alpha's title and description edited, a new case beside it nobody manages

@@ -61,7 +61,8 @@ describe('drained (a long text is not queued whole for a slow reader)', () => {
     slow.write('a piece longer than the mark');
     let done = false;
     const wait = drained(slow).then(() => (done = true));
-    await new Promise((r) => setTimeout(r, 10));
+    // a turn of the event loop: anything already due (a drain the stream would emit) has run
+    await new Promise((r) => setImmediate(r));
     expect(done).toBe(false);
     pending.shift()!();
     await wait;

@@ -1,17 +1,24 @@
 import { getHeapStatistics } from 'node:v8';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { checkMemory, collectMemory, finishMemory, startMemoryGovernor } from '../../src/cli/memory.js';
 
 const MB = 1024 * 1024;
 /** About `mb` MB of small arrays, alive while the result is held. */
 const allocate = (mb: number): number[][] => Array.from({ length: mb * 1024 }, (_, i) => new Array<number>(100).fill(i));
 
+// the governor's timer runs on faked intervals: a test moves it on by hand instead of waiting
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 describe('memory governor', () => {
-  it('collects on its timer once the heap has grown past its slack', async () => {
+  it('collects on its timer once the heap has grown past its slack', () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const governor = startMemoryGovernor({ intervalMs: 10, slackMb: 8, env: {} });
     try {
       const held = allocate(48);
-      await new Promise((r) => setTimeout(r, 100));
+      expect(governor.collections).toBe(0);
+      vi.advanceTimersByTime(10);
       expect(governor.collections).toBeGreaterThanOrEqual(1);
       expect(held).toHaveLength(48 * 1024);
     } finally {
@@ -68,14 +75,15 @@ describe('memory governor', () => {
 });
 
 describe('finishing a command’s memory work', () => {
-  it('stops the running governor: neither its timer, a check nor a collect collects any more', async () => {
+  it('stops the running governor: neither its timer, a check nor a collect collects any more', () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const governor = startMemoryGovernor({ intervalMs: 10, slackMb: 1, env: {} });
     try {
       collectMemory();
       expect(governor.collections).toBe(1);
       finishMemory();
       const held = allocate(32);
-      await new Promise((r) => setTimeout(r, 60));
+      vi.advanceTimersByTime(60);
       checkMemory();
       collectMemory();
       expect(governor.collections).toBe(1);

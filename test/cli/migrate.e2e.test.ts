@@ -3,8 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryIo } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
+import { runCli } from '../support/cli.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { resolveProject } from '../../src/remote/index.js';
 import { API_KEY, client, emptyProject, emulator, projectSnapshot, seedVariedProject } from '../support/transfer-helpers.js';
@@ -13,9 +12,7 @@ const BIN = resolve(import.meta.dirname, '../../bin/tmsync.js');
 const ENV = { TMSYNC_API_KEY: API_KEY, SRC_KEY: API_KEY, DST_KEY: API_KEY };
 
 async function tmsync(cwd: string, ...args: string[]) {
-  const io = memoryIo(ENV);
-  const code = await main(['node', 'tmsync', ...args], io, cwd);
-  return { code, out: io.out.join('\n'), err: io.err.join('\n') };
+  return runCli(args, { cwd, env: ENV });
 }
 
 const config = (a: string, b: string, target: string, rate = 1000) =>

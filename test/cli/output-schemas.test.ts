@@ -4,9 +4,8 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoConfigYaml } from '../support/demo-config.js';
 import { PLAN_FORMAT_VERSION } from '../../src/plan/index.js';
-import { memoryIo } from '../../src/cli/io.js';
 import { OUTPUT_FORMAT_VERSION } from '../../src/cli/json.js';
-import { main } from '../../src/cli/main.js';
+import { runCli } from '../support/cli.js';
 import { buildOutputJsonSchemas, outputSchemas, type OutputName } from '../../src/cli/output-schemas.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { renderJsonSchemaFile } from '../../src/repository/index.js';
@@ -50,8 +49,7 @@ describe("every command's --json document has its documented, versioned shape", 
 
   /** Runs a command with --json and checks stdout's one document (one line) against its schema. */
   const json = async (schema: OutputName, args: string[], exit = 0, cwd = root) => {
-    const io = memoryIo({ TMSYNC_API_KEY: API_KEY, TMSYNC_APP_API_KEY: API_KEY });
-    const code = await main(['node', 'tmsync', ...args, '--json'], io, cwd);
+    const { code, io } = await runCli([...args, '--json'], { cwd, env: { TMSYNC_API_KEY: API_KEY, TMSYNC_APP_API_KEY: API_KEY } });
     for (const text of io.out) emitted.push({ args, doc: JSON.parse(text) });
     expect(code, io.err.join('\n')).toBe(exit);
     expect(io.out, args.join(' ')).toHaveLength(1);

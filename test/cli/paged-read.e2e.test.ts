@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryIo } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
+import { serviceUser } from '../support/api.js';
+import { runCli } from '../support/cli.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { CLIENT_DEFAULTS, createClient, resolveProject } from '../../src/remote/index.js';
 import { SYNC_BASE_FILE } from '../../src/base/base.js';
@@ -37,9 +37,7 @@ describe('a case deleted while the case list is read', () => {
   let projectId: string;
 
   const tmsync = async (...args: string[]) => {
-    const io = memoryIo({ TMSYNC_API_KEY: API_KEY });
-    const code = await main(['node', 'tmsync', ...args], io, root);
-    return { code, out: io.out.join('\n'), err: io.err.join('\n') };
+    return runCli(args, { cwd: root, env: { TMSYNC_API_KEY: API_KEY } });
   };
   const direct = () => createClient({ baseUrl: emu.baseUrl, apiKey: API_KEY, rateLimit: 1000 });
   /** the project's cases in list order, read straight from the emulator */
@@ -58,14 +56,7 @@ describe('a case deleted while the case list is read', () => {
     if (res.status !== 200 && res.status !== 404) throw new Error(`GET case ${ref}: ${res.status}`);
     return res.status === 200;
   };
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${emu.baseUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${API_KEY}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  };
+  const api = (method: string, path: string, body?: unknown) => serviceUser(emu.baseUrl, API_KEY)(method, path, body);
   const isCaseList = (a: PassingAnswer) => a.method === 'GET' && /\/projects\/[^/]+\/test_cases$/.test(a.path);
   /**
    * Once the first page of the whole case list is answered: the page's second case is deleted

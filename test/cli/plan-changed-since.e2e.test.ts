@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoConfigYaml } from '../support/demo-config.js';
-import { memoryIo } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
+import { runCli } from '../support/cli.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { parsePlanFile, type Plan } from '../../src/plan/index.js';
 
@@ -14,9 +13,7 @@ const FOLDERS = 24;
 const CASES_PER_FOLDER = 12;
 
 async function tmsync(cwd: string, ...args: string[]) {
-  const io = memoryIo({ TMSYNC_API_KEY: API_KEY });
-  const code = await main(['node', 'tmsync', ...args], io, cwd);
-  return { code, out: io.out.join('\n'), err: io.err.join('\n') };
+  return runCli(args, { cwd, env: { TMSYNC_API_KEY: API_KEY } });
 }
 
 function git(cwd: string, ...args: string[]): string {

@@ -2,8 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryIo } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
+import { runCli } from '../support/cli.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startTestEmulator as startEmulator } from '../dialect.js';
 
@@ -11,9 +10,7 @@ const KEY = 'plan-comment-key';
 const examples = join(import.meta.dirname, '..', '..', 'examples');
 
 async function tmsync(root: string, ...args: string[]) {
-  const io = memoryIo({ TMSYNC_API_KEY: KEY });
-  const code = await main(['node', 'tmsync', ...args], io, root);
-  return { code, out: io.out.join('\n'), err: io.err.join('\n') };
+  return runCli(args, { cwd: root, env: { TMSYNC_API_KEY: KEY } });
 }
 
 /** Human ids depend on the order creates reach the service; the comment's shape does not. */

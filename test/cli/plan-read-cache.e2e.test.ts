@@ -3,16 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoConfigYaml } from '../support/demo-config.js';
-import { memoryIo } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
+import { runCli } from '../support/cli.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 
 const API_KEY = 'read-cache-e2e-secret-key';
 
 async function tmsync(cwd: string, ...args: string[]) {
-  const io = memoryIo({ TMSYNC_API_KEY: API_KEY });
-  const code = await main(['node', 'tmsync', ...args], io, cwd);
-  return { code, out: io.out.join('\n'), err: io.err.join('\n') };
+  return runCli(args, { cwd, env: { TMSYNC_API_KEY: API_KEY } });
 }
 
 describe('tmsync plan re-reads only what changed since the last run', () => {

@@ -2,8 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryIo } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
+import { runCli } from '../support/cli.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startTestEmulator as startEmulator } from '../dialect.js';
 import { demoConfigYaml } from '../support/demo-config.js';
@@ -29,9 +28,7 @@ async function smallRepository(baseUrl: string): Promise<string> {
 }
 
 async function tmsync(root: string, ...args: string[]) {
-  const io = memoryIo({ TMSYNC_API_KEY: API_KEY });
-  const code = await main(['node', 'tmsync', ...args], io, root);
-  return { code, out: io.out.join('\n'), err: io.err.join('\n') };
+  return runCli(args, { cwd: root, env: { TMSYNC_API_KEY: API_KEY } });
 }
 
 describe('tmsync plan against the emulator', () => {

@@ -4,8 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryIo } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
+import { runCli } from '../support/cli.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 
 const API_KEY = 'proxy-test-key';
@@ -72,9 +71,8 @@ describe('HTTP_PROXY / NO_PROXY', () => {
   });
 
   const plan = async (env: NodeJS.ProcessEnv, ...flags: string[]) => {
-    const io = memoryIo({ TMSYNC_API_KEY: API_KEY, ...env });
-    const code = await main(['node', 'tmsync', 'plan', ...flags], io, root);
-    return { code, err: io.err.join('\n') };
+    const { code, err } = await runCli(['plan', ...flags], { cwd: root, env: { TMSYNC_API_KEY: API_KEY, ...env } });
+    return { code, err };
   };
 
   it('sends every request through the proxy HTTP_PROXY names (the service host resolves only there)', async () => {

@@ -1,8 +1,7 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryIo } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
+import { runCli } from '../support/cli.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { SYNC_BASE_FILE } from '../../src/base/base.js';
 import { copyExamples } from '../apply/helpers.js';
@@ -15,9 +14,7 @@ import { API_KEY, client, editInUi, emulator } from '../support/transfer-helpers
  */
 
 async function tmsync(cwd: string, ...args: string[]) {
-  const io = memoryIo({ TMSYNC_API_KEY: API_KEY });
-  const code = await main(['node', 'tmsync', ...args], io, cwd);
-  return { code, out: io.out.join('\n'), err: io.err.join('\n') };
+  return runCli(args, { cwd, env: { TMSYNC_API_KEY: API_KEY } });
 }
 
 /** Every file of the repository's cases and step groups, by path, as bytes. */

@@ -2,17 +2,14 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryIo } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
+import { runCli } from '../support/cli.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { resolveProject } from '../../src/remote/index.js';
 import { SYNC_BASE_FILE } from '../../src/base/base.js';
 import { API_KEY, client, editInUi, emptyProject, emulator } from '../support/transfer-helpers.js';
 
 async function tmsync(cwd: string, ...args: string[]) {
-  const io = memoryIo({ TMSYNC_API_KEY: API_KEY });
-  const code = await main(['node', 'tmsync', ...args], io, cwd);
-  return { code, out: io.out.join('\n'), err: io.err.join('\n') };
+  return runCli(args, { cwd, env: { TMSYNC_API_KEY: API_KEY } });
 }
 
 async function deleteOnService(baseUrl: string, prefix: string, humanId: string): Promise<void> {

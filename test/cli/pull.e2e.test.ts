@@ -2,8 +2,7 @@ import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/prom
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryIo } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
+import { runCli } from '../support/cli.js';
 import { createProject, type RunningEmulator } from '../../src/emulator/index.js';
 import { API_KEY, client, emulator, projectSnapshot, seedVariedProject } from '../support/transfer-helpers.js';
 import { resolveProject } from '../../src/remote/index.js';
@@ -17,9 +16,7 @@ function isBlockOf(lines: string[], i: number, key: string): boolean {
 }
 
 async function tmsync(cwd: string, ...args: string[]) {
-  const io = memoryIo({ TMSYNC_API_KEY: API_KEY });
-  const code = await main(['node', 'tmsync', ...args], io, cwd);
-  return { code, out: io.out.join('\n'), err: io.err.join('\n') };
+  return runCli(args, { cwd, env: { TMSYNC_API_KEY: API_KEY } });
 }
 
 async function walk(dir: string, rel = ''): Promise<string[]> {

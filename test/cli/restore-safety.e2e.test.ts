@@ -2,16 +2,13 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryIo } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
+import { runCli } from '../support/cli.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { fetchState, resolveProject } from '../../src/remote/index.js';
 import { API_KEY, client, emptyProject, emulator, projectSnapshot, seedVariedProject } from '../support/transfer-helpers.js';
 
 async function tmsync(cwd: string, env: Record<string, string>, ...args: string[]) {
-  const io = memoryIo({ TMSYNC_API_KEY: API_KEY, ...env });
-  const code = await main(['node', 'tmsync', ...args], io, cwd);
-  return { code, out: io.out.join('\n'), err: io.err.join('\n') };
+  return runCli(args, { cwd, env: { TMSYNC_API_KEY: API_KEY, ...env } });
 }
 
 const writes = (emu: RunningEmulator, from: number) => emu.requestLog().slice(from).filter((e) => e.method !== 'GET');

@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { memoryIo } from '../../src/cli/io.js';
+import { runCli } from '../support/cli.js';
 import { TEST_DIALECT, startTestEmulator as startEmulator } from '../dialect.js';
 import type { TmsClient } from '../../src/remote/index.js';
 import { KEY, runStatuses, seedCases, setupClient, startProxy, type Emulator } from '../support/ci-helpers.js';
@@ -22,9 +21,7 @@ function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 async function tmsync(args: string[], e: NodeJS.ProcessEnv = env()) {
-  const io = memoryIo(e);
-  const code = await main(['node', 'tmsync', ...args], io, cwd);
-  return { code, out: io.out.join('\n'), err: io.err.join('\n'), io };
+  return runCli(args, { cwd, env: e });
 }
 
 async function createRun(title: string, ids = caseIds): Promise<{ id: string; human_id: string }> {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJunit } from '../../src/results/junit.js';
-import { main } from '../../src/cli/main.js';
+import { runCli } from '../support/cli.js';
 import { runRunTrigger } from '../../src/cli/commands/run-trigger.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { outputSchemas } from '../../src/cli/output-schemas.js';
@@ -35,9 +35,7 @@ function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 async function tmsync(args: string[], e: NodeJS.ProcessEnv = env(), dir = cwd) {
-  const io = memoryIo(e);
-  const code = await main(['node', 'tmsync', ...args], io, dir);
-  return { code, out: io.out.join('\n'), err: io.err.join('\n'), io };
+  return runCli(args, { cwd: dir, env: e });
 }
 
 beforeAll(async () => {

@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryIo } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
+import { serviceUser } from '../support/api.js';
+import { runCli } from '../support/cli.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { CASE_FIELDS } from '../../src/fields.js';
 import { SYNC_BASE_FILE } from '../../src/base/base.js';
@@ -40,21 +40,11 @@ describe('three-way sync against the emulator', () => {
   let projectId: string;
 
   const tmsync = async (...args: string[]) => {
-    const io = memoryIo({ TMSYNC_API_KEY: API_KEY });
-    const code = await main(['node', 'tmsync', ...args], io, root);
-    return { code, out: io.out.join('\n'), err: io.err.join('\n') };
+    return runCli(args, { cwd: root, env: { TMSYNC_API_KEY: API_KEY } });
   };
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${emu.baseUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${API_KEY}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return res.status === 204 ? undefined : ((await res.json()) as { data: Record<string, any> });
-  };
+  const api = (method: string, path: string, body?: unknown) => serviceUser(emu.baseUrl, API_KEY)(method, path, body);
   const idOf = async (file: string) => /^id: (\S+)$/m.exec(await readFile(join(root, file), 'utf8'))![1];
-  const getCase = async (file: string) => (await api('GET', `/projects/${projectId}/test_cases/${await idOf(file)}`))!.data.test_case as Record<string, unknown>;
+  const getCase = async (file: string) => (await api('GET', `/projects/${projectId}/test_cases/${await idOf(file)}`)).data.test_case as Record<string, unknown>;
   /** What the web UI does: the whole case as it shows it, sent back with one field changed. */
   const editInUi = async (file: string, field: string, value: string) => {
     const c = await getCase(file);
@@ -74,7 +64,7 @@ describe('three-way sync against the emulator', () => {
     root = await repository(emu.baseUrl);
     const first = await tmsync('apply', '--auto-approve');
     expect(first.code, first.err).toBe(0);
-    const projects = (await api('GET', '/projects'))!.data.projects as { id: string; human_id_prefix?: string; name: string }[];
+    const projects = (await api('GET', '/projects')).data.projects as { id: string; human_id_prefix?: string; name: string }[];
     projectId = projects.find((p) => p.human_id_prefix === 'DEMO' || p.name === 'DEMO')?.id ?? projects[0].id;
   });
   afterAll(async () => {
@@ -183,7 +173,7 @@ describe('three-way sync against the emulator', () => {
     expect(pruned.out).toContain('service:    "changed on the service: description"');
     const kept = await tmsync('apply', '--auto-approve', '--prune', '--prefer', 'remote');
     expect(kept.code, kept.err).toBe(0);
-    expect((await api('GET', `/projects/${projectId}/test_cases/${gammaId}`))!.data.test_case.description).toBe('Gamma from the UI');
+    expect((await api('GET', `/projects/${projectId}/test_cases/${gammaId}`)).data.test_case.description).toBe('Gamma from the UI');
 
     // deleted on the service, changed in the repository
     const alphaId = await idOf('cases/Sync/alpha.yaml');
@@ -204,7 +194,7 @@ describe('three-way sync against the emulator', () => {
     const folderId = /^id: (\S+)$/m.exec(await readFile(join(root, 'cases/Other/_folder.yaml'), 'utf8'))![1];
     await api('PUT', `/projects/${projectId}/folders/${folderId}`, { name: 'Other (renamed in the UI)' });
     const groupId = await idOf('step_groups/login.yaml');
-    const group = (await api('GET', `/projects/${projectId}/step_groups/${groupId}`))!.data.step_group as { id: string; title: string; description: string; steps: { step_description: string; expected_results?: string; expected_result?: string; order: number }[] };
+    const group = (await api('GET', `/projects/${projectId}/step_groups/${groupId}`)).data.step_group as { id: string; title: string; description: string; steps: { step_description: string; expected_results?: string; expected_result?: string; order: number }[] };
     const steps = [...group.steps].sort((a, b) => a.order - b.order).map((s, i) => ({ step_description: s.step_description, expected_results: s.expected_results ?? s.expected_result ?? '', order: i + 1 }));
     steps[1] = { ...steps[1]!, step_description: 'Press Submit' };
     await api('PUT', `/projects/${projectId}/step_groups/${group.id}`, { title: group.title, description: group.description, steps });
@@ -216,9 +206,9 @@ describe('three-way sync against the emulator', () => {
     expect(p.out).not.toMatch(/~ folder/);
     const a = await tmsync('apply', '--auto-approve');
     expect(a.code, a.err).toBe(0);
-    const after = (await api('GET', `/projects/${projectId}/step_groups/${groupId}`))!.data.step_group as { steps: { step_description: string; order: number }[] };
+    const after = (await api('GET', `/projects/${projectId}/step_groups/${groupId}`)).data.step_group as { steps: { step_description: string; order: number }[] };
     expect([...after.steps].sort((x, y) => x.order - y.order).map((s) => s.step_description)).toEqual(['Open the login page', 'Press Submit']);
-    const folders = (await api('GET', `/projects/${projectId}/folders`))!.data.folders as { id: string; name: string }[];
+    const folders = (await api('GET', `/projects/${projectId}/folders`)).data.folders as { id: string; name: string }[];
     expect(folders.find((f) => f.id === folderId)?.name).toBe('Other (renamed in the UI)');
   });
 

@@ -2,8 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { memoryIo } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
+import { runCli } from '../support/cli.js';
 import { startEmulator, type Dialect } from '../../src/emulator/index.js';
 
 /**
@@ -19,9 +18,7 @@ afterAll(async () => {
 });
 
 async function tmsync(cwd: string, env: NodeJS.ProcessEnv, ...args: string[]) {
-  const io = memoryIo({ TMSYNC_API_KEY: KEY, ...env });
-  const code = await main(['node', 'tmsync', ...args], io, cwd);
-  return { code, out: io.out.join('\n'), err: io.err };
+  return runCli(args, { cwd, env: { TMSYNC_API_KEY: KEY, ...env } });
 }
 
 /** An emulator of the dialect and a starter repository (`tmsync init`) aimed at it: apply creates three items. */
@@ -43,8 +40,8 @@ describe('the apply summary', () => {
       const applied = await tmsync(dir, { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summaryFile }, 'apply', '--auto-approve', '--json');
       expect(applied.code).toBe(0);
       const page = `${emu.appUrl}/ui/projects/DEMO`;
-      expect(applied.err.at(-1)).toBe(`View project: ${page}`);
-      expect(applied.err.at(-2)).toMatch(/^Apply complete: 3 created/);
+      expect(applied.errLines.at(-1)).toBe(`View project: ${page}`);
+      expect(applied.errLines.at(-2)).toMatch(/^Apply complete: 3 created/);
       expect(JSON.parse(applied.out).project_url).toBe(page);
       expect(await readFile(summaryFile, 'utf8')).toContain(`**Apply complete: 3 created, 0 updated, 0 moved, 0 deleted.**\n\nView project: <${page}>`);
       const res = await fetch(page, { headers: { cookie: `tmsync_ui_key=${KEY}` } });
@@ -65,16 +62,16 @@ describe('a service whose answers carry no link to its web UI', () => {
     try {
       const applied = await tmsync(dir, {}, 'apply', '--auto-approve', '--json');
       expect(applied.code).toBe(0);
-      expect(applied.err.at(-1)).toMatch(/^Apply complete: 3 created/);
+      expect(applied.errLines.at(-1)).toMatch(/^Apply complete: 3 created/);
       expect(JSON.parse(applied.out)).not.toHaveProperty('project_url');
 
       await writeFile(join(dir, 'junit.xml'), JUNIT);
       const pushed = await tmsync(dir, { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: join(dir, 'summary.md') }, 'results', 'push', '--new-run', 'No link', 'junit.xml', '--json');
       expect(pushed.code).toBe(0);
-      expect(pushed.err.at(-1)).toMatch(/^Pushed 1 of 1 result from 1 testcase into DEMO-R-\d+ "No link": 1 Passed\.$/);
+      expect(pushed.errLines.at(-1)).toMatch(/^Pushed 1 of 1 result from 1 testcase into DEMO-R-\d+ "No link": 1 Passed\.$/);
       expect(JSON.parse(pushed.out).run).not.toHaveProperty('url');
 
-      const lines = [...applied.err, ...pushed.err];
+      const lines = [...applied.errLines, ...pushed.errLines];
       expect(lines.filter((l) => /View (run|project)|https?:\/\//.test(l))).toEqual([]);
       expect(lines.filter((l) => l.trim() === '')).toEqual([]);
       expect(await readFile(join(dir, 'summary.md'), 'utf8')).not.toContain('View ');

@@ -1,47 +1,9 @@
 import { expect } from 'vitest';
 import { endpoint } from '../../src/api/endpoints.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import { api, KEY, type Answer, type Api } from '../support/api.js';
 
-export const KEY = 'test-key';
-
-export interface Answer {
-  status: number;
-  headers: Headers;
-  body: any;
-  text: string;
-}
-
-type RawBody = NonNullable<RequestInit['body']>;
-
-/** A tiny client over global fetch for conformance tests: JSON in, JSON (or text) out. */
-export function api(emu: RunningEmulator, key: string | null = KEY) {
-  const call = async (method: string, path: string, body?: unknown, init: { headers?: Record<string, string>; raw?: RawBody; root?: 'app' } = {}): Promise<Answer> => {
-    const headers: Record<string, string> = { ...(key === null ? {} : { authorization: `Bearer ${key}` }), ...init.headers };
-    let payload: RawBody | undefined = init.raw;
-    if (body !== undefined) {
-      payload = JSON.stringify(body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const url = path.startsWith('http') ? path : `${init.root === 'app' ? emu.appUrl : emu.baseUrl}${path}`;
-    const res = await fetch(url, { method, headers, body: payload });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      /* not JSON */
-    }
-    return { status: res.status, headers: res.headers, body: parsed, text };
-  };
-  return {
-    call,
-    get: (p: string, init?: Parameters<typeof call>[3]) => call('GET', p, undefined, init),
-    post: (p: string, b?: unknown, init?: Parameters<typeof call>[3]) => call('POST', p, b, init),
-    put: (p: string, b?: unknown, init?: Parameters<typeof call>[3]) => call('PUT', p, b, init),
-    del: (p: string, init?: Parameters<typeof call>[3]) => call('DELETE', p, undefined, init),
-  };
-}
-export type Api = ReturnType<typeof api>;
+export { api, KEY, type Answer, type Api } from '../support/api.js';
 
 export async function start(options: EmulatorOptions = {}): Promise<{ emu: RunningEmulator; http: Api }> {
   const emu = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo', ...options });

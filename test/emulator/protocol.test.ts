@@ -8,10 +8,8 @@ import { KEY, api, conforms, folder, isError, refs, start, testCase, type Api } 
 
 let emu: RunningEmulator;
 let http: Api;
-let logFile: string;
 beforeAll(async () => {
-  logFile = join(mkdtempSync(join(tmpdir(), 'tmsync-emu-')), 'requests.jsonl');
-  ({ emu, http } = await start({ logFile }));
+  ({ emu, http } = await start());
 });
 afterAll(() => emu.close());
 
@@ -47,15 +45,21 @@ describe('authentication', () => {
   });
 
   it('never writes the key into the request log or the log file', async () => {
-    await http.get(`/projects?api_key=${KEY}&page_size=5`);
-    const entries = emu.requestLog();
-    expect(entries.length).toBeGreaterThan(0);
-    expect(JSON.stringify(entries)).not.toContain(KEY);
-    const last = entries[entries.length - 1];
-    // api_key is no parameter of the list: refused (422) in the document dialect, and still not logged
-    expect(last).toMatchObject({ method: 'GET', path: '/api/v1/projects?page_size=5', status: 422 });
-    expect(typeof last.duration_ms).toBe('number');
-    await new Promise((r) => setTimeout(r, 50));
+    const logFile = join(mkdtempSync(join(tmpdir(), 'tmsync-emu-')), 'requests.jsonl');
+    const logged = await start({ logFile });
+    try {
+      await logged.http.get(`/projects?api_key=${KEY}&page_size=5`);
+      const entries = logged.emu.requestLog();
+      expect(entries.length).toBeGreaterThan(0);
+      expect(JSON.stringify(entries)).not.toContain(KEY);
+      const last = entries[entries.length - 1];
+      // api_key is no parameter of the list: refused (422) in the document dialect, and still not logged
+      expect(last).toMatchObject({ method: 'GET', path: '/api/v1/projects?page_size=5', status: 422 });
+      expect(typeof last.duration_ms).toBe('number');
+    } finally {
+      // closing ends the log file's stream: everything logged is in the file once it resolves
+      await logged.emu.close();
+    }
     const lines = readFileSync(logFile, 'utf8').trim().split('\n');
     expect(lines.length).toBeGreaterThan(0);
     expect(readFileSync(logFile, 'utf8')).not.toContain(KEY);

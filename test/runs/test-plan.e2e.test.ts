@@ -2,8 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { memoryIo } from '../../src/cli/io.js';
+import { runCli } from '../support/cli.js';
 import { TEST_DIALECT, startTestEmulator as startEmulator } from '../dialect.js';
 import { KEY, type Emulator } from '../support/ci-helpers.js';
 
@@ -11,9 +10,7 @@ let emu: Emulator;
 let cwd: string;
 
 async function tmsync(args: string[]) {
-  const io = memoryIo({ TMSYNC_BASE_URL: emu.baseUrl, TMSYNC_API_KEY: KEY, TMSYNC_PROJECT: 'DEMO' });
-  const code = await main(['node', 'tmsync', ...args], io, cwd);
-  return { code, out: io.out.join('\n'), err: io.err.join('\n') };
+  return runCli(args, { cwd, env: { TMSYNC_BASE_URL: emu.baseUrl, TMSYNC_API_KEY: KEY, TMSYNC_PROJECT: 'DEMO' } });
 }
 
 beforeAll(async () => {
