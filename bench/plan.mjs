@@ -7,6 +7,8 @@
 // 1. buildPlan, pure and in memory, for a repository of CASES cases in 200 folders with 50 step
 //    groups, where CHANGES items differ from the service (field edits, moves, title changes,
 //    step group edits, new cases): median wall time of RUNS runs against the 500 ms target.
+// 2. The renderers on that plan: the text a terminal gets (`planTextChunks`), the markdown of a
+//    pull-request comment and the saved plan's JSON, median wall time of RUNS runs each.
 // The end-to-end figure (`tmsync plan` against a rate-limited emulator) is bench/plan-e2e.mjs.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +26,7 @@ const CHANGES = opt('changes', 2_000);
 const RUNS = opt('runs', 7);
 const TARGET_MS = 500;
 
-const { buildPlan } = await dist('plan/index.js');
+const { buildPlan, planTextChunks, renderPlanMarkdown, renderPlanJson } = await dist('plan/index.js');
 
 const lookups = {
   types: ['Functional', 'Regression', 'Smoke'].map((name, i) => ({ id: `00000000-0000-4000-8000-1000000000${i}0`, name })),
@@ -182,3 +184,29 @@ console.log(`buildPlan: ${desired.cases.length} cases, ${desired.folders.length}
 console.log(`  plan: ${plan.operations.length} operations (${s.create} create, ${s.update} update, ${s.move} move, ${s.delete} delete) from ${CHANGES} edits`);
 console.log(`  wall: median ${median.toFixed(1)} ms over ${RUNS} runs (min ${times[0].toFixed(1)}, max ${times.at(-1).toFixed(1)}); target < ${TARGET_MS} ms: ${median < TARGET_MS ? 'met' : 'NOT met'}`);
 console.log(`  cpu:  median ${cpuMedian.toFixed(1)} ms (min ${cpuTimes[0].toFixed(1)}); load average ${(await import('node:os')).loadavg()[0].toFixed(1)} on ${(await import('node:os')).availableParallelism()} cpus`);
+
+// the renderers, with what they need beside the plan (`display`, where buildPlan returns one)
+const display = last.display;
+const renderTimes = { text: [], markdown: [], json: [] };
+const renderCpu = [];
+let sizes = {};
+for (let r = 0; r < RUNS; r++) {
+  globalThis.gc?.();
+  const c0 = process.cpuUsage();
+  let t0 = performance.now();
+  let n = 0;
+  for (const chunk of planTextChunks(plan, { color: false, display })) n += chunk.length;
+  renderTimes.text.push(performance.now() - t0);
+  t0 = performance.now();
+  const md = renderPlanMarkdown(plan, { display });
+  renderTimes.markdown.push(performance.now() - t0);
+  t0 = performance.now();
+  const json = renderPlanJson(plan, display);
+  renderTimes.json.push(performance.now() - t0);
+  sizes = { text: n, markdown: md.length, json: json.length };
+  const c = process.cpuUsage(c0);
+  renderCpu.push((c.user + c.system) / 1000);
+}
+const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)].toFixed(1);
+console.log(`render: text ${sizes.text} chars median ${med(renderTimes.text)} ms; markdown ${sizes.markdown} chars median ${med(renderTimes.markdown)} ms; json ${sizes.json} chars median ${med(renderTimes.json)} ms (${RUNS} runs)`);
+console.log(`  cpu:  median ${med(renderCpu)} ms for the three`);

@@ -33,6 +33,7 @@ export {
   PLAN_FORMAT_VERSION,
   type BuildPlanOptions,
   type BuildPlanResult,
+  type PlanDisplay,
 } from './plan/index.js';
 export type * from './plan/operations.js';
 export { executePlan, type ApplyConflict, type ApplyMerge, type ApplyProgress, type ApplyResult, type ExecuteOptions } from './apply/executor.js';

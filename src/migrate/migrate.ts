@@ -1,6 +1,6 @@
 import type { Problem } from '../errors.js';
 import type { ActualState, DesiredState } from '../model.js';
-import { buildPlan, type Plan } from '../plan/index.js';
+import { buildPlan, type Plan, type PlanDisplay } from '../plan/index.js';
 import { normalizeText, normalizeTitle } from '../base/normalize-text.js';
 import type { DesiredCase, DesiredStepGroup, RemoteCase, RemoteStepGroup } from '../model.js';
 import { summarize } from '../plan/summary.js';
@@ -16,6 +16,8 @@ export interface PlanMigrationOptions {
 
 export interface PlanMigrationResult {
   plan: Plan;
+  /** what the renderers need beside the plan to show it */
+  display: PlanDisplay;
   /** target ids the desired state already accounts for (matched by id, pairing or natural key) */
   claimedIds: Set<string>;
   /** non-empty: the migration cannot run (names the target lacks, ambiguous natural keys) */
@@ -50,6 +52,7 @@ export function planMigration(source: ActualState, target: ActualState, options:
   }
   return {
     plan: withoutAdopts(built.plan),
+    display: built.display,
     claimedIds,
     problems: built.problems,
     // directory names are pull's concern: migrate writes no files

@@ -3,6 +3,7 @@ import type { ActualState, DesiredState } from '../model.js';
 import { planCases } from './cases.js';
 import type { BuildPlanOptions, PlanContext } from './context.js';
 import { planDeletes } from './deletes.js';
+import { planDisplay, type PlanDisplay } from './display.js';
 import { planFolders } from './folders.js';
 import { itemTypeOf } from './operation-kinds.js';
 import { PLAN_FORMAT_VERSION, type Operation, type Plan } from './operations.js';
@@ -19,6 +20,8 @@ export interface BuildPlanResult {
   problems: Problem[];
   /** with a sync base: what an apply of this plan records in the base (pass it to the engine) */
   synced?: SyncRecords;
+  /** what the renderers need beside the plan to show it (pass it along with the plan) */
+  display: PlanDisplay;
 }
 
 /**
@@ -71,7 +74,8 @@ export function buildPlan(desired: DesiredState, actual: ActualState, options: B
   const sync = planSync(ctx.sync);
   if (sync) plan.sync = sync;
   const problems = [...ctx.problems].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
-  return { plan, problems, ...(ctx.sync?.collect ? { synced: { records: ctx.sync.records, forgets: ctx.sync.forgets, standings: ctx.sync.standings } } : {}) };
+  const display = planDisplay(ctx.resolver, cases.stepGroupLabels);
+  return { plan, problems, display, ...(ctx.sync?.collect ? { synced: { records: ctx.sync.records, forgets: ctx.sync.forgets, standings: ctx.sync.standings } } : {}) };
 }
 
 /**

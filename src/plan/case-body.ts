@@ -232,12 +232,12 @@ export function caseChanges(ctx: PlanContext, d: DesiredBody, remote: RemoteCase
   return changes;
 }
 
-function showValue(ctx: Pick<PlanContext, 'resolver'>, field: CaseField, id: string): string {
+function showValue(ctx: { resolver: Pick<PlanContext['resolver'], 'showLookup' | 'showUser'> }, field: CaseField, id: string): string {
   return field.kind === 'lookup' ? ctx.resolver.showLookup(lookupKind(field), id) : ctx.resolver.showUser(id);
 }
 
 /** Display values of a new case's fields, for the renderers. */
-export function createChanges(resolver: PlanContext['resolver'], d: { body: CaseBody; stepGroupLabels: readonly (string | undefined)[] }): FieldChange[] {
+export function createChanges(resolver: Pick<PlanContext['resolver'], 'showLookup' | 'showUser' | 'showLabels'>, d: { body: CaseBody; stepGroupLabels: readonly (string | undefined)[] }): FieldChange[] {
   const ctx = { resolver };
   const changes: FieldChange[] = [{ field: 'title', from: '', to: d.body.title }];
   for (const field of CASE_FIELDS_BY_KIND) {
@@ -316,41 +316,4 @@ export function withRemoteCaseFields(from: CaseBody, remote: RemoteCase, names: 
     }
   }
   return body;
-}
-
-/**
- * A case create whose display `changes` are computed each time they are read (rendered, saved,
- * printed as JSON) instead of held: for 50,000 new cases they were some 60 MB of text that a plan
- * held while it was applied, for a rendering that reads them once. `changes` is an enumerable
- * getter (one function shared by every operation, so they share one object shape), so the operation
- * serializes, spreads and compares as if it held the array, after its other keys as before;
- * assigning it stores a plain value. What the getter needs is kept under a symbol, which JSON,
- * spreads and `structuredClone` leave out.
- */
-export function withDisplayChanges<T extends { body: CaseBody }>(
-  op: T,
-  resolver: PlanContext['resolver'],
-  stepGroupLabels: readonly (string | undefined)[],
-): T & { changes?: FieldChange[] } {
-  // a shallow copy: the display values stay those of the body as planned, as when they were held
-  // (a caller that edits `op.body` afterwards does not change what the plan shows it sets)
-  const shown: DisplaySource = { resolver, stepGroupLabels, body: { ...op.body } };
-  Object.defineProperty(op, DISPLAY, { value: shown, enumerable: false, configurable: true, writable: true });
-  return Object.defineProperty(op, 'changes', { enumerable: true, configurable: true, get: computeChanges, set: storeChanges }) as T & { changes?: FieldChange[] };
-}
-
-const DISPLAY = Symbol('display source');
-interface DisplaySource {
-  resolver: PlanContext['resolver'];
-  stepGroupLabels: readonly (string | undefined)[];
-  body: CaseBody;
-}
-
-function computeChanges(this: { [DISPLAY]: DisplaySource }): FieldChange[] {
-  const { resolver, ...shown } = this[DISPLAY];
-  return createChanges(resolver, shown);
-}
-
-function storeChanges(this: object, value: FieldChange[]): void {
-  Object.defineProperty(this, 'changes', { value, enumerable: true, configurable: true, writable: true });
 }

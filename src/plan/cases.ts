@@ -1,7 +1,7 @@
 import type { DesiredCase, RemoteCase } from '../model.js';
 import type { BaseEntry } from '../base/base.js';
 import { caseFieldValues, changedFromBase, desiredCaseFieldNames, desiredCaseFieldValues, fieldLabel, remoteCaseHas, type FieldValues } from '../base/field-values.js';
-import { caseChanges, desiredBody, keepRemoteFields, withDisplayChanges, type DesiredBody } from './case-body.js';
+import { caseChanges, desiredBody, keepRemoteFields, type DesiredBody } from './case-body.js';
 import { claimById, foundElsewhere, problem, type PlanContext } from './context.js';
 import { folderRef, type FolderNode, type FolderPlan } from './folders.js';
 import { normalizeTitle, pathKey, showPath } from '../base/normalize-text.js';
@@ -30,6 +30,8 @@ export interface CasePlan {
   claimed: Set<string>;
   /** key of the operation that changes a claimed remote case, by its id */
   opByRemoteId: Map<string, string>;
+  /** for the renderers (`PlanDisplay.stepGroupLabels`): the step groups of a new case's steps, by operation key */
+  stepGroupLabels: Map<string, readonly (string | undefined)[]>;
 }
 
 function who(r: RemoteCase): string {
@@ -127,6 +129,7 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
   const matches = matchCases(ctx, folders);
   const ops: Operation[] = [];
   const opByRemoteId = new Map<string, string>();
+  const stepGroupLabels = new Map<string, readonly (string | undefined)[]>();
   for (const m of matches) {
     const node = m.node;
     if (!node || m.failed) continue;
@@ -146,7 +149,9 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
       const key = `create_case:${dc.file}`;
       if (ctx.sync?.collect) ctx.sync.records.push(createRecord(key, d.body));
       if (m.gone && ctx.sync?.collect) ctx.sync.forgets.push({ kind: 'case', id: m.gone.id, op: key });
-      ops.push(createCaseOp({ kind: 'create_case', key, dependsOn: dependsOn(), path: node.displayPath, body: d.body, writeBack: { file: dc.file } }, ctx.resolver, d));
+      const op: CreateCaseOp = { kind: 'create_case', key, dependsOn: dependsOn(), path: node.displayPath, body: d.body, writeBack: { file: dc.file } };
+      ops.push(op);
+      if (d.stepGroupLabels.some((l) => l !== undefined)) stepGroupLabels.set(key, d.stepGroupLabels);
       continue;
     }
     const remote = m.remote;
@@ -235,11 +240,11 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
     }
   }
   const claimed = new Set(matches.flatMap((m) => (m.remote ? [m.remote.id] : [])));
-  return { ops, matches, claimed, opByRemoteId };
+  return { ops, matches, claimed, opByRemoteId, stepGroupLabels };
 }
 
 /*
- * The records and operations below compute values and display changes when read. They are made
+ * The records below compute their values when read. They are made
  * here, outside `planCases`, so that what they hold is only what they name: a closure made inside
  * would keep the plan's whole context alive (the repository's state with it) for as long as the
  * plan or its records live, through an apply.
@@ -269,11 +274,6 @@ class CreateRecord implements SyncRecord {
 
 function createRecord(key: string, body: CaseBody): SyncRecord {
   return new CreateRecord(key, body);
-}
-
-/** A case create whose display changes are computed when rendered (see `withDisplayChanges`). */
-function createCaseOp(op: Omit<CreateCaseOp, 'changes'>, resolver: PlanContext['resolver'], d: DesiredBody): CreateCaseOp {
-  return withDisplayChanges(op, resolver, d.stepGroupLabels);
 }
 
 const NONE: string[] = [];

@@ -254,7 +254,7 @@ export function restrictPlan(result: BuildPlanResult, desired: DesiredState, act
     remoteVersions: remoteVersions(actual, operations),
   };
   const problems: Problem[] = result.problems.filter((p) => present.has(p.file));
-  return { plan, problems };
+  return { plan, problems, display: result.display };
 }
 
 /**

@@ -2,6 +2,7 @@
 export type * from './operations.js';
 export { PLAN_FORMAT_VERSION, hasChanges } from './operations.js';
 export type { BuildPlanOptions } from './context.js';
+export type { PlanDisplay } from './display.js';
 export { buildPlan, folderFingerprint, type BuildPlanResult } from './build-plan.js';
 export { summarize, summaryLine } from './summary.js';
 export { normalizeText } from '../base/normalize-text.js';

@@ -1,3 +1,4 @@
+import { createCaseChanges, type PlanDisplay } from './display.js';
 import type { FieldChange, Operation, OperationKind, WriteBack } from './operations.js';
 
 /**
@@ -31,8 +32,8 @@ export interface OperationKindEntry<K extends OperationKind> {
   /** in words, for messages: `create case`, `move folder` */
   words: string;
   heading: (op: Extract<Operation, { kind: K }>) => OpHeading;
-  /** the field changes it shows (creates list the values they set) */
-  changes: (op: Extract<Operation, { kind: K }>) => FieldChange[];
+  /** the field changes it shows (creates list the values they set), with what the renderers have beside the plan */
+  changes: (op: Extract<Operation, { kind: K }>, display: PlanDisplay | undefined) => FieldChange[];
 }
 
 const join = (path: readonly string[]) => path.join('/');
@@ -102,7 +103,7 @@ export const OPERATION_KINDS: { readonly [K in OperationKind]: OperationKindEntr
     action: 'create',
     words: 'create case',
     heading: (op) => ({ type: 'case', name: inFolder(op.path, op.body.title), note: op.writeBack.file }),
-    changes: setValues,
+    changes: createCaseChanges,
   },
   update_case: {
     itemType: 'case',
@@ -189,8 +190,8 @@ export function kindWords(kind: OperationKind): string {
 export function headingOf(op: Operation): OpHeading {
   return entryOf(op).heading(op);
 }
-export function changesOf(op: Operation): FieldChange[] {
-  return entryOf(op).changes(op);
+export function changesOf(op: Operation, display: PlanDisplay | undefined): FieldChange[] {
+  return entryOf(op).changes(op, display);
 }
 export function itemTypeWords(type: ItemType): string {
   return TYPE_WORDS[type];

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { TmsyncError } from '../errors.js';
 import { camelKeys, snakeCase, snakeKeys, type CamelKeys, type SnakeCase } from '../json-keys.js';
 import { CASE_FIELDS_BY_KIND, CASE_TEMPLATES, STEP_GROUP_FIELDS, type CaseFieldEntry, type CaseTemplate, type FieldKind, type StepGroupFieldEntry, type StepGroupFieldKind } from '../fields.js';
+import { createCaseChanges, type PlanDisplay } from './display.js';
 import { PLAN_FORMAT_VERSION, planDiffers, type AdoptOp, type CompleteTestPlanOp, type CreateTestPlanOp, type CreateTestRunOp, type Operation, type Plan, type StepBody } from './operations.js';
 
 /**
@@ -195,24 +196,31 @@ void schemaMatchesPlan;
 /**
  * The plan file: JSON with `format_version` first and every other key sorted, so equal plans are
  * equal bytes; indented, for a person to read it (`plan --json` and `show --json` print it on one
- * line, as every `--json` document).
+ * line, as every `--json` document). `display` (what `buildPlan` returned beside the plan) gives
+ * a new case's `changes`, the values it sets, which the file holds for a person and `show`.
  */
-export function renderPlanJson(plan: Plan): string {
-  return `${JSON.stringify(planDocument(plan), null, 2)}\n`;
+export function renderPlanJson(plan: Plan, display?: PlanDisplay): string {
+  return `${JSON.stringify(planDocument(plan, display), null, 2)}\n`;
 }
 
 /** The plan file on one line: what `plan --json` and `show --json` print. */
-export function renderPlanJsonLine(plan: Plan): string {
-  return JSON.stringify(planDocument(plan));
+export function renderPlanJsonLine(plan: Plan, display?: PlanDisplay): string {
+  return JSON.stringify(planDocument(plan, display));
 }
 
 /**
  * The plan as its JSON carries it: keys in snake_case (`json-keys.ts`), `format_version` first and
- * the rest sorted, with `differs` derived afresh (an edited plan never keeps a stale one).
+ * the rest sorted, with `differs` derived afresh (an edited plan never keeps a stale one) and a new
+ * case's display `changes` from `display` where its operation holds none.
  */
-export function planDocument(plan: Plan): Record<string, unknown> {
-  const { format_version, ...rest } = snakeKeys({ ...plan, differs: planDiffers(plan) }) as Record<string, unknown>;
+export function planDocument(plan: Plan, display?: PlanDisplay): Record<string, unknown> {
+  const operations = display === undefined ? plan.operations : plan.operations.map((op) => withDisplayValues(op, display));
+  const { format_version, ...rest } = snakeKeys({ ...plan, operations, differs: planDiffers(plan) }) as Record<string, unknown>;
   return { format_version, ...(sortKeys(rest) as object) };
+}
+
+function withDisplayValues(op: Operation, display: PlanDisplay): Operation {
+  return op.kind === 'create_case' && op.changes === undefined ? { ...op, changes: createCaseChanges(op, display) } : op;
 }
 
 function sortKeys(value: unknown): unknown {

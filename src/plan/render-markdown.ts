@@ -1,4 +1,5 @@
 import { ACTION_ORDER, SYMBOLS, actionOf, changesOf, detailedInCompact, diffLines, folderRows, headingOf, isCompact, isLong, unmanagedHeading, type Action } from './describe.js';
+import type { PlanDisplay } from './display.js';
 import type { FieldChange, Operation, Plan } from './operations.js';
 import { summaryLine } from './summary.js';
 import { byItem, CONFLICTS_HEADING, conflictSettled, conflictWaysOut, REMOTE_CHANGES_HEADING, REMOTE_CHANGES_NOTE, withoutBaseLine } from './render-sync.js';
@@ -14,6 +15,8 @@ export interface RenderMarkdownOptions {
    * every item in detail; unset: compact above `COMPACT_ABOVE` operations (describe.ts)
    */
   compact?: boolean | undefined;
+  /** what `buildPlan` returned beside the plan, to show a new case's values (`PlanDisplay`); a saved plan needs none */
+  display?: PlanDisplay | undefined;
 }
 
 /** The first line of every plan comment, so CI can find and update its own comment. */
@@ -72,7 +75,7 @@ export function renderPlanMarkdown(plan: Plan, options: RenderMarkdownOptions = 
   for (const action of ACTION_ORDER) {
     if (compact && !detailedInCompact(action)) continue;
     const ops = plan.operations.filter((o) => actionOf(o) === action);
-    if (ops.length > 0) sections.push({ title: `${SYMBOLS[action]} ${TITLES[action]} (${ops.length})`, items: ops.map(renderOp) });
+    if (ops.length > 0) sections.push({ title: `${SYMBOLS[action]} ${TITLES[action]} (${ops.length})`, items: ops.map((op) => renderOp(op, options.display)) });
   }
   const remoteChanges = plan.sync?.remoteChanges ?? [];
   if (remoteChanges.length > 0) {
@@ -140,11 +143,11 @@ function countTypes(ops: Operation[]): string {
   return [...counts].map(([t, n]) => `${n} ${t}${n === 1 ? '' : 's'}`).join(', ');
 }
 
-function renderOp(op: Operation): string {
+function renderOp(op: Operation, display: PlanDisplay | undefined): string {
   const h = headingOf(op);
   const symbol = SYMBOLS[actionOf(op)];
   const line = `- \`${symbol}\` ${h.type} ${h.humanId ? `${code(h.humanId)} ` : ''}**${escape(h.name)}**${h.note ? ` — ${escape(h.note)}` : ''}`;
-  const changes = changesOf(op);
+  const changes = changesOf(op, display);
   if (changes.length === 0) return line;
   const body = changes.flatMap((c) => changeLines(c, actionOf(op) === 'create'));
   const fence = fenceFor(body.join('\n'));

@@ -14,6 +14,7 @@ import {
   unmanagedHeading,
   type Action,
 } from './describe.js';
+import type { PlanDisplay } from './display.js';
 import type { FieldChange, Operation, Plan } from './operations.js';
 import { summaryLine } from './summary.js';
 import { safeInline, safeLines, safeLineStart } from '../safe-text.js';
@@ -32,6 +33,8 @@ export interface RenderTextOptions {
    * nothing deletes (there is no repository, and no --prune) @default false
    */
   migration?: boolean;
+  /** what `buildPlan` returned beside the plan, to show a new case's values (`PlanDisplay`); a saved plan needs none */
+  display?: PlanDisplay | undefined;
 }
 
 const ANSI = { red: 31, green: 32, yellow: 33, blue: 34, cyan: 36, dim: 2, bold: 1 } as const;
@@ -85,9 +88,9 @@ function* unguardedLines(plan: Plan, options: RenderTextOptions): Generator<stri
         yield '';
         yield 'Updates and deletes in detail:';
         yield '';
-        for (const op of detailed) yield* opBlock(op, paint);
+        for (const op of detailed) yield* opBlock(op, paint, options.display);
       }
-    } else for (const op of plan.operations) yield* opBlock(op, paint);
+    } else for (const op of plan.operations) yield* opBlock(op, paint, options.display);
     yield '';
   }
   // pruned items already show as red `-` blocks above; list what stays unmanaged
@@ -137,7 +140,7 @@ function* unguardedLines(plan: Plan, options: RenderTextOptions): Generator<stri
 }
 
 /** One operation: its heading line, then its field changes (a delete: one red line). */
-function* opBlock(op: Operation, paint: (c: Colour, t: string) => string): Generator<string> {
+function* opBlock(op: Operation, paint: (c: Colour, t: string) => string, display: PlanDisplay | undefined): Generator<string> {
   const action = actionOf(op);
   const h = headingOf(op);
   if (action === 'delete') {
@@ -147,7 +150,7 @@ function* opBlock(op: Operation, paint: (c: Colour, t: string) => string): Gener
   }
   const note = h.note ? paint('dim', `  (${safeInline(h.note)})`) : '';
   yield `${paint(ACTION_COLOUR[action], SYMBOLS[action])} ${paint('bold', headingText(h))}${note}`;
-  for (const line of changeBlock(changesOf(op), action === 'create', paint)) yield `    ${line}`;
+  for (const line of changeBlock(changesOf(op, display), action === 'create', paint)) yield `    ${line}`;
 }
 
 /** The compact plan's table: a row per folder, a column per action the plan holds (`folderRows`). */

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { DesiredCaseFields, RemoteCase } from '../../src/model.js';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { buildPlan, parsePlanFile, renderPlanJson, summaryLine } from '../../src/plan/index.js';
+import { buildPlan, parsePlanFile, renderPlanJson, renderPlanText, summaryLine } from '../../src/plan/index.js';
+import { changesOf } from '../../src/plan/operation-kinds.js';
 import { SyncBase } from '../../src/base/base.js';
 import { desiredCaseFieldValues } from '../../src/base/field-values.js';
 import {
@@ -320,11 +321,9 @@ describe('buildPlan: what a create operation holds (issue 15)', () => {
       { base: new SyncBase('p1') },
     );
 
-  it("computes a new case's display changes when they are read, and saves and prints them as the values it sets", () => {
-    const { plan: p } = withCreates();
+  it("holds a new case as plain data, and shows, saves and prints the values it sets through the plan's display", () => {
+    const { plan: p, display } = withCreates();
     const op = findOp(p, 'create_case');
-    // nothing held: a getter, read by the renderers, JSON and spreads
-    expect(Object.getOwnPropertyDescriptor(op, 'changes')?.get).toBeTypeOf('function');
     const expected = [
       { field: 'title', from: '', to: 'Valid login' },
       { field: 'description', from: '', to: 'Signs in' },
@@ -336,17 +335,19 @@ describe('buildPlan: what a create operation holds (issue 15)', () => {
       { field: 'owner', from: '', to: 'ana@example.com' },
       { field: 'steps', from: '', to: '1. Open /login\n   expect: The form shows\n   from step group login\n2. Submit\n   expect: Signed in' },
     ];
-    expect(op.changes).toEqual(expected);
-    expect({ ...op }.changes).toEqual(expected);
-    // after the other keys, where the array was
-    expect(Object.keys(op)).toEqual(['kind', 'key', 'dependsOn', 'path', 'body', 'writeBack', 'changes']);
-    expect((JSON.parse(JSON.stringify(op)) as typeof op).changes).toEqual(expected);
-    expect(findOp(parsePlanFile(renderPlanJson(p)), 'create_case').changes).toEqual(expected);
-    expect(structuredClone(op).changes).toEqual(expected);
-    // what the getter reads is not part of the operation's data
-    expect(Object.keys(JSON.parse(JSON.stringify(op)) as object)).toEqual(['kind', 'key', 'dependsOn', 'path', 'body', 'writeBack', 'changes']);
-    op.changes = [{ field: 'title', from: '', to: 'Other' }];
-    expect(op.changes).toEqual([{ field: 'title', from: '', to: 'Other' }]);
+    // plain data: no accessor, no key JSON or a clone would leave out, the same after a round trip
+    expect(Object.keys(op)).toEqual(['kind', 'key', 'dependsOn', 'path', 'body', 'writeBack']);
+    expect(Reflect.ownKeys(op)).toEqual(Object.keys(op));
+    expect(Object.values(Object.getOwnPropertyDescriptors(op)).every((d) => 'value' in d)).toBe(true);
+    expect(JSON.parse(JSON.stringify(op))).toEqual(op);
+    expect(structuredClone(op)).toEqual(op);
+    // the display values, computed by the renderers from the plan and its display
+    expect(changesOf(op, display)).toEqual(expected);
+    expect(findOp(parsePlanFile(renderPlanJson(p, display)), 'create_case').changes).toEqual(expected);
+    expect(renderPlanText(p, { color: false, display })).toContain('steps:');
+    // a plan read back holds them: it needs no display
+    const saved = findOp(parsePlanFile(renderPlanJson(p, display)), 'create_case');
+    expect(changesOf(saved, undefined)).toEqual(expected);
   });
 
   it('records a new case in the sync base with the values of the body it sends, computed when recorded', () => {
@@ -370,7 +371,7 @@ describe('buildPlan: what a create operation holds (issue 15)', () => {
     await new Promise((r) => setTimeout(r, 0));
     fullCollection();
     expect(ref.deref()).toBeUndefined();
-    expect(findOp(built.plan, 'create_case').changes?.[0]).toEqual({ field: 'title', from: '', to: 'Valid login' });
+    expect(changesOf(findOp(built.plan, 'create_case'), built.display)[0]).toEqual({ field: 'title', from: '', to: 'Valid login' });
     expect(built.synced!.records.length).toBeGreaterThan(0);
   });
 });

@@ -1,13 +1,14 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildPlan, renderPlanMarkdown, renderPlanText, type Plan } from '../../src/plan/index.js';
+import { buildPlan, renderPlanMarkdown, renderPlanText, type Plan, type PlanDisplay } from '../../src/plan/index.js';
 import { loadConfig, loadRepository } from '../../src/repository/index.js';
 import { byNaturalName } from '../../src/repository/walk.js';
 import { makeRepo } from '../repository/helpers.js';
 import { actualState, desiredCase, desiredFolders, desiredState, remoteCase, remoteFolder, step } from './builders.js';
 
 /** 61 one-step creates in two folders, one update and one delete: issue 30's plan of 669 lines. */
-function largePlan(): Plan {
+/** A plan of 65 operations, with what the renderers need beside it. */
+function largeBuilt(): { plan: Plan; display: PlanDisplay } {
   const cases = [
     ...Array.from({ length: 40 }, (_, i) => desiredCase('Checkout', `Pay ${i + 1}`, { steps: [step('Open the page', 'It opens')] })),
     ...Array.from({ length: 21 }, (_, i) => desiredCase('Checkout/Cards', `Card ${i + 1}`, { steps: [step('Add a card')] })),
@@ -18,16 +19,20 @@ function largePlan(): Plan {
     folders: [remoteFolder('f1', 'Checkout')],
     cases: [remoteCase('SHOP-1', 'Kept', 'f1'), remoteCase('SHOP-2', 'Gone', 'f1')],
   });
-  const { plan, problems } = buildPlan(desired, actual, { prune: true, allowRecreate: true });
+  const { plan, problems, display } = buildPlan(desired, actual, { prune: true, allowRecreate: true });
   expect(problems).toEqual([]);
-  return plan;
+  return { plan, display };
+}
+
+function largePlan(): Plan {
+  return largeBuilt().plan;
 }
 
 describe('compact plans (issue 30 item 11)', () => {
   it('shows a plan above 50 operations as a table per folder with counts, details only for updates and deletes', () => {
-    const plan = largePlan();
+    const { plan, display } = largeBuilt();
     expect(plan.operations.length).toBeGreaterThan(50);
-    const full = renderPlanText(plan, { color: false, compact: false });
+    const full = renderPlanText(plan, { color: false, compact: false, display });
     const text = renderPlanText(plan, { color: false });
     expect(text).toBe(renderPlanText(plan, { color: false, compact: true }));
     const lines = text.split('\n');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TmsyncError } from '../../src/errors.js';
-import type { Operation, Plan } from '../../src/plan/index.js';
+import type { Operation, Plan, PlanDisplay } from '../../src/plan/index.js';
+import { changesOf } from '../../src/plan/operation-kinds.js';
 import {
   PLAN_COMMENT_MARKER,
   buildPlan,
@@ -16,11 +17,16 @@ import { everyKindScenario } from './scenario.js';
 
 const FIXTURES = new URL('../fixtures/plan/', import.meta.url).pathname;
 
-function scenarioPlan(): Plan {
+/** The golden scenario's plan, with what the renderers need beside it. */
+function scenario(): { plan: Plan; display: PlanDisplay } {
   const { desired, actual } = everyKindScenario();
-  const { plan, problems } = buildPlan(desired, actual, { prune: true });
+  const { plan, problems, display } = buildPlan(desired, actual, { prune: true });
   expect(problems).toEqual([]);
-  return plan;
+  return { plan, display };
+}
+
+function scenarioPlan(): Plan {
+  return scenario().plan;
 }
 
 describe('plan renderers', () => {
@@ -45,31 +51,34 @@ describe('plan renderers', () => {
   });
 
   it('renders text as the golden file, without colour when colour is off', async () => {
-    const text = renderPlanText(scenarioPlan(), { color: false });
+    const { plan, display } = scenario();
+    const text = renderPlanText(plan, { color: false, display });
     expect(text).not.toContain('\u001b[');
     await expect(text).toMatchFileSnapshot(`${FIXTURES}plan.txt`);
   });
 
   it('writes the text in pieces of whole lines that together are exactly the rendered text', () => {
-    const plan = scenarioPlan();
+    const { plan, display } = scenario();
     for (const color of [false, true]) {
-      const whole = renderPlanText(plan, { color });
-      const pieces = [...planTextChunks(plan, { color }, 3)];
+      const whole = renderPlanText(plan, { color, display });
+      const pieces = [...planTextChunks(plan, { color, display }, 3)];
       expect(pieces.length).toBeGreaterThan(3);
       expect(pieces.every((p) => p.endsWith('\n') && p.split('\n').length - 1 <= 3)).toBe(true);
       expect(pieces.join('')).toBe(whole);
-      expect([...planTextChunks(plan, { color })]).toEqual([whole]);
+      expect([...planTextChunks(plan, { color, display })]).toEqual([whole]);
     }
   });
 
   it('renders coloured text only when asked to', async () => {
-    const text = renderPlanText(scenarioPlan(), { color: true });
+    const { plan, display } = scenario();
+    const text = renderPlanText(plan, { color: true, display });
     expect(text).toContain('\u001b[32m+\u001b[0m');
     await expect(text).toMatchFileSnapshot(`${FIXTURES}plan.color.txt`);
   });
 
   it('renders markdown as the golden file, with the marker first, the summary next and a red banner for deletes', async () => {
-    const md = renderPlanMarkdown(scenarioPlan());
+    const { plan, display } = scenario();
+    const md = renderPlanMarkdown(plan, { display });
     const lines = md.split('\n');
     expect(lines[0]).toBe(PLAN_COMMENT_MARKER);
     expect(lines[1]).toMatch(/^\*\*Plan: \d+ to create/);
@@ -79,11 +88,15 @@ describe('plan renderers', () => {
   });
 
   it('renders JSON as the golden file, format_version first, and reads it back to the same plan', async () => {
-    const plan = scenarioPlan();
-    const json = renderPlanJson(plan);
+    const { plan, display } = scenario();
+    const json = renderPlanJson(plan, display);
     expect(json.startsWith('{\n  "format_version": 3,')).toBe(true);
     await expect(json).toMatchFileSnapshot(`${FIXTURES}plan.json`);
-    expect(parsePlanFile(json)).toEqual(JSON.parse(JSON.stringify(plan)));
+    // the plan's data, with the display values of its new cases that the file holds for `show`
+    const shown = { ...plan, operations: plan.operations.map((op) => (op.kind === 'create_case' ? { ...op, changes: changesOf(op, display) } : op)) };
+    expect(parsePlanFile(json)).toEqual(JSON.parse(JSON.stringify(shown)));
+    // read back, it needs no display to be written the same
+    expect(renderPlanJson(parsePlanFile(json))).toBe(json);
   });
 
   it('says "No changes" with no legend when there is nothing to do', () => {

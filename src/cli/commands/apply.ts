@@ -9,7 +9,7 @@ import { loadTarget } from '../target.js';
 import { checkMemory, collectMemory } from '../memory.js';
 import { loadRepository, removeStrayTempFiles } from '../../repository/index.js';
 import { confirmMissing, fetchState, resolveProject } from '../../remote/index.js';
-import { buildPlan, hasChanges, openConflicts, parsePlanFile, planDocument, planTextChunks, summaryLine, type BuildPlanResult, type Plan, type Prefer, type SyncRecords } from '../../plan/index.js';
+import { buildPlan, hasChanges, openConflicts, parsePlanFile, planDocument, planTextChunks, summaryLine, type BuildPlanResult, type Plan, type PlanDisplay, type Prefer, type SyncRecords } from '../../plan/index.js';
 import { readSyncBase, type SyncBase } from '../../base/base.js';
 import { writeSynced } from '../../apply/engine.js';
 import { conflictsError } from './plan.js';
@@ -115,7 +115,7 @@ async function applyWith(
     // written in pieces: a large plan's text is not held whole, nor queued whole for a slow reader;
     // the pieces are large strings that only a full collection frees, collected as they pile up
     else
-      for (const chunk of planTextChunks(plan, { color: to.color, compact: options.compact })) {
+      for (const chunk of planTextChunks(plan, { color: to.color, compact: options.compact, display: built.display })) {
         to.write(chunk);
         await to.drained?.();
         checkMemory();
@@ -125,14 +125,14 @@ async function applyWith(
   const conflicts = openConflicts(plan);
   if (conflicts > 0) {
     io.stderr(`${red('Error:', options.color.stderr)} ${conflictsError(conflicts)}`);
-    if (options.json) io.stdout(jsonOutput({ plan: planDocument(plan), result: null, ...projectLink(project) }));
+    if (options.json) io.stdout(jsonOutput({ plan: planDocument(plan, built.display), result: null, ...projectLink(project) }));
     return EXIT.FAILED;
   }
   const syncBase = built.synced ? { root, base, records: built.synced } : undefined;
   if (!hasChanges(plan)) {
     // nothing to send: every item compared is in step, and is recorded as synced
     if (syncBase) await recordBase(syncBase, io);
-    if (options.json) io.stdout(jsonOutput({ plan: planDocument(plan), result: null, ...projectLink(project) }));
+    if (options.json) io.stdout(jsonOutput({ plan: planDocument(plan, built.display), result: null, ...projectLink(project) }));
     await summary(io, `### tmsync apply\n\n**${summaryLine(plan)}** Nothing was applied.`);
     // the service matches the repository: nothing an earlier run left is still to do
     await session.settled(project.id);
@@ -166,7 +166,7 @@ async function applyWith(
     ...(prefer ? { prefer } : {}),
   });
   if (result.syncBaseError) io.stderr(baseNotWritten(result.syncBaseError));
-  report(result, options, io, plan, project, shown);
+  report(result, options, io, plan, built.display, project, shown);
   await summary(io, applySummary(result, project));
   if (result.journalError) return EXIT.FAILED;
   if (result.interrupted) return EXIT.INTERRUPTED;
@@ -342,7 +342,7 @@ function resultStream(options: ApplyOptions, io: CliIo): { write: (text: string)
   return { write: io.stdout, color: options.color.stdout, ...(io.stdoutDrained ? { drained: io.stdoutDrained } : {}) };
 }
 
-function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Plan, project: RemoteProject, shown: ReturnType<typeof resultStream>): void {
+function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Plan, display: PlanDisplay, project: RemoteProject, shown: ReturnType<typeof resultStream>): void {
   // keys, files and messages hold titles and the service's words: each kept on its line (`safe-text.ts`)
   for (const f of result.failed) {
     const where = f.file ? `${safeInline(f.file)}: ` : '';
@@ -387,7 +387,7 @@ function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Pla
   if (options.json) {
     io.stdout(
       jsonOutput({
-        plan: planDocument(plan),
+        plan: planDocument(plan, display),
         result: {
           created: result.created,
           updated: result.updated,

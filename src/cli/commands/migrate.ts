@@ -72,7 +72,7 @@ async function migrateFrom(source: Target, session: ApplySession, options: Migra
       fetchState(source.client, srcProject.id, { ...(scope ? { scope } : {}), signal: io.signal }),
       fetchState(target.client, dstProject.id, { ...(scope ? { scope } : {}), signal: io.signal }),
     ]);
-    const { plan, problems, warnings, claimedIds } = planMigration(srcState, dstState, folder ? { folder } : {});
+    const { plan, display, problems, warnings, claimedIds } = planMigration(srcState, dstState, folder ? { folder } : {});
     for (const w of warnings) io.stderr(`Warning: ${safeInline(w.message)}`);
     if (problems.length > 0) {
       for (const p of problems) io.stderr(formatProblem(p));
@@ -90,13 +90,13 @@ async function migrateFrom(source: Target, session: ApplySession, options: Migra
     for (const to of outputs) {
       to.write(`Migrating ${safeInline(srcProject.name)} (${options.from}) → ${safeInline(dstProject.name)} (${options.to})${folder ? `, folder ${safeInline(folder.join('/'))}` : ''}:`);
       // in pieces, each once the stream has taken the one before (a slow reader does not get it queued whole)
-      for (const chunk of planTextChunks(plan, { color: to.color, compact: options.compact, migration: true })) {
+      for (const chunk of planTextChunks(plan, { color: to.color, compact: options.compact, migration: true, display })) {
         to.write(chunk);
         await to.drained?.();
       }
     }
     if (!hasChanges(plan)) {
-      if (options.json) io.stdout(jsonOutput({ plan: planDocument(plan), result: null }));
+      if (options.json) io.stdout(jsonOutput({ plan: planDocument(plan, display), result: null }));
       return EXIT.OK;
     }
     if (!options.autoApprove) {
@@ -146,7 +146,7 @@ async function migrateFrom(source: Target, session: ApplySession, options: Migra
     if (options.json) {
       io.stdout(
         jsonOutput({
-          plan: planDocument(plan),
+          plan: planDocument(plan, display),
           result: { created: result.created, updated: result.updated, moved: result.moved, adopted: result.adopted, failed: result.failed, skipped: result.skipped, interrupted: result.interrupted },
         }),
       );

@@ -8,7 +8,7 @@ import { repositoryTexts } from '../../text-sharer.js';
 import { changedCaseQueries, folderSubtreeFiles, planChanged, stepGroupsToRead, type ChangedFiles, type RemovedCaseFile } from '../../plan/changed.js';
 import { readSyncBase } from '../../base/base.js';
 import { openConflicts, planDiffers, type Prefer } from '../../plan/index.js';
-import { buildPlan, PLAN_COMMENT_MARKER, planTextChunks, renderPlanJson, renderPlanJsonLine, renderPlanMarkdown, summaryLine, type BuildPlanResult, type Plan } from '../../plan/index.js';
+import { buildPlan, PLAN_COMMENT_MARKER, planTextChunks, renderPlanJson, renderPlanJsonLine, renderPlanMarkdown, summaryLine, type BuildPlanResult, type Plan, type PlanDisplay } from '../../plan/index.js';
 import { confirmMissing, fetchState, resolveProject } from '../../remote/index.js';
 import { ReadCache } from '../../remote/read-cache.js';
 import { loadRepository, type TmsyncConfig } from '../../repository/index.js';
@@ -157,7 +157,7 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
     // what is alive, and the heap V8 commits for it stays lower (50,000 cases: peak 260 → 247 MB
     // for one full collection, some 0.1 s, after the last answer; issue 15)
     collectMemory();
-    const { plan, problems } = changed
+    const { plan, problems, display } = changed
       ? withChangedSinceNotes(planChanged(loaded.state, actual, changed, { allowRecreate: options.allowRecreate ?? false, base, collectSynced: false, ...(options.prefer ? { prefer: options.prefer } : {}) }), loaded.state, changed, changes!, options.changedSince!)
       : buildPlan(loaded.state, actual, { prune: options.prune ?? false, allowRecreate: options.allowRecreate ?? false, base, collectSynced: false, ...(options.prefer ? { prefer: options.prefer } : {}) });
     if (problems.length > 0) {
@@ -169,13 +169,13 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
       return EXIT.FAILED;
     }
 
-    await emit(plan, options, io);
+    await emit(plan, display, options, io);
     // the job summary gets the pull-request rendering, without its comment marker
-    await summary(io, `### tmsync plan\n\n${renderPlanMarkdown(plan).replace(PLAN_COMMENT_MARKER, '').trimStart()}`);
+    await summary(io, `### tmsync plan\n\n${renderPlanMarkdown(plan, { display }).replace(PLAN_COMMENT_MARKER, '').trimStart()}`);
     if (options.out !== undefined) {
       const file = resolve(options.cwd, options.out);
       try {
-        await writeFile(file, renderPlanJson(plan), 'utf8');
+        await writeFile(file, renderPlanJson(plan, display), 'utf8');
       } catch (err) {
         throw new TmsyncError('plan_write_failed', `cannot write the plan to ${file}: ${(err as Error).message}`, {
           hint: 'check that the directory exists and is writable',
@@ -202,18 +202,18 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
  * The text is written in pieces, each once the stream has taken the one before: a large plan's text
  * is neither held whole nor queued whole for a slow reader.
  */
-async function emit(plan: Plan, options: PlanOptions, io: CliIo): Promise<void> {
+async function emit(plan: Plan, display: PlanDisplay, options: PlanOptions, io: CliIo): Promise<void> {
   const format = options.format ?? 'text';
   const human = async (color: boolean, write: (s: string) => void, drained: (() => Promise<void>) | undefined) => {
-    if (format === 'markdown') write(renderPlanMarkdown(plan, { compact: options.compact }));
+    if (format === 'markdown') write(renderPlanMarkdown(plan, { compact: options.compact, display }));
     else
-      for (const chunk of planTextChunks(plan, { color, compact: options.compact })) {
+      for (const chunk of planTextChunks(plan, { color, compact: options.compact, display })) {
         write(chunk);
         await drained?.();
       }
   };
   if (options.json || format === 'json') {
-    io.stdout(renderPlanJsonLine(plan));
+    io.stdout(renderPlanJsonLine(plan, display));
     if (format === 'json') io.stderr(summaryLine(plan));
     else await human(options.color.stderr, io.stderr, io.stderrDrained);
     return;
