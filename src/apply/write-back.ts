@@ -1,31 +1,33 @@
 import { access, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { parse } from 'yaml';
 import { TmsyncError } from '../errors.js';
 import type { FileOps } from '../repository/file-ops.js';
-import { setYamlFields } from '../repository/index.js';
+import { setFileFields } from '../repository/edit-file.js';
+import { formatOf } from '../repository/format.js';
 import { decodeText } from '../repository/text-file.js';
 import type { JournalSummary } from './journal.js';
 
 /**
- * Writing ids back into the repository: `id:` at the top of a case or step group file (comments
- * and formatting kept), or `_folder.yaml` for a folder (created when the folder has none).
+ * Writing ids back into the repository: `id` into a case or step group file (through the file's
+ * format, `format.ts`: in YAML `id:` at the top, comments and formatting kept), or into
+ * `_folder.yaml` for a folder (created when the folder has none).
  */
 
 /** Writes `id` into the file (relative to the repository root). Rejects when it cannot. */
 export type WriteBackFn = (file: string, id: string) => Promise<void>;
 
-const FOLDER_FILE = '_folder.yaml';
+/** The settings file the plan names for a folder that has none (`plan/folders.ts`): created here. */
+const NEW_FOLDER_FILE = '_folder.yaml';
 
 /**
- * The default write-back: edits the YAML file in place, atomically (see `writeFileAtomic`: never
+ * The default write-back: edits the file in place through its format, atomically (see `writeFileAtomic`: never
  * through a link leading outside the repository, never into a read-only file, mode and owner
  * kept, fsynced, the temporary file under `.tmsync/tmp/`).
  */
 export function fileWriteBack(root: string, ops?: Partial<FileOps>): WriteBackFn {
   return async (file, id) => {
     const abs = join(root, file);
-    if (basename(file) === FOLDER_FILE) {
+    if (basename(file) === NEW_FOLDER_FILE) {
       // the folder's directory must exist: a folder removed from the repository gets no new file
       await access(dirname(abs));
     } else {
@@ -33,7 +35,7 @@ export function fileWriteBack(root: string, ops?: Partial<FileOps>): WriteBackFn
       await access(abs);
     }
     try {
-      await setYamlFields(abs, { id }, { root, ...(ops ? { ops } : {}) });
+      await setFileFields(abs, { id }, { root, ...(ops ? { ops } : {}) });
     } catch (err) {
       if (err instanceof TmsyncError && ['file_read_only', 'not_a_regular_file', 'invalid_encoding', 'link_outside_repository'].includes(err.code)) {
         // the item exists on the service: say which id the file needs, so nothing is created twice
@@ -47,8 +49,10 @@ export function fileWriteBack(root: string, ops?: Partial<FileOps>): WriteBackFn
   };
 }
 
-/** The `id:` currently written in a YAML file; undefined when the file or the key is missing. */
+/** The `id` currently written in a file (read by its format); undefined when the file or the key is missing. */
 export async function readWrittenId(root: string, file: string): Promise<string | undefined> {
+  const format = formatOf(file);
+  if (!format) return undefined;
   let text: string;
   try {
     const decoded = decodeText(await readFile(join(root, file)));
@@ -57,16 +61,9 @@ export async function readWrittenId(root: string, file: string): Promise<string 
   } catch {
     return undefined;
   }
-  try {
-    const doc = parse(text) as unknown;
-    if (doc && typeof doc === 'object' && 'id' in doc) {
-      const id = (doc as { id: unknown }).id;
-      return id === null || id === undefined ? undefined : String(id);
-    }
-  } catch {
-    // a file that does not parse is reported by the loader, not here
-  }
-  return undefined;
+  // a file that does not parse is reported by the loader, not here
+  const id = format.readDocument(text)?.id;
+  return id === null || id === undefined ? undefined : String(id);
 }
 
 export interface PendingWriteBack {

@@ -1,8 +1,8 @@
 import { withoutCredentials } from '../remote/url-credentials.js';
 import { CASE_FIELD_KEYS, STEP_GROUP_FIELD_KEYS } from '../fields.js';
 import type { ActualState } from '../model.js';
-import { caseDocument, renderCaseYaml, renderFolderYaml, renderStepGroupYaml, stepGroupDocument } from '../repository/writer.js';
-import { schemaComment, type SchemaKind } from '../repository/schema-comment.js';
+import { caseDocument, stepGroupDocument } from '../repository/documents.js';
+import { defaultFormat } from '../repository/format.js';
 import type { FieldWarning } from './case-fields.js';
 import { buildRepositoryModel, type BuildModelOptions, type GoneItem, type ModelCase, type ModelFolder, type ModelStepGroup } from './repository-model.js';
 
@@ -65,20 +65,16 @@ export const MANAGED_KEYS: Record<Exclude<PullFileKind, 'config'>, readonly stri
   folder: ['id', 'name', 'order'],
 };
 
-const SCHEMA_KIND: Record<Exclude<PullFileKind, 'config'>, SchemaKind> = {
-  case: 'test-case',
-  step_group: 'step-group',
-  folder: 'folder',
-};
-
+/** New files are written in the default format (YAML), through the format interface (`format.ts`). */
 export function renderModelCase(c: ModelCase, path = c.file): string {
-  return renderCaseYaml(c, { schemaComment: schemaComment('test-case', path) });
+  return defaultFormat().render('case', caseDocument(c), { path });
 }
 export function renderModelStepGroup(g: ModelStepGroup, path = g.file): string {
-  return renderStepGroupYaml(g, { schemaComment: schemaComment('step-group', path) });
+  return defaultFormat().render('step_group', stepGroupDocument(g), { path });
 }
 export function renderModelFolder(f: ModelFolder, includeIds: boolean, path = f.file): string {
-  return renderFolderYaml(folderDoc(f, includeIds), { schemaComment: schemaComment('folder', path) });
+  const doc = folderDoc(f, includeIds);
+  return defaultFormat().render('folder', { id: doc.id, name: doc.name, order: doc.order }, { path });
 }
 
 function folderDoc(f: ModelFolder, includeIds: boolean): { id?: string; name?: string; order?: number } {
@@ -160,18 +156,10 @@ export function buildPullFiles(actual: ActualState, options: BuildPullFilesOptio
   }
   for (const g of model.stepGroups) files.push(fileFor('step_group', g.file, g.existingFile, (p) => renderModelStepGroup(g, p), () => stepGroupDocument(g), lazy, g.remote.id));
   const memo = options.memo;
-  // the schema comment depends on the directory only
-  const comments = new Map<string, string>();
-  const commentOf = (p: string) => {
-    const dir = p.slice(0, p.lastIndexOf('/') + 1);
-    let comment = comments.get(dir);
-    if (comment === undefined) comments.set(dir, (comment = schemaComment('test-case', p)));
-    return comment;
-  };
   const renderCase = (c: ModelCase, p: string) => {
     // rendered while the state was read, from these very fields, for this directory
     const early = memo?.get(c.remote);
-    if (early?.rendered && early.fields === c.fields && early.rendered.comment === commentOf(p)) return early.rendered.content;
+    if (early?.rendered && early.fields === c.fields && early.rendered.dir === p.slice(0, p.lastIndexOf('/'))) return early.rendered.content;
     return renderModelCase(c, p);
   };
   for (const c of model.cases) files.push(fileFor('case', c.file, c.existingFile, (p) => renderCase(c, p), () => caseDocument(c), lazy, c.remote.id));
@@ -183,4 +171,3 @@ export function buildPullFiles(actual: ActualState, options: BuildPullFilesOptio
   };
 }
 
-export { SCHEMA_KIND };

@@ -1,11 +1,11 @@
-import { parse } from 'yaml';
 import { CASE_FIELDS } from '../fields.js';
+import { formatFor } from '../repository/format.js';
 import type { RemoteCase } from '../model.js';
 import { caseFieldValues, withHumanId, type FieldValues } from '../base/field-values.js';
 import type { Prefer } from '../plan/operations.js';
 import { HashedFields, hasField, type SyncBase, type BaseKind, type FieldStanding } from '../base/base.js';
 import type { PullFile } from './pull-files.js';
-import type { PullMergeHooks, PullResult } from './pull.js';
+import type { PullMergeHooks, PullResult } from './pull-types.js';
 
 /**
  * `pull` with a sync base: a three-way merge, field by field, of the service's state into the files.
@@ -221,7 +221,7 @@ export class PullMerge implements PullMergeHooks {
         continue;
       }
       if (s === 'mixed' && f.kind === 'step_group' && key === 'steps') {
-        local ??= parsedMapping(text);
+        local ??= parsedMapping(f.path, text);
         const standings = this.input.standings(f.kind, f.itemId) ?? new Map();
         const remoteIndexes = new Set([...standings].filter(([field, x]) => x === 'remote' && yamlKeyOf(f.kind as BaseKind, field) === key).map(([field]) => elementIndex(field) ?? -1));
         out[key] = mergeList(Array.isArray(local[key]) ? local[key] : [], Array.isArray(value) ? value : [], remoteIndexes);
@@ -229,7 +229,7 @@ export class PullMerge implements PullMergeHooks {
         continue;
       }
       if (s !== 'conflict' && s !== 'mixed') continue;
-      local ??= parsedMapping(text);
+      local ??= parsedMapping(f.path, text);
       // a folder without `name:` is named by its directory
       const dir = f.path.slice(0, f.path.lastIndexOf('/'));
       const localValue = f.kind === 'folder' && key === 'name' && local[key] === undefined ? dir.slice(dir.lastIndexOf('/') + 1) : local[key];
@@ -309,13 +309,9 @@ export class PullMerge implements PullMergeHooks {
   }
 }
 
-function parsedMapping(text: string): Record<string, unknown> {
-  try {
-    const data = parse(text) as unknown;
-    return data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
+/** The file's keys as its format reads them; none when it does not read. */
+function parsedMapping(path: string, text: string): Record<string, unknown> {
+  return formatFor(path).readDocument(text) ?? {};
 }
 
 /** A value of a conflict on one line: texts quoted (line breaks as `\n`), long ones cut. */

@@ -3,12 +3,13 @@ import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ActualState, RemoteCase } from '../model.js';
 import { fileOps, type FileOps } from '../repository/file-ops.js';
-import { schemaComment } from '../repository/schema-comment.js';
+import { caseDocument } from '../repository/documents.js';
+import { defaultFormat } from '../repository/format.js';
 import { decodeTextOrThrow } from '../repository/text-file.js';
-import { createWriteSession, renderCaseYaml, repositoryTempDir, stageTempFile, syncFileSystem, TEMP_DIR, writeStagedFile } from '../repository/writer.js';
+import { createWriteSession, repositoryTempDir, stageTempFile, syncFileSystem, TEMP_DIR, writeStagedFile } from '../repository/atomic-write.js';
 import { remoteCaseFields, type FieldContext } from './case-fields.js';
 import { buildRepositoryModel, caseFieldContext, caseWhere, type CaseMemo, type MemoCase, type ModelFolder } from './repository-model.js';
-import type { LocalRepository } from './pull.js';
+import type { LocalRepository } from './pull-types.js';
 import { remoteCaseBaseFields } from './pull-merge.js';
 import { HashedFields } from '../base/base.js';
 import { slugify } from './naming.js';
@@ -199,14 +200,15 @@ export function createPullStage(options: PullStageOptions): PullStage {
     const folder = l.folders.get(c.folderId);
     if (!folder) return;
     const { fields, warnings } = remoteCaseFields(c, l.ctx, caseWhere(c));
-    const comment = schemaComment('test-case', `${folder.dir}/case.yaml`);
-    const content = renderCaseYaml({ id: c.humanId || c.id, title: c.title, fields }, { schemaComment: comment });
-    entries.set(c, { fields, warnings, rendered: { comment, content } });
+    const format = defaultFormat();
+    const ext = format.extensions[0]!;
+    const content = format.render('case', caseDocument({ id: c.humanId || c.id, title: c.title, fields }), { path: `${folder.dir}/case${ext}` });
+    entries.set(c, { fields, warnings, rendered: { dir: folder.dir, content } });
     counts.laidOut += 1;
     const file = l.existingFile.get(c.id.toLowerCase()) ?? (c.humanId ? l.existingFile.get(c.humanId.toUpperCase()) : undefined);
     if (file !== undefined) {
       if (file.slice(0, file.lastIndexOf('/')) === folder.dir) enqueue(() => compare(file, content));
-    } else if (options.stageNewFiles ?? true) enqueue(() => stage(content, `${folder.dir}/${slugify(c.title, 'case')}.yaml`));
+    } else if (options.stageNewFiles ?? true) enqueue(() => stage(content, `${folder.dir}/${slugify(c.title, 'case')}${ext}`));
   };
 
   const compare = async (file: string, content: string) => {

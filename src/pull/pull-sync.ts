@@ -3,7 +3,7 @@ import { buildPlan } from '../plan/build-plan.js';
 import type { HashedFields, SyncBase, BaseKind, FieldStanding } from '../base/base.js';
 import { folderFieldValues, HUMAN_ID_FIELD, humanIdHash, stepGroupFieldValues, withHumanId, type FieldValues } from '../base/field-values.js';
 import { PullMerge, remoteCaseBaseFields, type Prefer, type PullConflict, type PullMergeSummary } from './pull-merge.js';
-import type { PullResult } from './pull.js';
+import type { PullResult } from './pull-types.js';
 
 /**
  * pull and the sync base: the standings of each field come from the plan (built with the base, so

@@ -1,22 +1,24 @@
 import { isDeepStrictEqual } from 'node:util';
 import { readdir, rmdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { parse } from 'yaml';
 import { TmsyncError, formatProblem, type Problem } from '../errors.js';
-import type { ActualState, DesiredState } from '../model.js';
+import type { ActualState } from '../model.js';
 import { CONFIG_DEFAULTS, type TmsyncConfig } from '../repository/config.js';
 import { loadRepository } from '../repository/loader.js';
 import { fileOps, ioError, type FileOps } from '../repository/file-ops.js';
 import { decodeTextOrThrow } from '../repository/text-file.js';
-import { createWriteSession, removeStrayTempFiles, repositoryTempDir, setYamlFields, syncFileSystem, writeFileAtomic, writeFilesAtomic } from '../repository/writer.js';
+import { createWriteSession, removeStrayTempFiles, repositoryTempDir, syncFileSystem, writeFileAtomic, writeFilesAtomic } from '../repository/atomic-write.js';
+import { setFileFields } from '../repository/edit-file.js';
+import { formatFor } from '../repository/format.js';
 import { normalizeText } from '../base/normalize-text.js';
 import { forEachLimit } from '../streams.js';
-import { buildPullFiles, MANAGED_KEYS, type BuildPullFilesOptions, type PullFile, type PulledConfig } from './pull-files.js';
-import type { FieldWarning } from './case-fields.js';
-import type { ExistingRepository, GoneItem } from './repository-model.js';
+import { buildPullFiles, MANAGED_KEYS, type PullFile, type PulledConfig } from './pull-files.js';
+import type { LocalRepository, PullMergeHooks, PullResult } from './pull-types.js';
 import type { PullStage } from './pull-stage.js';
 import type { KeepImplicit } from './pull-implicit.js';
 import { buildNewDirectories, placeNewDirectories, removeStrayTrees } from './pull-tree.js';
+
+export type { LocalRepository, PullMergeHooks, PullResult } from './pull-types.js';
 
 /**
  * `pull` on disk: reads what the repository already holds (so names stay stable and local files
@@ -73,36 +75,6 @@ export interface PullOptions {
    * (and each new directory) is fsynced instead. @default `syncFileSystem`
    */
   syncFileSystem?: (dir: string) => Promise<boolean>;
-}
-
-/** What pull asks of a merge, file by file. */
-export interface PullMergeHooks {
-  /** items (by remote id) whose files stay where they are */
-  keepPlace?: BuildPullFilesOptions['keepPlace'];
-  /** the keys of `f.fields` to write into the existing file whose current text is `text` */
-  fields(f: Extract<PullFile, { action: 'update' }>, text: string): Record<string, unknown>;
-}
-
-/** What the repository already holds, with its temporary files a killed run left and its twins. */
-export type LocalRepository = ExistingRepository & {
-  strays: string[];
-  /** files or directories already on disk that macOS and Windows would take for one (`name_twins`) */
-  twins?: FieldWarning[];
-  /** the repository as loaded, when asked for (`loadExistingRepository(…, { state: true })`) */
-  state?: DesiredState;
-};
-
-export interface PullResult {
-  created: string[];
-  updated: string[];
-  unchanged: number;
-  /** `from → to` of files that moved with their folder */
-  moved: { from: string; to: string }[];
-  gone: GoneItem[];
-  warnings: FieldWarning[];
-  counts: { folders: number; cases: number; stepGroups: number };
-  /** every item pulled (its file written or found unchanged), by the service's id, with its file */
-  items: { kind: Exclude<PullFile['kind'], 'config'>; id: string; path: string }[];
 }
 
 /** Problems that do not stop a pull: the repository may simply not exist yet. */
@@ -183,14 +155,10 @@ function sameValue(file: unknown, pulled: unknown): boolean {
  * The keys whose values differ from the file's (a key to remove counts when it is there); a key the
  * file does not hold and `implicit` keeps out is not one of them.
  */
-function changedFields(text: string, fields: Record<string, unknown>, implicit?: (key: string) => boolean): Record<string, unknown> {
-  let data: Record<string, unknown> = {};
-  try {
-    const parsed = parse(text) as unknown;
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) data = parsed as Record<string, unknown>;
-  } catch {
-    return fields;
-  }
+function changedFields(path: string, text: string, fields: Record<string, unknown>, implicit?: (key: string) => boolean): Record<string, unknown> {
+  // the file as its format reads it; one that does not read gets every key (the edit then says why)
+  const data = formatFor(path).readDocument(text);
+  if (data === undefined) return fields;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(fields)) {
     if (v === undefined ? !(k in data) : sameValue(data[k], v)) continue;
@@ -275,13 +243,13 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
     // a file as pull left it reads exactly as it would be written: no parse needed
     const keep = options.keepImplicit;
     const changed =
-      text === f.content ? {} : changedFields(text, options.merge ? options.merge.fields(f, text) : f.fields, keep && f.action === 'update' ? (key) => keep(f, key) : undefined);
+      text === f.content ? {} : changedFields(f.path, text, options.merge ? options.merge.fields(f, text) : f.fields, keep && f.action === 'update' ? (key) => keep(f, key) : undefined);
     if (Object.keys(changed).length === 0) {
       result.unchanged += 1;
       return;
     }
     // new keys go where the renderer puts them, not on top
-    await setYamlFields(abs, changed, f.kind === 'config' ? write : { ...write, order: MANAGED_KEYS[f.kind] });
+    await setFileFields(abs, changed, f.kind === 'config' ? write : { ...write, order: MANAGED_KEYS[f.kind] });
     result.updated.push(f.path);
   });
   if (mode === 'batch') {

@@ -3,6 +3,7 @@ import { buildResolver } from '../plan/resolve.js';
 import { TmsyncError } from '../errors.js';
 import { remoteCaseFields, remoteGroupFields, type FieldContext, type FieldWarning, type GroupFileFields } from './case-fields.js';
 import { folderNameProblem } from '../repository/folder-file.js';
+import { defaultFormat, repositoryFormats, stemOf } from '../repository/format.js';
 import { NameAllocator, isPortableDirName, safeDirName, slugify, twinKey } from './naming.js';
 
 /**
@@ -57,8 +58,8 @@ export interface BuildModelOptions {
 export interface MemoCase {
   fields: DesiredCaseFields;
   warnings: FieldWarning[];
-  /** the content of the case's file, with this schema comment (it depends on the directory only) */
-  rendered?: { comment: string; content: string };
+  /** the content of the case's file, rendered for a file in this directory */
+  rendered?: { dir: string; content: string };
 }
 
 /**
@@ -196,36 +197,98 @@ function twinMessage(f: RemoteFolder, parent: ModelFolder | undefined, parentDir
   return `${self} and ${them} differ only by ${how}, which macOS and Windows do not tell apart (one directory there): ${self} is written to ${dir} with \`name: ${f.name}\` in its _folder.yaml`;
 }
 
+/** What every step of the layout shares: the options, the warnings, one name allocator per directory. */
+interface LayoutContext {
+  actual: ActualState;
+  options: BuildModelOptions;
+  casesDir: string;
+  stepGroupsDir: string;
+  includeIds: boolean;
+  warnings: FieldWarning[];
+  /** one allocator per directory, pre-filled with what is on disk so nothing local is overwritten */
+  allocatorFor(dir: string): NameAllocator;
+}
+
+/** The extension of new files: the default format's (`format.ts`). */
+const newFileExtension = () => defaultFormat().extensions[0]!;
+
 export function buildRepositoryModel(actual: ActualState, options: BuildModelOptions = {}): RepositoryModel {
-  const casesDir = trimDir(options.casesDir ?? 'cases');
-  const stepGroupsDir = trimDir(options.stepGroupsDir ?? 'step_groups');
-  const includeIds = options.includeIds ?? true;
   const existing = options.existing ?? { cases: [], stepGroups: [], folders: [], paths: [] };
-  const resolver = buildResolver(actual);
-  const warnings: FieldWarning[] = [];
-
-  // one allocator per directory, pre-filled with what is on disk so nothing local is overwritten
   const allocators = new Map<string, NameAllocator>();
-  const allocatorFor = (dir: string) => {
-    let a = allocators.get(dir);
-    if (!a) {
-      a = new NameAllocator();
-      a.reserve('_folder.yaml');
-      a.reserve('_folder.yml');
-      allocators.set(dir, a);
-    }
-    return a;
+  const ctx: LayoutContext = {
+    actual,
+    options,
+    casesDir: trimDir(options.casesDir ?? 'cases'),
+    stepGroupsDir: trimDir(options.stepGroupsDir ?? 'step_groups'),
+    includeIds: options.includeIds ?? true,
+    warnings: [],
+    allocatorFor(dir) {
+      let a = allocators.get(dir);
+      if (!a) {
+        a = new NameAllocator();
+        // the names of a folder's settings file, in every format that has one
+        for (const format of repositoryFormats()) if (format.parseFolder) for (const ext of format.extensions) a.reserve(`_folder${ext}`);
+        allocators.set(dir, a);
+      }
+      return a;
+    },
   };
-  for (const p of existing.paths) allocatorFor(parentOf(p)).reserve(baseOf(p));
+  for (const p of existing.paths) ctx.allocatorFor(parentOf(p)).reserve(baseOf(p));
+  const known = indexExisting(actual, existing);
+  const tree = folderTree(actual, options.folder);
+  const { folders, folderDir } = placeFolders(ctx, tree, known);
 
-  // remote lookups
-  const foldersById = new Map(actual.folders.map((f) => [f.id, f]));
+  // step groups: all of them, or (for a subtree) the ones its cases use
+  const selected = tree.selected;
+  const inSelection = (folderId: string) => {
+    const m = folderDir.get(folderId);
+    return m !== undefined && !m.ancestor;
+  };
+  const selectedCases = actual.cases.filter((c) => inSelection(c.folderId));
+  for (const c of actual.cases) {
+    if (!folderDir.has(c.folderId) && !selected) {
+      ctx.warnings.push({ code: 'case_without_folder', message: `test case ${c.humanId || c.id} "${c.title}" is in no known folder; it is not written` });
+    }
+  }
+  let groups = actual.stepGroups;
+  if (selected) {
+    const used = new Set(selectedCases.flatMap((c) => c.individualSteps.map((s) => s.stepGroupId).filter((x): x is string => !!x)));
+    groups = groups.filter((g) => used.has(g.id));
+  }
+  const resolver = buildResolver(actual);
+  const { stepGroups, keyOfGroup } = layOutStepGroups(ctx, groups, known, resolver);
+  const cases = layOutCases(ctx, selected ? selectedCases : actual.cases.filter((x) => folderDir.has(x.folderId)), folders, known, {
+    resolver,
+    stepGroups: new Map(actual.stepGroups.map((g) => [g.id, g])),
+    useName: (gid: string) => keyOfGroup.get(gid),
+    labelsReadable: actual.labelsReadable,
+  }, keyOfGroup);
+
+  // for a subtree, only files under it can be gone
+  const selectedDirs = selected ? folders.filter((f) => !f.ancestor).map((f) => `${f.dir}/`) : undefined;
+  const relevant = (g: GoneItem) =>
+    !selectedDirs || (g.itemType !== 'step_group' && selectedDirs.some((d) => g.file.startsWith(d)));
+  return { folders, cases, stepGroups, stepGroupKeys: keyOfGroup, gone: known.gone.filter(relevant), warnings: ctx.warnings };
+}
+
+/** The repository's items matched to the service's by id, the others by natural key, and those gone. */
+interface KnownFiles {
+  existingCaseFile: Map<string, string>;
+  existingGroupFile: Map<string, string>;
+  existingFolder: Map<string, { dir: string; file?: string }>;
+  /** natural keys of local items without id: `dir\0title` → files */
+  unclaimedCases: Map<string, string[]>;
+  unclaimedGroups: Map<string, string[]>;
+  unclaimedDirs: Map<string, { dir: string; file?: string }>;
+  gone: GoneItem[];
+}
+
+function indexExisting(actual: ActualState, existing: ExistingRepository): KnownFiles {
   const casesByRef = new Map<string, RemoteCase>();
   for (const c of actual.cases) {
     casesByRef.set(c.id.toLowerCase(), c);
     if (c.humanId) casesByRef.set(c.humanId.toUpperCase(), c);
   }
-  const groupsById = new Map(actual.stepGroups.map((g) => [g.id, g]));
   const groupsByRef = new Map<string, RemoteStepGroup>();
   for (const g of actual.stepGroups) {
     groupsByRef.set(g.id.toLowerCase(), g);
@@ -233,52 +296,63 @@ export function buildRepositoryModel(actual: ActualState, options: BuildModelOpt
   }
   const findCase = (ref: string) => casesByRef.get(ref.toLowerCase()) ?? casesByRef.get(ref.toUpperCase());
   const findGroup = (ref: string) => groupsByRef.get(ref.toLowerCase()) ?? groupsByRef.get(ref.toUpperCase());
-
-  const existingCaseFile = new Map<string, string>();
-  const gone: GoneItem[] = [];
+  const foldersById = new Map(actual.folders.map((f) => [f.id, f]));
+  const known: KnownFiles = {
+    existingCaseFile: new Map(),
+    existingGroupFile: new Map(),
+    existingFolder: new Map(),
+    unclaimedCases: new Map(),
+    unclaimedGroups: new Map(),
+    unclaimedDirs: new Map(),
+    gone: [],
+  };
   // items the service has outside what was read (`confirmMissing`) are not gone
   const elsewhere = new Set((actual.elsewhere ?? []).map((id) => id.toUpperCase()));
   const isGone = (id: string) => !elsewhere.has(id.trim().toUpperCase());
-  // natural keys of local items without id: `dir\0title` → files
-  const unclaimedCases = new Map<string, string[]>();
-  const unclaimedGroups = new Map<string, string[]>();
-  const unclaimedDirs = new Map<string, { dir: string; file?: string }>();
   const push = (m: Map<string, string[]>, k: string, v: string) => m.set(k, [...(m.get(k) ?? []), v]);
   for (const e of existing.cases) {
     if (e.id === undefined) {
-      if (e.title !== undefined) push(unclaimedCases, `${parentOf(e.file)}\u0000${e.title.trim()}`, e.file);
+      if (e.title !== undefined) push(known.unclaimedCases, `${parentOf(e.file)}\u0000${e.title.trim()}`, e.file);
       continue;
     }
     const c = findCase(e.id);
     if (c) {
-      if (!existingCaseFile.has(c.id)) existingCaseFile.set(c.id, e.file);
-    } else if (isGone(e.id)) gone.push({ itemType: 'case', id: e.id, file: e.file });
+      if (!known.existingCaseFile.has(c.id)) known.existingCaseFile.set(c.id, e.file);
+    } else if (isGone(e.id)) known.gone.push({ itemType: 'case', id: e.id, file: e.file });
   }
-  const existingGroupFile = new Map<string, string>();
   for (const e of existing.stepGroups) {
     if (e.id === undefined) {
-      if (e.title !== undefined) push(unclaimedGroups, e.title.trim(), e.file);
+      if (e.title !== undefined) push(known.unclaimedGroups, e.title.trim(), e.file);
       continue;
     }
     const g = findGroup(e.id);
     if (g) {
-      if (!existingGroupFile.has(g.id)) existingGroupFile.set(g.id, e.file);
-    } else if (isGone(e.id)) gone.push({ itemType: 'step_group', id: e.id, file: e.file });
+      if (!known.existingGroupFile.has(g.id)) known.existingGroupFile.set(g.id, e.file);
+    } else if (isGone(e.id)) known.gone.push({ itemType: 'step_group', id: e.id, file: e.file });
   }
-  const existingFolder = new Map<string, { dir: string; file?: string }>();
   for (const e of existing.folders) {
     if (e.id === undefined) {
-      unclaimedDirs.set(twinKey(e.dir), e);
+      known.unclaimedDirs.set(twinKey(e.dir), e);
       continue;
     }
     const id = e.id;
     const f = foldersById.get(id) ?? actual.folders.find((x) => x.id.toLowerCase() === id.toLowerCase());
     if (f) {
-      if (!existingFolder.has(f.id)) existingFolder.set(f.id, e);
-    } else if (isGone(e.id)) gone.push({ itemType: 'folder', id: e.id, file: e.file ?? e.dir });
+      if (!known.existingFolder.has(f.id)) known.existingFolder.set(f.id, e);
+    } else if (isGone(e.id)) known.gone.push({ itemType: 'folder', id: e.id, file: e.file ?? e.dir });
   }
+  return known;
+}
 
-  // the folder tree, parents before children, siblings by order
+/** The folder tree (parents before children, siblings by order) and, for `--folder`, the chain down to the selected one. */
+interface FolderTree {
+  children: Map<string | null, RemoteFolder[]>;
+  selected: RemoteFolder | undefined;
+  chain: RemoteFolder[];
+}
+
+function folderTree(actual: ActualState, folder: readonly string[] | undefined): FolderTree {
+  const foldersById = new Map(actual.folders.map((f) => [f.id, f]));
   const children = new Map<string | null, RemoteFolder[]>();
   for (const f of actual.folders) {
     const parent = f.parentId !== null && foldersById.has(f.parentId) ? f.parentId : null;
@@ -287,17 +361,15 @@ export function buildRepositoryModel(actual: ActualState, options: BuildModelOpt
     children.set(parent, list);
   }
   for (const list of children.values()) list.sort((a, b) => a.order - b.order || (a.name < b.name ? -1 : 1));
-
-  // --folder: the chain of folders down to the selected one
   let selected: RemoteFolder | undefined;
   const chain: RemoteFolder[] = [];
-  if (options.folder && options.folder.length > 0) {
+  if (folder && folder.length > 0) {
     let level = children.get(null) ?? [];
-    for (const [i, name] of options.folder.entries()) {
+    for (const [i, name] of folder.entries()) {
       const hit = level.find((f) => f.name === name) ?? level.find((f) => f.name.trim() === name.trim());
       if (!hit) {
-        const here = options.folder.slice(0, i).join('/') || 'the top level';
-        throw new TmsyncError('folder_not_found', `no folder "${options.folder.slice(0, i + 1).join('/')}" on the service`, {
+        const here = folder.slice(0, i).join('/') || 'the top level';
+        throw new TmsyncError('folder_not_found', `no folder "${folder.slice(0, i + 1).join('/')}" on the service`, {
           hint: `folders in ${here}: ${level.map((f) => f.name).join(', ') || '(none)'}`,
         });
       }
@@ -306,38 +378,17 @@ export function buildRepositoryModel(actual: ActualState, options: BuildModelOpt
       level = children.get(hit.id) ?? [];
     }
   }
+  return { children, selected, chain };
+}
 
+function placeFolders(ctx: LayoutContext, tree: FolderTree, known: KnownFiles): { folders: ModelFolder[]; folderDir: Map<string, ModelFolder> } {
   const folders: ModelFolder[] = [];
   const folderDir = new Map<string, ModelFolder>();
   const place = (f: RemoteFolder, parent: ModelFolder | undefined, ancestor: boolean) => {
-    const parentDir = parent ? parent.dir : casesDir;
-    const alloc = allocatorFor(parentDir);
-    let prev = existingFolder.get(f.id);
-    if (!prev && isPortableDirName(f.name)) {
-      // a local directory of that name without an id is this folder (adopted, not duplicated)
-      // (or of that name in NFD, as macOS writes `Café`: one entry there, so the same directory)
-      const local = unclaimedDirs.get(twinKey(`${parentDir}/${f.name}`));
-      if (local && baseOf(local.dir).normalize('NFC') === f.name) {
-        unclaimedDirs.delete(twinKey(local.dir));
-        prev = local;
-      }
-    }
-    let dir: string;
-    if (prev && (parentOf(prev.dir) === parentDir || options.keepPlace?.('folder', f.id) === true)) {
-      dir = prev.dir;
-      allocatorFor(parentOf(dir)).reserve(baseOf(dir));
-    } else {
-      const twin = alloc.twinOf(f.name.normalize('NFC'));
-      const stem = isPortableDirName(f.name) && twin === undefined ? f.name : safeDirName(f.name);
-      dir = `${parentDir}/${alloc.allocate(stem)}`;
-      if (twin !== undefined && baseOf(dir) !== f.name) {
-        // `Login` next to `login`, or `Café` in NFC next to NFD: one directory on macOS and
-        // Windows; written under another name, with the real one in _folder.yaml, and said,
-        // whichever of the two came first (the directory taken may carry this folder's own name)
-        warnings.push({ code: 'folder_name_twin', message: twinMessage(f, parent, parentDir, twin, dir, folders) });
-      }
-    }
-    const file = prev?.file && parentOf(prev.file) === dir ? prev.file : `${dir}/_folder.yaml`;
+    const parentDir = parent ? parent.dir : ctx.casesDir;
+    const dir = folderDirectory(ctx, known, f, parent, parentDir, folders);
+    const prev = known.existingFolder.get(f.id);
+    const file = prev?.file && parentOf(prev.file) === dir ? prev.file : `${dir}/_folder${newFileExtension()}`;
     const m: ModelFolder = {
       remote: f,
       path: [...(parent?.path ?? []), f.name],
@@ -352,7 +403,7 @@ export function buildRepositoryModel(actual: ActualState, options: BuildModelOpt
     folderDir.set(f.id, m);
     const why = folderNameProblem(f.name);
     if (why) {
-      warnings.push({
+      ctx.warnings.push({
         code: 'unsupported_folder_name',
         message: `folder "${m.path.join('/')}": ${why}; the repository format cannot hold it as it is, rename it on the service`,
       });
@@ -360,116 +411,146 @@ export function buildRepositoryModel(actual: ActualState, options: BuildModelOpt
     return m;
   };
   const walk = (parentId: string | null, parent: ModelFolder | undefined): void => {
-    for (const f of children.get(parentId) ?? []) walk(f.id, place(f, parent, false));
+    for (const f of tree.children.get(parentId) ?? []) walk(f.id, place(f, parent, false));
   };
+  const selected = tree.selected;
   if (selected) {
     let parent: ModelFolder | undefined;
-    for (const f of chain) parent = place(f, parent, f.id !== selected.id);
+    for (const f of tree.chain) parent = place(f, parent, f.id !== selected.id);
     walk(selected.id, parent);
   } else walk(null, undefined);
+  return { folders, folderDir };
+}
 
-  // step groups: all of them, or (for a subtree) the ones its cases use
-  const inSelection = (folderId: string) => {
-    const m = folderDir.get(folderId);
-    return m !== undefined && !m.ancestor;
-  };
-  const selectedCases = actual.cases.filter((c) => inSelection(c.folderId));
-  for (const c of actual.cases) {
-    if (!folderDir.has(c.folderId) && !selected) {
-      warnings.push({ code: 'case_without_folder', message: `test case ${c.humanId || c.id} "${c.title}" is in no known folder; it is not written` });
+/**
+ * The directory of a folder: where its local directory is (found by id, or adopted by name), else
+ * a new name in its parent. Records an adopted directory in `known.existingFolder`.
+ */
+function folderDirectory(ctx: LayoutContext, known: KnownFiles, f: RemoteFolder, parent: ModelFolder | undefined, parentDir: string, placed: ModelFolder[]): string {
+  const alloc = ctx.allocatorFor(parentDir);
+  let prev = known.existingFolder.get(f.id);
+  if (!prev && isPortableDirName(f.name)) {
+    // a local directory of that name without an id is this folder (adopted, not duplicated)
+    // (or of that name in NFD, as macOS writes `Café`: one entry there, so the same directory)
+    const local = known.unclaimedDirs.get(twinKey(`${parentDir}/${f.name}`));
+    if (local && baseOf(local.dir).normalize('NFC') === f.name) {
+      known.unclaimedDirs.delete(twinKey(local.dir));
+      prev = local;
+      known.existingFolder.set(f.id, local);
     }
   }
-  let groups = actual.stepGroups;
-  if (selected) {
-    const used = new Set(selectedCases.flatMap((c) => c.individualSteps.map((s) => s.stepGroupId).filter((x): x is string => !!x)));
-    groups = groups.filter((g) => used.has(g.id));
+  if (prev && (parentOf(prev.dir) === parentDir || ctx.options.keepPlace?.('folder', f.id) === true)) {
+    ctx.allocatorFor(parentOf(prev.dir)).reserve(baseOf(prev.dir));
+    return prev.dir;
   }
+  const twin = alloc.twinOf(f.name.normalize('NFC'));
+  const stem = isPortableDirName(f.name) && twin === undefined ? f.name : safeDirName(f.name);
+  const dir = `${parentDir}/${alloc.allocate(stem)}`;
+  if (twin !== undefined && baseOf(dir) !== f.name) {
+    // `Login` next to `login`, or `Café` in NFC next to NFD: one directory on macOS and
+    // Windows; written under another name, with the real one in _folder.yaml, and said,
+    // whichever of the two came first (the directory taken may carry this folder's own name)
+    ctx.warnings.push({ code: 'folder_name_twin', message: twinMessage(f, parent, parentDir, twin, dir, placed) });
+  }
+  return dir;
+}
+
+function layOutStepGroups(
+  ctx: LayoutContext,
+  groups: readonly RemoteStepGroup[],
+  known: KnownFiles,
+  resolver: ReturnType<typeof buildResolver>,
+): { stepGroups: ModelStepGroup[]; keyOfGroup: Map<string, string> } {
+  const { stepGroupsDir } = ctx;
+  const existingGroupFile = known.existingGroupFile;
   const stepGroups: ModelStepGroup[] = [];
-  const groupAlloc = allocatorFor(stepGroupsDir);
+  const groupAlloc = ctx.allocatorFor(stepGroupsDir);
   const keyOfGroup = new Map<string, string>();
   const pending: RemoteStepGroup[] = [];
   for (const g of [...groups].sort(byAge)) {
     if (existingGroupFile.has(g.id)) continue;
-    const local = unclaimedGroups.get(g.title.trim());
+    const local = known.unclaimedGroups.get(g.title.trim());
     if (local && local.length > 0) existingGroupFile.set(g.id, local.shift()!);
   }
   for (const g of groups) {
     const prev = existingGroupFile.get(g.id);
     if (prev && parentOf(prev) === stepGroupsDir) {
       groupAlloc.reserve(baseOf(prev));
-      keyOfGroup.set(g.id, baseOf(prev).replace(/\.ya?ml$/i, ''));
+      keyOfGroup.set(g.id, stemOf(baseOf(prev)));
     } else pending.push(g);
   }
+  const ext = newFileExtension();
   for (const g of pending.sort(byAge)) {
-    const name = groupAlloc.allocate(slugify(g.title, 'step-group'), '.yaml');
-    keyOfGroup.set(g.id, name.replace(/\.yaml$/, ''));
+    const name = groupAlloc.allocate(slugify(g.title, 'step-group'), ext);
+    keyOfGroup.set(g.id, name.slice(0, name.length - ext.length));
   }
   for (const g of [...groups].sort(byAge)) {
     const key = keyOfGroup.get(g.id)!;
     const prev = existingGroupFile.get(g.id);
-    const file = prev && parentOf(prev) === stepGroupsDir ? prev : `${stepGroupsDir}/${key}.yaml`;
+    const file = prev && parentOf(prev) === stepGroupsDir ? prev : `${stepGroupsDir}/${key}${ext}`;
     stepGroups.push({
       remote: g,
       key,
       file,
-      ...(includeIds ? { id: g.humanId || g.id } : {}),
+      ...(ctx.includeIds ? { id: g.humanId || g.id } : {}),
       title: g.title,
-      ...remoteGroupFields(g, resolver, actual.labelsReadable),
+      ...remoteGroupFields(g, resolver, ctx.actual.labelsReadable),
       ...(prev ? { existingFile: prev } : {}),
     });
   }
+  return { stepGroups, keyOfGroup };
+}
 
-  // cases, folder by folder
-  const fieldCtx = {
-    resolver,
-    stepGroups: groupsById,
-    useName: (gid: string) => keyOfGroup.get(gid),
-    labelsReadable: actual.labelsReadable,
-  };
-  const memo = memoFits(options.memo, actual, includeIds, keyOfGroup) ? options.memo : undefined;
+/** Cases, folder by folder: a case keeps its file where it is still in its folder, else gets a new name there. */
+function layOutCases(
+  ctx: LayoutContext,
+  chosen: readonly RemoteCase[],
+  folders: readonly ModelFolder[],
+  known: KnownFiles,
+  fieldCtx: FieldContext,
+  keyOfGroup: ReadonlyMap<string, string>,
+): ModelCase[] {
+  const existingCaseFile = known.existingCaseFile;
+  const memo = memoFits(ctx.options.memo, ctx.actual, ctx.includeIds, keyOfGroup) ? ctx.options.memo : undefined;
   const byFolder = new Map<string, RemoteCase[]>();
-  for (const c of selected ? selectedCases : actual.cases.filter((x) => folderDir.has(x.folderId))) {
+  for (const c of chosen) {
     const list = byFolder.get(c.folderId) ?? [];
     list.push(c);
     byFolder.set(c.folderId, list);
   }
+  const ext = newFileExtension();
   const cases: ModelCase[] = [];
   for (const folder of folders) {
     const list = byFolder.get(folder.remote.id);
     if (!list) continue;
-    const alloc = allocatorFor(folder.dir);
+    const alloc = ctx.allocatorFor(folder.dir);
     const fileOf = new Map<string, string>();
     const fresh: RemoteCase[] = [];
     for (const c of [...list].sort(byAge)) {
       if (existingCaseFile.has(c.id)) continue;
-      const local = unclaimedCases.get(`${folder.dir}\u0000${c.title.trim()}`);
+      const local = known.unclaimedCases.get(`${folder.dir}\u0000${c.title.trim()}`);
       if (local && local.length > 0) existingCaseFile.set(c.id, local.shift()!);
     }
     for (const c of list) {
       const prev = existingCaseFile.get(c.id);
-      if (prev && (parentOf(prev) === folder.dir || options.keepPlace?.('case', c.id) === true)) fileOf.set(c.id, prev);
+      if (prev && (parentOf(prev) === folder.dir || ctx.options.keepPlace?.('case', c.id) === true)) fileOf.set(c.id, prev);
       else fresh.push(c);
     }
-    for (const c of fresh.sort(byAge)) fileOf.set(c.id, `${folder.dir}/${alloc.allocate(slugify(c.title, 'case'), '.yaml')}`);
+    for (const c of fresh.sort(byAge)) fileOf.set(c.id, `${folder.dir}/${alloc.allocate(slugify(c.title, 'case'), ext)}`);
     for (const c of [...list].sort(byAge)) {
       const { fields, warnings: w } = memo?.get(c) ?? remoteCaseFields(c, fieldCtx, caseWhere(c));
-      warnings.push(...w);
+      ctx.warnings.push(...w);
       const prev = existingCaseFile.get(c.id);
       cases.push({
         remote: c,
         file: fileOf.get(c.id)!,
         folderPath: folder.path,
-        ...(includeIds ? { id: c.humanId || c.id } : {}),
+        ...(ctx.includeIds ? { id: c.humanId || c.id } : {}),
         title: c.title,
         fields,
         ...(prev ? { existingFile: prev } : {}),
       });
     }
   }
-
-  // for a subtree, only files under it can be gone
-  const selectedDirs = selected ? folders.filter((f) => !f.ancestor).map((f) => `${f.dir}/`) : undefined;
-  const relevant = (g: GoneItem) =>
-    !selectedDirs || (g.itemType !== 'step_group' && selectedDirs.some((d) => g.file.startsWith(d)));
-  return { folders, cases, stepGroups, stepGroupKeys: keyOfGroup, gone: gone.filter(relevant), warnings };
+  return cases;
 }

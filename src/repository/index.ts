@@ -13,21 +13,29 @@ export {
 } from './config.js';
 export { loadRepository, type LoadRepositoryOptions, type LoadRepositoryResult } from './loader.js';
 export { hasErrors, validateRepository, type ValidateRepositoryOptions, type ValidateRepositoryResult } from './validate.js';
+export { renderCaseYaml, renderFolderYaml, renderStepGroupYaml, type RenderOptions } from './yaml-render.js';
+export { setFileFields, setYamlFields, type SetFileFieldsOptions, type SetYamlFieldsOptions } from './edit-file.js';
 export {
-  renderCaseYaml,
-  renderFolderYaml,
-  renderStepGroupYaml,
   removeStrayTempFiles,
-  setYamlFields,
   writeFileAtomic,
   writeFilesAtomic,
   createWriteSession,
   syncFileSystem,
   TEMP_DIR,
-  type RenderOptions,
-  type SetYamlFieldsOptions,
   type WriteFileOptions,
-} from './writer.js';
+} from './atomic-write.js';
+export {
+  defaultFormat,
+  formatOf,
+  registerFormat,
+  repositoryFormats,
+  type EditFileOptions,
+  type FormatParseResult,
+  type ItemDocument,
+  type ItemFileKind,
+  type RenderFileOptions,
+  type RepositoryFormat,
+} from './format.js';
 export { fileOps, ioError, isSystemError, nodeFileOps, type FileOps } from './file-ops.js';
 export { decodeText, type DecodedText } from './text-file.js';
 export { parseCaseFile, parseStepGroupFile } from './case-file.js';

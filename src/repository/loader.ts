@@ -6,6 +6,7 @@ import { scopeMatcher } from '../scope.js';
 import type { Parsed } from './case-file.js';
 import type { TmsyncConfig } from './config.js';
 import { crossFileProblems } from './cross-checks.js';
+import { stemOf } from './format.js';
 import { folderNameProblem, type ParsedFolderFile } from './folder-file.js';
 import { parseFiles, type ParseFilesOptions, type ParseJob, type ParseResult } from './parse-files.js';
 import { byName, byNaturalName, listStepGroupFiles, walkCasesDir, type WalkedDir } from './walk.js';
@@ -27,8 +28,6 @@ export interface LoadRepositoryResult {
    */
   strays: string[];
 }
-
-const stemOf = (file: string) => file.slice(file.lastIndexOf('/') + 1).replace(/\.ya?ml$/i, '');
 
 /**
  * Reads the tests repository into a normalized desired state. Bad content never throws: it

@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Problem } from '../errors.js';
 import type { DesiredCase, DesiredStepGroup } from '../model.js';
-import { parseCaseFile, parseStepGroupFile, type Parsed } from './case-file.js';
-import { parseFolderFile } from './folder-file.js';
+import type { Parsed } from './case-file.js';
+import { formatOf, parseItemFile } from './format.js';
 import { isWide, narrowTexts } from '../text-sharer.js';
 import { decodeText } from './text-file.js';
 
@@ -96,12 +96,8 @@ export function parseBytes(job: ParseJob, bytes: Uint8Array): ParseResult {
 
 export function parseText(job: ParseJob, text: string): ParseResult {
   const hash = sha256Of('sha256', text, 'hex');
-  const r =
-    job.kind === 'case'
-      ? parseCaseFile(job.rel, text)
-      : job.kind === 'step_group'
-        ? parseStepGroupFile(job.rel, job.key, text)
-        : parseFolderFile(job.rel, text);
+  // the format claiming the file's name parses it (`format.ts`)
+  const r = parseItemFile(job.kind, job.rel, text, job.kind === 'step_group' ? job.key : '');
   // the parsed item is kept for the whole run: its Latin-1 texts one byte per character
   const parsed = r.parsed && isWide(text) ? narrowTexts(r.parsed) : r.parsed;
   return { rel: job.rel, hash, problems: r.problems, ...(parsed ? { parsed } : {}) };
@@ -318,7 +314,8 @@ async function parseChunksInThread(shared: Shared): Promise<void> {
  * Results come back in the order of `jobs`. Throws only on I/O errors.
  */
 export async function parseFiles(root: string, jobs: readonly ParseJob[], options: ParseFilesOptions = {}): Promise<ParseResult[]> {
-  const workers = workerCount(jobs.length, options);
+  // a worker thread knows the built-in formats only: files of a format registered at run time are parsed here
+  const workers = jobs.every((job) => formatOf(job.rel)?.builtIn === true) ? workerCount(jobs.length, options) : 0;
   if (workers === 0) return parseFilesInThread(root, jobs, options.receive);
   const shared = share(root, jobs, options.receive);
   const heapMb = options.workerHeapMb ?? WORKER_HEAP_MB;

@@ -1,20 +1,19 @@
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import type { Problem } from '../errors.js';
+import { formatOf, holds, isFolderFileName } from './format.js';
 
 /** A directory under cases_dir; `segments` are directory names from cases_dir down. */
 export interface WalkedDir {
   /** relative to the repository root, `/`-separated */
   rel: string;
   segments: string[];
-  /** `_folder.yaml` (or `.yml`) relative path, when present */
+  /** `_folder.yaml` (`_folder` and an extension of a format holding folders) relative path, when present */
   folderFile?: string;
   /** case files directly in this directory, relative paths, sorted */
   caseFiles: string[];
 }
 
-export const isYamlFile = (name: string): boolean => /\.ya?ml$/i.test(name);
-export const isFolderFile = (name: string): boolean => /^_folder\.ya?ml$/i.test(name);
 
 /** Code-unit order: stable across platforms and locales. */
 export const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -142,7 +141,7 @@ async function entries(abs: string, rel: string, ctx: WalkContext): Promise<{ na
   // twins: one entry on macOS and Windows, two here
   const seen = new Map<string, string>();
   for (const e of out) {
-    if (!e.dir && !isYamlFile(e.name)) continue;
+    if (!e.dir && !formatOf(e.name)) continue;
     const key = twinKey(e.name);
     const first = seen.get(key);
     if (first === undefined) {
@@ -182,7 +181,7 @@ const newContext = async (root: string): Promise<WalkContext> => ({ rootReal: aw
 
 /**
  * Walks cases_dir: every directory (parents before children, names sorted) with its
- * `_folder.yaml` and case files. Files directly in cases_dir come back as `rootFiles`.
+ * `_folder.yaml` and case files (files a format holding cases claims: `format.ts`). Files directly in cases_dir come back as `rootFiles`.
  * Returns undefined when cases_dir does not exist.
  */
 export async function walkCasesDir(
@@ -213,8 +212,8 @@ export async function walkCasesDir(
     const subdirs: string[] = [];
     for (const e of list) {
       if (e.dir) subdirs.push(e.name);
-      else if (isFolderFile(e.name)) folderFile ??= `${rel}/${e.name}`;
-      else if (isYamlFile(e.name)) caseFiles.push(`${rel}/${e.name}`);
+      else if (isFolderFileName(e.name)) folderFile ??= `${rel}/${e.name}`;
+      else if (holds(e.name, 'case')) caseFiles.push(`${rel}/${e.name}`);
     }
     if (segments.length === 0) {
       rootFiles.push(...caseFiles);
@@ -238,7 +237,7 @@ export async function listStepGroupFiles(root: string, stepGroupsDir: string): P
   if (!(await dirInside(root, stepGroupsDir, ctx))) return { files: [], nested: [], problems: ctx.problems, strays: ctx.strays };
   const list = await entries(abs, relBase, ctx);
   return {
-    files: list.filter((e) => !e.dir && isYamlFile(e.name)).map((e) => `${relBase}/${e.name}`),
+    files: list.filter((e) => !e.dir && holds(e.name, 'step_group')).map((e) => `${relBase}/${e.name}`),
     nested: list.filter((e) => e.dir).map((e) => `${relBase}/${e.name}`),
     problems: ctx.problems,
     strays: ctx.strays,
