@@ -51,6 +51,12 @@ const PROCESS_OUTSIDE_CLI = [
   ['argv', 'the library takes options, not the command line'],
   ['cwd', 'the library takes the root or cwd as an option'],
 ].map(([property, message]) => ({ object: 'process', property, message }));
+/** The same members imported by name: `import { env } from 'node:process'`. */
+const PROCESS_IMPORTS_OUTSIDE_CLI = ['node:process', 'process'].map((name) => ({
+  name,
+  importNames: PROCESS_OUTSIDE_CLI.map((p) => p.property),
+  message: 'the library never prints, exits or reads the environment: src/cli/ does, and passes options',
+}));
 
 /** Modules with effects that plan/ (pure: desired × actual × base → Plan) must not import. */
 const IO_MODULES = ['fs', 'fs/promises', 'child_process', 'os', 'net', 'http', 'https', 'worker_threads', 'dgram', 'readline', 'process'];
@@ -127,6 +133,7 @@ export default tseslint.config(
     ignores: ['src/cli/**'],
     rules: {
       'no-restricted-properties': ['error', ...PROCESS_OUTSIDE_CLI],
+      'no-restricted-imports': ['error', { paths: PROCESS_IMPORTS_OUTSIDE_CLI }],
     },
   },
   { files: ENV_READS_TO_REMOVE, rules: { 'no-restricted-properties': ['error', ...PROCESS_OUTSIDE_CLI.filter((p) => p.property !== 'env')] } },
@@ -184,7 +191,10 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['../plan/*'], message: 'base/ is below plan/: move the shared type down (to base/ or model.ts) instead.' }] },
+        {
+          paths: PROCESS_IMPORTS_OUTSIDE_CLI,
+          patterns: [{ group: ['../plan/*'], message: 'base/ is below plan/: move the shared type down (to base/ or model.ts) instead.' }],
+        },
       ],
     },
   },
