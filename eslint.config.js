@@ -4,6 +4,7 @@
 // tsconfig.json); bench/, scripts/, bin/ and the .mjs test helpers are plain JavaScript outside
 // tsconfig.json and get the syntax-only rules.
 import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 const TYPE_AWARE = ['src/**/*.ts', 'test/**/*.ts', 'vitest.config.ts'];
@@ -66,7 +67,7 @@ const PLAN_FORBIDDEN_PATHS = IO_MODULES.flatMap((m) => [`node:${m}`, m]).map((na
 }));
 const LAYERS_ABOVE_PLAN = ['apply', 'backup', 'cli', 'emulator', 'migrate', 'pull', 'remote', 'repository', 'results', 'runs'];
 
-export default tseslint.config(
+export default defineConfig(
   { ignores: ['dist/', 'coverage/', 'bench-out/', '.tmsync/', 'tmp/', 'schemas/', 'examples/'] },
   { linterOptions: { reportUnusedDisableDirectives: 'error' } },
   js.configs.recommended,
@@ -223,10 +224,10 @@ export default tseslint.config(
     },
   },
 
-  // ---- plain JavaScript: scripts, benches, the bin shim (no type information)
+  // ---- plain JavaScript: scripts, benches, the bin shim (espree, no type information: the
+  // type-aware rules above are set for TYPE_AWARE files only)
   {
     files: PLAIN_JS,
-    ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       ecmaVersion: 2023,
       sourceType: 'module',
