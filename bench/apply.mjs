@@ -10,7 +10,7 @@
 // 2. The same apply again: the request log must show reads only.
 // 3. A BIG-case apply without a rate limit, the CLI's peak RSS read from process.resourceUsage().
 // 4. The same apply at `rate_limit: 2000` under `--cpu-prof`: the rate gate's share of the CPU.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cpuShare, readRequestLog, root, runCli, serve, stop } from './lib/cli.mjs';

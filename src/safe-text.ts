@@ -16,9 +16,12 @@
  */
 
 /** What {@link safeInline} escapes: C0 but tab, DEL, C1, bidi controls, line and paragraph separators. */
+// eslint-disable-next-line no-control-regex
 const UNSAFE_INLINE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 /** The same, newlines apart (a multi-line text is split on them). */
+// eslint-disable-next-line no-control-regex
 const UNSAFE_IN_LINE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+// eslint-disable-next-line no-control-regex
 const HAS_UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 /**
@@ -26,6 +29,7 @@ const HAS_UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u
  * itself), `::` (GitHub Actions), `##vso[` or `##[` (Azure Pipelines), `##teamcity[` (TeamCity). A
  * markdown heading (`### …`) is none of them.
  */
+// eslint-disable-next-line no-control-regex
 const COMMAND_START = /^((?:[\s\u00a0\ufeff]|\u001b\[[0-9;]*m)*)(:(?=:)|#(?=#(?:vso|teamcity)?\[))/i;
 
 /** The escaped form of one character: `\n`, `\r`, `\t`, else `\xHH` up to U+00FF, `\uHHHH` above. */

@@ -20,6 +20,7 @@ export function textSharer(): (s: string) => string {
 }
 
 /** A character past Latin-1: a string holding one is stored two bytes per character. */
+// eslint-disable-next-line no-control-regex
 const WIDE = /[^\u0000-\u00ff]/;
 
 /**
@@ -41,7 +42,7 @@ export function narrowTexts<T>(value: T): T {
   if (typeof value === 'string') return (WIDE.test(value) ? value : Buffer.from(value, 'latin1').toString('latin1')) as T;
   if (value === null || typeof value !== 'object') return value;
   const o = value as Record<string, unknown>;
-  if (Array.isArray(o)) for (let i = 0; i < o.length; i++) o[i] = narrowTexts(o[i]);
+  if (Array.isArray(o)) for (let i = 0; i < o.length; i++) o[i] = narrowTexts<unknown>(o[i]);
   else for (const k of Object.keys(o)) o[k] = narrowTexts(o[k]);
   return value;
 }

@@ -54,7 +54,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
   });
 
   const globals = (): GlobalOptions => {
-    const o = program.opts();
+    const o = program.opts<Pick<GlobalOptions, 'config' | 'profile' | 'baseUrl' | 'project'> & { json?: boolean; verbose?: boolean; color?: boolean }>();
     return {
       cwd,
       config: o.config,

@@ -51,7 +51,7 @@ function rewrite(v: unknown, labels: LabelObjects | undefined, users: boolean): 
     if (SECOND_STAMPS.has(k) && typeof x === 'number') out[k] = inMs(x);
     else if (k === 'parent_folder_id' && x === '') out[k] = null;
     else if (k === 'label_ids' && labels && Array.isArray(x) && 'title' in o) {
-      out.labels = x.map((id) => labels.get(String(id)) ?? { id, name: String(id) });
+      out.labels = (x as unknown[]).map((id) => labels.get(String(id)) ?? { id, name: String(id) });
     } else out[k] = rewrite(x, labels, users);
   }
   if (users && typeof o.email === 'string' && typeof o.id === 'string') out.identity_user_uuid = identityUuid(o.id);

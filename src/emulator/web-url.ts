@@ -18,7 +18,7 @@ const prefixes = new WeakMap<RouteContext, Map<string, string | undefined>>();
 export function itemWebUrl(c: RouteContext, projectId: string, path: (prefix: string) => string): { web_url?: string } {
   if (c.dialect === 'live') return {};
   let known = prefixes.get(c);
-  if (!known) prefixes.set(c, (known = new Map()));
+  if (!known) prefixes.set(c, (known = new Map<string, string | undefined>()));
   if (!known.has(projectId)) known.set(projectId, findProject(c.db, projectId)?.human_id_prefix);
   const prefix = known.get(projectId);
   return prefix === undefined ? {} : webUrl(c, path(prefix));

@@ -1,7 +1,7 @@
 import type { Problem } from '../errors.js';
-import type { ActualState, DesiredCase, DesiredFolder, DesiredState, RemoteCase, RemoteFolder } from '../model.js';
+import type { ActualState, DesiredCase, DesiredFolder, DesiredState, RemoteFolder } from '../model.js';
 export { answersQuery, type CaseQuery } from '../case-query.js';
-import { answersQuery, type CaseQuery } from '../case-query.js';
+import type { CaseQuery } from '../case-query.js';
 import { buildPlan, remoteVersions, type BuildPlanResult } from './build-plan.js';
 import type { BuildPlanOptions, PlanContext } from './context.js';
 import { folderFile, planFolders } from './folders.js';
@@ -214,6 +214,9 @@ function ownerFile(op: Operation, desired: DesiredState, folderFiles: Map<string
     }
     case 'folder':
       return folderFiles.get(after);
+    case 'test_plan':
+    case 'test_run':
+      return undefined;
   }
 }
 

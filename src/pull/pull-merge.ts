@@ -122,7 +122,7 @@ const keyStandingsOf = new WeakMap<ItemStandings, Map<BaseKind, Map<string, KeyS
 
 function keyStandings(kind: BaseKind, standings: ItemStandings): Map<string, KeyStanding> {
   let byKind = keyStandingsOf.get(standings);
-  if (!byKind) keyStandingsOf.set(standings, (byKind = new Map()));
+  if (!byKind) keyStandingsOf.set(standings, (byKind = new Map<BaseKind, Map<string, KeyStanding>>()));
   let made = byKind.get(kind);
   if (!made) byKind.set(kind, (made = makeKeyStandings(kind, standings)));
   return made;
@@ -222,7 +222,7 @@ export class PullMerge implements PullMergeHooks {
       }
       if (s === 'mixed' && f.kind === 'step_group' && key === 'steps') {
         local ??= parsedMapping(f.path, text);
-        const standings = this.input.standings(f.kind, f.itemId) ?? new Map();
+        const standings: ItemStandings = this.input.standings(f.kind, f.itemId) ?? new Map();
         const remoteIndexes = new Set([...standings].filter(([field, x]) => x === 'remote' && yamlKeyOf(f.kind as BaseKind, field) === key).map(([field]) => elementIndex(field) ?? -1));
         out[key] = mergeList(Array.isArray(local[key]) ? local[key] : [], Array.isArray(value) ? value : [], remoteIndexes);
         this.keptLocalFields += [...standings].filter(([field, x]) => x === 'local' && yamlKeyOf(f.kind as BaseKind, field) === key).length;

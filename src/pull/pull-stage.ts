@@ -47,7 +47,7 @@ export interface PullStage {
    * The case's fields for the sync base, hashed as its page was laid out (the same object read, so
    * the same values); undefined for a case not laid out here.
    */
-  hashed(c: RemoteCase): HashedFields | undefined;
+  hashed: (c: RemoteCase) => HashedFields | undefined;
   /** what the stage did, for tests and the bench */
   stats(): { laidOut: number; staged: number; compared: number };
   /** new files staged at the path they will most likely have, for whole new directories (`pull-tree.ts`) */

@@ -67,7 +67,7 @@ export function responseSchema(name: EndpointName): z.ZodType | undefined {
 /** The key of `data` that holds a paginated list's items (`folders`, `test_cases`, …). */
 export function listKey(name: ListEndpointName): string {
   const schema = endpoint(name).response;
-  const data = schema instanceof z.ZodObject ? schema.shape.data : undefined;
+  const data: unknown = schema instanceof z.ZodObject ? schema.shape.data : undefined;
   const keys = data instanceof z.ZodObject ? Object.keys(data.shape) : [];
   if (keys.length !== 1) throw new Error(`endpoint ${name} is not a paginated list`);
   return keys[0];

@@ -25,7 +25,7 @@ export interface RetryOptions {
  * Runs `attempt` until it succeeds or the policy gives up: refused requests are sent again after a
  * backoff (or the service's Retry-After); an ambiguous create is settled by the reconciler first.
  */
-export async function withRetries<T>(attempt: (n: number) => Promise<T>, o: RetryOptions): Promise<T | unknown> {
+export async function withRetries<T>(attempt: (n: number) => Promise<T>, o: RetryOptions): Promise<unknown> {
   try {
     return await pRetry(
       async (n) => {

@@ -98,7 +98,7 @@ export function toRemoteStep(w: W.IndividualStep, share: Share = unshared): Remo
  * reports neither: its labels are unknown, not empty.
  */
 export function reportedLabelIds(w: { label_ids?: readonly string[] | null; labels?: unknown }): string[] | undefined {
-  if (Array.isArray(w.label_ids)) return [...w.label_ids];
+  if (Array.isArray(w.label_ids)) return [...(w.label_ids as readonly string[])];
   if (!Array.isArray(w.labels)) return undefined;
   const ids: string[] = [];
   for (const l of w.labels as unknown[]) {

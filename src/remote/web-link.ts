@@ -7,6 +7,7 @@
 export const WEB_LINK_FIELDS = ['web_url', 'html_url', 'app_url', 'run_url', 'link', 'url'] as const;
 
 /** An http(s) address with no spaces or control characters: it is printed on a terminal as it is. */
+// eslint-disable-next-line no-control-regex
 const PRINTABLE_HTTP_URL = /^https?:\/\/[^\s\u0000-\u001f\u007f-\u009f]+$/i;
 
 /** The first of {@link WEB_LINK_FIELDS} holding a printable http(s) URL; undefined when the answer has none. */

@@ -242,7 +242,7 @@ interface Shared extends WorkerInput {
 
 function share(root: string, jobs: readonly ParseJob[], receive: ParseFilesOptions['receive']): Shared {
   const chunks = Math.ceil(jobs.length / RESULT_BATCH);
-  return { root, jobs, chunk: RESULT_BATCH, counter: new Int32Array(new SharedArrayBuffer(4)), chunks: new Array(chunks).fill(undefined), receive };
+  return { root, jobs, chunk: RESULT_BATCH, counter: new Int32Array(new SharedArrayBuffer(4)), chunks: new Array<ParseResult[] | undefined>(chunks).fill(undefined), receive };
 }
 
 /** Takes the next chunk, or undefined when none is left. */

@@ -34,7 +34,7 @@ describe('apply after edits to an applied repository', () => {
     await edit(join(cases, 'Authentication/valid-login.yaml'), 'title: Log in with valid credentials', 'title: Log in with valid credentials and 2FA');
     await edit(
       join(cases, 'Authentication/locked-account.yaml'),
-      /steps:\n([\s\S]*?)(  - action: Sign in as bob[\s\S]*)$/,
+      /steps:\n([\s\S]*?)( {2}- action: Sign in as bob[\s\S]*)$/,
       'steps:\n$2$1',
     );
     await rename(join(cases, 'Checkout/guest-checkout.yaml'), join(cases, 'Checkout/Payments/guest-checkout.yaml'));

@@ -2,7 +2,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codeQualityReport, githubAnnotation } from '../../src/cli/ci-output.js';
+import { githubAnnotation } from '../../src/cli/ci-output.js';
+import type { codeQualityReport } from '../../src/cli/ci-output.js';
 import { runCli } from '../support/cli.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 

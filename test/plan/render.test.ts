@@ -217,6 +217,7 @@ describe('text from the repository and the service, rendered', () => {
     }
     // colours are tmsync's own escape sequences, and the only ones
     const coloured = renderPlanText(plan, { color: true });
+    // eslint-disable-next-line no-control-regex
     expect(coloured.replace(/\u001b\[[0-9;]*m/g, '')).not.toMatch(control);
   });
 });

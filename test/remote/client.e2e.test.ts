@@ -92,7 +92,7 @@ describe('client against the emulator', () => {
     }
     const log = emu.requestLog();
     expect(log.some((e) => e.fault === 'reset_after_commit' && e.method === 'POST')).toBe(true);
-    await emu.setFaults({ failRate: 0 });
+    emu.setFaults({ failRate: 0 });
     const all = [];
     for await (const p of client.paginate('listTestPlans', { params })) all.push(p.title);
     expect(all.sort()).toEqual([...titles].sort());

@@ -10,7 +10,7 @@ import { pageOf, startScripted, type LoggedRequest, type Reply, type ScriptedSer
 const PID = '11111111-2222-3333-4444-555555555555';
 const project = { id: PID, name: 'Shop Project', human_id_prefix: 'SHOP', description: '', created_at: 1, updated_at: 1 };
 const other = { id: '99999999-2222-3333-4444-555555555555', name: 'Other', human_id_prefix: 'OTH', description: '', created_at: 1, updated_at: 1 };
-const folder = (id: string, name: string, parent: string | null | '', order = 0) => ({ id, name, project_id: PID, children: [], parent_folder_id: parent, order });
+const folder = (id: string, name: string, parent: string | null, order = 0) => ({ id, name, project_id: PID, children: [], parent_folder_id: parent, order });
 const kase = (i: number, folderId: string, extra: Record<string, unknown> = {}) => ({
   id: `c${i}`,
   human_id: `SHOP-${i}`,

@@ -1,7 +1,7 @@
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { findPlanAnywhere } from '../../src/emulator/db/index.js';
-import { startEmulator } from '../../src/emulator/index.js';
+import type { startEmulator } from '../../src/emulator/index.js';
 import { TEST_DIALECT } from '../dialect.js';
 import { createClient, type TmsClient } from '../../src/remote/index.js';
 import { resolveProject } from '../../src/remote/resolve-project.js';

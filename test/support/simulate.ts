@@ -164,7 +164,11 @@ export function simulatePlan(actual: ActualState, plan: Plan, idFactory: IdFacto
       case 'delete_case':
         cases.delete(op.id);
         break;
+      // test plans and runs are not part of the simulated state
       case 'adopt':
+      case 'create_test_plan':
+      case 'complete_test_plan':
+      case 'create_test_run':
         break;
     }
   }

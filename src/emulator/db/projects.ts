@@ -39,7 +39,7 @@ export function findProject(ctx: DbContext, idOrPrefix: string): ProjectRow | un
     ctx.stmt(`SELECT ${COLS} FROM projects WHERE prefix = ?`).get(idOrPrefix)) as ProjectRow | undefined;
   if (!row || ctx.inTransaction) return row;
   let map = known;
-  if (!map) foundProjects.set(ctx, (map = new Map()));
+  if (!map) foundProjects.set(ctx, (map = new Map<string, ProjectRow>()));
   // any text that finds nothing is never kept, so the bound only matters for many real projects
   if (map.size >= 1024) map.clear();
   map.set(idOrPrefix, Object.freeze(row));

@@ -1,4 +1,3 @@
-import type { ParsedBodyOf } from '../../api/endpoints.js';
 import * as db from '../db/index.js';
 import type { PlanFields, PlanRow } from '../db/index.js';
 import { listPage, ok, projectOf, type HandlerTable, type RouteContext } from '../http.js';
@@ -36,9 +35,6 @@ export function planOf(c: RouteContext): PlanRow {
   if (!p) throw notFound('Test plan', c.params.test_plan_id);
   return p;
 }
-
-/** A create's or an update's body, as the update schema parses it. */
-type PlanBody = ParsedBodyOf<'updateTestPlan'>;
 
 export const testPlanRoutes = {
   listTestPlans(c) {
