@@ -64,37 +64,62 @@ function matchLookup(entry: { name: string; alias?: string }, target: readonly L
   );
 }
 
+/** Records a name of the backup the target does not match, counting its uses. */
+type Miss = (what: Unmatched['what'], name: string) => void;
+
 export function buildRestoreMapping(backup: Backup, target: RestoreTargetDirectory, options: RestoreMappingOptions = {}): RestoreMapping {
   const unmatched = new Map<string, Unmatched>();
-  const miss = (what: Unmatched['what'], name: string) => {
+  const miss: Miss = (what, name) => {
     const key = `${what}\u0000${name}`;
     const u = unmatched.get(key) ?? { what, name, usedBy: 0 };
     u.usedBy += 1;
     unmatched.set(key, u);
   };
-  const notes: string[] = [];
+  const lookups = lookupMapping(backup, target, miss);
+  const users = userMapping(backup, target, options, miss);
+  const labels = labelMapping(backup, target, options, miss);
 
-  // lookups
-  const lookupMaps = {} as Record<LookupKindKey, Map<string, string | undefined>>;
-  const lookupNames = {} as Record<LookupKindKey, Map<string, string>>;
+  if (unmatched.size > 0) throw unmatchedError([...unmatched.values()]);
+  const notes: string[] = [];
+  if (users.replaced.size > 0) notes.push(`users without a match replaced by ${options.defaultOwner}: ${[...users.replaced].sort().join(', ')}`);
+  if (labels.dropped.size > 0) notes.push(`labels the target lacks, left out: ${[...labels.dropped].sort().join(', ')}`);
+
+  return {
+    lookup: (kind, oldId) => (oldId ? lookups.maps[kind].get(oldId) : undefined),
+    runStatus: (statusId, word) => (hasStatus(statusId, word) ? lookups.runStatus(statusId, word) : undefined),
+    user: (oldId) => (oldId ? users.resolve(oldId) : undefined),
+    labels: (ids) => ids.map((id) => labels.map.get(id)).filter((x): x is string => x !== undefined),
+    ...(users.fallback !== undefined ? { fallbackUser: users.fallback } : {}),
+    notes,
+  };
+}
+
+/** True when a run-case row carries a status that must be set. */
+const hasStatus = (statusId: string | null | undefined, word: string | null) =>
+  statusId ? true : statusId === null ? false : word !== null && statusWord(word) !== 'UNTESTED';
+
+/** The backup's lookup ids (of every list) to the target's, by name or alias; the ids the cases and run rows use are checked. */
+function lookupMapping(backup: Backup, target: RestoreTargetDirectory, miss: Miss) {
+  const maps = {} as Record<LookupKindKey, Map<string, string | undefined>>;
+  const names = {} as Record<LookupKindKey, Map<string, string>>;
   for (const kind of LOOKUP_LISTS_ALL) {
     const m = new Map<string, string | undefined>();
-    const names = new Map<string, string>();
+    const n = new Map<string, string>();
     for (const e of backup.lookups[kind]) {
       m.set(e.id, matchLookup(e, target.lookups[TARGET_LIST[kind]] ?? [])?.id);
-      names.set(e.id, e.name);
+      n.set(e.id, e.name);
     }
-    lookupMaps[kind] = m;
-    lookupNames[kind] = names;
+    maps[kind] = m;
+    names[kind] = n;
   }
   const useLookup = (kind: LookupKindKey, id: string) => {
     if (!id) return;
-    const hit = lookupMaps[kind].get(id);
+    const hit = maps[kind].get(id);
     if (hit === undefined) {
       // an id the backup's list does not name: only the same id in the target can be it
       const same = (target.lookups[TARGET_LIST[kind]] ?? []).find((t) => t.id === id);
-      if (same) lookupMaps[kind].set(id, same.id);
-      else miss(LOOKUP_WORDS[kind], lookupNames[kind].get(id) ?? id);
+      if (same) maps[kind].set(id, same.id);
+      else miss(LOOKUP_WORDS[kind], names[kind].get(id) ?? id);
     }
   };
   for (const c of backup.test_cases) {
@@ -102,23 +127,23 @@ export function buildRestoreMapping(backup: Backup, target: RestoreTargetDirecto
   }
   const targetRunStatuses = target.lookups.runStatuses ?? [];
   const runStatus = (statusId: string | null | undefined, word: string | null): string | undefined => {
-    if (statusId) return lookupMaps.run_statuses.get(statusId);
+    if (statusId) return maps.run_statuses.get(statusId);
     if (!word) return undefined;
     return targetRunStatuses.find((t) => statusWord(t.name) === statusWord(word) || (t.alias && statusWord(t.alias) === statusWord(word)))?.id;
   };
-  /** true when the row carries a status that must be set */
-  const hasStatus = (statusId: string | null | undefined, word: string | null) =>
-    statusId ? true : statusId === null ? false : word !== null && statusWord(word) !== 'UNTESTED';
   for (const r of backup.test_runs) {
     for (const rc of r.cases) {
       if (!hasStatus(rc.status_id, rc.status)) continue;
       if (runStatus(rc.status_id, rc.status) === undefined) {
-        miss('run status', (rc.status_id ? lookupNames.run_statuses.get(rc.status_id) : undefined) ?? rc.status ?? '?');
+        miss('run status', (rc.status_id ? names.run_statuses.get(rc.status_id) : undefined) ?? rc.status ?? '?');
       }
     }
   }
+  return { maps, runStatus };
+}
 
-  // users
+/** The backup's users to the target's, by email (`--map-user`, `--default-owner`); the users the cases and runs name are checked. */
+function userMapping(backup: Backup, target: RestoreTargetDirectory, options: RestoreMappingOptions, miss: Miss) {
   const emailOf = new Map(backup.users.map((u) => [u.id, u.email]));
   const targetUser = (ref: string) =>
     target.users.find((u) => u.id === ref) ?? target.users.find((u) => norm(u.email) === norm(ref));
@@ -141,7 +166,7 @@ export function buildRestoreMapping(backup: Backup, target: RestoreTargetDirecto
   }
   const userMap = new Map<string, string | undefined>();
   const replaced = new Set<string>();
-  const resolveUser = (oldId: string): string | undefined => {
+  const resolve = (oldId: string): string | undefined => {
     if (userMap.has(oldId)) return userMap.get(oldId);
     const email = emailOf.get(oldId);
     const mapped = email !== undefined ? mapUsers.get(norm(email)) : mapUsers.get(norm(oldId));
@@ -155,7 +180,7 @@ export function buildRestoreMapping(backup: Backup, target: RestoreTargetDirecto
     return id;
   };
   const useUser = (id: string | null) => {
-    if (id && resolveUser(id) === undefined) miss('user', emailOf.get(id) ?? id);
+    if (id && resolve(id) === undefined) miss('user', emailOf.get(id) ?? id);
   };
   for (const c of backup.test_cases) {
     useUser(c.owner_id);
@@ -165,39 +190,30 @@ export function buildRestoreMapping(backup: Backup, target: RestoreTargetDirecto
     useUser(r.assignee_id);
     for (const rc of r.cases) useUser(rc.assignee_id);
   }
+  return { resolve, fallback, replaced };
+}
 
-  // labels (the API cannot create them)
+/** The backup's labels to the target's, by name (the API cannot create them); `--drop-missing-labels` leaves the others out. */
+function labelMapping(backup: Backup, target: RestoreTargetDirectory, options: RestoreMappingOptions, miss: Miss) {
   const labelName = new Map(backup.labels.map((l) => [l.id, l.name]));
-  const labelMap = new Map<string, string | undefined>();
-  for (const l of backup.labels) labelMap.set(l.id, target.labels.find((t) => norm(t.name) === norm(l.name))?.id);
+  const map = new Map<string, string | undefined>();
+  for (const l of backup.labels) map.set(l.id, target.labels.find((t) => norm(t.name) === norm(l.name))?.id);
   const dropped = new Set<string>();
   const useLabels = (ids: readonly string[] | undefined) => {
     for (const id of ids ?? []) {
-      if (!labelMap.has(id)) labelMap.set(id, target.labels.find((t) => t.id === id)?.id);
-      if (labelMap.get(id) !== undefined) continue;
+      if (!map.has(id)) map.set(id, target.labels.find((t) => t.id === id)?.id);
+      if (map.get(id) !== undefined) continue;
       if (options.dropMissingLabels) dropped.add(labelName.get(id) ?? id);
       else miss('label', labelName.get(id) ?? id);
     }
   };
   for (const c of backup.test_cases) useLabels(c.label_ids);
   for (const g of backup.step_groups) useLabels(g.label_ids);
-
-  if (unmatched.size > 0) throw unmatchedError([...unmatched.values()]);
-  if (replaced.size > 0) notes.push(`users without a match replaced by ${options.defaultOwner}: ${[...replaced].sort().join(', ')}`);
-  if (dropped.size > 0) notes.push(`labels the target lacks, left out: ${[...dropped].sort().join(', ')}`);
-
-  return {
-    lookup: (kind, oldId) => (oldId ? lookupMaps[kind].get(oldId) : undefined),
-    runStatus: (statusId, word) => (hasStatus(statusId, word) ? runStatus(statusId, word) : undefined),
-    user: (oldId) => (oldId ? resolveUser(oldId) : undefined),
-    labels: (ids) => ids.map((id) => labelMap.get(id)).filter((x): x is string => x !== undefined),
-    ...(fallback !== undefined ? { fallbackUser: fallback } : {}),
-    notes,
-  };
+  return { map, dropped };
 }
 
 function unmatchedError(list: Unmatched[]): TmsyncError {
-  const order: Unmatched['what'][] = ['type', 'status', 'priority', 'automation type', 'run status', 'user', 'label'];
+  const order: Unmatched['what'][] = [...LOOKUP_LISTS_ALL.map((l) => LOOKUP_WORDS[l]), 'user', 'label'];
   list.sort((a, b) => order.indexOf(a.what) - order.indexOf(b.what) || (a.name < b.name ? -1 : 1));
   const lines = list.map((u) => `  ${u.what} "${u.name}" (used ${u.usedBy} time${u.usedBy === 1 ? '' : 's'})`);
   const hints: string[] = [];

@@ -73,171 +73,116 @@ export interface RestorePlan {
 const key = (type: RestoreItemType, old: string) => `${type}:${old}`;
 const NO_FILE = { file: '' };
 
-/** The plan of a restore (pure). */
-export function buildRestorePlan(backup: Backup, input: RestorePlanInput): RestorePlan {
-  const { journal, mapping: m } = input;
-  const ops: Operation[] = [];
-  const opKeys = new Set<string>();
-  const known = new Map<string, string>();
-  const resumeIds = new Map<string, { id: string }>();
-  const phaseOf = new Map<string, RestorePhase>();
-  const finished: Record<RestorePhase, number> = { folders: 0, step_groups: 0, test_cases: 0, test_plans: 0, test_runs: 0 };
-  const adopted = new Map(input.adoption.adopt.map((a) => [key(a.type, a.old), a]));
+type AdoptItemType = 'folder' | 'step_group' | 'case' | 'test_plan' | 'test_run';
 
-  for (const [k, rec] of journal.ids) if (rec.id !== undefined) known.set(k, rec.id);
-  /** done earlier: no operation. A plan is done once created (its completion has a key of its own). */
-  const isFinished = (type: RestoreItemType, old: string) =>
-    journal.done.has(key(type, old)) || (type === 'plan' && known.has(key(type, old)) && !adopted.has(key(type, old)));
+/** The operations of a restore as they are added, phase by phase, and what each phase found done. */
+class RestorePlanBuilder {
+  readonly ops: Operation[] = [];
+  private readonly opKeys = new Set<string>();
+  private readonly known = new Map<string, string>();
+  readonly resumeIds = new Map<string, { id: string }>();
+  readonly phaseOf = new Map<string, RestorePhase>();
+  readonly finished: Record<RestorePhase, number> = { folders: 0, step_groups: 0, test_cases: 0, test_plans: 0, test_runs: 0 };
+  readonly adopted: Map<string, AdoptionPlan['adopt'][number]>;
 
-  const ref = (type: RestoreItemType, old: string, by: string): Ref => {
+  constructor(readonly input: RestorePlanInput) {
+    this.adopted = new Map(input.adoption.adopt.map((a) => [key(a.type, a.old), a]));
+    for (const [k, rec] of input.journal.ids) if (rec.id !== undefined) this.known.set(k, rec.id);
+  }
+
+  /** Done earlier: no operation. A plan is done once created (its completion has a key of its own). */
+  private isFinished(type: RestoreItemType, old: string): boolean {
     const k = key(type, old);
-    if (opKeys.has(k)) return { op: k };
-    const id = known.get(k);
+    return this.input.journal.done.has(k) || (type === 'plan' && this.known.has(k) && !this.adopted.has(k));
+  }
+
+  /** An adopted item the target holds as it is (not one begun by an earlier run without an answer). */
+  isAdopted(k: string): boolean {
+    const a = this.adopted.get(k);
+    return a !== undefined && !a.pending;
+  }
+
+  /** A backup item's reference: its operation in this plan, or its id from an earlier run. */
+  ref(type: RestoreItemType, old: string, by: string): Ref {
+    const k = key(type, old);
+    if (this.opKeys.has(k)) return { op: k };
+    const id = this.known.get(k);
     if (id !== undefined) return { id };
     throw new TmsyncError('backup_invalid', `the backup's ${by} refers to ${type.replace('_', ' ')} ${old}, which the backup does not hold; nothing was written`, {
       hint: 'take the backup again',
     });
-  };
-  const dep = (r: Ref) => ('op' in r ? [r.op] : []);
+  }
 
   /**
    * Adds the item's operation: an adopt, a create (resumed when an earlier run made the item), or
    * none when it is finished. Returns whether it has one.
    */
-  const add = (type: RestoreItemType, old: string, create: () => Operation, adoptAs: () => Operation): boolean => {
+  add(type: RestoreItemType, old: string, create: () => Operation, adoptAs: { itemType: AdoptItemType; path: string[]; title: string }): boolean {
     const k = key(type, old);
-    const a = adopted.get(k);
+    const a = this.adopted.get(k);
     if (a && !a.pending) {
-      push(type, adoptAs());
+      this.push({ kind: 'adopt', key: k, dependsOn: [], itemType: adoptAs.itemType, id: a.id, path: adoptAs.path, title: adoptAs.title, writeBack: NO_FILE }, type);
       return true;
     }
-    if (!a && isFinished(type, old)) {
-      finished[PHASE_OF[type]] += 1;
+    if (!a && this.isFinished(type, old)) {
+      this.finished[PHASE_OF[type]] += 1;
       return false;
     }
     const op = create();
-    if (a) resumeIds.set(k, { id: a.id });
-    else if (known.has(k) && input.existingIds.has(known.get(k)!)) resumeIds.set(k, { id: known.get(k)! });
-    push(type, op);
+    if (a) this.resumeIds.set(k, { id: a.id });
+    else if (this.known.has(k) && this.input.existingIds.has(this.known.get(k)!)) this.resumeIds.set(k, { id: this.known.get(k)! });
+    this.push(op, type);
     return true;
-  };
-  const push = (type: RestoreItemType, op: Operation) => {
-    ops.push(op);
-    opKeys.add(op.key);
-    phaseOf.set(op.key, PHASE_OF[type]);
-  };
-  const adoptOp = (type: RestoreItemType, old: string, itemType: 'folder' | 'step_group' | 'case' | 'test_plan' | 'test_run', path: string[], title: string): Operation => ({
-    kind: 'adopt',
-    key: key(type, old),
-    dependsOn: [],
-    itemType,
-    id: adopted.get(key(type, old))!.id,
-    path,
-    title,
-    writeBack: NO_FILE,
-  });
-
-  // folders: parents first; siblings one after another so they keep their order
-  const folderPath = folderPaths(backup);
-  const children = new Map<string | null, Backup['folders']>();
-  for (const f of backup.folders) children.set(f.parent_id, [...(children.get(f.parent_id) ?? []), f]);
-  for (const list of children.values()) list.sort((a, b) => a.order - b.order);
-  let level: (string | null)[] = [null];
-  while (level.length > 0) {
-    const next: string[] = [];
-    for (const parent of level) {
-      let previous: string | undefined;
-      for (const f of children.get(parent) ?? []) {
-        const path = folderPath(f.id);
-        const has = add(
-          'folder',
-          f.id,
-          () => {
-            const parentRef = f.parent_id === null ? null : ref('folder', f.parent_id, `folder "${f.name}"`);
-            return {
-              kind: 'create_folder',
-              key: key('folder', f.id),
-              dependsOn: [...(parentRef ? dep(parentRef) : []), ...(previous ? [previous] : [])],
-              path,
-              name: f.name,
-              parent: parentRef,
-              writeBack: NO_FILE,
-            };
-          },
-          () => adoptOp('folder', f.id, 'folder', path, f.name),
-        );
-        if (has) previous = key('folder', f.id);
-        next.push(f.id);
-      }
-    }
-    level = next;
   }
 
+  /** Adds an operation; one that restores a backup item (`type`) counts in its phase. */
+  push(op: Operation, type?: RestoreItemType): void {
+    this.ops.push(op);
+    this.opKeys.add(op.key);
+    if (type) this.phaseOf.set(op.key, PHASE_OF[type]);
+  }
+}
+
+const dep = (r: Ref) => ('op' in r ? [r.op] : []);
+
+/** The plan of a restore (pure). */
+export function buildRestorePlan(backup: Backup, input: RestorePlanInput): RestorePlan {
+  const b = new RestorePlanBuilder(input);
+  const folderPath = folderPaths(backup);
+  addFolders(b, backup, folderPath);
   for (const g of backup.step_groups) {
-    add(
+    b.add(
       'step_group',
       g.id,
-      () => ({ kind: 'create_step_group', key: key('step_group', g.id), dependsOn: [], localKey: g.id, body: stepGroupBody(g, m), writeBack: NO_FILE }),
-      () => adoptOp('step_group', g.id, 'step_group', [], g.title),
+      () => ({ kind: 'create_step_group', key: key('step_group', g.id), dependsOn: [], localKey: g.id, body: stepGroupBody(g, input.mapping), writeBack: NO_FILE }),
+      { itemType: 'step_group', path: [], title: g.title },
     );
   }
-
-  for (const c of backup.test_cases) {
-    add(
-      'case',
-      c.id,
-      () => {
-        const deps = new Set<string>();
-        const body = caseBody(c, m, (type, old) => {
-          const r = ref(type, old, `test case ${c.human_id || c.id}`);
-          for (const d of dep(r)) deps.add(d);
-          return r;
-        });
-        return { kind: 'create_case', key: key('case', c.id), dependsOn: [...deps], path: folderPath(c.folder_id), body, writeBack: NO_FILE };
-      },
-      () => adoptOp('case', c.id, 'case', folderPath(c.folder_id), c.title),
-    );
-  }
-
+  addCases(b, backup, folderPath);
   for (const p of backup.test_plans) {
     const dates = withServiceDates({ start_date: p.start_date, end_date: p.end_date }, input.timestampUnit);
-    add(
+    b.add(
       'plan',
       p.id,
       () => ({ kind: 'create_test_plan', key: key('plan', p.id), dependsOn: [], title: p.title, description: p.description, startDate: dates.start_date, endDate: dates.end_date }),
-      () => adoptOp('plan', p.id, 'test_plan', [], p.title),
+      { itemType: 'test_plan', path: [], title: p.title },
     );
   }
-
   const runKeys: string[] = [];
   for (const r of backup.test_runs) {
-    const has = add(
-      'run',
-      r.id,
-      () => runOp(r, input, (type, old) => ref(type, old, `test run ${r.human_id || r.id}`)),
-      () => adoptOp('run', r.id, 'test_run', [], r.title),
-    );
+    const has = b.add('run', r.id, () => runOp(r, input, (type, old) => b.ref(type, old, `test run ${r.human_id || r.id}`)), { itemType: 'test_run', path: [], title: r.title });
     if (has) runKeys.push(key('run', r.id));
   }
-
-  // completing a plan comes last (a completed plan may refuse new runs); an adopted plan is left as it is
-  for (const p of backup.test_plans) {
-    const k = key('plan', p.id);
-    const completeKey = `complete_plan:${p.id}`;
-    if (p.status !== 'COMPLETED' || journal.done.has(completeKey) || (adopted.has(k) && !adopted.get(k)!.pending)) continue;
-    const plan = ref('plan', p.id, `test plan ${p.human_id || p.id}`);
-    ops.push({ kind: 'complete_test_plan', key: completeKey, dependsOn: [...dep(plan), ...runKeys], plan, title: p.title });
-    opKeys.add(completeKey);
-  }
+  addPlanCompletions(b, backup, runKeys);
 
   const plan: Plan = {
     format_version: PLAN_FORMAT_VERSION,
     project: { id: input.target.id, name: input.target.name, humanIdPrefix: input.target.humanIdPrefix },
     prune: false,
-    operations: ops,
+    operations: b.ops,
     unmanaged: [],
     warnings: [],
-    summary: summarize(ops),
+    summary: summarize(b.ops),
     contentHash: '',
     remoteVersions: {},
   };
@@ -248,7 +193,73 @@ export function buildRestorePlan(backup: Backup, input: RestorePlanInput): Resto
     test_plans: backup.test_plans.length,
     test_runs: backup.test_runs.length,
   };
-  return { plan, resumeIds, phaseOf, totals, finished, adopted: adopted.size };
+  return { plan, resumeIds: b.resumeIds, phaseOf: b.phaseOf, totals, finished: b.finished, adopted: b.adopted.size };
+}
+
+/** Folders: parents first; siblings one after another so they keep their order. */
+function addFolders(b: RestorePlanBuilder, backup: Backup, folderPath: (id: string) => string[]): void {
+  const children = new Map<string | null, Backup['folders']>();
+  for (const f of backup.folders) children.set(f.parent_id, [...(children.get(f.parent_id) ?? []), f]);
+  for (const list of children.values()) list.sort((a, b) => a.order - b.order);
+  let level: (string | null)[] = [null];
+  while (level.length > 0) {
+    const next: string[] = [];
+    for (const parent of level) {
+      let previous: string | undefined;
+      for (const f of children.get(parent) ?? []) {
+        const path = folderPath(f.id);
+        const has = b.add(
+          'folder',
+          f.id,
+          () => {
+            const parentRef = f.parent_id === null ? null : b.ref('folder', f.parent_id, `folder "${f.name}"`);
+            return {
+              kind: 'create_folder',
+              key: key('folder', f.id),
+              dependsOn: [...(parentRef ? dep(parentRef) : []), ...(previous ? [previous] : [])],
+              path,
+              name: f.name,
+              parent: parentRef,
+              writeBack: NO_FILE,
+            };
+          },
+          { itemType: 'folder', path, title: f.name },
+        );
+        if (has) previous = key('folder', f.id);
+        next.push(f.id);
+      }
+    }
+    level = next;
+  }
+}
+
+function addCases(b: RestorePlanBuilder, backup: Backup, folderPath: (id: string) => string[]): void {
+  for (const c of backup.test_cases) {
+    b.add(
+      'case',
+      c.id,
+      () => {
+        const deps = new Set<string>();
+        const body = caseBody(c, b.input.mapping, (type, old) => {
+          const r = b.ref(type, old, `test case ${c.human_id || c.id}`);
+          for (const d of dep(r)) deps.add(d);
+          return r;
+        });
+        return { kind: 'create_case', key: key('case', c.id), dependsOn: [...deps], path: folderPath(c.folder_id), body, writeBack: NO_FILE };
+      },
+      { itemType: 'case', path: folderPath(c.folder_id), title: c.title },
+    );
+  }
+}
+
+/** Completing a plan comes last (a completed plan may refuse new runs); an adopted plan is left as it is. */
+function addPlanCompletions(b: RestorePlanBuilder, backup: Backup, runKeys: readonly string[]): void {
+  for (const p of backup.test_plans) {
+    const completeKey = `complete_plan:${p.id}`;
+    if (p.status !== 'COMPLETED' || b.input.journal.done.has(completeKey) || b.isAdopted(key('plan', p.id))) continue;
+    const plan = b.ref('plan', p.id, `test plan ${p.human_id || p.id}`);
+    b.push({ kind: 'complete_test_plan', key: completeKey, dependsOn: [...dep(plan), ...runKeys], plan, title: p.title });
+  }
 }
 
 /** Folder paths (names from the top) by backup folder id. */

@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import multipart from '@fastify/multipart';
 import { z } from 'zod';
 import { endpoints, type Endpoint } from '../api/endpoints.js';
+import { CASE_FIELDS } from '../fields.js';
 import type { KeyRing } from './auth.js';
 import type { DbContext } from './db/index.js';
 import type { Faults } from './faults.js';
@@ -212,8 +213,8 @@ async function parseBody(e: Endpoint, req: FastifyRequest, dialect: Dialect): Pr
   return r.data;
 }
 
-/** The ids a live test case create cannot do without (the notes: "400 otherwise"). */
-const CASE_CREATE_IDS = ['type_id', 'status_id', 'priority_id', 'automation_type_id', 'owner_id', 'folder_id'];
+/** The ids a live test case create cannot do without (the notes: "400 otherwise"): its folder and the required lookups and user of the table. */
+const CASE_CREATE_IDS = [...CASE_FIELDS.filter((f) => f.required && (f.kind === 'lookup' || f.kind === 'user')).map((f) => f.wire), 'folder_id'];
 
 /** The live answer to a case create without one of its ids, word for word: 400 `Invalid ID format: `. */
 function missingIds(raw: unknown): void {

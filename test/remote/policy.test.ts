@@ -1,6 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { endpoint, type EndpointName } from '../../src/api/endpoints.js';
 import {
   ApiError,
+  IDEMPOTENT_POSTS,
   backoffDelay,
   defaultRetryPolicy,
   isLoopbackRefusal,
@@ -89,5 +91,13 @@ describe('retry policy', () => {
     expect(parseResetHeader(String(now / 1000 + 4), now)).toBe(4000);
     expect(parseResetHeader(String(now + 250), now)).toBe(250);
     expect(parseResetHeader('x', now)).toBeUndefined();
+  });
+});
+
+describe('IDEMPOTENT_POSTS', () => {
+  it('names POST endpoints of the endpoint table, by their typed names', () => {
+    expectTypeOf(IDEMPOTENT_POSTS).toEqualTypeOf<ReadonlySet<EndpointName>>();
+    expect([...IDEMPOTENT_POSTS].sort()).toEqual(['completeTestPlan', 'moveFolder']);
+    for (const name of IDEMPOTENT_POSTS) expect(endpoint(name).method, name).toBe('POST');
   });
 });
