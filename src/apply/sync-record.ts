@@ -1,5 +1,6 @@
 import type { SyncRecords } from '../plan/sync.js';
-import { writeSyncBase, type SyncBase } from '../base/base.js';
+import type { SyncBase } from '../base/base.js';
+import { writeSyncBase } from '../base/base-file.js';
 import { withHumanId, type FieldValues } from '../base/field-values.js';
 import type { ApplyResult } from './executor.js';
 

@@ -6,7 +6,7 @@ import { safeMessage } from '../../safe-text.js';
 import type { DesiredState, RemoteCase } from '../../model.js';
 import { repositoryTexts } from '../../text-sharer.js';
 import { changedCaseQueries, folderSubtreeFiles, planChanged, stepGroupsToRead, type ChangedFiles, type RemovedCaseFile } from '../../plan/changed.js';
-import { readSyncBase } from '../../base/base.js';
+import { readSyncBase } from '../../base/base-file.js';
 import { openConflicts, planDiffers, type Prefer } from '../../plan/index.js';
 import { buildPlan, PLAN_COMMENT_MARKER, planTextChunks, renderPlanJson, renderPlanJsonLine, renderPlanMarkdown, summaryLine, type BuildPlanResult, type Plan } from '../../plan/index.js';
 import { confirmMissing, fetchState, resolveProject } from '../../remote/index.js';

@@ -23,16 +23,17 @@ import { plural } from '../words.js';
  * rate limit, not before them (docs/architecture.md, "Start-up").
  */
 async function loadPullModules() {
-  const [pull, stage, merge, sync, base, schemas, implicit] = await Promise.all([
+  const [pull, stage, merge, sync, base, baseFile, schemas, implicit] = await Promise.all([
     import('../../pull/pull.js'),
     import('../../pull/pull-stage.js'),
     import('../../pull/pull-merge.js'),
     import('../../pull/pull-sync.js'),
     import('../../base/base.js'),
+    import('../../base/base-file.js'),
     import('../../repository/schema-comment.js'),
     import('../../pull/pull-implicit.js'),
   ]);
-  return { ...pull, ...stage, ...merge, ...sync, ...base, ...schemas, ...implicit };
+  return { ...pull, ...stage, ...merge, ...sync, ...base, ...baseFile, ...schemas, ...implicit };
 }
 type PullModules = Awaited<ReturnType<typeof loadPullModules>>;
 
