@@ -13,6 +13,7 @@ import { confirmMissing, fetchState, resolveProject } from '../../remote/index.j
 import { ReadCache } from '../../remote/read-cache.js';
 import { loadRepository, type TmsyncConfig } from '../../repository/index.js';
 import { gitChangedFiles, type GitChanges } from '../git.js';
+import { envTuning } from '../env-tuning.js';
 import { red, type CliIo, type GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { annotateProblems, problemsSummary, summary } from '../ci-output.js';
@@ -74,7 +75,7 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
     // reads are paced by the rate limit anyway; bad files stop the reads
     const stop = new AbortController();
     const signal = io.signal ? AbortSignal.any([io.signal, stop.signal]) : stop.signal;
-    const loading = loadRepository(root, config);
+    const loading = loadRepository(root, config, envTuning(io.env).load);
     loading.catch(() => undefined);
     let changed: ChangedFiles | undefined;
     const changedP = loading.then((l) => (changed = changes ? toChangedFiles(l.state, changes) : undefined));
