@@ -1,6 +1,6 @@
 /**
  * The environment variables that tune how the library works, read here: the library reads no
- * environment, the CLI passes what they say as options (docs/cli.md).
+ * environment, the CLI passes what they say as options (docs/architecture.md, "Layers").
  *
  * - `TMSYNC_PARSE_WORKERS=N`: the repository's files are parsed in N worker threads (0: in the
  *   calling thread); not an integer: ignored. → `workers` of `loadRepository`, `validateRepository`
