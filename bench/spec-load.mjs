@@ -19,9 +19,11 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 
 if (process.argv[2] === '--child') {
   const { validateRepository } = await import('../dist/repository/index.js');
+  // the library reads no environment: TMSYNC_PARSE_WORKERS and TMSYNC_YAML_FAST as the CLI passes them
+  const { envTuning } = await import('../dist/cli/env-tuning.js');
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
-  const result = await validateRepository(process.argv[3]);
+  const result = await validateRepository(process.argv[3], envTuning(process.env).load);
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
   const errors = result.problems.filter((p) => p.severity !== 'warning');

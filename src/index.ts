@@ -48,7 +48,8 @@ export {
   type JournalFile,
   type SyncBaseOptions,
 } from './apply/engine.js';
-export { SyncBase, readSyncBase, writeSyncBase, SYNC_BASE_FILE, type FieldStanding } from './base/base.js';
+export { SyncBase, SYNC_BASE_FILE, type FieldStanding } from './base/base.js';
+export { readSyncBase, writeSyncBase } from './base/base-file.js';
 export { openConflicts, type SyncRecords } from './plan/index.js';
 export { fileWriteBack } from './apply/write-back.js';
 export {

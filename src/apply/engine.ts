@@ -1,6 +1,7 @@
 import { isOperationKind, kindCreates } from '../plan/operation-kinds.js';
 import type { Plan } from '../plan/operations.js';
-import { executePlan, type ApplyProgress, type ApplyResult } from './executor.js';
+import type { ApplyProgress, ApplyResult } from './execute-types.js';
+import { executePlan } from './executor.js';
 import { Journal, journalPath, readJournalFile, rotateJournal, rotateJournalFile, summarizeJournal, type JournalOwner, type JournalSummary } from './journal.js';
 import { acquireRepositoryLock } from './lock.js';
 import { writeSynced, type SyncBaseOptions } from './sync-record.js';

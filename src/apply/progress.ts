@@ -1,4 +1,4 @@
-import type { ApplyProgress } from './executor.js';
+import type { ApplyProgress } from './execute-types.js';
 
 /**
  * Apply's progress for stderr: on a terminal a bar redrawn in place (done/total, rate, ETA); else

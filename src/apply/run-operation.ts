@@ -5,7 +5,7 @@ import { isGuarded, recheck, type GuardedItem, type GuardedOp } from './recheck.
 import type { GuardCheck } from './write-guard.js';
 import { normalizeTimestamp } from '../remote/to-actual.js';
 import type { AdoptOp, Operation } from '../plan/operations.js';
-import type { ApplyResult } from './executor.js';
+import type { ApplyResult } from './execute-types.js';
 import { confirmDone, CREATE_KINDS, findCreated } from './finders.js';
 import { fillSelf, isCreate, isDelete, requestsFor, type CreateOp, type RequestDescriptor } from './operation-requests.js';
 import type { RunState } from './run-state.js';

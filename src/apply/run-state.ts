@@ -1,5 +1,5 @@
 import type { Operation, Plan, Ref } from '../plan/operations.js';
-import type { ApplyResult, ExecuteOptions } from './executor.js';
+import type { ApplyResult, ExecuteOptions } from './execute-types.js';
 import type { ReconcileContext } from './finders.js';
 import { isCreate, type RefResolver } from './operation-requests.js';
 import { WriteGuard } from './write-guard.js';

@@ -1,7 +1,8 @@
 import type { SyncRecords } from '../plan/sync.js';
-import { writeSyncBase, type SyncBase } from '../base/base.js';
+import type { SyncBase } from '../base/base.js';
+import { writeSyncBase } from '../base/base-file.js';
 import { withHumanId, type FieldValues } from '../base/field-values.js';
-import type { ApplyResult } from './executor.js';
+import type { ApplyResult } from './execute-types.js';
 
 /**
  * The sync base's side of the write engine (docs/sync.md): after a run, each item whose operations

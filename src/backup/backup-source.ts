@@ -2,7 +2,7 @@ import type * as W from '../api/resources.js';
 import { CASE_FIELDS_BY_KIND, fieldOf, setField, STEP_GROUP_FIELDS } from '../fields.js';
 import type { RemoteGroupStep, RemoteProject, RemoteStep } from '../model.js';
 import type { TmsClient } from '../remote/client.js';
-import { withoutCredentials } from '../remote/url-credentials.js';
+import { withoutCredentials } from '../url-credentials.js';
 import { normalizeTimestamp, toRemoteCase, toRemoteFolder, toRemoteStepGroup } from '../remote/to-actual.js';
 import type {
   BackupFolder,

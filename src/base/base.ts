@@ -1,9 +1,6 @@
 import { hash } from 'node:crypto';
-import { join } from 'node:path';
 import { canonicalJson } from '../canonical-json.js';
 import { TmsyncError } from '../errors.js';
-import { fileOps, ioError, type FileOps } from '../repository/file-ops.js';
-import { writeFileAtomic } from '../repository/writer.js';
 
 /**
  * The sync base: for each item the last `apply` or `pull` synced, the service's `updated_at` and a
@@ -22,6 +19,9 @@ import { writeFileAtomic } from '../repository/writer.js';
  * item that appears twice with different lines (both branches synced it) has no base, so the next
  * plan treats it as today's two-way compare and the next sync records it again. A base written for
  * another project is not used. A base of a newer format is refused (never rewritten by an older tmsync).
+ *
+ * This module is the model and its text, free of I/O (the plan compares against it); `base-file.ts`
+ * reads and writes the file.
  */
 export const SYNC_BASE_FILE = 'tmsync.base';
 export const SYNC_BASE_FORMAT_VERSION = 1;
@@ -502,31 +502,6 @@ function parseEntry(parts: string[]): BaseEntry | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Reads `tmsync.base` under `root`; a missing file is an empty base (`exists: false`). */
-export async function readSyncBase(root: string, project: string, ops?: Partial<FileOps>): Promise<ParsedSyncBase & { exists: boolean; text?: string }> {
-  const file = join(root, SYNC_BASE_FILE);
-  let text: string;
-  try {
-    text = (await fileOps(ops).readFile(file)).toString('utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { base: new SyncBase(project), notes: [], exists: false };
-    throw ioError(err, 'read', SYNC_BASE_FILE);
-  }
-  return { ...parseSyncBase(text, SYNC_BASE_FILE, project, file), exists: true, text };
-}
-
-/**
- * Writes `tmsync.base` under `root` atomically (a whole new file or the old one, never half).
- * `previous`: the file's text as read (`readSyncBase`); when the new text is the same, nothing is
- * written (a pull that changed nothing leaves the file as it was). Returns whether it wrote.
- */
-export async function writeSyncBase(root: string, base: SyncBase, ops?: Partial<FileOps>, previous?: string): Promise<boolean> {
-  const text = base.serialize();
-  if (previous !== undefined && text === previous) return false;
-  await writeFileAtomic(join(root, SYNC_BASE_FILE), text, { root, ...(ops ? { ops } : {}) });
-  return true;
 }
 
 /**

@@ -2,7 +2,7 @@ import { canonicalJson } from '../canonical-json.js';
 import { CASE_FIELDS_BY_KIND, fieldOf, STEP_GROUP_FIELDS, type CaseField } from '../fields.js';
 import type { RemoteCase, RemoteFolder, RemoteStepGroup } from '../model.js';
 import { normalizeText, normalizeTitle, sortedUnique } from './normalize-text.js';
-import type { CaseBody, Ref, StepBody, StepGroupBody } from '../plan/operations.js';
+import type { CaseBody, Ref, StepBody, StepGroupBody } from '../item-bodies.js';
 import { fieldHash, fieldStanding, type BaseEntry, type BaseKind, type FieldStanding } from './base.js';
 import { assertNever } from '../assert-never.js';
 

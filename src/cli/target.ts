@@ -6,7 +6,7 @@ import { CONFIG_DEFAULTS, CONFIG_FILE_NAME, describeSearch, findConfigFile, load
 import { createClient, type TmsClient } from '../remote/client.js';
 import type { ClientOptions } from '../remote/client-options.js';
 import { formatRequestEvent } from '../remote/verbose.js';
-import { withoutCredentials } from '../remote/url-credentials.js';
+import { withoutCredentials } from '../url-credentials.js';
 import { proxyFromEnv, retryNotifier } from './notices.js';
 
 /**

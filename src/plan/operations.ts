@@ -1,4 +1,4 @@
-import type { CaseFieldValues, CaseTemplate, StepGroupFieldValues } from '../fields.js';
+import type { CaseBody, Ref, StepGroupBody } from '../item-bodies.js';
 
 /**
  * A plan is an ordered list of small, typed operations (a discriminated union on `kind`).
@@ -7,11 +7,7 @@ import type { CaseFieldValues, CaseTemplate, StepGroupFieldValues } from '../fie
  * saved to disk with `tmsync plan --out` and applied later.
  */
 
-/**
- * A reference to a remote item that may not exist yet: its id, or the key of the operation in the
- * same plan that creates it (resolved at apply time).
- */
-export type Ref = { id: string } | { op: string };
+export type { CaseBody, GroupStepBody, Ref, StepBody, StepGroupBody } from '../item-bodies.js';
 
 /** One field that changes, with display values (names, emails, not ids) for people. */
 export interface FieldChange {
@@ -21,40 +17,6 @@ export interface FieldChange {
   from: string;
   /** display value after */
   to: string;
-}
-
-/** A step of a case body: `stepGroup` set when the step comes from a `use:`. */
-export interface StepBody {
-  description: string;
-  expected: string;
-  stepGroup: Ref | null;
-  /** the service's step type, kept by a restore @default 'DEFAULT' */
-  stepType?: string;
-}
-
-/**
- * The managed fields of a case as the service needs them (ids resolved from names), with refs for
- * items created in the same apply, named by the field table (`src/fields.ts`). Fields the repository
- * leaves out are absent (not sent on update).
- */
-export interface CaseBody
-  extends Partial<CaseFieldValues<'remote', { text: string; template: CaseTemplate; lookup: string; user: string; labels: string[]; steps: StepBody[] }>> {
-  title: string;
-  folder: Ref;
-}
-
-/** A step of a step group body. */
-export interface GroupStepBody {
-  description: string;
-  expected: string;
-}
-
-/**
- * The managed fields of a step group as the service needs them (label ids resolved), named by the
- * step group table (`src/fields.ts`); a text or labels the file leaves out are absent.
- */
-export interface StepGroupBody extends StepGroupFieldValues<'remote', { text: string; labels: string[]; steps: GroupStepBody[] }, 'text' | 'labels'> {
-  title: string;
 }
 
 interface OpBase {

@@ -1,4 +1,4 @@
-import { withoutCredentials } from '../remote/url-credentials.js';
+import { withoutCredentials } from '../url-credentials.js';
 import { CASE_FIELD_KEYS, STEP_GROUP_FIELD_KEYS } from '../fields.js';
 import type { ActualState } from '../model.js';
 import { caseDocument, stepGroupDocument } from '../repository/documents.js';

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { TmsyncError, formatProblem, type Problem } from '../errors.js';
 import type { ActualState } from '../model.js';
 import { CONFIG_DEFAULTS, type TmsyncConfig } from '../repository/config.js';
-import { loadRepository } from '../repository/loader.js';
+import { loadRepository, type LoadRepositoryOptions } from '../repository/loader.js';
 import { fileOps, ioError, type FileOps } from '../repository/file-ops.js';
 import { decodeTextOrThrow } from '../repository/text-file.js';
 import { createWriteSession, removeStrayTempFiles, repositoryTempDir, syncFileSystem, writeFileAtomic, writeFilesAtomic } from '../repository/atomic-write.js';
@@ -42,8 +42,8 @@ export interface PullOptions {
   /**
    * How new files reach the disk: `batch` writes them all, flushes them together, then renames
    * them into place (`writeFilesAtomic`); `each` writes and fsyncs them one by one
-   * (`writeFileAtomic`, the way before; kept to compare in the bench).
-   * @default `TMSYNC_PULL_WRITE` when it is `each`, else `batch`
+   * (`writeFileAtomic`, the way before; kept to compare in the bench: the CLI's `TMSYNC_PULL_WRITE=each`).
+   * @default 'batch'
    */
   writeMode?: 'batch' | 'each';
   /**
@@ -97,12 +97,13 @@ async function listPaths(root: string, dir: string): Promise<string[]> {
 /**
  * What the repository already holds; refuses a repository with errors (a broken file may hide an id).
  * `options.state` keeps the whole repository as loaded (`state`), read with `config`'s scope and
- * defaults: pull's merge with the sync base plans with it.
+ * defaults: pull's merge with the sync base plans with it. `workers` and `exactYaml`: how the files
+ * are read (`LoadRepositoryOptions`).
  */
 export async function loadExistingRepository(
   root: string,
   config: PullOptions['config'] & Partial<Pick<TmsyncConfig, 'scope' | 'defaults'>>,
-  options: { state?: boolean } = {},
+  options: { state?: boolean } & Pick<LoadRepositoryOptions, 'workers' | 'exactYaml'> = {},
 ): Promise<LocalRepository> {
   const exists = await stat(join(root, config.casesDir)).then(
     () => true,
@@ -121,7 +122,10 @@ export async function loadExistingRepository(
     ...(options.state && config.scope ? { scope: config.scope } : {}),
     profiles: {},
   };
-  const { state, problems, strays } = await loadRepository(root, full);
+  const { state, problems, strays } = await loadRepository(root, full, {
+    ...(options.workers !== undefined ? { workers: options.workers } : {}),
+    ...(options.exactYaml ? { exactYaml: true } : {}),
+  });
   const errors = problems.filter((p: Problem) => p.severity !== 'warning' && !HARMLESS.has(p.code));
   if (errors.length > 0) {
     throw new TmsyncError(
@@ -216,7 +220,7 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
 
   const parallel = options.parallel ?? 32;
   const creates = built.files.filter((f) => f.action === 'create');
-  const mode = options.writeMode ?? (process.env.TMSYNC_PULL_WRITE === 'each' ? 'each' : 'batch');
+  const mode = options.writeMode ?? 'batch';
   // files read during the service's reads and found as they would be written: nothing to do
   const settled = (f: PullFile) => f.action === 'update' && !f.renameFrom && stage !== undefined && stage.unchanged(f.path, f.content);
   const rest: PullFile[] = [];

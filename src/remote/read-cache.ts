@@ -2,7 +2,7 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeDirectory } from '../repository/file-ops.js';
 import { StepGroup } from '../api/resources.js';
-import { withoutCredentials } from './url-credentials.js';
+import { withoutCredentials } from '../url-credentials.js';
 
 /**
  * What the last run read one by one, so a re-plan can skip those reads: a step group's steps (the

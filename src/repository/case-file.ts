@@ -20,14 +20,20 @@ export interface Parsed<T> {
 
 type FileResult<T> = { parsed?: Parsed<T>; problems: Problem[] };
 
+/** How a file is read. */
+export interface ReadOptions {
+  /** every file read with the `yaml` document, none the fast way (`npm run bench` compares the two) */
+  exactYaml?: boolean;
+}
+
 /**
  * One test case file → a `DesiredCase` (its `folderPath` is filled in by the loader) or
  * problems. Schema first (zod), then the rules between fields. A plainly written file is read the
  * fast way (`fastParseYaml`); any file with a problem is read again with the `yaml` document, so
  * problems and their positions are always that exact read's.
  */
-export function parseCaseFile(file: string, text: string): FileResult<DesiredCase> {
-  const fast = fastParseYaml(text, ['steps']);
+export function parseCaseFile(file: string, text: string, options: ReadOptions = {}): FileResult<DesiredCase> {
+  const fast = options.exactYaml ? undefined : fastParseYaml(text, ['steps']);
   if (fast) {
     const result = testCaseSchema.safeParse(fast.data);
     if (result.success) {
@@ -108,8 +114,9 @@ export function parseStepGroupFile(
   file: string,
   key: string,
   text: string,
+  options: ReadOptions = {},
 ): FileResult<DesiredStepGroup> {
-  const fast = fastParseYaml(text, ['steps']);
+  const fast = options.exactYaml ? undefined : fastParseYaml(text, ['steps']);
   if (fast) {
     const result = stepGroupSchema.safeParse(fast.data);
     if (result.success) return stepGroupFromInput(file, key, result.data, fast.map, []);

@@ -102,8 +102,6 @@ export function documentSourceMap(p: ParsedYaml): SourceMap {
 
 const ITEM_START = /^( *)-(?: +|$)/;
 const TOP_KEY = /^([A-Za-z_][A-Za-z0-9_-]*):(?: +(\S.*)?)?$/;
-/** `TMSYNC_YAML_FAST=0` reads every file the exact way (for comparison in `npm run bench`, or to rule the fast read out). */
-const FAST_READ = process.env.TMSYNC_YAML_FAST !== '0';
 
 /** keys the core schema reads as null or a boolean, not as a text */
 const NOT_A_TEXT_KEY = /^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)$/;
@@ -128,7 +126,7 @@ const SIGNED_POINT_NUMBER = /(?:^|[\s[{,])[-+]\.[0-9]/m;
  * `listKeys` are the top-level keys whose block lists need item positions.
  */
 export function fastParseYaml(text: string, listKeys: readonly string[] = []): { data: Record<string, unknown>; map: SourceMap } | undefined {
-  if (!FAST_READ || text.includes('\t') || /^(?:%|---|\.\.\.)/m.test(text) || SIGNED_POINT_NUMBER.test(text)) return undefined;
+  if (text.includes('\t') || /^(?:%|---|\.\.\.)/m.test(text) || SIGNED_POINT_NUMBER.test(text)) return undefined;
   let data: unknown;
   try {
     data = jsyaml.load(text, { schema: jsyaml.CORE_SCHEMA, json: false });

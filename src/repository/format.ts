@@ -1,6 +1,6 @@
 import type { Problem } from '../errors.js';
 import type { DesiredCase, DesiredStepGroup } from '../model.js';
-import type { Parsed } from './case-file.js';
+import type { Parsed, ReadOptions } from './case-file.js';
 import type { ParsedFolderFile } from './folder-file.js';
 import { yamlFormat } from './yaml-format.js';
 
@@ -53,9 +53,9 @@ export interface RepositoryFormat {
    * A case file → the case (its `folderPath` is filled in by the loader) or problems. Pure: no
    * I/O, never throws on bad content. Absent: the format holds no cases.
    */
-  parseCase?(file: string, text: string): FormatParseResult<Parsed<DesiredCase>>;
+  parseCase?(file: string, text: string, options?: ReadOptions): FormatParseResult<Parsed<DesiredCase>>;
   /** A step group file (`key`: its `use:` key, the file name without its extension). */
-  parseStepGroup?(file: string, key: string, text: string): FormatParseResult<Parsed<DesiredStepGroup>>;
+  parseStepGroup?(file: string, key: string, text: string, options?: ReadOptions): FormatParseResult<Parsed<DesiredStepGroup>>;
   /** A folder's settings file (`_folder` + an extension of the format). */
   parseFolder?(file: string, text: string): FormatParseResult<ParsedFolderFile>;
   /**
@@ -159,10 +159,10 @@ export function isFolderFileName(name: string): boolean {
 }
 
 /** Parses one file with the format claiming its name (`FormatParseResult` of the kind). */
-export function parseItemFile(kind: ItemFileKind, file: string, text: string, key = ''): FormatParseResult<unknown> {
+export function parseItemFile(kind: ItemFileKind, file: string, text: string, key = '', read: ReadOptions = {}): FormatParseResult<unknown> {
   const format = formatFor(file);
   const parsed =
-    kind === 'case' ? format.parseCase?.(file, text) : kind === 'step_group' ? format.parseStepGroup?.(file, key, text) : format.parseFolder?.(file, text);
+    kind === 'case' ? format.parseCase?.(file, text, read) : kind === 'step_group' ? format.parseStepGroup?.(file, key, text, read) : format.parseFolder?.(file, text);
   if (!parsed) throw new Error(`format ${format.name} holds no ${kind} files (${file})`);
   return parsed;
 }

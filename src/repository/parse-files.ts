@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Problem } from '../errors.js';
 import type { DesiredCase, DesiredStepGroup } from '../model.js';
-import type { Parsed } from './case-file.js';
+import type { Parsed, ReadOptions } from './case-file.js';
 import { formatOf, parseItemFile } from './format.js';
 import { isWide, narrowTexts } from '../text-sharer.js';
 import { decodeText } from './text-file.js';
@@ -26,7 +26,7 @@ export interface ParseResult {
   parsed?: unknown;
 }
 
-export interface ParseFilesOptions {
+export interface ParseFilesOptions extends ReadOptions {
   /**
    * Worker threads to parse in. With workers, the calling thread parses nothing (unless
    * `callerIdle`): it stays free for what runs beside the load (`plan` reads the service meanwhile,
@@ -34,8 +34,8 @@ export interface ParseFilesOptions {
    * Workers only run from the built package (they need `parse-worker.js`); under a TypeScript test
    * runner parsing stays in-thread.
    * @default `chooseWorkerCount`: for 2,000 files or more, one worker per idle core (at least one,
-   * even on a busy machine, at most 4), or one per other core when `callerIdle`; 0 below; env
-   * TMSYNC_PARSE_WORKERS overrides
+   * even on a busy machine, at most 4), or one per other core when `callerIdle`; 0 below (the
+   * CLI passes `TMSYNC_PARSE_WORKERS`)
    */
   workers?: number;
   /**
@@ -84,20 +84,20 @@ const WORKER_YOUNG_MB = 8;
  * Decodes a file's bytes and parses it. A file that is not valid UTF-8 (nor UTF-16 with a
  * byte-order mark) is one `invalid_encoding` problem at its first bad byte and is not parsed.
  */
-export function parseBytes(job: ParseJob, bytes: Uint8Array): ParseResult {
+export function parseBytes(job: ParseJob, bytes: Uint8Array, read: ReadOptions = {}): ParseResult {
   const r = decodeText(bytes);
   if ('problem' in r) {
     const hash = createHash('sha256').update(bytes).digest('hex');
     const { line, col, message, hint } = r.problem;
     return { rel: job.rel, hash, problems: [{ file: job.rel, line, col, code: 'invalid_encoding', message, hint }] };
   }
-  return parseText(job, r.decoded.text);
+  return parseText(job, r.decoded.text, read);
 }
 
-export function parseText(job: ParseJob, text: string): ParseResult {
+export function parseText(job: ParseJob, text: string, read: ReadOptions = {}): ParseResult {
   const hash = sha256Of('sha256', text, 'hex');
   // the format claiming the file's name parses it (`format.ts`)
-  const r = parseItemFile(job.kind, job.rel, text, job.kind === 'step_group' ? job.key : '');
+  const r = parseItemFile(job.kind, job.rel, text, job.kind === 'step_group' ? job.key : '', read);
   // the parsed item is kept for the whole run: its Latin-1 texts one byte per character
   const parsed = r.parsed && isWide(text) ? narrowTexts(r.parsed) : r.parsed;
   return { rel: job.rel, hash, problems: r.problems, ...(parsed ? { parsed } : {}) };
@@ -110,10 +110,10 @@ export function parseText(job: ParseJob, text: string): ParseResult {
  * anyway (measured on 10,000 files: 0.2 s sync, 0.3 s callback readFile, 0.65 s fs/promises).
  * The parallelism that pays is the worker threads of `parseFiles`.
  */
-export function parseFilesInThread(root: string, jobs: readonly ParseJob[], receive?: ParseFilesOptions['receive']): ParseResult[] {
+export function parseFilesInThread(root: string, jobs: readonly ParseJob[], receive?: ParseFilesOptions['receive'], read: ReadOptions = {}): ParseResult[] {
   const results: ParseResult[] = [];
   for (let start = 0; start < jobs.length; start += DETACH_BATCH) {
-    const some = jobs.slice(start, start + DETACH_BATCH).map((job) => parseBytes(job, readFileSync(join(root, job.rel))));
+    const some = jobs.slice(start, start + DETACH_BATCH).map((job) => parseBytes(job, readFileSync(join(root, job.rel)), read));
     for (const [k, r] of detach(some).entries()) {
       receive?.(jobs[start + k]!, r);
       results.push(r);
@@ -153,14 +153,12 @@ export interface WorkerCountInput {
   callerIdle?: boolean;
   /** `ParseFilesOptions.workers` */
   requested?: number;
-  /** `TMSYNC_PARSE_WORKERS` */
-  env?: string;
 }
 
 /**
  * How many worker threads parse (0: this thread parses everything), a pure function of its input.
  *
- * - Asked for (`workers`, else `TMSYNC_PARSE_WORKERS` when it is an integer): that many.
+ * - Asked for (`workers`): that many.
  * - Under `WORKER_THRESHOLD` files: none; a worker's start-up (loading yaml and zod again) costs
  *   more than it saves.
  * - When the calling thread only waits (`callerIdle`, `validate`), it parses too: one worker per
@@ -175,10 +173,7 @@ export interface WorkerCountInput {
  *   requests for seconds (issue 15).
  */
 export function chooseWorkerCount(input: WorkerCountInput): number {
-  const { env } = input;
-  const wanted =
-    input.requested ?? (env !== undefined && env !== '' && Number.isInteger(Number(env)) ? Number(env) : undefined);
-  if (wanted !== undefined) return Math.max(0, Math.min(wanted, input.files));
+  if (input.requested !== undefined) return Math.max(0, Math.min(input.requested, input.files));
   if (input.files < WORKER_THRESHOLD) return 0;
   if (input.callerIdle) return Math.max(0, Math.min(input.cores - 1, MAX_WORKERS));
   return Math.max(1, Math.min(input.cores - Math.ceil(input.load), MAX_WORKERS));
@@ -186,14 +181,12 @@ export function chooseWorkerCount(input: WorkerCountInput): number {
 
 function workerCount(jobs: number, options: ParseFilesOptions): number {
   if (jobs === 0) return 0;
-  const env = process.env.TMSYNC_PARSE_WORKERS;
   const wanted = chooseWorkerCount({
     files: jobs,
     cores: availableParallelism(),
     load: loadavg()[0] ?? 0,
     ...(options.callerIdle !== undefined ? { callerIdle: options.callerIdle } : {}),
     ...(options.workers !== undefined ? { requested: options.workers } : {}),
-    ...(env !== undefined ? { env } : {}),
   });
   if (wanted === 0) return 0;
   if (!existsSync(fileURLToPath(WORKER_URL))) return 0;
@@ -223,6 +216,7 @@ export interface WorkerInput {
   chunk: number;
   /** `[next chunk]`, over a SharedArrayBuffer: each thread takes a chunk with `Atomics.add` */
   counter: Int32Array;
+  read: ReadOptions;
 }
 
 /**
@@ -240,9 +234,10 @@ interface Shared extends WorkerInput {
   receive: ParseFilesOptions['receive'];
 }
 
-function share(root: string, jobs: readonly ParseJob[], receive: ParseFilesOptions['receive']): Shared {
+function share(root: string, jobs: readonly ParseJob[], options: ParseFilesOptions): Shared {
   const chunks = Math.ceil(jobs.length / RESULT_BATCH);
-  return { root, jobs, chunk: RESULT_BATCH, counter: new Int32Array(new SharedArrayBuffer(4)), chunks: new Array<ParseResult[] | undefined>(chunks).fill(undefined), receive };
+  const read: ReadOptions = options.exactYaml ? { exactYaml: true } : {};
+  return { root, jobs, chunk: RESULT_BATCH, counter: new Int32Array(new SharedArrayBuffer(4)), read, chunks: new Array<ParseResult[] | undefined>(chunks).fill(undefined), receive: options.receive };
 }
 
 /** Takes the next chunk, or undefined when none is left. */
@@ -254,7 +249,7 @@ export function takeChunk(counter: Int32Array, chunk: number, jobs: number): { i
 
 function runWorker(shared: Shared, heapMb: number | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
-    const input: WorkerInput = { root: shared.root, jobs: shared.jobs, chunk: shared.chunk, counter: shared.counter };
+    const input: WorkerInput = { root: shared.root, jobs: shared.jobs, chunk: shared.chunk, counter: shared.counter, read: shared.read };
     const worker = new Worker(WORKER_URL, {
       workerData: input,
       // a small young generation: what survives a collection there is little (the chunk being
@@ -298,7 +293,7 @@ async function parseChunksInThread(shared: Shared): Promise<void> {
     const taken = takeChunk(shared.counter, shared.chunk, shared.jobs.length);
     if (!taken) return;
     try {
-      shared.chunks[taken.index] = parseFilesInThread(shared.root, shared.jobs.slice(taken.start, taken.end), shared.receive);
+      shared.chunks[taken.index] = parseFilesInThread(shared.root, shared.jobs.slice(taken.start, taken.end), shared.receive, shared.read);
     } catch (err) {
       // the workers take no more chunks
       Atomics.store(shared.counter, 0, shared.chunks.length);
@@ -316,8 +311,8 @@ async function parseChunksInThread(shared: Shared): Promise<void> {
 export async function parseFiles(root: string, jobs: readonly ParseJob[], options: ParseFilesOptions = {}): Promise<ParseResult[]> {
   // a worker thread knows the built-in formats only: files of a format registered at run time are parsed here
   const workers = jobs.every((job) => formatOf(job.rel)?.builtIn === true) ? workerCount(jobs.length, options) : 0;
-  if (workers === 0) return parseFilesInThread(root, jobs, options.receive);
-  const shared = share(root, jobs, options.receive);
+  if (workers === 0) return parseFilesInThread(root, jobs, options.receive, options.exactYaml ? { exactYaml: true } : {});
+  const shared = share(root, jobs, options);
   const heapMb = options.workerHeapMb ?? WORKER_HEAP_MB;
   const pending = Array.from({ length: workers }, () => runWorker(shared, heapMb));
   if (options.callerIdle) pending.push(parseChunksInThread(shared));
@@ -331,7 +326,7 @@ export async function parseFiles(root: string, jobs: readonly ParseJob[], option
     const rest = share(
       root,
       missing.flatMap((i) => jobs.slice(i * shared.chunk, (i + 1) * shared.chunk)),
-      options.receive,
+      options,
     );
     await runWorker(rest, undefined);
     // every chunk but the last of `jobs` is full, so chunk k of `rest` is missing chunk k

@@ -9,14 +9,14 @@ import { parseBytes, setResultPath, takeChunk, type ParseResult, type WorkerInpu
  * receiving them never stalls the main thread, and they are not all held here until the end).
  * Synchronous reads are the cheapest here, as nothing else runs on this thread.
  */
-const { root, jobs, chunk, counter } = workerData as WorkerInput;
+const { root, jobs, chunk, counter, read } = workerData as WorkerInput;
 const post = (msg: WorkerMessage) => parentPort!.postMessage(msg);
 try {
   for (let taken = takeChunk(counter, chunk, jobs.length); taken; taken = takeChunk(counter, chunk, jobs.length)) {
     const results: ParseResult[] = [];
     for (let i = taken.start; i < taken.end; i++) {
       const job = jobs[i]!;
-      const result = parseBytes(job, readFileSync(join(root, job.rel)));
+      const result = parseBytes(job, readFileSync(join(root, job.rel)), read);
       setResultPath(job, result, '');
       results.push(result);
     }

@@ -1,6 +1,6 @@
 import type { LookupKind } from '../model.js';
 import { schemaComment } from './schema-comment.js';
-import { withoutCredentials } from '../remote/url-credentials.js';
+import { withoutCredentials } from '../url-credentials.js';
 
 /** One file `tmsync init` writes (path relative to the new repository, `/`-separated). */
 export interface StarterFile {

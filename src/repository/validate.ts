@@ -2,9 +2,9 @@ import { join, resolve } from 'node:path';
 import type { Problem } from '../errors.js';
 import type { DesiredState } from '../model.js';
 import { readConfig, type TmsyncConfig } from './config.js';
-import { loadRepository, sortProblems } from './loader.js';
+import { loadRepository, sortProblems, type LoadRepositoryOptions } from './loader.js';
 
-export interface ValidateRepositoryOptions {
+export interface ValidateRepositoryOptions extends Pick<LoadRepositoryOptions, 'workers' | 'exactYaml'> {
   /** the configuration file. @default `<dir>/tmsync.yaml` (its directory is the repository root) */
   configFile?: string;
 }
@@ -28,7 +28,11 @@ export async function validateRepository(dir: string, options: ValidateRepositor
   const read = await readConfig(configFile);
   if (!read.config) return { problems: sortProblems(read.problems), root: read.root };
   // nothing else runs meanwhile: every core may parse
-  const { state, problems } = await loadRepository(read.root, read.config, { callerIdle: true });
+  const { state, problems } = await loadRepository(read.root, read.config, {
+    callerIdle: true,
+    ...(options.workers !== undefined ? { workers: options.workers } : {}),
+    ...(options.exactYaml ? { exactYaml: true } : {}),
+  });
   return { problems: sortProblems([...read.problems, ...problems]), state, config: read.config, root: read.root };
 }
 

@@ -8,7 +8,7 @@ import { loadConfig, loadRepository } from '../../src/repository/index.js';
 import { buildPlan } from '../../src/plan/index.js';
 import type { ActualState } from '../../src/model.js';
 import type { Plan } from '../../src/plan/operations.js';
-import { readSyncBase } from '../../src/base/base.js';
+import { readSyncBase } from '../../src/base/base-file.js';
 
 export const API_KEY = 'test-key-apply';
 export const EXAMPLES = resolve(import.meta.dirname, '../../examples');

@@ -7,7 +7,8 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { buildPlan } from '../../src/plan/index.js';
 import { fetchState } from '../../src/remote/index.js';
 import { loadConfig, loadRepository } from '../../src/repository/index.js';
-import { SYNC_BASE_FILE, fieldHash, readSyncBase } from '../../src/base/base.js';
+import { SYNC_BASE_FILE, fieldHash } from '../../src/base/base.js';
+import { readSyncBase } from '../../src/base/base-file.js';
 import { client, copyExamples, emulator } from './helpers.js';
 
 describe('the write engine and the sync base', () => {

@@ -16,11 +16,10 @@ import {
   fieldHashes,
   fieldStanding,
   parseSyncBase,
-  readSyncBase,
-  writeSyncBase,
   type BaseEntry,
   type BaseKind,
 } from '../../src/base/base.js';
+import { readSyncBase, writeSyncBase } from '../../src/base/base-file.js';
 
 const P = 'proj-1';
 

@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { VERSION } from '../../src/version.js';
+import { staticGraph } from '../support/import-graph.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -96,33 +97,10 @@ describe('the CLI program', () => {
   });
 });
 
-/**
- * The modules a source file loads by static imports (`import type` aside), transitively: what is
- * evaluated before its first line runs. Dynamic `import()` is not followed.
- */
-function staticGraph(entry: string): { files: string[]; packages: string[] } {
-  const files = new Set<string>();
-  const packages = new Set<string>();
-  const visit = (file: string) => {
-    if (files.has(file)) return;
-    files.add(file);
-    const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/^\s*(?:import|export)\s+(type\s+)?(?:\{([^}]*)\}\s*from\s*|[^'";]*?\sfrom\s*)?['"]([^'"]+)['"]/gm)) {
-      const [, typeOnly, named, spec] = m;
-      // `import type …` and `import { type A, type B } …` load nothing
-      if (typeOnly || (named !== undefined && named.split(',').every((n) => n.trim() === '' || n.trim().startsWith('type ')))) continue;
-      if (spec!.startsWith('.')) visit(join(dirname(file), spec!.replace(/\.js$/, '.ts')));
-      else if (!spec!.startsWith('node:')) packages.add(spec!);
-    }
-  };
-  visit(join(root, entry));
-  return { files: [...files].map((f) => relative(root, f)), packages: [...packages] };
-}
-
 describe('start-up: what a command loads before its first request', () => {
   // loaded with import() once the first request is under way (docs/architecture.md, "Start-up")
   // (the repository lock is taken before the first request: src/apply/lock.ts and its journal directory)
-  const LATER = /^src\/(transfer|plan|sync)\/|^src\/apply\/(?!lock\.ts|journal\.ts)|^src\/repository\/(writer|loader|parse-|index)/;
+  const LATER = /^src\/(pull|plan|base)\/|^src\/apply\/(?!lock\.ts|journal\.ts)|^src\/repository\/(writer|loader|parse-|index)/;
 
   it('pull and backup import only the configuration, the client and the lock before their first request', () => {
     for (const command of ['pull', 'backup']) {

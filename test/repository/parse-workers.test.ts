@@ -128,16 +128,17 @@ describe('how many worker threads parse', () => {
     expect(chooseWorkerCount({ ...base, cores: 1, callerIdle: true })).toBe(0);
   });
 
-  it('takes the count asked for (the option, else TMSYNC_PARSE_WORKERS), never more than the files', async () => {
+  it('takes the count asked for (the option; the CLI takes it from TMSYNC_PARSE_WORKERS), never more than the files', async () => {
     const { chooseWorkerCount } = await import('../../src/repository/parse-files.js');
+    const { envTuning } = await import('../../src/cli/env-tuning.js');
+    const fromEnv = (value: string) => envTuning({ TMSYNC_PARSE_WORKERS: value }).load.workers;
     expect(chooseWorkerCount({ ...base, requested: 0 })).toBe(0);
     expect(chooseWorkerCount({ ...base, files: 10, requested: 3 })).toBe(3);
     expect(chooseWorkerCount({ ...base, files: 2, requested: 3 })).toBe(2);
-    expect(chooseWorkerCount({ ...base, env: '3', requested: 1 })).toBe(1);
-    expect(chooseWorkerCount({ ...base, env: '0', callerIdle: true })).toBe(0);
-    expect(chooseWorkerCount({ ...base, files: 10, env: '2' })).toBe(2);
+    expect(chooseWorkerCount({ ...base, requested: fromEnv('0'), callerIdle: true })).toBe(0);
+    expect(chooseWorkerCount({ ...base, files: 10, requested: fromEnv('2') })).toBe(2);
     // not an integer: ignored
-    expect(chooseWorkerCount({ ...base, env: 'many' })).toBe(2);
-    expect(chooseWorkerCount({ ...base, env: '' })).toBe(2);
+    expect(chooseWorkerCount({ ...base, requested: fromEnv('many') })).toBe(2);
+    expect(chooseWorkerCount({ ...base, requested: fromEnv('') })).toBe(2);
   });
 });

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { TmsyncError, formatProblem } from '../../errors.js';
+import { envTuning } from '../env-tuning.js';
 import { red, type CliIo, type GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { cell, summary } from '../ci-output.js';
@@ -10,7 +11,8 @@ import { checkMemory, collectMemory } from '../memory.js';
 import { loadRepository, removeStrayTempFiles } from '../../repository/index.js';
 import { confirmMissing, fetchState, resolveProject } from '../../remote/index.js';
 import { buildPlan, hasChanges, openConflicts, parsePlanFile, planDocument, planTextChunks, summaryLine, type BuildPlanResult, type Plan, type PlanDisplay, type Prefer, type SyncRecords } from '../../plan/index.js';
-import { readSyncBase, type SyncBase } from '../../base/base.js';
+import type { SyncBase } from '../../base/base.js';
+import { readSyncBase } from '../../base/base-file.js';
 import { writeSynced } from '../../apply/engine.js';
 import { conflictsError } from './plan.js';
 import type { ActualState, RemoteProject } from '../../model.js';
@@ -188,7 +190,7 @@ async function planFromRepository(
 ): Promise<number | { plan: Plan; built: BuildPlanResult; actual: ActualState; base: SyncBase; claimedIds: string[] }> {
   const { config, root, client } = target;
   const { project, saved, signal, finishWriteBacks } = ctx;
-  const loaded = await loadRepository(root, config);
+  const loaded = await loadRepository(root, config, envTuning(io.env).load);
   const strays = await removeStrayTempFiles(root, loaded.strays);
   if (strays.length) io.stderr(`Removed ${strays.length} temporary file${strays.length === 1 ? '' : 's'} a stopped run left: ${strays.join(', ')}`);
   const errors = loaded.problems.filter((p) => p.severity !== 'warning');

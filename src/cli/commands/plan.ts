@@ -6,13 +6,14 @@ import { safeMessage } from '../../safe-text.js';
 import type { DesiredState, RemoteCase } from '../../model.js';
 import { repositoryTexts } from '../../text-sharer.js';
 import { changedCaseQueries, folderSubtreeFiles, planChanged, stepGroupsToRead, type ChangedFiles, type RemovedCaseFile } from '../../plan/changed.js';
-import { readSyncBase } from '../../base/base.js';
+import { readSyncBase } from '../../base/base-file.js';
 import { openConflicts, planDiffers, type Prefer } from '../../plan/index.js';
 import { buildPlan, PLAN_COMMENT_MARKER, planTextChunks, renderPlanJson, renderPlanJsonLine, renderPlanMarkdown, summaryLine, type BuildPlanResult, type Plan, type PlanDisplay } from '../../plan/index.js';
 import { confirmMissing, fetchState, resolveProject } from '../../remote/index.js';
 import { ReadCache } from '../../remote/read-cache.js';
 import { loadRepository, type TmsyncConfig } from '../../repository/index.js';
 import { gitChangedFiles, type GitChanges } from '../git.js';
+import { envTuning } from '../env-tuning.js';
 import { red, type CliIo, type GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { annotateProblems, problemsSummary, summary } from '../ci-output.js';
@@ -73,7 +74,7 @@ export async function runPlan(options: PlanOptions, io: CliIo): Promise<number> 
     // reads are paced by the rate limit anyway; bad files stop the reads
     const stop = new AbortController();
     const signal = io.signal ? AbortSignal.any([io.signal, stop.signal]) : stop.signal;
-    const loading = loadRepository(root, config);
+    const loading = loadRepository(root, config, envTuning(io.env).load);
     loading.catch(() => undefined);
     let changed: ChangedFiles | undefined;
     const changedP = loading.then((l) => (changed = changes ? toChangedFiles(l.state, changes) : undefined));

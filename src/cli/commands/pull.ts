@@ -10,6 +10,7 @@ import { lookupNames, type ActualState, type RemoteCase, type RemoteProject } fr
 import type { LocalRepository } from '../../pull/pull.js';
 import type { PullStage } from '../../pull/pull-stage.js';
 import type { Prefer } from '../../pull/pull-merge.js';
+import { envTuning } from '../env-tuning.js';
 import { red, yellow, type CliIo, type GlobalOptions } from '../io.js';
 import { loadTarget, type Target } from '../target.js';
 import { withRepositoryLock } from '../hold-lock.js';
@@ -24,16 +25,17 @@ import { EXIT } from '../exit-codes.js';
  * rate limit, not before them (docs/architecture.md, "Start-up").
  */
 async function loadPullModules() {
-  const [pull, stage, merge, sync, base, schemas, implicit] = await Promise.all([
+  const [pull, stage, merge, sync, base, baseFile, schemas, implicit] = await Promise.all([
     import('../../pull/pull.js'),
     import('../../pull/pull-stage.js'),
     import('../../pull/pull-merge.js'),
     import('../../pull/pull-sync.js'),
     import('../../base/base.js'),
+    import('../../base/base-file.js'),
     import('../../repository/schema-comment.js'),
     import('../../pull/pull-implicit.js'),
   ]);
-  return { ...pull, ...stage, ...merge, ...sync, ...base, ...schemas, ...implicit };
+  return { ...pull, ...stage, ...merge, ...sync, ...base, ...baseFile, ...schemas, ...implicit };
 }
 type PullModules = Awaited<ReturnType<typeof loadPullModules>>;
 
@@ -111,6 +113,7 @@ async function pullWith(target: Target, root: string, hasConfig: boolean, option
     const { client } = target;
     const folder = parseFolderPath(options.folder);
     const dirs = target.config;
+    const tuning = envTuning(io.env);
     // the first request goes out before anything it does not need is loaded
     const projectP = resolveProject(client, target.projectRef);
     projectP.catch(() => undefined); // awaited by pullRead
@@ -124,11 +127,11 @@ async function pullWith(target: Target, root: string, hasConfig: boolean, option
         () => true,
         () => false,
       );
-      const existing = m.loadExistingRepository(root, dirs, { state: hasBase });
+      const existing = m.loadExistingRepository(root, dirs, { state: hasBase, ...tuning.load });
       existing.catch(() => undefined); // awaited by pullIntoRepository
       // cases are laid out, rendered and staged as their pages arrive (a whole pull; a subtree's
       // step group names depend on the cases it holds)
-      const stage = folder ? undefined : m.createPullStage({ root, config: dirs, existing, stageNewFiles: process.env.TMSYNC_PULL_WRITE !== 'each' });
+      const stage = folder ? undefined : m.createPullStage({ root, config: dirs, existing, stageNewFiles: tuning.pullWriteMode !== 'each' });
       return { m, hasBase, existing, stage };
     })();
     preparedP.catch(() => undefined); // awaited below
@@ -178,6 +181,7 @@ async function pullRead(
       root: repoRoot,
       config: dirs,
       existing,
+      writeMode: envTuning(io.env).pullWriteMode,
       ...(merge ? { merge: merge.hooks } : {}),
       // a key a file leaves out stays out unless the service changed it (docs/transfer.md)
       keepImplicit: implicitKeys({ actual, defaults: target.config.defaults, base, ...(stage ? { hashed: stage.hashed } : {}) }),

@@ -4,7 +4,7 @@ import { resolveProject } from '../../remote/index.js';
 import { readBackupFile } from '../../backup/backup-read.js';
 import { describeHeld, restoreBackup, type RestorePhase } from '../../backup/restore.js';
 import { fetchRestoreDirectory } from '../../backup/restore-target.js';
-import { withoutCredentials } from '../../remote/url-credentials.js';
+import { withoutCredentials } from '../../url-credentials.js';
 import { safeInline, safeMessage } from '../../safe-text.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { loadTarget, type Target } from '../target.js';

@@ -3,6 +3,7 @@ import { formatProblem, type Problem } from '../../errors.js';
 import { TmsyncError } from '../../errors.js';
 import { CONFIG_FILE_NAME, describeSearch, findConfigFile, validateRepository } from '../../repository/index.js';
 import { annotateProblems, codeQualityReport } from '../ci-output.js';
+import { envTuning } from '../env-tuning.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { plural } from '../words.js';
@@ -38,7 +39,7 @@ export async function runValidate(options: ValidateOptions, io: CliIo): Promise<
     }
     configFile = found.file;
   }
-  const result = await validateRepository(dir, configFile ? { configFile } : {});
+  const result = await validateRepository(dir, { ...(configFile ? { configFile } : {}), ...envTuning(io.env).load });
   const errors = result.problems.filter((p) => p.severity !== 'warning');
   const warnings = result.problems.length - errors.length;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasCredentials, withoutCredentials } from '../../src/remote/url-credentials.js';
+import { hasCredentials, withoutCredentials } from '../src/url-credentials.js';
 
 describe('withoutCredentials', () => {
   it('cuts the userinfo of a URL and leaves the rest as written', () => {
