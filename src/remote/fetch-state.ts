@@ -176,7 +176,8 @@ export async function fetchState(
       /**
        * A list item in the model (with its human id from the list, the cache, or a GET started at
        * once), converted as its page arrives: only the compact form is held while the other pages
-       * are read, not the page's wire objects (issue 15: some 40 MB at 50,000 cases).
+       * are read, not the page's wire objects (issue 15; docs/performance.md, "What a loaded
+       * repository and a fetched project hold").
        */
       const reuse = options.reuseTexts;
       // frozen as it arrives: the state's freeze at the end has only the lists left to do

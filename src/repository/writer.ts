@@ -71,7 +71,7 @@ function render(obj: Record<string, unknown>, options: RenderOptions, flowKeys: 
   const text = renderOnce(obj, options, flowKeys, false);
   // a safety net under the block-scalar corner cases of the yaml library: what we write must
   // read back as what we meant, or we fall back to double quotes, which are always exact. The
-  // loader's fast read answers first (about ten times cheaper: a pull renders 10,000 files); when
+  // loader's fast read answers first (far cheaper, and a pull renders every file it writes); when
   // it declines the text or reads something else, the exact read decides, as before
   const fast = fastParseYaml(text);
   if (fast !== undefined && isDeepStrictEqual(fast.data, obj)) return text;
@@ -538,8 +538,8 @@ export async function writeFileAtomic(file: string, content: string | Uint8Array
       await keepModeAndOwner(ops, tmp, before);
       await ops.rename(tmp, target);
     }
-    // no fsync of the directory: it costs more than the file's own on ext4 (measured 1 → 3-8 ms a
-    // file), and a crash right after the rename leaves the old content intact, for the next run
+    // no fsync of the directory: it costs more than the file's own on ext4 (docs/performance.md,
+    // "Writing"), and a crash right after the rename leaves the old content intact, for the next run
     tmp = undefined;
   } catch (err) {
     if (tmp !== undefined) await ops.unlink(tmp).catch(() => undefined);
