@@ -190,12 +190,16 @@ const display = last.display;
 const renderTimes = { text: [], markdown: [], json: [] };
 const renderCpu = [];
 let sizes = {};
+const digest = (await import('node:crypto')).createHash('sha256');
 for (let r = 0; r < RUNS; r++) {
   globalThis.gc?.();
   const c0 = process.cpuUsage();
   let t0 = performance.now();
   let n = 0;
-  for (const chunk of planTextChunks(plan, { color: false, display })) n += chunk.length;
+  for (const chunk of planTextChunks(plan, { color: false, display })) {
+    n += chunk.length;
+    if (r === 0) digest.update(chunk);
+  }
   renderTimes.text.push(performance.now() - t0);
   t0 = performance.now();
   const md = renderPlanMarkdown(plan, { display });
@@ -204,9 +208,10 @@ for (let r = 0; r < RUNS; r++) {
   const json = renderPlanJson(plan, display);
   renderTimes.json.push(performance.now() - t0);
   sizes = { text: n, markdown: md.length, json: json.length };
+  if (r === 0) digest.update(md).update(json);
   const c = process.cpuUsage(c0);
   renderCpu.push((c.user + c.system) / 1000);
 }
 const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)].toFixed(1);
 console.log(`render: text ${sizes.text} chars median ${med(renderTimes.text)} ms; markdown ${sizes.markdown} chars median ${med(renderTimes.markdown)} ms; json ${sizes.json} chars median ${med(renderTimes.json)} ms (${RUNS} runs)`);
-console.log(`  cpu:  median ${med(renderCpu)} ms for the three`);
+console.log(`  cpu:  median ${med(renderCpu)} ms for the three; sha256 of the three ${digest.digest('hex').slice(0, 16)}`);

@@ -4,8 +4,8 @@ import type { DesiredCase, DesiredState, DesiredStep, RemoteCase } from './model
 /**
  * One copy of each repeated short text (lookup names and ids, labels, users, `use:` keys, file
  * paths), for one load of the repository or one read of a project: parsed items arrive as new
- * strings (worker copies, JSON pages), so the `priority: High` of 50,000 cases is 50,000 strings
- * otherwise; shared, a large state holds about a third less. Texts over 64 characters are kept as
+ * strings (worker copies, JSON pages), so the `priority: High` of every case is a string of its
+ * own otherwise; shared, a large state holds markedly less (docs/performance.md). Texts over 64 characters are kept as
  * they come (they rarely repeat).
  */
 export function textSharer(): (s: string) => string {
@@ -52,7 +52,7 @@ export function narrowTexts<T>(value: T): T {
  * case whose title, texts or own steps' texts equal its file's (the file that names it by `id:`)
  * keeps the repository's string instead of the page's copy, or a slice of it (a block text in YAML
  * ends in a line break the service's copy lacks). The two states otherwise hold every title,
- * description and step twice: some 15 MB at 50,000 cases. Equal texts only, so nothing compared or
+ * description and step twice. Equal texts only, so nothing compared or
  * shown changes. Returns the function `fetchState` calls on each case before freezing it.
  */
 export function repositoryTexts(desired: DesiredState): (c: RemoteCase) => void {

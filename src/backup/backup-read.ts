@@ -10,7 +10,7 @@ import { Backup, BACKUP_FORMAT_VERSION, BACKUP_KIND, type Backup as BackupData }
  * before anything is written.
  *
  * The whole file is parsed at once: restore needs every item anyway (ids are remapped across
- * sections), and a 10,000-case backup is about 20 MB.
+ * sections), and a backup is small beside the memory that holds its items.
  */
 
 const HINT_TRUNCATED = 'the file was cut short (an interrupted copy or download?); take the backup again or use an intact copy';

@@ -88,8 +88,8 @@ const keyOf = (kind: BaseKind, id: string) => `${kind} ${id}`;
 
 /**
  * An entry as held: the entry, or (as read from a file) its line in normal form, read again when
- * asked for. A base of 50,000 cases held as objects (a map of field hashes each) took some 85 MB;
- * as lines, about 15 MB (issue 15).
+ * asked for. Held as objects (a map of field hashes each), a large base took several times the
+ * memory of its lines (issue 15; docs/performance.md, "The sync base in a large plan").
  */
 type Held = BaseEntry | string;
 
@@ -220,8 +220,8 @@ export class SyncBase {
 }
 
 /**
- * The field hashes of one entry, in the order given (sorted by name). A `Map` per entry was some
- * 1.1 KB of an entry's memory (50,000 new cases: 55 MB, built at the end of an apply); this keeps
+ * The field hashes of one entry, in the order given (sorted by name). A `Map` per entry was most
+ * of an entry's memory (built at the end of an apply, for every new case); this keeps
  * the names, shared by every entry with the same fields, and the hashes packed in one string. A
  * hash that is not 12 characters (none is) gets a plain `Map`.
  */
@@ -316,7 +316,7 @@ function unpackLine(line: string): BaseEntry {
 function encodeToken(s: string): string {
   if (s === '' || s === '-') return s === '' ? '-' : '%2D';
   // ids and timestamps: characters encodeURIComponent keeps, and `:` (what it makes of it, without
-  // its cost: a pull at 10,000 cases encodes two tokens a case after the last answer)
+  // its cost: a re-pull encodes two tokens a case after the last answer)
   if (PLAIN_TOKEN.test(s)) return s.includes(':') ? s.replaceAll(':', '%3A') : s;
   return encodeURIComponent(s);
 }
@@ -358,7 +358,7 @@ export function parseSyncBase(text: string, file: string, project: string, shown
   const dropped = new Set<string>();
   let skipped = 0;
   let markers = false;
-  // line by line without splitting the text: a base of 50,000 items is 16 MB of text
+  // line by line without splitting the text, which is large for a large base
   for (let start = 0, i = 0; start <= text.length; i++) {
     const nl = text.indexOf('\n', start);
     const end = nl < 0 ? text.length : nl;

@@ -8,7 +8,7 @@
 export function normalizeText(text: string | null | undefined): string {
   if (text === undefined || text === null) return '';
   // most texts are already clean: a scan of the few characters that can need work instead of
-  // split/map/join, or of a regular expression over every character (100,000 cases per plan)
+  // split/map/join, or of a regular expression over every character (every text of every case, each plan)
   if (!needsWork(text)) return text;
   return text
     .replace(/\r\n?/g, '\n')

@@ -20,7 +20,7 @@ export interface CliIo {
   signal?: AbortSignal;
   /**
    * Resolves once stderr has taken what was written to it. Writes to a pipe are asynchronous: a
-   * reader slower than a long text (the plan of 50,000 creates, 43 million characters) leaves it
+   * reader slower than a long text (the plan of many creates) leaves it
    * held in memory until it is read. @default resolves at once
    */
   stderrDrained?: () => Promise<void>;

@@ -1,6 +1,10 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { TmsyncError } from '../errors.js';
+import { parseJunit as readJunit, type JunitOutcome as ReportOutcome } from '../results/junit.js';
 
-/** JUnit XML in and out: reading reports pushed into runs, writing the report of a finished run. */
+/**
+ * JUnit XML in and out: reading reports pushed into runs (with the library's reader, the one
+ * `tmsync results push` uses), writing the report of a finished run.
+ */
 
 export type JunitOutcome = 'passed' | 'failed' | 'skipped';
 
@@ -12,31 +16,25 @@ export interface JunitCase {
   testCase?: string;
 }
 
-const asArray = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+/** The service records an error as a failure. */
+const OUTCOME: Record<ReportOutcome, JunitOutcome> = { passed: 'passed', failed: 'failed', error: 'failed', skipped: 'skipped' };
 
 /** Every `<testcase>` of a report (nested suites included); undefined when the XML is not well-formed. */
 export function parseJunit(xml: string): JunitCase[] | undefined {
-  if (XMLValidator.validate(xml) !== true) return undefined;
-  const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', processEntities: true }).parse(xml) as Record<string, unknown>;
+  let entries;
+  try {
+    entries = readJunit(xml, 'junit_xml');
+  } catch (err) {
+    if (!(err instanceof TmsyncError) || err.code !== 'invalid_junit') throw err;
+    // well-formed XML under another root holds no testcase; anything else is not well-formed
+    return err.details?.root !== undefined ? [] : undefined;
+  }
   const out: JunitCase[] = [];
-  const walkSuite = (suite: Record<string, unknown>) => {
-    for (const s of asArray(suite.testsuite as Record<string, unknown> | Record<string, unknown>[])) walkSuite(s);
-    for (const tc of asArray(suite.testcase as Record<string, unknown> | Record<string, unknown>[])) {
-      if (typeof tc !== 'object' || tc === null) continue;
-      const props = asArray((tc.properties as Record<string, unknown> | undefined)?.property as Record<string, unknown>[]);
-      const prop = props.find((p) => p?.['@_name'] === 'test_case');
-      out.push({
-        name: String(tc['@_name'] ?? ''),
-        classname: String(tc['@_classname'] ?? ''),
-        outcome: 'failure' in tc || 'error' in tc ? 'failed' : 'skipped' in tc ? 'skipped' : 'passed',
-        testCase: prop ? String(prop['@_value'] ?? '') : undefined,
-      });
-    }
-  };
-  // a root <testsuite> is walked as doc.testsuite; a root <testsuites> holds the suites
-  walkSuite(doc);
-  for (const s of asArray(doc.testsuites as Record<string, unknown> | Record<string, unknown>[])) {
-    if (typeof s === 'object' && s) walkSuite(s);
+  for (const tc of entries) {
+    // a failure of a suite itself is no testcase of the report
+    if (tc.suiteLevel) continue;
+    const testCase = tc.properties['test_case'];
+    out.push({ name: tc.name, classname: tc.classname, outcome: OUTCOME[tc.outcome], ...(testCase !== undefined ? { testCase } : {}) });
   }
   return out;
 }

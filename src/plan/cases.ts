@@ -253,7 +253,7 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
 /**
  * What the apply records in the sync base for a new case: its values computed when recorded, not
  * held twice. A class, not an object literal with a getter: a literal's getter is a closure per
- * record (and an object shape of its own), some 700 bytes each.
+ * record (and an object shape of its own).
  */
 class CreateRecord implements SyncRecord {
   readonly kind = 'case';
@@ -282,8 +282,8 @@ const NO_FIELDS: ReadonlySet<string> = new Set();
 /**
  * What the apply records for a case the plan compared. Its values (the service's compare form with
  * the file's managed fields over it) are computed when the apply records them, from the file and
- * the service's copy, as the plan computed its body: a plan of 50,000 cases holds no second copy
- * of their bodies (some 60 MB), and the record no closure.
+ * the service's copy, as the plan computed its body: a large plan holds no second copy of their
+ * bodies, and the record no closure.
  */
 class ComparedCaseRecord implements SyncRecord {
   readonly ops: string[];

@@ -25,7 +25,7 @@ export interface BuildPlanOptions {
   prefer?: Prefer;
   /**
    * with a base: collect what an apply of the plan records in it (`BuildPlanResult.synced`); a plan
-   * that is only shown leaves it out (some 15 MB at 50,000 cases) @default true
+   * that is only shown leaves it out (it is large on a large repository) @default true
    */
   collectSynced?: boolean;
   /**

@@ -7,7 +7,7 @@ import type { Resolver } from './resolve.js';
  * step group each step of a new case comes from. The operations stay plain data (saved, cloned,
  * compared as they are); a new case's display values are computed here when they are shown rather
  * than held by each operation, as a large plan of creates would hold their text for an apply that
- * never reads it (docs/performance.md, "Plan").
+ * never reads it (docs/performance.md, "Issue 25").
  *
  * `buildPlan` returns one (`BuildPlanResult.display`); a plan read back from a file needs none, as
  * its operations hold the values they were saved with.

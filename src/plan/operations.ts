@@ -97,7 +97,10 @@ export interface CreateCaseOp extends OpBase {
   path: string[];
   body: CaseBody;
   writeBack: WriteBack;
-  /** display values of the fields set (`from` is empty), for the renderers */
+  /**
+   * display values of the fields set (`from` is empty): held by a plan read back from its file; a
+   * plan `buildPlan` returns holds none, the renderers compute them from its `PlanDisplay`
+   */
   changes?: FieldChange[];
 }
 /** Field changes, possibly with a move to another folder (one PUT). */

@@ -53,7 +53,7 @@ export function renderPlanText(plan: Plan, options: RenderTextOptions): string {
 
 /**
  * `renderPlanText` in pieces of about `lines` lines, each ending with a newline (joined, they are
- * exactly `renderPlanText`): the plan of 50,000 creates is some 40 million characters, written
+ * exactly `renderPlanText`): the plan of many creates is tens of millions of characters, written
  * piece by piece instead of being held whole (issue 15).
  */
 export function* planTextChunks(plan: Plan, options: RenderTextOptions, lines = 2000): Generator<string> {

@@ -182,8 +182,8 @@ export function createPullStage(options: PullStageOptions): PullStage {
 
   const layOut = async (cases: readonly RemoteCase[]) => {
     for (let i = 0; i < cases.length && !stopped; ) {
-      // at most CHUNK cases or SLICE_MS at a time: on a busy machine ten cases took 30 ms, which
-      // delayed the next page's request, and the pages are a chain
+      // at most CHUNK cases or SLICE_MS at a time: on a busy machine a few cases took long enough
+      // to delay the next page's request, and the pages are a chain
       const until = performance.now() + SLICE_MS;
       for (const end = Math.min(cases.length, i + CHUNK); i < end; ) {
         one(cases[i++]!);

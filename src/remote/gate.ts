@@ -44,7 +44,7 @@ interface Waiter {
  * The service counts a request when it takes it in, which is some time after we start it and
  * before it answers: how long after, we cannot see (our own event loop busy between the start and
  * the socket write, a new connection, the service's queue, or its one thread busy with an earlier
- * request: the emulator took in requests 250 to 700 ms after their start while it served a heavy
+ * request: the emulator took in requests long after their start while it served a heavy
  * page, or while the client's own event loop stood still). So the gate counts every request at the
  * one time it knows is not before the service's count: an answered request from when its answer
  * came back, a request not yet answered as taken in just now (any later start may reach the

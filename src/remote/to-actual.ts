@@ -53,7 +53,7 @@ function ts(n: number | null | undefined): number | undefined {
 
 /**
  * Drops keys whose value is undefined, into a new object: `delete` would turn each object into a
- * slow, several times larger dictionary (50,000 cases held about 40 MB more).
+ * slow, several times larger dictionary.
  */
 function compact<T extends object>(o: T): T {
   const out = {} as T;
@@ -78,7 +78,7 @@ export function toRemoteFolder(w: W.FolderWire): RemoteFolder {
 
 /**
  * A case's step in the model. Its own id is not kept: nothing compares, sends or writes it (a case's
- * steps are sent whole), and at 50,000 cases of four steps the ids were 11 MB (issue 15).
+ * steps are sent whole), and a large project's step ids add up (issue 15).
  */
 export function toRemoteStep(w: W.IndividualStep, share: Share = unshared): RemoteStep {
   const groupId = idOrNull(w.step_group_id);
@@ -86,7 +86,7 @@ export function toRemoteStep(w: W.IndividualStep, share: Share = unshared): Remo
   const expected = share(text(w.expected_results));
   const stepGroupId = groupId === null ? null : share(groupId);
   // literals, not `compact`: an object built key by key from `{}` keeps its fifth key outside
-  // itself (91 bytes a step instead of 64: 5 MB at 50,000 cases of four steps; issue 15)
+  // itself, a larger object per step (issue 15; docs/performance.md)
   return w.step_type === undefined
     ? { description, expected, order: w.order, stepGroupId }
     : { description, expected, order: w.order, stepType: share(w.step_type), stepGroupId };

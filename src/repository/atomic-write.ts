@@ -197,8 +197,8 @@ export async function writeFileAtomic(file: string, content: string | Uint8Array
       await keepModeAndOwner(ops, tmp, before);
       await ops.rename(tmp, target);
     }
-    // no fsync of the directory: it costs more than the file's own on ext4 (measured 1 → 3-8 ms a
-    // file), and a crash right after the rename leaves the old content intact, for the next run
+    // no fsync of the directory: it costs more than the file's own on ext4 (docs/performance.md,
+    // "Writing"), and a crash right after the rename leaves the old content intact, for the next run
     tmp = undefined;
   } catch (err) {
     if (tmp !== undefined) await ops.unlink(tmp).catch(() => undefined);

@@ -114,8 +114,9 @@ const BLANK_OR_COMMENT = /^\s*(?:#.*)?$/;
 const SIGNED_POINT_NUMBER = /(?:^|[\s[{,])[-+]\.[0-9]/m;
 
 /**
- * The fast read of a plainly written file: parsed by js-yaml (about ten times faster than the
- * position-keeping `yaml` document) with positions from a scan of its lines. Answers `undefined`
+ * The fast read of a plainly written file: parsed by js-yaml (much cheaper than the
+ * position-keeping `yaml` document; docs/architecture.md, "Two YAML readers, on purpose") with
+ * positions from a scan of its lines. Answers `undefined`
  * whenever the file is not plain enough for the scan to be certain (directives, document markers,
  * tabs, quoted or complex keys, a value that starts on the next line, a list in flow style, a
  * plain `-.5`, a parse error): the caller then reads it with the `yaml` library as before, so

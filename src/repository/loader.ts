@@ -317,9 +317,8 @@ function shareCase(item: DesiredCase, share: (s: string) => string): void {
         break;
       case 'steps':
         // new objects in a new array (issue 15): the array a worker's message brings holds room
-        // for more elements than it has (some 100 bytes per case of three steps, measured), and an
-        // action step keeps no position: nothing after loading reports at one (the rules between
-        // files and the plan report at `use:` steps), 64 bytes per step
+        // for more elements than it has, and an action step keeps no position: nothing after
+        // loading reports at one (the rules between files and the plan report at `use:` steps)
         f[field.model] = (value as DesiredStep[]).map((step): DesiredStep => {
           if (step.kind === 'step') return { kind: 'step', action: share(step.action), expected: share(step.expected) };
           const at = step.source;

@@ -55,8 +55,7 @@ export interface ParseFilesOptions extends ReadOptions {
    * Called with each result as it arrives (in the order chunks come in), before `parseFiles`
    * resolves: the caller makes it what it keeps while its objects are young, so that what only the
    * result held dies in a young-generation collection instead of being promoted to wait for a full
-   * one (issue 15: at 50,000 files the heap at the end of a load held 130 MB of received results,
-   * 50 MB once each was made compact as it came).
+   * one (issue 15; the heap it saves: docs/performance.md, "Loading").
    */
   receive?: (job: ParseJob, result: ParseResult) => void;
 }
@@ -72,8 +71,8 @@ export const RESULT_BATCH = 100;
 const WORKER_URL = new URL('./parse-worker.js', import.meta.url);
 /**
  * A worker's old generation, capped (issue 15): a worker holds little (its share of the paths and
- * one batch of results), but with V8's default limit its heap grew to over 100 MB of garbage on
- * 50,000 files before being collected, all of it in the process's peak memory. With the cap it
+ * one batch of results), but with V8's default limit its heap filled with garbage on a large
+ * repository before being collected, all of it in the process's peak memory. With the cap it
  * collects sooner; the rare worker that needs more (a huge file) is run again without it.
  */
 export const WORKER_HEAP_MB = 64;
@@ -105,9 +104,9 @@ export function parseText(job: ParseJob, text: string, read: ReadOptions = {}): 
 
 /**
  * Reads and parses in this thread. Reads are synchronous on purpose: for thousands of small
- * files a sync read costs ~20 µs, while each async read (open, fstat, read, close through the
+ * files a sync read is cheap, while each async read (open, fstat, read, close through the
  * thread pool) costs several times that in main-thread overhead alone, and parsing is CPU-bound
- * anyway (measured on 10,000 files: 0.2 s sync, 0.3 s callback readFile, 0.65 s fs/promises).
+ * anyway (the three ways compared: docs/performance.md, "Loading").
  * The parallelism that pays is the worker threads of `parseFiles`.
  */
 export function parseFilesInThread(root: string, jobs: readonly ParseJob[], receive?: ParseFilesOptions['receive'], read: ReadOptions = {}): ParseResult[] {
@@ -131,8 +130,8 @@ const DETACH_BATCH = 10;
 
 /**
  * A copy of results that shares nothing with the files' texts. The parser's strings are slices of
- * the text, and a kept slice keeps the whole text alive (V8 sliced strings): about 1 KB per case,
- * the largest holder of a loaded repository. A worker's results are copies already (they cross
+ * the text, and a kept slice keeps the whole text alive (V8 sliced strings): the largest holder of
+ * a loaded repository. A worker's results are copies already (they cross
  * threads by structured clone); this gives the in-thread path the same footprint.
  */
 function detach(results: ParseResult[]): ParseResult[] {
@@ -163,13 +162,13 @@ export interface WorkerCountInput {
  *   more than it saves.
  * - When the calling thread only waits (`callerIdle`, `validate`), it parses too: one worker per
  *   other core (at most `MAX_WORKERS`), whatever the load average, so every core parses and no
- *   thread more than there are cores is started (each worker costs its start-up and some 30 MB).
+ *   thread more than there are cores is started (each worker costs its start-up and its own heap).
  *   On one core, none.
  * - Otherwise (`plan`, which reads the service meanwhile, must find this thread free) one worker per
  *   idle core (cores minus the load average rounded up), at most `MAX_WORKERS`, and at least one
  *   even on a saturated machine. One worker there finishes a little later than parsing in this
- *   thread would (its start-up and the copying of results: measured on 2 cores at load 7, 3.5 s
- *   against 2.6 s), but the point is that this thread stays free: parsing here stopped `plan`'s
+ *   thread would (its start-up and the copying of results; docs/performance.md, "Loading"), but the
+ *   point is that this thread stays free: parsing here stopped `plan`'s
  *   requests for seconds (issue 15).
  */
 export function chooseWorkerCount(input: WorkerCountInput): number {
@@ -253,7 +252,7 @@ function runWorker(shared: Shared, heapMb: number | undefined): Promise<void> {
     const worker = new Worker(WORKER_URL, {
       workerData: input,
       // a small young generation: what survives a collection there is little (the chunk being
-      // parsed), so a smaller one costs no more CPU (measured: 8 MB as fast as 16) and less memory
+      // parsed), so a smaller one costs no more CPU (docs/performance.md, "Loading") and less memory
       resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB, ...(heapMb !== undefined ? { maxOldGenerationSizeMb: heapMb } : {}) },
     });
     let done = false;
@@ -334,7 +333,7 @@ export async function parseFiles(root: string, jobs: readonly ParseJob[], option
   }
   const results = shared.chunks.flatMap((c) => c!);
   // `shared` outlives this call (a worker's listeners hold it until node lets the worker go):
-  // without its results, which are the caller's from here (issue 15: some 18 MB at 50,000 files)
+  // without its results, which are the caller's from here (issue 15)
   shared.chunks.fill(undefined);
   return results;
 }

@@ -67,7 +67,7 @@ export function renderYaml(obj: Record<string, unknown>, options: RenderOptions,
   const text = renderOnce(obj, options, flowKeys, false);
   // a safety net under the block-scalar corner cases of the yaml library: what we write must
   // read back as what we meant, or we fall back to double quotes, which are always exact. The
-  // loader's fast read answers first (about ten times cheaper: a pull renders 10,000 files); when
+  // loader's fast read answers first (far cheaper, and a pull renders every file it writes); when
   // it declines the text or reads something else, the exact read decides, as before
   const fast = fastParseYaml(text);
   if (fast !== undefined && isDeepStrictEqual(fast.data, obj)) return text;

@@ -78,6 +78,27 @@ describe('tmsync plan against the emulator', () => {
     await rm(join(root, 'plan.json'));
   });
 
+  it("shows the values a new case sets in every rendering: text, markdown, --json, the saved plan and `show` of it", async () => {
+    const steps = '1. Open /login\n   expect: The form shows\n   from step group login\n2. Submit\n   expect: Signed in';
+    const text = await tmsync(root, 'plan', '--no-compact', '--out', 'shown.json');
+    expect(text.code).toBe(0);
+    expect(text.out).toContain('status: "Ready"');
+    expect(text.out).toContain('from step group login');
+    expect((await tmsync(root, 'plan', '--format', 'markdown', '--no-compact')).out).toContain('from step group login');
+    type Doc = { operations: { kind: string; write_back?: { file: string }; changes?: { field: string; to: string }[] }[] };
+    const created = (doc: Doc) => doc.operations.find((o) => o.kind === 'create_case' && o.write_back?.file === 'cases/Auth/valid-login.yaml')?.changes;
+    const json = await tmsync(root, 'plan', '--format', 'json');
+    expect(created(JSON.parse(json.out) as Doc)).toContainEqual({ field: 'steps', from: '', to: steps });
+    const saved = await readFile(join(root, 'shown.json'), 'utf8');
+    expect(created(JSON.parse(saved) as Doc)).toContainEqual({ field: 'steps', from: '', to: steps });
+    expect(created(JSON.parse((await tmsync(root, '--json', 'plan')).out) as Doc)).toContainEqual({ field: 'steps', from: '', to: steps });
+    // the saved plan shown is the plan printed
+    const shown = await tmsync(root, 'show', 'shown.json', '--no-compact');
+    expect(shown.code).toBe(0);
+    expect(shown.out).toBe(text.out);
+    await rm(join(root, 'shown.json'));
+  });
+
   it('puts the JSON plan on stdout and the text on stderr with --json', async () => {
     const r = await tmsync(root, '--json', 'plan');
     expect(JSON.parse(r.out).format_version).toBe(PLAN_FORMAT_VERSION);

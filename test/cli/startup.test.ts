@@ -158,3 +158,23 @@ describe('the base URL', () => {
     expect(io.err.join('\n')).toContain('http://127.0.0.1:9/api/v1');
   });
 });
+
+describe('dependencies', () => {
+  it('holds in `dependencies` only packages the library or the CLI imports outside the optional emulator', async () => {
+    const { readdirSync } = await import('node:fs');
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const used = new Set<string>();
+    for (const entry of readdirSync(join(root, 'src'), { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
+      const file = join(entry.parentPath, entry.name);
+      if (relative(root, file).startsWith(join('src', 'emulator'))) continue;
+      // static imports and exports, and import() of a literal name
+      for (const m of readFileSync(file, 'utf8').matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"]([^'"./][^'"]*)['"]/gm)) {
+        const spec = m[1]!;
+        if (spec.startsWith('node:')) continue;
+        used.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+      }
+    }
+    expect(Object.keys(pkg.dependencies).filter((d) => !used.has(d))).toEqual([]);
+  });
+});
