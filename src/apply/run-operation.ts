@@ -6,7 +6,7 @@ import type { GuardCheck } from './write-guard.js';
 import { normalizeTimestamp } from '../remote/to-actual.js';
 import type { AdoptOp, Operation } from '../plan/operations.js';
 import type { ApplyResult } from './executor.js';
-import { confirmDone, CREATE_KINDS, findCreated } from './finders.js';
+import { confirmDone, CREATE_KINDS, findCreated, reconcilerFor } from './finders.js';
 import { fillSelf, isCreate, isDelete, requestsFor, type CreateOp, type RequestDescriptor } from './operation-requests.js';
 import type { RunState } from './run-state.js';
 
@@ -156,13 +156,7 @@ async function sendRequest(state: RunState, op: Operation, req: RequestDescripto
     return;
   }
   const filled = fillSelf(req, self.id);
-  const reconcile =
-    req.produces && isCreate(op)
-      ? async () => {
-          const found = await findCreated(op, state.runCtx, state.resolve);
-          return found ? { data: { [req.resultKey ?? 'item']: found } } : undefined;
-        }
-      : undefined;
+  const reconcile = reconcilerFor(op, req, state.runCtx, state.resolve);
   let answer: unknown;
   try {
     answer = await client.call(filled.endpoint, {
