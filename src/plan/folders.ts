@@ -2,6 +2,7 @@ import type { DesiredFolder, RemoteFolder } from '../model.js';
 import { scopeMatcher } from '../scope.js';
 import { claimById, foundElsewhere, problem, type PlanContext } from './context.js';
 import { normalizeTitle, pathKey, showPath } from '../base/normalize-text.js';
+import { matchNaturalKeys } from './natural-key.js';
 import type { FieldChange, Operation, Ref } from './operations.js';
 import { desiredFolderFieldValues, folderFieldValues, refValue } from '../base/field-values.js';
 import { mergeItem } from './sync.js';
@@ -40,6 +41,11 @@ export interface FolderPlan {
 
 export function folderFile(f: DesiredFolder): string {
   return f.file ?? `${f.dir}/_folder.yaml`;
+}
+
+/** A folder without _folder.yaml is named by its directory. */
+function nodeFile(node: FolderNode): string {
+  return node.desired.file ?? node.desired.dir;
 }
 
 export function folderRef(node: FolderNode): Ref {
@@ -99,45 +105,35 @@ function matchFolders(ctx: PlanContext, nodes: FolderNode[]): Set<string> {
     node.remote = remote;
   }
   // natural keys, top-down: a child can only match under its parent's remote folder
-  for (const node of nodes) {
-    if (node.desired.id !== undefined) continue;
-    const parentId = node.parent ? node.parent.remote?.id : null;
-    if (parentId === undefined) continue; // the parent is created, so is the child
-    const name = normalizeTitle(node.desired.name);
-    const candidates = ctx.remote
-      .children(parentId)
-      .filter((f) => normalizeTitle(f.name) === name && !(claimedBy.has(f.id) && claimedBy.get(f.id)!.desired.id !== undefined));
-    // a folder without _folder.yaml is named by its directory
-    const file = node.desired.file ?? node.desired.dir;
-    if (candidates.length > 1) {
+  matchNaturalKeys(nodes, claimedBy, {
+    // a parent that is created has its children created too
+    scopeOf: (node) => (node.desired.id !== undefined ? undefined : node.parent ? node.parent.remote?.id : null),
+    remotesIn: (parentId) => ctx.remote.children(parentId),
+    itemKey: (node) => normalizeTitle(node.desired.name),
+    remoteKey: (f) => normalizeTitle(f.name),
+    onAmbiguous: (node, candidates) =>
       problem(
         ctx,
         'ambiguous_match',
-        file,
+        nodeFile(node),
         1,
         `folder "${showPath(node.displayPath)}" matches ${candidates.length} folders on the service (ids ${candidates.map((c) => c.id).join(', ')})`,
         `add \`id:\` to ${folderFile(node.desired)} to say which one it is`,
-      );
-      continue;
-    }
-    const remote = candidates[0];
-    if (!remote) continue;
-    const other = claimedBy.get(remote.id);
-    if (other) {
+      ),
+    onDuplicate: (node, other, remote) =>
       problem(
         ctx,
         'duplicate_claim',
-        file,
+        nodeFile(node),
         1,
-        `folders ${other.desired.file ?? other.desired.dir} and ${file} both match the service folder "${showPath(node.displayPath)}" (${remote.id})`,
+        `folders ${nodeFile(other)} and ${nodeFile(node)} both match the service folder "${showPath(node.displayPath)}" (${remote.id})`,
         'give the folders different names',
-      );
-      continue;
-    }
-    claimedBy.set(remote.id, node);
-    node.remote = remote;
-    node.adopted = true;
-  }
+      ),
+    onMatch: (node, remote) => {
+      node.remote = remote;
+      node.adopted = true;
+    },
+  });
   return new Set(claimedBy.keys());
 }
 
