@@ -1,6 +1,6 @@
 import type { Operation, Ref } from '../plan/operations.js';
 import { reconcilerFor, type ApplyClient, type ReconcileContext } from './finders.js';
-import { fillSelf, requestsFor, type RequestDescriptor } from './operation-requests.js';
+import { fillSelf, requestsFor, type RefResolver, type RequestDescriptor } from './operation-requests.js';
 
 /**
  * One operation sent on its own, outside a plan run: `tmsync test-plan create/complete` and
@@ -46,19 +46,35 @@ function contextOf(options: SendOptions): ReconcileContext {
 }
 
 /**
- * Sends one request of an operation (its create settled by the finder after an ambiguous failure);
- * resolves the client's answer. `selfId`: the id that fills the request's `$self` (the run a
- * result goes to).
+ * How every request of an operation is sent, in a plan run (`run-operation.ts`) or on its own: the
+ * request as filled (`$self` replaced), the client's retries, and on the request that creates the
+ * item the engine's finder as the lookup that settles an ambiguous failure. `signal` aborts the
+ * request even in flight; `startSignal` only keeps it from starting (apply's Ctrl-C).
  */
-export function sendRequest(op: Operation, req: RequestDescriptor, options: SendOptions, selfId?: string): Promise<unknown> {
-  const filled = fillSelf(req, selfId);
-  const reconcile = reconcilerFor(op, filled, contextOf(options), resolveId);
-  return options.client.call(filled.endpoint, {
+export function callOperationRequest(
+  client: ApplyClient,
+  op: Operation,
+  filled: RequestDescriptor,
+  lookup: { ctx: ReconcileContext; resolve: RefResolver },
+  signals: { signal?: AbortSignal; startSignal?: AbortSignal } = {},
+): Promise<unknown> {
+  const reconcile = reconcilerFor(op, filled, lookup.ctx, lookup.resolve);
+  return client.call(filled.endpoint, {
     params: filled.params,
     ...(filled.body !== undefined ? { body: filled.body } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
+    ...(signals.signal ? { signal: signals.signal } : {}),
+    ...(signals.startSignal ? { startSignal: signals.startSignal } : {}),
     ...(reconcile ? { reconcile } : {}),
   });
+}
+
+/**
+ * Sends one request of an operation sent on its own; resolves the client's answer. `selfId`: the
+ * id that fills the request's `$self` (the run a result goes to).
+ */
+export function sendRequest(op: Operation, req: RequestDescriptor, options: SendOptions, selfId?: string): Promise<unknown> {
+  const signals = options.signal ? { signal: options.signal } : {};
+  return callOperationRequest(options.client, op, fillSelf(req, selfId), { ctx: contextOf(options), resolve: resolveId }, signals);
 }
 
 /**
