@@ -1,8 +1,9 @@
 import type { ActualState, DesiredState } from '../model.js';
 import type { QueryOf } from '../api/endpoints.js';
 import type { TmsClient } from '../remote/client.js';
+import { normalizeTimestamp } from '../remote/to-actual.js';
 import type { Operation, OperationKind } from '../plan/operations.js';
-import type { CreateOp, RefResolver } from './operation-requests.js';
+import { isCreate, type CreateOp, type RefResolver, type RequestDescriptor } from './operation-requests.js';
 
 /**
  * The natural-key lookups (apply, migrate and restore share them) after a create whose outcome is
@@ -24,6 +25,13 @@ export interface ReconcileContext {
   knownIds: { has(id: string): boolean };
   /** stops the list reads @default none */
   signal?: AbortSignal;
+  /**
+   * Test plans and runs: only one created at or after this time (Unix seconds) is claimed. A
+   * command that creates one item without reading the project first (`tmsync test-plan create`,
+   * `results push --new-run`) knows no ids to exclude, so an older namesake is told apart by its
+   * age. @default none
+   */
+  createdSince?: number;
 }
 
 type WireItem = { id: string; [key: string]: unknown };
@@ -70,15 +78,20 @@ export async function findStepGroup(ctx: ReconcileContext, title: string): Promi
   return undefined;
 }
 
+/** Whether a test plan or run is recent enough to be the one a create made (see `createdSince`). */
+function recent(ctx: ReconcileContext, item: { created_at?: unknown }): boolean {
+  return ctx.createdSince === undefined || (typeof item.created_at === 'number' && normalizeTimestamp(item.created_at) >= ctx.createdSince);
+}
+
 /** A test plan by exact title (`title__CONTAINS` narrows the list). */
 export async function findTestPlan(ctx: ReconcileContext, title: string): Promise<WireItem | undefined> {
-  for await (const p of list(ctx, 'listTestPlans', { title__CONTAINS: title })) if (p.title === title && !ctx.knownIds.has(p.id)) return p as WireItem;
+  for await (const p of list(ctx, 'listTestPlans', { title__CONTAINS: title })) if (p.title === title && !ctx.knownIds.has(p.id) && recent(ctx, p)) return p as WireItem;
   return undefined;
 }
 
 /** A test run by exact title (`search` narrows the list). */
 export async function findTestRun(ctx: ReconcileContext, title: string): Promise<WireItem | undefined> {
-  for await (const r of list(ctx, 'listTestRuns', { search: title })) if (r.title === title && !ctx.knownIds.has(r.id)) return r as WireItem;
+  for await (const r of list(ctx, 'listTestRuns', { search: title })) if (r.title === title && !ctx.knownIds.has(r.id) && recent(ctx, r)) return r as WireItem;
   return undefined;
 }
 
@@ -137,6 +150,20 @@ type AnyCreateEntry = (typeof CREATE_KINDS)[CreateKind] & { find: (op: CreateOp,
 export function findCreated(op: CreateOp, ctx: ReconcileContext, resolve: RefResolver): Promise<WireItem | undefined> {
   // each entry accepts its own kind, which `op.kind` picks
   return (CREATE_KINDS[op.kind] as AnyCreateEntry).find(op, ctx, resolve);
+}
+
+/**
+ * The client's `reconcile` for one request of an operation: on the request that creates the item,
+ * the natural-key lookup that settles an ambiguous failure (found: the item is the call's answer,
+ * under the request's result key; not found: the create is sent again). Undefined for any other
+ * request, which the client then never repeats blindly after an ambiguous failure.
+ */
+export function reconcilerFor(op: Operation, req: RequestDescriptor, ctx: ReconcileContext, resolve: RefResolver): (() => Promise<unknown>) | undefined {
+  if (!req.produces || !isCreate(op)) return undefined;
+  return async () => {
+    const found = await findCreated(op, ctx, resolve);
+    return found ? { message: '', data: { [req.resultKey ?? 'item']: found } } : undefined;
+  };
 }
 
 /**

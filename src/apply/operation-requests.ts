@@ -2,7 +2,21 @@ import type { CaseWireBody } from '../api/bodies.js';
 import type { BodyOf, EndpointName } from '../api/endpoints.js';
 import { CASE_FIELDS_BY_KIND, fieldOf, setField, STEP_GROUP_FIELDS } from '../fields.js';
 import { actionOf, kindCreates } from '../plan/operation-kinds.js';
-import type { CaseBody, CreateCaseOp, CreateFolderOp, CreateStepGroupOp, CreateTestPlanOp, CreateTestRunOp, GroupStepBody, Operation, OperationKind, Ref, StepBody, StepGroupBody } from '../plan/operations.js';
+import type {
+  CaseBody,
+  CreateCaseOp,
+  CreateFolderOp,
+  CreateStepGroupOp,
+  CreateTestPlanOp,
+  CreateTestRunOp,
+  GroupStepBody,
+  Operation,
+  OperationKind,
+  Ref,
+  RunCaseResult,
+  StepBody,
+  StepGroupBody,
+} from '../plan/operations.js';
 import { assertNever } from '../assert-never.js';
 
 /** The operations that create a remote item. */
@@ -122,7 +136,13 @@ export const KIND_REQUESTS: { readonly [K in OperationKind]: RequestsOf<K> } = {
     {
       endpoint: 'createTestPlan',
       params: { project_id },
-      body: { title: op.title, description: op.description, start_date: op.startDate, end_date: op.endDate },
+      body: {
+        title: op.title,
+        description: op.description,
+        ...(op.startDate !== undefined ? { start_date: op.startDate } : {}),
+        ...(op.endDate !== undefined ? { end_date: op.endDate } : {}),
+        ...(op.labelIds ? { label_ids: op.labelIds } : {}),
+      },
       produces: 'id',
       resultKey: 'test_plan',
     },
@@ -150,35 +170,59 @@ function testRunRequests(op: CreateTestRunOp, resolve: RefResolver, project_id: 
       params: { project_id },
       body: {
         title: op.title,
-        description: op.description,
+        ...(op.description !== undefined ? { description: op.description } : {}),
         status: 'ACTIVE',
         selection_type: 'STATIC',
         static_selection_filters: [{ field: 'id', operator: 'IN', values: op.cases.map(resolve) }],
-        start_date: op.startDate,
-        end_date: op.endDate,
-        assignee_id: op.assigneeId,
-        label_names: op.labelNames,
+        ...(op.startDate !== undefined ? { start_date: op.startDate } : {}),
+        ...(op.endDate !== undefined ? { end_date: op.endDate } : {}),
+        ...(op.assigneeId !== undefined ? { assignee_id: op.assigneeId } : {}),
+        ...(op.labelNames !== undefined ? { label_names: op.labelNames } : {}),
         ...(op.environmentIds ? { environment_ids: op.environmentIds } : {}),
-        test_plan_id: op.plan === null ? null : resolve(op.plan),
+        ...(op.plan !== undefined ? { test_plan_id: op.plan === null ? null : resolve(op.plan) } : {}),
       },
       produces: 'id',
       resultKey: 'test_run',
     },
   ];
   // results need the run open: an earlier run may have closed it already
-  if (op.close) reqs.push({ endpoint: 'updateTestRun', params, body: { status: 'ACTIVE' }, resumeOnly: true });
-  const rows: { test_case_id: string; test_run_status_id: string; user_id?: string }[] = [];
+  if (op.close) reqs.push({ ...runStatusRequest(params, 'ACTIVE'), resumeOnly: true });
+  reqs.push(...runResultRequests(op.results, op.batchSize, resolve, params));
+  if (op.close) reqs.push(runStatusRequest(params, 'CLOSED'));
+  return reqs;
+}
+
+type RunParams = { project_id: string; test_run_id: string };
+
+/**
+ * A run's results: the rows with a status in batches of `batchSize` (one `updateRunCases` each),
+ * then one `assignRunCaseUser` per row that only names a user. `results push` sends these into an
+ * existing run too.
+ */
+export function runResultRequests(results: readonly RunCaseResult[], batchSize: number, resolve: RefResolver, params: RunParams): RequestDescriptor[] {
+  const reqs: RequestDescriptor[] = [];
+  const rows: { test_case_id: string; test_run_status_id: string; description?: string; user_id?: string }[] = [];
   const assignOnly: { test_case_id: string; user_id: string }[] = [];
-  for (const r of op.results) {
+  for (const r of results) {
     const caseId = resolve(r.case);
-    if (r.statusId !== undefined) rows.push({ test_case_id: caseId, test_run_status_id: r.statusId, ...(r.userId ? { user_id: r.userId } : {}) });
-    else if (r.userId !== undefined) assignOnly.push({ test_case_id: caseId, user_id: r.userId });
+    if (r.statusId !== undefined) {
+      rows.push({
+        test_case_id: caseId,
+        test_run_status_id: r.statusId,
+        ...(r.description !== undefined ? { description: r.description } : {}),
+        ...(r.userId ? { user_id: r.userId } : {}),
+      });
+    } else if (r.userId !== undefined) assignOnly.push({ test_case_id: caseId, user_id: r.userId });
   }
-  const size = Math.max(1, op.batchSize);
+  const size = Math.max(1, batchSize);
   for (let i = 0; i < rows.length; i += size) reqs.push({ endpoint: 'updateRunCases', params, body: { test_run_cases: rows.slice(i, i + size) } });
   for (const a of assignOnly) reqs.push({ endpoint: 'assignRunCaseUser', params, body: a });
-  if (op.close) reqs.push({ endpoint: 'updateTestRun', params, body: { status: 'CLOSED' } });
   return reqs;
+}
+
+/** Opens (`ACTIVE`) or closes (`CLOSED`) a run. */
+export function runStatusRequest(params: RunParams, status: 'ACTIVE' | 'CLOSED'): RequestDescriptor {
+  return { endpoint: 'updateTestRun', params, body: { status } };
 }
 
 /** The wire body of a step group create or (full-replacement) update. */

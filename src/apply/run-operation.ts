@@ -7,6 +7,7 @@ import { normalizeTimestamp } from '../remote/to-actual.js';
 import type { AdoptOp, Operation } from '../plan/operations.js';
 import type { ApplyResult } from './execute-types.js';
 import { confirmDone, CREATE_KINDS, findCreated } from './finders.js';
+import { callOperationRequest } from './send-operation.js';
 import { fillSelf, isCreate, isDelete, requestsFor, type CreateOp, type RequestDescriptor } from './operation-requests.js';
 import type { RunState } from './run-state.js';
 
@@ -156,22 +157,10 @@ async function sendRequest(state: RunState, op: Operation, req: RequestDescripto
     return;
   }
   const filled = fillSelf(req, self.id);
-  const reconcile =
-    req.produces && isCreate(op)
-      ? async () => {
-          const found = await findCreated(op, state.runCtx, state.resolve);
-          return found ? { data: { [req.resultKey ?? 'item']: found } } : undefined;
-        }
-      : undefined;
   let answer: unknown;
   try {
-    answer = await client.call(filled.endpoint, {
-      params: filled.params,
-      // Ctrl-C: requests not yet sent never start; the ones in flight finish
-      ...(signal ? { startSignal: signal } : {}),
-      ...(filled.body !== undefined ? { body: filled.body } : {}),
-      ...(reconcile ? { reconcile } : {}),
-    });
+    // Ctrl-C: requests not yet sent never start; the ones in flight finish
+    answer = await callOperationRequest(client, op, filled, { ctx: state.runCtx, resolve: state.resolve }, signal ? { startSignal: signal } : {});
   } catch (err) {
     // a delete retried after a lost answer finds nothing: the item is gone, as wanted
     if (isDelete(op) && (err as { code?: string }).code === 'not_found') return;

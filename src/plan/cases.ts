@@ -5,6 +5,7 @@ import { caseChanges, desiredBody, keepRemoteFields, type DesiredBody } from './
 import { claimById, foundElsewhere, problem, type PlanContext } from './context.js';
 import { folderRef, type FolderNode, type FolderPlan } from './folders.js';
 import { normalizeTitle, pathKey, showPath } from '../base/normalize-text.js';
+import { matchNaturalKeys } from './natural-key.js';
 import type { CaseBody, CreateCaseOp, FieldChange, Operation, Ref } from './operations.js';
 import type { StepGroupPlan } from './step-groups.js';
 import { baseEntryFor, mergeEqual, mergeItem, type SyncRecord } from './sync.js';
@@ -74,53 +75,38 @@ function matchCases(ctx: PlanContext, folders: FolderPlan): CaseMatch[] {
     m.remote = remote;
   }
   // natural key: folder + title, among the cases no id claims
-  const byKey = new Map<string, RemoteCase[]>();
-  const indexed = new Set<string>();
-  for (const m of matches) {
-    if (m.desired.id !== undefined || !m.node?.remote) continue;
-    const folderId = m.node.remote.id;
-    if (indexed.has(folderId)) continue;
-    indexed.add(folderId);
-    for (const c of ctx.remote.casesIn(folderId)) {
-      if (claimedBy.has(c.id)) continue;
-      const k = `${folderId}\u0000${normalizeTitle(c.title)}`;
-      byKey.set(k, [...(byKey.get(k) ?? []), c]);
-    }
-  }
-  for (const m of matches) {
-    if (m.desired.id !== undefined || !m.node?.remote) continue;
-    const candidates = byKey.get(`${m.node.remote.id}\u0000${normalizeTitle(m.desired.title)}`) ?? [];
-    if (candidates.length > 1) {
+  matchNaturalKeys(matches, claimedBy, {
+    scopeOf: (m) => (m.desired.id === undefined ? m.node?.remote?.id : undefined),
+    remotesIn: (folderId) => ctx.remote.casesIn(folderId),
+    itemKey: (m) => normalizeTitle(m.desired.title),
+    remoteKey: (c) => normalizeTitle(c.title),
+    onAmbiguous: (m, candidates) => {
       problem(
         ctx,
         'ambiguous_match',
         m.desired.file,
         m.desired.lines.title,
-        `test case "${m.desired.title}" matches ${candidates.length} cases in ${showPath(m.node.displayPath)} on the service: ${candidates.map(who).join(', ')}`,
+        `test case "${m.desired.title}" matches ${candidates.length} cases in ${showPath(m.node!.displayPath)} on the service: ${candidates.map(who).join(', ')}`,
         'add `id:` to say which one it is',
       );
       m.failed = true;
-      continue;
-    }
-    const remote = candidates[0];
-    if (!remote) continue;
-    const other = claimedBy.get(remote.id);
-    if (other) {
+    },
+    onDuplicate: (m, other, remote) => {
       problem(
         ctx,
         'duplicate_claim',
         m.desired.file,
         m.desired.lines.title,
-        `test cases ${other.desired.file} and ${m.desired.file} both match ${who(remote)} in ${showPath(m.node.displayPath)}`,
+        `test cases ${other.desired.file} and ${m.desired.file} both match ${who(remote)} in ${showPath(m.node!.displayPath)}`,
         `give them different titles, or add \`id: ${remote.humanId || remote.id}\` to the one that is the existing case`,
       );
       m.failed = true;
-      continue;
-    }
-    claimedBy.set(remote.id, m);
-    m.remote = remote;
-    m.adopted = true;
-  }
+    },
+    onMatch: (m, remote) => {
+      m.remote = remote;
+      m.adopted = true;
+    },
+  });
   return matches;
 }
 

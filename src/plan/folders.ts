@@ -2,6 +2,7 @@ import type { DesiredFolder, RemoteFolder } from '../model.js';
 import { scopeMatcher } from '../scope.js';
 import { claimById, foundElsewhere, problem, type PlanContext } from './context.js';
 import { normalizeTitle, pathKey, showPath } from '../base/normalize-text.js';
+import { matchNaturalKeys } from './natural-key.js';
 import type { FieldChange, Operation, Ref } from './operations.js';
 import { desiredFolderFieldValues, folderFieldValues, refValue } from '../base/field-values.js';
 import { mergeItem } from './sync.js';
@@ -40,6 +41,11 @@ export interface FolderPlan {
 
 export function folderFile(f: DesiredFolder): string {
   return f.file ?? `${f.dir}/_folder.yaml`;
+}
+
+/** A folder without _folder.yaml is named by its directory. */
+function nodeFile(node: FolderNode): string {
+  return node.desired.file ?? node.desired.dir;
 }
 
 export function folderRef(node: FolderNode): Ref {
@@ -99,45 +105,35 @@ function matchFolders(ctx: PlanContext, nodes: FolderNode[]): Set<string> {
     node.remote = remote;
   }
   // natural keys, top-down: a child can only match under its parent's remote folder
-  for (const node of nodes) {
-    if (node.desired.id !== undefined) continue;
-    const parentId = node.parent ? node.parent.remote?.id : null;
-    if (parentId === undefined) continue; // the parent is created, so is the child
-    const name = normalizeTitle(node.desired.name);
-    const candidates = ctx.remote
-      .children(parentId)
-      .filter((f) => normalizeTitle(f.name) === name && !(claimedBy.has(f.id) && claimedBy.get(f.id)!.desired.id !== undefined));
-    // a folder without _folder.yaml is named by its directory
-    const file = node.desired.file ?? node.desired.dir;
-    if (candidates.length > 1) {
+  matchNaturalKeys(nodes, claimedBy, {
+    // a parent that is created has its children created too
+    scopeOf: (node) => (node.desired.id !== undefined ? undefined : node.parent ? node.parent.remote?.id : null),
+    remotesIn: (parentId) => ctx.remote.children(parentId),
+    itemKey: (node) => normalizeTitle(node.desired.name),
+    remoteKey: (f) => normalizeTitle(f.name),
+    onAmbiguous: (node, candidates) =>
       problem(
         ctx,
         'ambiguous_match',
-        file,
+        nodeFile(node),
         1,
         `folder "${showPath(node.displayPath)}" matches ${candidates.length} folders on the service (ids ${candidates.map((c) => c.id).join(', ')})`,
         `add \`id:\` to ${folderFile(node.desired)} to say which one it is`,
-      );
-      continue;
-    }
-    const remote = candidates[0];
-    if (!remote) continue;
-    const other = claimedBy.get(remote.id);
-    if (other) {
+      ),
+    onDuplicate: (node, other, remote) =>
       problem(
         ctx,
         'duplicate_claim',
-        file,
+        nodeFile(node),
         1,
-        `folders ${other.desired.file ?? other.desired.dir} and ${file} both match the service folder "${showPath(node.displayPath)}" (${remote.id})`,
+        `folders ${nodeFile(other)} and ${nodeFile(node)} both match the service folder "${showPath(node.displayPath)}" (${remote.id})`,
         'give the folders different names',
-      );
-      continue;
-    }
-    claimedBy.set(remote.id, node);
-    node.remote = remote;
-    node.adopted = true;
-  }
+      ),
+    onMatch: (node, remote) => {
+      node.remote = remote;
+      node.adopted = true;
+    },
+  });
   return new Set(claimedBy.keys());
 }
 
@@ -151,76 +147,108 @@ export function planFolders(ctx: PlanContext): FolderPlan {
   // nodes are sorted by depth in the final tree: moving in that order never puts a folder under
   // its own descendant, because every new parent already sits at its final place
   for (const node of nodes) {
-    const key = showPath(node.path);
-    const file = folderFile(node.desired);
     if (!node.remote && (node.gone || node.parent?.deleted) && !goneRecreated(ctx, node, relation(node.path) === 'ancestor')) {
       node.deleted = true;
       continue;
     }
-    const parentRef = node.parent ? folderRef(node.parent) : null;
-    if (!node.remote) {
-      node.createKey = `create_folder:${key}`;
-      if (node.gone && ctx.sync?.collect) ctx.sync.forgets.push({ kind: 'folder', id: node.gone.id, op: node.createKey });
-      node.placeKey = node.createKey;
-      if (ctx.sync?.collect) ctx.sync.records.push({
-        kind: 'folder',
-        ref: { op: node.createKey },
-        ops: [node.createKey],
-        values: desiredFolderFieldValues({ name: normalizeTitle(node.desired.name), parent: parentRef, ...(node.desired.order !== undefined ? { order: node.desired.order } : {}) }),
-        keep: [],
-      });
-      ops.push({
-        kind: 'create_folder',
-        key: node.createKey,
-        dependsOn: node.parent?.createKey ? [node.parent.createKey] : [],
-        path: node.displayPath,
-        name: normalizeTitle(node.desired.name),
-        parent: parentRef,
-        ...(node.desired.order !== undefined ? { order: node.desired.order } : {}),
-        writeBack: { file },
-      });
-      continue;
-    }
-    const remote = node.remote;
-    const currentParent = remote.parentId !== null && ctx.remote.folder(remote.parentId) ? remote.parentId : null;
-    const wantedParent = node.parent ? (node.parent.remote?.id ?? undefined) : null;
-    let moved = wantedParent === undefined || wantedParent !== currentParent;
-    const changes: FieldChange[] = [];
-    let name = normalizeTitle(node.desired.name);
     // a path scope's ancestor is a container named by the scope itself: it is never renamed
-    // (its order is still set when its _folder.yaml gives one)
-    const container = relation(node.path) === 'ancestor';
-    let order = node.desired.order;
-    let keepBase: string[] = [];
-    if (ctx.sync) {
-      const local = desiredFolderFieldValues({ ...(container ? {} : { name }), parent: parentRef, ...(order !== undefined ? { order } : {}) });
-      const parentPath = (id: unknown) => (typeof id === 'string' && ctx.remote.folder(id) ? showPath(ctx.remote.folderPath(id)) : '(top level)');
-      const shown = (field: string): FieldChange | undefined =>
-        field === 'name'
-          ? { field, from: remote.name, to: name }
-          : field === 'order'
-            ? { field, from: String(remote.order), to: String(order) }
-            : { field, from: parentPath(currentParent), to: node.parent ? showPath(node.parent.displayPath) : '(top level)' };
-      const merge = mergeItem(
-        ctx.sync,
-        { itemType: 'folder', id: remote.id, path: ctx.remote.folderPath(remote.id), title: remote.name, ...(node.desired.file ? { file: node.desired.file } : {}) },
-        'folder',
-        local,
-        { ...folderFieldValues(remote), parent: currentParent },
-        shown,
-      );
-      if (merge.keepRemote.has('name')) name = normalizeTitle(remote.name);
-      if (merge.keepRemote.has('parent')) moved = false;
-      if (merge.keepRemote.has('order')) order = undefined;
-      keepBase = merge.keepBase;
-    }
-    if (!container && normalizeTitle(remote.name) !== name) changes.push({ field: 'name', from: remote.name, to: name });
-    // a move appends the folder to its new parent, so a wanted order is set again after it
-    if (order !== undefined && (moved || order !== remote.order)) {
-      changes.push({ field: 'order', from: String(remote.order), to: String(order) });
-    }
-    const folderOps: string[] = [];
-    if (ctx.sync?.collect) ctx.sync.records.push({
+    if (!node.remote) ops.push(planCreateFolder(ctx, node));
+    else ops.push(...planExistingFolder(ctx, node, node.remote, relation(node.path) === 'ancestor'));
+  }
+  return { nodes, byPath: new Map(nodes.map((n) => [pathKey(n.path), n])), ops, claimed };
+}
+
+/** A folder the service does not have: created (under its parent, once that exists). */
+function planCreateFolder(ctx: PlanContext, node: FolderNode): Operation {
+  const parentRef = node.parent ? folderRef(node.parent) : null;
+  node.createKey = `create_folder:${showPath(node.path)}`;
+  if (node.gone && ctx.sync?.collect) ctx.sync.forgets.push({ kind: 'folder', id: node.gone.id, op: node.createKey });
+  node.placeKey = node.createKey;
+  const name = normalizeTitle(node.desired.name);
+  const order = node.desired.order !== undefined ? { order: node.desired.order } : {};
+  if (ctx.sync?.collect) {
+    ctx.sync.records.push({
+      kind: 'folder',
+      ref: { op: node.createKey },
+      ops: [node.createKey],
+      values: desiredFolderFieldValues({ name, parent: parentRef, ...order }),
+      keep: [],
+    });
+  }
+  return {
+    kind: 'create_folder',
+    key: node.createKey,
+    dependsOn: node.parent?.createKey ? [node.parent.createKey] : [],
+    path: node.displayPath,
+    name,
+    parent: parentRef,
+    ...order,
+    writeBack: { file: folderFile(node.desired) },
+  };
+}
+
+/** What an existing folder is to become: its name, whether it moves, its order; the base fields kept. */
+interface FolderTarget {
+  name: string;
+  moved: boolean;
+  order: number | undefined;
+  keepBase: string[];
+}
+
+/**
+ * The three-way merge of an existing folder (with a sync base): a field changed only on the
+ * service keeps the service's value.
+ */
+function mergeFolder(ctx: PlanContext, node: FolderNode, remote: RemoteFolder, currentParent: string | null, container: boolean, target: FolderTarget): FolderTarget {
+  if (!ctx.sync) return target;
+  const parentRef = node.parent ? folderRef(node.parent) : null;
+  const { name, order } = target;
+  const local = desiredFolderFieldValues({ ...(container ? {} : { name }), parent: parentRef, ...(order !== undefined ? { order } : {}) });
+  const parentPath = (id: unknown) => (typeof id === 'string' && ctx.remote.folder(id) ? showPath(ctx.remote.folderPath(id)) : '(top level)');
+  const shown = (field: string): FieldChange | undefined =>
+    field === 'name'
+      ? { field, from: remote.name, to: name }
+      : field === 'order'
+        ? { field, from: String(remote.order), to: String(order) }
+        : { field, from: parentPath(currentParent), to: node.parent ? showPath(node.parent.displayPath) : '(top level)' };
+  const merge = mergeItem(
+    ctx.sync,
+    { itemType: 'folder', id: remote.id, path: ctx.remote.folderPath(remote.id), title: remote.name, ...(node.desired.file ? { file: node.desired.file } : {}) },
+    'folder',
+    local,
+    { ...folderFieldValues(remote), parent: currentParent },
+    shown,
+  );
+  return {
+    name: merge.keepRemote.has('name') ? normalizeTitle(remote.name) : name,
+    moved: merge.keepRemote.has('parent') ? false : target.moved,
+    order: merge.keepRemote.has('order') ? undefined : order,
+    keepBase: merge.keepBase,
+  };
+}
+
+/** A folder the service has: moved, renamed or reordered as the repository says, or adopted. */
+function planExistingFolder(ctx: PlanContext, node: FolderNode, remote: RemoteFolder, container: boolean): Operation[] {
+  const key = showPath(node.path);
+  const parentRef = node.parent ? folderRef(node.parent) : null;
+  const currentParent = remote.parentId !== null && ctx.remote.folder(remote.parentId) ? remote.parentId : null;
+  const wantedParent = node.parent ? (node.parent.remote?.id ?? undefined) : null;
+  // a container's order is still set when its _folder.yaml gives one
+  const { name, moved, order, keepBase } = mergeFolder(ctx, node, remote, currentParent, container, {
+    name: normalizeTitle(node.desired.name),
+    moved: wantedParent === undefined || wantedParent !== currentParent,
+    order: node.desired.order,
+    keepBase: [],
+  });
+  const changes: FieldChange[] = [];
+  if (!container && normalizeTitle(remote.name) !== name) changes.push({ field: 'name', from: remote.name, to: name });
+  // a move appends the folder to its new parent, so a wanted order is set again after it
+  if (order !== undefined && (moved || order !== remote.order)) {
+    changes.push({ field: 'order', from: String(remote.order), to: String(order) });
+  }
+  const folderOps: string[] = [];
+  if (ctx.sync?.collect) {
+    ctx.sync.records.push({
       kind: 'folder',
       ref: { id: remote.id },
       ops: folderOps,
@@ -232,52 +260,44 @@ export function planFolders(ctx: PlanContext): FolderPlan {
       },
       keep: keepBase,
     });
-    const writeBack = node.adopted ? { file, id: remote.id } : undefined;
-    if (moved) {
-      node.placeKey = `move_folder:${key}`;
-      folderOps.push(node.placeKey);
-      const deps: string[] = [];
-      for (let p = node.parent; p; p = p.parent) if (p.placeKey) deps.push(p.placeKey);
-      ops.push({
-        kind: 'move_folder',
-        key: node.placeKey,
-        dependsOn: deps.reverse(),
-        id: remote.id,
-        fromPath: ctx.remote.folderPath(remote.id),
-        path: node.displayPath,
-        parent: parentRef,
-        // an adopted folder that only moves gets its id written back by the move
-        ...(writeBack && changes.length === 0 ? { writeBack } : {}),
-      });
-    }
-    if (changes.length > 0) {
-      folderOps.push(`update_folder:${key}`);
-      ops.push({
-        kind: 'update_folder',
-        key: `update_folder:${key}`,
-        dependsOn: moved ? [node.placeKey!] : [],
-        id: remote.id,
-        path: node.displayPath,
-        ...(changes.some((c) => c.field === 'name') ? { name } : {}),
-        ...(changes.some((c) => c.field === 'order') ? { order } : {}),
-        changes,
-        ...(writeBack ? { writeBack } : {}),
-      });
-    } else if (writeBack && !moved) {
-      folderOps.push(`adopt_folder:${key}`);
-      ops.push({
-        kind: 'adopt',
-        key: `adopt_folder:${key}`,
-        dependsOn: [],
-        itemType: 'folder',
-        id: remote.id,
-        path: node.displayPath,
-        title: name,
-        writeBack,
-      });
-    }
   }
-  return { nodes, byPath: new Map(nodes.map((n) => [pathKey(n.path), n])), ops, claimed };
+  const ops: Operation[] = [];
+  const writeBack = node.adopted ? { file: folderFile(node.desired), id: remote.id } : undefined;
+  if (moved) {
+    node.placeKey = `move_folder:${key}`;
+    folderOps.push(node.placeKey);
+    const deps: string[] = [];
+    for (let p = node.parent; p; p = p.parent) if (p.placeKey) deps.push(p.placeKey);
+    ops.push({
+      kind: 'move_folder',
+      key: node.placeKey,
+      dependsOn: deps.reverse(),
+      id: remote.id,
+      fromPath: ctx.remote.folderPath(remote.id),
+      path: node.displayPath,
+      parent: parentRef,
+      // an adopted folder that only moves gets its id written back by the move
+      ...(writeBack && changes.length === 0 ? { writeBack } : {}),
+    });
+  }
+  if (changes.length > 0) {
+    folderOps.push(`update_folder:${key}`);
+    ops.push({
+      kind: 'update_folder',
+      key: `update_folder:${key}`,
+      dependsOn: moved ? [node.placeKey!] : [],
+      id: remote.id,
+      path: node.displayPath,
+      ...(changes.some((c) => c.field === 'name') ? { name } : {}),
+      ...(changes.some((c) => c.field === 'order') ? { order } : {}),
+      changes,
+      ...(writeBack ? { writeBack } : {}),
+    });
+  } else if (writeBack && !moved) {
+    folderOps.push(`adopt_folder:${key}`);
+    ops.push({ kind: 'adopt', key: `adopt_folder:${key}`, dependsOn: [], itemType: 'folder', id: remote.id, path: node.displayPath, title: name, writeBack });
+  }
+  return ops;
 }
 
 /**

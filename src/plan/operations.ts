@@ -135,16 +135,20 @@ export interface DeleteCaseOp extends OpBase {
 }
 
 /**
- * A test plan to create (restore: a backup's plan). Dates are already in the service's unit.
- * Plans and runs come only from backups: `tmsync plan` never makes these operations, and saved
+ * A test plan to create (restore: a backup's plan; `tmsync test-plan create`). Dates are already
+ * in the service's unit. Plans and runs come only from backups and the commands that make one
+ * (`test-plan create`, `results push`): `tmsync plan` never makes these operations, and saved
  * plans do not hold them.
  */
 export interface CreateTestPlanOp extends OpBase {
   kind: 'create_test_plan';
   title: string;
   description: string;
-  startDate: number | null;
-  endDate: number | null;
+  /** absent: not sent (`tmsync test-plan create` without `--start`); null: sent empty (a restore) */
+  startDate?: number | null;
+  endDate?: number | null;
+  /** `tmsync test-plan create --label` @default none sent */
+  labelIds?: string[];
 }
 /** Completes a test plan (last: a completed plan may refuse new runs). */
 export interface CompleteTestPlanOp extends OpBase {
@@ -157,6 +161,8 @@ export interface RunCaseResult {
   case: Ref;
   statusId?: string;
   userId?: string;
+  /** the run case's comment (`results push`: what the testcases reported) @default none sent */
+  description?: string;
 }
 /**
  * A STATIC test run holding exactly `cases`, then its results in batches of `batchSize` rows, the
@@ -165,13 +171,17 @@ export interface RunCaseResult {
 export interface CreateTestRunOp extends OpBase {
   kind: 'create_test_run';
   title: string;
-  description: string;
+  /**
+   * The optional fields, absent, are not sent (`results push --new-run` sends only what it was
+   * given); a restore sets every one (null: sent empty).
+   */
+  description?: string;
   cases: Ref[];
-  plan: Ref | null;
-  startDate: number | null;
-  endDate: number | null;
-  assigneeId: string | null;
-  labelNames: string[];
+  plan?: Ref | null;
+  startDate?: number | null;
+  endDate?: number | null;
+  assigneeId?: string | null;
+  labelNames?: string[];
   /** ids of the instance the backup came from: only set when the target is that instance */
   environmentIds?: (string | number)[];
   results: RunCaseResult[];

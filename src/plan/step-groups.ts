@@ -2,6 +2,7 @@ import { fieldOf, setField, STEP_GROUP_FIELDS } from '../fields.js';
 import type { DesiredGroupStep, DesiredStepGroup, RemoteGroupStep, RemoteStepGroup } from '../model.js';
 import { claimById, foundElsewhere, problem, type PlanContext } from './context.js';
 import { normalizeText, normalizeTitle, sameList, sortedUnique } from '../base/normalize-text.js';
+import { matchNaturalKeys } from './natural-key.js';
 import type { FieldChange, GroupStepBody, Operation, Ref, StepGroupBody } from './operations.js';
 import { showSteps } from './show.js';
 import { desiredStepGroupFieldValues, fieldLabel, groupStepName, isListField, stepGroupFieldValues, type FieldValues } from '../base/field-values.js';
@@ -70,16 +71,13 @@ function matchGroups(ctx: PlanContext): GroupMatch[] {
     }
     m.remote = remote;
   }
-  const byTitle = new Map<string, RemoteStepGroup[]>();
-  for (const g of ctx.actual.stepGroups) {
-    if (claimedBy.has(g.id)) continue;
-    const t = normalizeTitle(g.title);
-    byTitle.set(t, [...(byTitle.get(t) ?? []), g]);
-  }
-  for (const m of matches) {
-    if (m.desired.id !== undefined) continue;
-    const candidates = byTitle.get(normalizeTitle(m.desired.title)) ?? [];
-    if (candidates.length > 1) {
+  // natural key: the title, among the step groups no id claims
+  matchNaturalKeys(matches, claimedBy, {
+    scopeOf: (m) => (m.desired.id === undefined ? 'all' : undefined),
+    remotesIn: () => ctx.actual.stepGroups,
+    itemKey: (m) => normalizeTitle(m.desired.title),
+    remoteKey: (g) => normalizeTitle(g.title),
+    onAmbiguous: (m, candidates) => {
       problem(
         ctx,
         'ambiguous_match',
@@ -89,12 +87,8 @@ function matchGroups(ctx: PlanContext): GroupMatch[] {
         'add `id:` to say which one it is',
       );
       m.failed = true;
-      continue;
-    }
-    const remote = candidates[0];
-    if (!remote) continue;
-    const other = claimedBy.get(remote.id);
-    if (other) {
+    },
+    onDuplicate: (m, other, remote) => {
       problem(
         ctx,
         'duplicate_claim',
@@ -104,12 +98,12 @@ function matchGroups(ctx: PlanContext): GroupMatch[] {
         'give the step groups different titles, or add `id:` to one of them',
       );
       m.failed = true;
-      continue;
-    }
-    claimedBy.set(remote.id, m);
-    m.remote = remote;
-    m.adopted = true;
-  }
+    },
+    onMatch: (m, remote) => {
+      m.remote = remote;
+      m.adopted = true;
+    },
+  });
   return matches;
 }
 

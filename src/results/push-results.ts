@@ -1,9 +1,12 @@
 import type { LookupEntry, TestCase, TestRun } from '../api/resources.js';
+import type { ResponseOf } from '../api/endpoints.js';
+import { runResultRequests, runStatusRequest } from '../apply/operation-requests.js';
+import { sendOperation, sendRequest } from '../apply/send-operation.js';
+import type { CreateTestRunOp, Ref } from '../plan/operations.js';
 import { TmsyncError, toTmsyncError } from '../errors.js';
 import type { RemoteProject } from '../model.js';
 import { ApiError } from '../remote/api-error.js';
 import type { TmsClient } from '../remote/client.js';
-import { normalizeTimestamp } from '../remote/to-actual.js';
 import { webLink } from '../remote/web-link.js';
 import type { JunitOutcome, JunitTestcase } from './junit.js';
 import {
@@ -121,23 +124,8 @@ interface ResolvedCase {
 
 export async function pushResults(options: PushResultsOptions): Promise<PushResultsResult> {
   const { client, project, signal } = options;
-  if ((options.testRun === undefined) === (options.newRun === undefined)) {
-    throw new TmsyncError('invalid_arguments', 'give exactly one of --test-run and --new-run', {
-      hint: '--test-run DEMO-R-3 pushes into an existing run; --new-run "Nightly 2026-11-20" creates one',
-    });
-  }
-  const batchSize = options.batchSize ?? PUSH_DEFAULTS.batchSize;
-  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > PUSH_DEFAULTS.maxBatchSize) {
-    throw new TmsyncError('invalid_batch_size', `--batch-size must be a whole number from 1 to ${PUSH_DEFAULTS.maxBatchSize}`, {
-      hint: 'the service takes at most 1000 rows per update; 100 is a safe default',
-    });
-  }
+  const batchSize = checkPushOptions(options);
   const projectId = project.id;
-  if (options.newRun === undefined && (options.testPlan !== undefined || (options.environments ?? []).length > 0)) {
-    throw new TmsyncError('invalid_arguments', '--test-plan and --environment describe a run tmsync creates: use them with --new-run', {
-      hint: 'an existing run keeps its test plan and environments; change them on the service',
-    });
-  }
 
   // statuses first: a bad --status-map fails before anything else is read or written
   const statuses: LookupEntry[] = [];
@@ -152,87 +140,14 @@ export async function pushResults(options: PushResultsOptions): Promise<PushResu
   const threshold = options.lookupThreshold ?? PUSH_DEFAULTS.lookupThreshold;
 
   // an existing run first: its case list often names the cases (human ids), which saves lookups
-  let run: PushResultsResult['run'] | undefined;
-  let inRun: Set<string> | undefined;
   const resolved = new Map<string, ResolvedCase>();
-  if (options.testRun !== undefined) {
-    const found = await getRun(client, projectId, options.testRun, signal);
-    if (found.status.toUpperCase() === 'CLOSED' && !options.dryRun) {
-      // the service refuses updates to a closed run; say so once instead of once per batch
-      throw new TmsyncError('run_closed', `test run ${found.human_id ?? found.id} "${found.title}" is closed; nothing was sent`, {
-        hint: 'reopen it on the service (status ACTIVE), or push into a new run with --new-run TITLE',
-        details: { run: found.id },
-      });
-    }
-    run = { id: found.id, humanId: found.human_id, title: found.title, created: false, ...linkOf(found) };
-    const runCases = await listRunCases(client, projectId, found.id, signal);
-    inRun = new Set(runCases.map((c) => c.id));
-    for (const c of runCases) {
-      resolved.set(c.id.toUpperCase(), c);
-      if (c.humanId) resolved.set(c.humanId.toUpperCase(), c);
-    }
-  }
+  const existing = options.testRun !== undefined ? await openExistingRun(options, options.testRun, resolved) : undefined;
   const rest = refs.filter((r) => !resolved.has(r.toUpperCase()));
   for (const [k, v] of await resolveCases(client, projectId, rest, threshold, signal)) resolved.set(k, v);
+  const { byCaseId, unknownCases } = groupByCase(mapped.cases, resolved);
+  const { run, inRun } = existing ?? (await newRun(options, byCaseId, { unmatched: mapped.unmatched.length, unknownCases }, testPlanId));
 
-  const unknownCases: PushResultsResult['unknownCases'] = [];
-  // several refs (an id and a human id) may name one case: merge them, worst outcome first
-  const byCaseId = new Map<string, { target: ResolvedCase; results: CaseResult[] }>();
-  for (const c of mapped.cases) {
-    const target = resolved.get(c.ref.toUpperCase());
-    if (!target) {
-      unknownCases.push({ ref: c.ref, testcases: c.testcases.length });
-      continue;
-    }
-    const entry = byCaseId.get(target.id) ?? { target, results: [] };
-    entry.results.push(c);
-    byCaseId.set(target.id, entry);
-  }
-
-  if (run === undefined || inRun === undefined) {
-    if (options.dryRun) {
-      run = { title: options.newRun!, created: false };
-      inRun = new Set(byCaseId.keys());
-    } else {
-      if (byCaseId.size === 0) {
-        throw new TmsyncError('nothing_matched', 'no testcase of the reports names a case of the project, so no run was created', {
-          hint: `put a human id (${project.humanIdPrefix}-12) in the test names, a test_case property, or pass --mapping FILE`,
-          details: { unmatched: mapped.unmatched.length, unknownCases: unknownCases.map((u) => u.ref) },
-        });
-      }
-      const created = await createRun(client, projectId, options.newRun!, [...byCaseId.keys()], signal, {
-        ...(testPlanId !== undefined ? { test_plan_id: testPlanId } : {}),
-        ...((options.environments ?? []).length > 0 ? { environment_ids: options.environments!.map(environmentId) } : {}),
-      });
-      run = { id: created.id, humanId: created.human_id, title: created.title, created: true, ...linkOf(created) };
-      // read back: a STATIC selection the service trimmed must not be reported as sent
-      inRun = new Set((await listRunCases(client, projectId, created.id, signal)).map((c) => c.id));
-    }
-  }
-
-  const notInRun: PushResultsResult['notInRun'] = [];
-  const rows: PushRow[] = [];
-  for (const [caseId, { target, results }] of byCaseId) {
-    if (!inRun.has(caseId)) {
-      notInRun.push({ ref: results[0].ref, caseId });
-      continue;
-    }
-    const worst = results.reduce((a, b) => (severity(b.outcome) > severity(a.outcome) ? b : a));
-    const merged: CaseResult = { ref: worst.ref, outcome: worst.outcome, testcases: results.flatMap((r) => r.testcases) };
-    const status = choice[merged.outcome];
-    rows.push({
-      caseId,
-      humanId: target.humanId,
-      title: target.title,
-      outcome: merged.outcome,
-      status: status.name,
-      statusId: status.id,
-      testcases: merged.testcases.length,
-      description: describeCaseResult(merged),
-      ...(assignee && (merged.outcome === 'failed' || merged.outcome === 'error') ? { userId: assignee.id } : {}),
-    });
-  }
-
+  const { rows, notInRun } = planRows(byCaseId, inRun, choice, assignee);
   const counts: Record<string, number> = {};
   for (const r of rows) counts[r.status] = (counts[r.status] ?? 0) + 1;
 
@@ -257,22 +172,145 @@ export async function pushResults(options: PushResultsOptions): Promise<PushResu
     if (options.close && !options.dryRun) result.run.notClosedReason = 'no result was sent';
     return result;
   }
+  await sendRows(options, result, batchSize);
+  return result;
+}
 
-  // batches one after another: a failed batch does not stop the others, and only what the service
-  // confirmed counts as sent
-  for (let i = 0; i < rows.length; i += batchSize) {
-    const batch = rows.slice(i, i + batchSize);
-    const body = {
-      test_run_cases: batch.map((r) => ({
-        test_case_id: r.caseId,
-        test_run_status_id: r.statusId,
-        description: r.description,
-        ...(r.userId ? { user_id: r.userId } : {}),
-      })),
-    };
+/** The options that contradict each other or are out of range fail before anything is read; the batch size. */
+function checkPushOptions(options: PushResultsOptions): number {
+  if ((options.testRun === undefined) === (options.newRun === undefined)) {
+    throw new TmsyncError('invalid_arguments', 'give exactly one of --test-run and --new-run', {
+      hint: '--test-run DEMO-R-3 pushes into an existing run; --new-run "Nightly 2026-11-20" creates one',
+    });
+  }
+  const batchSize = options.batchSize ?? PUSH_DEFAULTS.batchSize;
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > PUSH_DEFAULTS.maxBatchSize) {
+    throw new TmsyncError('invalid_batch_size', `--batch-size must be a whole number from 1 to ${PUSH_DEFAULTS.maxBatchSize}`, {
+      hint: 'the service takes at most 1000 rows per update; 100 is a safe default',
+    });
+  }
+  if (options.newRun === undefined && (options.testPlan !== undefined || (options.environments ?? []).length > 0)) {
+    throw new TmsyncError('invalid_arguments', '--test-plan and --environment describe a run tmsync creates: use them with --new-run', {
+      hint: 'an existing run keeps its test plan and environments; change them on the service',
+    });
+  }
+  return batchSize;
+}
+
+type RunAndCases = { run: PushResultsResult['run']; inRun: Set<string> };
+
+/** --test-run: the run (refused when closed) and its cases, which also resolve the refs they name. */
+async function openExistingRun(options: PushResultsOptions, ref: string, resolved: Map<string, ResolvedCase>): Promise<RunAndCases> {
+  const { client, signal } = options;
+  const projectId = options.project.id;
+  const found = await getRun(client, projectId, ref, signal);
+  if (found.status.toUpperCase() === 'CLOSED' && !options.dryRun) {
+    // the service refuses updates to a closed run; say so once instead of once per batch
+    throw new TmsyncError('run_closed', `test run ${found.human_id ?? found.id} "${found.title}" is closed; nothing was sent`, {
+      hint: 'reopen it on the service (status ACTIVE), or push into a new run with --new-run TITLE',
+      details: { run: found.id },
+    });
+  }
+  const runCases = await listRunCases(client, projectId, found.id, signal);
+  for (const c of runCases) {
+    resolved.set(c.id.toUpperCase(), c);
+    if (c.humanId) resolved.set(c.humanId.toUpperCase(), c);
+  }
+  return { run: { id: found.id, humanId: found.human_id, title: found.title, created: false, ...linkOf(found) }, inRun: new Set(runCases.map((c) => c.id)) };
+}
+
+type ByCase = Map<string, { target: ResolvedCase; results: CaseResult[] }>;
+
+/** Several refs (an id and a human id) may name one case: their results are merged under it. */
+function groupByCase(cases: readonly CaseResult[], resolved: ReadonlyMap<string, ResolvedCase>): { byCaseId: ByCase; unknownCases: PushResultsResult['unknownCases'] } {
+  const unknownCases: PushResultsResult['unknownCases'] = [];
+  const byCaseId: ByCase = new Map();
+  for (const c of cases) {
+    const target = resolved.get(c.ref.toUpperCase());
+    if (!target) {
+      unknownCases.push({ ref: c.ref, testcases: c.testcases.length });
+      continue;
+    }
+    const entry = byCaseId.get(target.id) ?? { target, results: [] };
+    entry.results.push(c);
+    byCaseId.set(target.id, entry);
+  }
+  return { byCaseId, unknownCases };
+}
+
+/** --new-run: the run created with the matched cases (a dry run creates none), and the cases it holds. */
+async function newRun(
+  options: PushResultsOptions,
+  byCaseId: ByCase,
+  unmatched: { unmatched: number; unknownCases: PushResultsResult['unknownCases'] },
+  testPlanId: string | undefined,
+): Promise<RunAndCases> {
+  const { client, signal } = options;
+  const projectId = options.project.id;
+  if (options.dryRun) return { run: { title: options.newRun!, created: false }, inRun: new Set(byCaseId.keys()) };
+  if (byCaseId.size === 0) {
+    throw new TmsyncError('nothing_matched', 'no testcase of the reports names a case of the project, so no run was created', {
+      hint: `put a human id (${options.project.humanIdPrefix}-12) in the test names, a test_case property, or pass --mapping FILE`,
+      details: { unmatched: unmatched.unmatched, unknownCases: unmatched.unknownCases.map((u) => u.ref) },
+    });
+  }
+  const created = await createRun(client, projectId, options.newRun!, [...byCaseId.keys()], signal, {
+    ...(testPlanId !== undefined ? { plan: { id: testPlanId } } : {}),
+    ...((options.environments ?? []).length > 0 ? { environmentIds: options.environments!.map(environmentId) } : {}),
+  });
+  // read back: a STATIC selection the service trimmed must not be reported as sent
+  const inRun = new Set((await listRunCases(client, projectId, created.id, signal)).map((c) => c.id));
+  return { run: { id: created.id, humanId: created.human_id, title: created.title, created: true, ...linkOf(created) }, inRun };
+}
+
+/** One row per case in the run, with the worst outcome of its testcases; the cases not in the run apart. */
+function planRows(
+  byCaseId: ByCase,
+  inRun: ReadonlySet<string>,
+  choice: ReturnType<typeof resolveRunStatuses>,
+  assignee: { id: string } | undefined,
+): { rows: PushRow[]; notInRun: PushResultsResult['notInRun'] } {
+  const notInRun: PushResultsResult['notInRun'] = [];
+  const rows: PushRow[] = [];
+  for (const [caseId, { target, results }] of byCaseId) {
+    if (!inRun.has(caseId)) {
+      notInRun.push({ ref: results[0].ref, caseId });
+      continue;
+    }
+    const worst = results.reduce((a, b) => (severity(b.outcome) > severity(a.outcome) ? b : a));
+    const merged: CaseResult = { ref: worst.ref, outcome: worst.outcome, testcases: results.flatMap((r) => r.testcases) };
+    const status = choice[merged.outcome];
+    rows.push({
+      caseId,
+      humanId: target.humanId,
+      title: target.title,
+      outcome: merged.outcome,
+      status: status.name,
+      statusId: status.id,
+      testcases: merged.testcases.length,
+      description: describeCaseResult(merged),
+      ...(assignee && (merged.outcome === 'failed' || merged.outcome === 'error') ? { userId: assignee.id } : {}),
+    });
+  }
+  return { rows, notInRun };
+}
+
+/**
+ * The rows in batches one after another (the operation table's run-case requests): a failed batch
+ * does not stop the others, and only what the service confirmed counts as sent. --close closes the
+ * run when every row was sent.
+ */
+async function sendRows(options: PushResultsOptions, result: PushResultsResult, batchSize: number): Promise<void> {
+  const { signal } = options;
+  const send = { client: options.client, projectId: options.project.id, ...(signal ? { signal } : {}) };
+  const params = { project_id: options.project.id, test_run_id: result.run.id! };
+  const op = pushOperation(result.run.title, result.rows, batchSize);
+  const batches = runResultRequests(op.results, batchSize, byId, params);
+  for (let i = 0; i < batches.length; i++) {
+    const batch = result.rows.slice(i * batchSize, (i + 1) * batchSize);
     result.requests++;
     try {
-      const res = await client.call('updateRunCases', { params: { project_id: projectId, test_run_id: run.id! }, body, signal });
+      const res = (await sendRequest(op, batches[i], send)) as ResponseOf<'updateRunCases'>;
       const confirmed = new Set((res.data.test_run_cases ?? []).map((x: { test_case_id: string }) => x.test_case_id));
       const missing = batch.filter((r) => !confirmed.has(r.caseId));
       result.sentCaseIds.push(...batch.filter((r) => confirmed.has(r.caseId)).map((r) => r.caseId));
@@ -288,17 +326,35 @@ export async function pushResults(options: PushResultsOptions): Promise<PushResu
       result.failedBatches.push({ caseIds: batch.map((r) => r.caseId), error: { code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) } });
     }
   }
-  if (options.close) {
-    // a closed run takes no more results: leave it open while any can still be re-sent
-    const unsent = result.failedBatches.reduce((n, b) => n + b.caseIds.length, 0);
-    if (unsent > 0) {
-      result.run.notClosedReason = `${unsent} result${unsent === 1 ? ' was' : 's were'} not sent`;
-    } else {
-      await client.call('updateTestRun', { params: { project_id: projectId, test_run_id: run.id! }, body: { status: 'CLOSED' }, signal });
-      result.run.closed = true;
-    }
+  if (!options.close) return;
+  // a closed run takes no more results: leave it open while any can still be re-sent
+  const unsent = result.failedBatches.reduce((n, b) => n + b.caseIds.length, 0);
+  if (unsent > 0) {
+    result.run.notClosedReason = `${unsent} result${unsent === 1 ? ' was' : 's were'} not sent`;
+    return;
   }
-  return result;
+  await sendRequest(op, runStatusRequest(params, 'CLOSED'), send);
+  result.run.closed = true;
+}
+
+/** A run's ids are known here: a ref is always an id. */
+function byId(ref: Ref): string {
+  if ('id' in ref) return ref.id;
+  throw new Error(`results push refers to operation ${ref.op}`);
+}
+
+/** The run operation `results push` sends: the run (created, or given), its rows as results. */
+function pushOperation(title: string, rows: readonly PushRow[], batchSize: number, cases: string[] = []): CreateTestRunOp {
+  return {
+    kind: 'create_test_run',
+    key: 'test_run',
+    dependsOn: [],
+    title,
+    cases: cases.map((id) => ({ id })),
+    results: rows.map((r) => ({ case: { id: r.caseId }, statusId: r.statusId, description: r.description, ...(r.userId ? { userId: r.userId } : {}) })),
+    batchSize,
+    close: false,
+  };
 }
 
 /** `--environment 3` is the numeric id the service uses; anything else is sent as given. */
@@ -409,8 +465,9 @@ async function listRunCases(client: TmsClient, projectId: string, runId: string,
 }
 
 /**
- * A STATIC run holding the cases. The create is not repeated blindly after an ambiguous failure: a
- * run with this exact title created since we started is taken to be ours.
+ * A STATIC run holding the cases, sent by the engine (`apply/send-operation.ts`): after an
+ * ambiguous failure, its finder takes a run with this exact title created since we started to be
+ * ours, and the create is not repeated.
  */
 async function createRun(
   client: TmsClient,
@@ -418,27 +475,10 @@ async function createRun(
   title: string,
   caseIds: string[],
   signal: AbortSignal | undefined,
-  links: { test_plan_id?: string; environment_ids?: (string | number)[] },
+  links: Pick<CreateTestRunOp, 'plan' | 'environmentIds'>,
 ): Promise<TestRun> {
-  const startedSec = Math.floor(Date.now() / 1000) - 5;
-  const body = {
-    ...links,
-    title,
-    status: 'ACTIVE' as const,
-    selection_type: 'STATIC' as const,
-    static_selection_filters: [{ field: 'id', operator: 'IN', values: caseIds }],
-  };
-  const res = await client.call('createTestRun', {
-    params: { project_id: projectId },
-    body,
-    signal,
-    reconcile: async () => {
-      for await (const item of client.paginate('listTestRuns', { params: { project_id: projectId }, query: { search: title }, signal })) {
-        const r = item as TestRun;
-        if (r.title === title && normalizeTimestamp(r.created_at) >= startedSec) return { message: '', data: { test_run: r } };
-      }
-      return undefined;
-    },
-  });
-  return res.data.test_run;
+  const createdSince = Math.floor(Date.now() / 1000) - 5;
+  const op: CreateTestRunOp = { ...pushOperation(title, [], PUSH_DEFAULTS.batchSize, caseIds), ...links };
+  const { item } = await sendOperation(op, { client, projectId, createdSince, ...(signal ? { signal } : {}) });
+  return item as unknown as TestRun;
 }

@@ -1,5 +1,8 @@
 import { safeInline, safeLineStart, safeMessage } from '../../safe-text.js';
 import type { TestPlan } from '../../api/resources.js';
+import type { ResponseOf } from '../../api/endpoints.js';
+import { sendOperation } from '../../apply/send-operation.js';
+import type { CompleteTestPlanOp, CreateTestPlanOp } from '../../plan/operations.js';
 import { TmsyncError } from '../../errors.js';
 import type { RemoteProject } from '../../model.js';
 import type { TmsClient } from '../../remote/client.js';
@@ -40,28 +43,20 @@ export async function runTestPlanCreate(options: TestPlanCreateOptions, io: CliI
     const labelIds = options.label?.length ? await labelIdsOf(target.client, options.label) : undefined;
     // dates in the unit the service answers in (the project's timestamps were just read)
     const unit = target.client.timestampUnit();
-    const body = {
+    const op: CreateTestPlanOp = {
+      kind: 'create_test_plan',
+      key: 'test_plan',
+      dependsOn: [],
       title: options.title,
       description: options.description ?? '',
-      ...(start !== undefined ? { start_date: toServiceTime(start, unit) } : {}),
-      ...(end !== undefined ? { end_date: toServiceTime(end, unit) } : {}),
-      ...(labelIds ? { label_ids: labelIds } : {}),
+      ...(start !== undefined ? { startDate: toServiceTime(start, unit) } : {}),
+      ...(end !== undefined ? { endDate: toServiceTime(end, unit) } : {}),
+      ...(labelIds ? { labelIds } : {}),
     };
-    // a create is not repeated blindly: after an ambiguous failure, a plan with this title made since we started is ours
+    // sent by the engine: after an ambiguous failure, its finder takes a plan with this title made since we started to be ours
     const since = Math.floor(Date.now() / 1000) - 5;
-    const res = await target.client.call('createTestPlan', {
-      params: { project_id: project.id },
-      body,
-      signal: io.signal,
-      reconcile: async () => {
-        for await (const p of target.client.paginate('listTestPlans', { params: { project_id: project.id }, query: { title__CONTAINS: options.title } })) {
-          const plan = p as TestPlan;
-          if (plan.title === options.title && normalizeTimestamp(plan.created_at) >= since) return { message: '', data: { test_plan: plan } };
-        }
-        return undefined;
-      },
-    });
-    const plan = res.data.test_plan;
+    const { item } = await sendOperation(op, { client: target.client, projectId: project.id, createdSince: since, ...(io.signal ? { signal: io.signal } : {}) });
+    const plan = item as unknown as TestPlan;
     if (options.json) io.stdout(jsonOutput({ test_plan: plan }));
     else io.stdout(safeInline(plan.id));
     io.stderr(safeLineStart(`Created test plan ${safeInline(plan.human_id ?? plan.id)} "${safeInline(plan.title)}" in ${safeInline(project.name)}.`));
@@ -108,7 +103,8 @@ export async function runTestPlanComplete(options: TestPlanRefOptions, io: CliIo
     const project = await resolveProject(target.client, target.projectRef);
     // the complete call takes the plan's id; a human id is looked up first
     const id = looksLikeId(ref) ? ref : (await getPlan(target.client, project, ref, io.signal)).id;
-    const res = await target.client.call('completeTestPlan', { params: { project_id: project.id, test_plan_id: id }, signal: io.signal });
+    const op: CompleteTestPlanOp = { kind: 'complete_test_plan', key: 'complete', dependsOn: [], plan: { id }, title: ref };
+    const res = (await sendOperation(op, { client: target.client, projectId: project.id, ...(io.signal ? { signal: io.signal } : {}) })).answer as CompleteAnswer;
     if (res.status && res.status.toLowerCase() !== 'success') {
       throw new TmsyncError('complete_failed', `the service did not complete test plan ${ref}: ${res.message || res.status}`, {
         hint: 'check the plan on the service; completing may be refused from some states',
@@ -124,6 +120,8 @@ export async function runTestPlanComplete(options: TestPlanRefOptions, io: CliIo
     await target.close();
   }
 }
+
+type CompleteAnswer = ResponseOf<'completeTestPlan'>;
 
 function planRef(options: TestPlanRefOptions): string {
   const ref = options.args[0];
