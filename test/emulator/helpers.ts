@@ -1,13 +1,15 @@
 import { expect } from 'vitest';
 import { endpoint } from '../../src/api/endpoints.js';
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
+import { seededEmulator } from '../support/emulator.js';
 import { api, KEY, type Answer, type Api } from '../support/api.js';
 import { requiredWire, type LookupList } from '../support/cases.js';
 
 export { api, KEY, type Answer, type Api } from '../support/api.js';
 
 export async function start(options: EmulatorOptions = {}): Promise<{ emu: RunningEmulator; http: Api }> {
-  const emu = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo', ...options });
+  // the emulator's own tests run in the document dialect unless they name another
+  const emu = await seededEmulator(KEY, options, 'document');
   return { emu, http: api(emu) };
 }
 
