@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -58,6 +59,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'threads',
+    // one worker per core: vitest's default (one fewer) leaves a 2-core machine running one file at a time
+    maxWorkers: availableParallelism(),
     projects: [
       {
         extends: true,
