@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -5,6 +6,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // one worker per core: vitest's default (one fewer) runs one file at a time on a 2-core machine,
+    // while most files spend their time waiting on an emulator or a child process
+    maxWorkers: availableParallelism(),
     projects: [
       // every test, the end-to-end ones against the emulator's document dialect
       { extends: true, test: { name: 'document', include: ['test/**/*.test.ts'] } },

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -50,13 +51,29 @@ const BULK = [
 
 export const NOT_UNIT = [...END_TO_END, ...BUILT, ...WHOLE_RUNS, ...BULK];
 
+/** Tests that measure the heap: they need a worker of their own, not the heap other files left behind. */
+const OWN_HEAP = ['test/cli/memory.test.ts'];
+
 export default defineConfig({
   test: {
-    name: 'unit',
-    include: ['test/**/*.test.ts'],
-    exclude: NOT_UNIT,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'threads',
+    // one worker per core: vitest's default (one fewer) leaves a 2-core machine running one file at a time
+    maxWorkers: availableParallelism(),
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: [...NOT_UNIT, ...OWN_HEAP],
+          // the files share one module graph per worker instead of importing src/ again for each file
+          // (the largest cost of this subset); npm test keeps every file isolated
+          isolate: false,
+        },
+      },
+      { extends: true, test: { name: 'unit-own-heap', include: OWN_HEAP } },
+    ],
   },
 });

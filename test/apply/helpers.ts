@@ -1,9 +1,9 @@
 import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startTestEmulator as startEmulator } from '../dialect.js';
+import { seededEmulator, setupClient } from '../support/emulator.js';
 import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
-import { createClient, fetchState, type TmsClient } from '../../src/remote/index.js';
+import { fetchState, type TmsClient } from '../../src/remote/index.js';
 import { loadConfig, loadRepository } from '../../src/repository/index.js';
 import { buildPlan } from '../../src/plan/index.js';
 import type { ActualState } from '../../src/model.js';
@@ -15,7 +15,7 @@ export const EXAMPLES = resolve(import.meta.dirname, '../../examples');
 
 /** An emulator on port 0 with the demo project. */
 export function emulator(options: Partial<EmulatorOptions> = {}): Promise<RunningEmulator> {
-  return startEmulator({ memory: true, apiKeys: [API_KEY], seed: 'demo', port: 0, ...options });
+  return seededEmulator(API_KEY, options);
 }
 
 /** Copies examples/ into a temp dir pointing at the emulator (never writes the checked-in files). */
@@ -32,7 +32,7 @@ export async function copyExamples(baseUrl: string, extraConfig = '', options: {
 }
 
 export function client(baseUrl: string, extra: Record<string, unknown> = {}): TmsClient {
-  return createClient({ baseUrl, apiKey: API_KEY, rateLimit: 1000, concurrency: 8, retryBaseMs: 5, retryMaxDelayMs: 50, ...extra });
+  return setupClient(baseUrl, API_KEY, extra);
 }
 
 /** Loads the repository and the service and builds a fresh plan (throws on problems). */

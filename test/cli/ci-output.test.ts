@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { githubAnnotation } from '../../src/cli/ci-output.js';
 import type { codeQualityReport } from '../../src/cli/ci-output.js';
 import { runCli } from '../support/cli.js';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { seededEmulator } from '../support/emulator.js';
 
 const API_KEY = 'ci-output-secret-key';
 const dirs: string[] = [];
@@ -94,7 +95,7 @@ describe('validate --format codequality', () => {
 describe('the GitHub job summary of plan and apply', () => {
   let emu: RunningEmulator;
   beforeAll(async () => {
-    emu = await startEmulator({ memory: true, apiKeys: [API_KEY], seed: 'demo', port: 0 });
+    emu = await seededEmulator(API_KEY);
   });
   afterAll(async () => {
     await emu?.close();

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { createProject, createUser, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { seededEmulator } from '../support/emulator.js';
 
 const API_KEY = 'first-minutes-secret-key';
 const dirs: string[] = [];
@@ -21,7 +22,7 @@ async function tmsync(cwd: string, env: NodeJS.ProcessEnv, ...args: string[]) {
 describe("a new user's first five minutes against `tmsync serve --seed demo`", () => {
   let emu: RunningEmulator;
   beforeAll(async () => {
-    emu = await startEmulator({ memory: true, apiKeys: [API_KEY], seed: 'demo', port: 0 });
+    emu = await seededEmulator(API_KEY);
   });
   afterAll(async () => {
     await emu?.close();
@@ -78,7 +79,7 @@ describe("a new user's first five minutes against `tmsync serve --seed demo`", (
   });
 
   it('does not pick one of several projects silently: it lists them and names --project, and writes nothing', async () => {
-    const other = await startEmulator({ memory: true, apiKeys: [API_KEY], seed: 'demo', port: 0 });
+    const other = await seededEmulator(API_KEY);
     try {
       createProject(other, { prefix: 'SHOP', name: 'Shop' });
       const dir = await emptyDir();

@@ -6,8 +6,8 @@ import { serviceUser } from '../support/api.js';
 import { runCli } from '../support/cli.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { CASE_FIELDS } from '../../src/fields.js';
-import { startTestEmulator as startEmulator } from '../dialect.js';
 import { demoConfigYaml } from '../support/demo-config.js';
+import { seededEmulator } from '../support/emulator.js';
 
 /**
  * Text from the service printed by tmsync: titles and descriptions someone typed (or pasted) on the
@@ -45,7 +45,7 @@ describe('text from the service, printed', () => {
   };
 
   beforeAll(async () => {
-    emu = await startEmulator({ memory: true, apiKeys: [API_KEY], seed: 'demo', port: 0 });
+    emu = await seededEmulator(API_KEY);
     root = await mkdtemp(join(tmpdir(), 'tmsync-hostile-e2e-'));
     const files: Record<string, string> = {
       'tmsync.yaml': demoConfigYaml(emu.baseUrl, { rate_limit: 500 }),

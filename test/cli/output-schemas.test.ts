@@ -7,10 +7,11 @@ import { PLAN_FORMAT_VERSION } from '../../src/plan/index.js';
 import { OUTPUT_FORMAT_VERSION } from '../../src/cli/json.js';
 import { runCli } from '../support/cli.js';
 import { buildOutputJsonSchemas, outputSchemas, type OutputName } from '../../src/cli/output-schemas.js';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
 import { renderJsonSchemaFile } from '../../src/repository/index.js';
 import { VERSION } from '../../src/version.js';
 import { DATA_KEYS } from '../../src/json-keys.js';
+import { seededEmulator } from '../support/emulator.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const API_KEY = 'output-schemas-key';
@@ -28,7 +29,7 @@ describe("every command's --json document has its documented, versioned shape", 
   let emu: RunningEmulator;
   let root: string;
   beforeAll(async () => {
-    emu = await startEmulator({ memory: true, apiKeys: [API_KEY], seed: 'demo', port: 0 });
+    emu = await seededEmulator(API_KEY);
     root = await mkdtemp(join(tmpdir(), 'tmsync-json-'));
     await writeFile(
       join(root, 'tmsync.yaml'),

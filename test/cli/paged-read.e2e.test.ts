@@ -8,9 +8,10 @@ import { runCli } from '../support/cli.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { CLIENT_DEFAULTS, createClient, resolveProject } from '../../src/remote/index.js';
 import { SYNC_BASE_FILE } from '../../src/base/base.js';
-import { LIVE_PAGE_SIZE_CAP, TEST_DIALECT, startTestEmulator } from '../dialect.js';
+import { LIVE_PAGE_SIZE_CAP, TEST_DIALECT } from '../dialect.js';
 import { demoConfigYaml } from '../support/demo-config.js';
 import { startHookProxy, type HookProxy, type PassingAnswer } from '../support/hook-proxy.js';
+import { seededEmulator } from '../support/emulator.js';
 
 /**
  * Issue 24, item 2: a case deleted on the service while its list is read page by page. An offset
@@ -97,7 +98,7 @@ describe('a case deleted while the case list is read', () => {
   const passedOver = async () => (await listCases())[PAGE]!;
 
   beforeAll(async () => {
-    emu = await startTestEmulator({ memory: true, apiKeys: [API_KEY], seed: 'demo', port: 0 });
+    emu = await seededEmulator(API_KEY);
     proxy = await startHookProxy(emu.appUrl);
     root = await mkdtemp(join(tmpdir(), 'tmsync-paged-read-'));
     await writeFile(join(root, 'tmsync.yaml'), demoConfigYaml(proxy.baseUrl, { rate_limit: 1000, concurrency: 4 }));

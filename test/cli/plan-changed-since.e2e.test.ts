@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoConfigYaml } from '../support/demo-config.js';
 import { runCli } from '../support/cli.js';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
 import { parsePlanFile, type Plan } from '../../src/plan/index.js';
+import { seededEmulator } from '../support/emulator.js';
 
 const API_KEY = 'changed-since-e2e-secret-key';
 const FOLDERS = 24;
@@ -32,7 +33,7 @@ describe('tmsync plan --changed-since against the emulator', () => {
   let root: string;
 
   beforeAll(async () => {
-    emu = await startEmulator({ memory: true, apiKeys: [API_KEY], seed: 'demo', port: 0 });
+    emu = await seededEmulator(API_KEY, {}, 'document');
     work = await mkdtemp(join(tmpdir(), 'tmsync-changed-since-'));
     root = join(work, 'qa');
     const files: Record<string, string> = {
@@ -195,7 +196,7 @@ describe('tmsync plan --changed-since and a changed _folder.yaml', () => {
   const ops = (plan: Plan) => plan.operations.map((op) => op.key).sort();
 
   beforeAll(async () => {
-    emu = await startEmulator({ memory: true, apiKeys: [API_KEY], seed: 'demo', port: 0 });
+    emu = await seededEmulator(API_KEY, {}, 'document');
     root = await mkdtemp(join(tmpdir(), 'tmsync-changed-folder-'));
     const files: Record<string, string> = {
       'tmsync.yaml': demoConfigYaml(emu.baseUrl, { rate_limit: 2000 }),

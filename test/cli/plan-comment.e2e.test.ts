@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { startTestEmulator as startEmulator } from '../dialect.js';
+import { seededEmulator } from '../support/emulator.js';
 
 const KEY = 'plan-comment-key';
 const examples = join(import.meta.dirname, '..', '..', 'examples');
@@ -20,7 +20,7 @@ describe('the pull-request comment of the CI workflow', () => {
   let emu: RunningEmulator;
   let root: string;
   beforeAll(async () => {
-    emu = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo' });
+    emu = await seededEmulator(KEY);
     root = mkdtempSync(join(tmpdir(), 'tmsync-comment-'));
     cpSync(examples, root, { recursive: true, filter: (src) => !src.endsWith(`${join('examples', 'ci')}`) });
     const cfg = join(root, 'tmsync.yaml');

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoConfigYaml } from '../support/demo-config.js';
 import { runCli } from '../support/cli.js';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { seededEmulator } from '../support/emulator.js';
 
 const API_KEY = 'read-cache-e2e-secret-key';
 
@@ -22,7 +23,7 @@ describe('tmsync plan re-reads only what changed since the last run', () => {
   const stepGroupGets = () => emu.requestLog().filter((e) => e.method === 'GET' && /\/step_groups\/[^/?]+$/.test(e.path));
 
   beforeAll(async () => {
-    emu = await startEmulator({ memory: true, apiKeys: [API_KEY], seed: 'demo', port: 0, now: () => clock() });
+    emu = await seededEmulator(API_KEY, { now: () => clock() }, 'document');
     root = await mkdtemp(join(tmpdir(), 'tmsync-read-cache-e2e-'));
     const files: Record<string, string> = {
       'tmsync.yaml': demoConfigYaml(emu.baseUrl, { rate_limit: 1000 }),

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { startTestEmulator as startEmulator } from '../dialect.js';
 import { demoConfigYaml } from '../support/demo-config.js';
 import { parsePlanFile, PLAN_COMMENT_MARKER, PLAN_FORMAT_VERSION } from '../../src/plan/index.js';
+import { seededEmulator } from '../support/emulator.js';
 
 const API_KEY = 'plan-e2e-secret-key';
 
@@ -35,7 +35,7 @@ describe('tmsync plan against the emulator', () => {
   let emu: RunningEmulator;
   let root: string;
   beforeAll(async () => {
-    emu = await startEmulator({ memory: true, apiKeys: [API_KEY], seed: 'demo', port: 0 });
+    emu = await seededEmulator(API_KEY);
     root = await smallRepository(emu.baseUrl);
   });
   afterAll(async () => {

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { seededEmulator } from '../support/emulator.js';
 
 const API_KEY = 'proxy-test-key';
 
@@ -58,7 +59,7 @@ describe('HTTP_PROXY / NO_PROXY', () => {
   let proxy: Awaited<ReturnType<typeof startProxy>>;
   let root: string;
   beforeAll(async () => {
-    emu = await startEmulator({ memory: true, apiKeys: [API_KEY], seed: 'demo', port: 0 });
+    emu = await seededEmulator(API_KEY);
     proxy = await startProxy();
     root = await mkdtemp(join(tmpdir(), 'tmsync-proxy-'));
     await writeFile(join(root, 'tmsync.yaml'), `project: DEMO\nbase_url: ${emu.baseUrl}\nmax_retries: 0\n`);

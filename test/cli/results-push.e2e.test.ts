@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { TEST_DIALECT, startTestEmulator as startEmulator } from '../dialect.js';
+import { TEST_DIALECT } from '../dialect.js';
 import type { TmsClient } from '../../src/remote/index.js';
 import { KEY, runStatuses, seedCases, setupClient, startProxy, type Emulator } from '../support/ci-helpers.js';
+import { seededEmulator } from '../support/emulator.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/junit/', import.meta.url));
 
@@ -33,7 +34,7 @@ async function createRun(title: string, ids = caseIds): Promise<{ id: string; hu
 }
 
 beforeAll(async () => {
-  emu = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo' });
+  emu = await seededEmulator(KEY);
   setup = setupClient(emu);
   const seeded = await seedCases(setup, 11);
   projectId = seeded.project.id;

@@ -11,6 +11,7 @@ import { TEST_DIALECT, startTestEmulator as startEmulator } from '../dialect.js'
 import type { TmsClient } from '../../src/remote/index.js';
 import { KEY, executionRef, seedCases, setupClient, startProxy, type Emulator } from '../support/ci-helpers.js';
 import { findPlanAnywhere } from '../../src/emulator/db/index.js';
+import { seededEmulator } from '../support/emulator.js';
 
 const APP_KEY = 'execution-key';
 
@@ -114,7 +115,7 @@ describe('tmsync run trigger', () => {
   it('waits through STATUS_CREATED, STATUS_QUEUED, STATUS_PRE_FLIGHT and STATUS_IN_PROGRESS, reporting each in words', async () => {
     // one clock for the emulator and the wait: each sleep moves both, so the polls land in every state
     let t = 1_900_000_000_000;
-    const clocked = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo', now: () => t, runDurationMs: 6000, runQueueMs: 3000 });
+    const clocked = await seededEmulator(KEY, { now: () => t, runDurationMs: 6000, runQueueMs: 3000 });
     const c = setupClient(clocked);
     try {
       const { project } = await seedCases(c, 2);
@@ -134,7 +135,7 @@ describe('tmsync run trigger', () => {
   });
 
   it('exits 3 when the timeout passes before the run completes, naming the last status', async () => {
-    const slow = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo', runDurationMs: 600_000 });
+    const slow = await seededEmulator(KEY, { runDurationMs: 600_000 });
     const c = setupClient(slow);
     try {
       const { project } = await seedCases(c, 1);
@@ -255,7 +256,7 @@ describe('tmsync run report', () => {
   });
 
   it('refuses a run that has not finished, saying so, and writes nothing', async () => {
-    const slow = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo', runDurationMs: 600_000 });
+    const slow = await seededEmulator(KEY, { runDurationMs: 600_000 });
     const c = setupClient(slow);
     try {
       const { project } = await seedCases(c, 1);

@@ -7,8 +7,8 @@ import { runCli } from '../support/cli.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { CASE_FIELDS } from '../../src/fields.js';
 import { SYNC_BASE_FILE } from '../../src/base/base.js';
-import { startTestEmulator as startEmulator } from '../dialect.js';
 import { demoConfigYaml } from '../support/demo-config.js';
+import { seededEmulator } from '../support/emulator.js';
 
 /**
  * Three-way sync end to end: apply records tmsync.base; edits are made through the service's API
@@ -60,7 +60,7 @@ describe('three-way sync against the emulator', () => {
   };
 
   beforeAll(async () => {
-    emu = await startEmulator({ memory: true, apiKeys: [API_KEY], seed: 'demo', port: 0 });
+    emu = await seededEmulator(API_KEY);
     root = await repository(emu.baseUrl);
     const first = await tmsync('apply', '--auto-approve');
     expect(first.code, first.err).toBe(0);

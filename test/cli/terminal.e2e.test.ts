@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoConfigYaml } from '../support/demo-config.js';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
 import { outputSchemas } from '../../src/cli/output-schemas.js';
+import { seededEmulator } from '../support/emulator.js';
 
 /** Terminal behaviour of the built CLI (run `npm run build` first), in real processes. */
 const BIN = resolve(import.meta.dirname, '../../bin/tmsync.js');
@@ -43,7 +44,7 @@ describe('terminal manners of the built CLI', () => {
   let emu: RunningEmulator;
   let root: string;
   beforeAll(async () => {
-    emu = await startEmulator({ memory: true, apiKeys: [API_KEY], seed: 'demo', port: 0 });
+    emu = await seededEmulator(API_KEY, {}, 'document');
     root = await mkdtemp(join(tmpdir(), 'tmsync-terminal-'));
     await writeFile(join(root, 'tmsync.yaml'), demoConfigYaml(emu.baseUrl, { rate_limit: 1000, concurrency: 8 }));
     // enough creates that the text plan is far bigger than a pipe's buffer (64 KiB)

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { startEmulator, type Dialect } from '../../src/emulator/index.js';
+import type { Dialect } from '../../src/emulator/index.js';
+import { seededEmulator } from '../support/emulator.js';
 
 /**
  * The links tmsync prints into the service's web UI. The emulator's document dialect answers with
@@ -23,7 +24,7 @@ async function tmsync(cwd: string, env: NodeJS.ProcessEnv, ...args: string[]) {
 
 /** An emulator of the dialect and a starter repository (`tmsync init`) aimed at it: apply creates three items. */
 async function setUp(dialect: Dialect) {
-  const emu = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo', dialect });
+  const emu = await seededEmulator(KEY, { dialect });
   const dir = await mkdtemp(join(tmpdir(), 'tmsync-web-links-'));
   dirs.push(dir);
   expect((await tmsync(dir, { TMSYNC_BASE_URL: emu.baseUrl }, 'init', '--example')).code).toBe(0);

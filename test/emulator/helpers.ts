@@ -1,29 +1,29 @@
 import { expect } from 'vitest';
 import { endpoint } from '../../src/api/endpoints.js';
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
+import { seededEmulator } from '../support/emulator.js';
 import { api, KEY, type Answer, type Api } from '../support/api.js';
+import { requiredWire, type LookupList } from '../support/cases.js';
 
 export { api, KEY, type Answer, type Api } from '../support/api.js';
 
 export async function start(options: EmulatorOptions = {}): Promise<{ emu: RunningEmulator; http: Api }> {
-  const emu = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo', ...options });
+  // the emulator's own tests run in the document dialect unless they name another
+  const emu = await seededEmulator(KEY, options, 'document');
   return { emu, http: api(emu) };
 }
 
-/** The ids a test case body needs, read through the API (as a client would). */
+/**
+ * The ids a test case body needs, read through the API (as a client would): the first entry of each
+ * lookup list and the first user under each required field's wire key (from the field table), with
+ * the users and labels.
+ */
 export async function refs(http: Api) {
-  const first = async (path: string, key: string) => (await http.get(path)).body.data[key][0].id as string;
+  const first = async (list: LookupList) => (await http.get(`/test_cases/${list}`)).body.data[list][0].id as string;
   const users = (await http.get('/users')).body.data as { id: string; email: string }[];
   const labels = (await http.get('/labels')).body.data.labels as { id: string; name: string }[];
-  return {
-    type_id: await first('/test_cases/types', 'types'),
-    status_id: await first('/test_cases/statuses', 'statuses'),
-    priority_id: await first('/test_cases/priorities', 'priorities'),
-    automation_type_id: await first('/test_cases/automation_types', 'automation_types'),
-    owner_id: users[0].id,
-    users,
-    labels,
-  };
+  const lookups = { types: await first('types'), statuses: await first('statuses'), priorities: await first('priorities'), automation_types: await first('automation_types') };
+  return { ...requiredWire({ lookups, user: users[0].id }), users, labels };
 }
 
 const projectIds = new WeakMap<Api, Map<string, string>>();

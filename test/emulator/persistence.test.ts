@@ -6,6 +6,7 @@ import { startEmulator } from '../../src/emulator/index.js';
 import { MIGRATIONS } from '../../src/emulator/db/schema.js';
 import type { Database as SqliteDatabase } from 'better-sqlite3';
 import { KEY, api, folder, refs, testCase } from './helpers.js';
+import { seededEmulator } from '../support/emulator.js';
 
 /** Takes a file written by this emulator back to what schema version 5 wrote: migration 4's list version, no log of the lists' changes. */
 function backToVersion5(raw: SqliteDatabase): void {
@@ -200,7 +201,7 @@ describe('schema version 3: the run_cases(run_id, seq) index', () => {
 
 describe('a full database', () => {
   it('answers 507 naming the limit and --db when the database is full, and keeps everything written before', async () => {
-    const emu = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo' });
+    const emu = await seededEmulator(KEY);
     try {
       const http = api(emu);
       const r = await refs(http);

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { startTestEmulator as startEmulator } from '../dialect.js';
 import { demoConfigYaml } from '../support/demo-config.js';
+import { seededEmulator } from '../support/emulator.js';
 
 /**
  * The whole program against the emulator, as a user runs it: the client's errors and `--verbose`
@@ -46,7 +46,7 @@ async function filesText(root: string): Promise<string> {
 
 describe('tmsync with the service client', () => {
   it('exits 1 on a refused key with the hint to check TMSYNC_API_KEY, and prints no key', async () => {
-    emu = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo' });
+    emu = await seededEmulator(KEY);
     dir = await mkdtemp(join(tmpdir(), 'tmsync-401-'));
     const wrong = 'tms-wrong-key-0a1b2c3d4e5f';
     const r = await tmsync(['--base-url', emu.baseUrl, '--project', 'DEMO', '--verbose', 'pull'], { TMSYNC_API_KEY: wrong });
@@ -57,7 +57,7 @@ describe('tmsync with the service client', () => {
   });
 
   it('refuses a key holding a line break at once, saying so, without a request, a retry or the key', async () => {
-    emu = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo' });
+    emu = await seededEmulator(KEY);
     dir = await mkdtemp(join(tmpdir(), 'tmsync-key-crlf-'));
     for (const key of [`${KEY}\n`, `${KEY}\r\n`, `tms-secret\r-key`]) {
       const r = await tmsync(['--base-url', emu.baseUrl, '--project', 'DEMO', 'plan'], { TMSYNC_API_KEY: key });
@@ -70,7 +70,7 @@ describe('tmsync with the service client', () => {
   });
 
   it('shows each request with --verbose (method, path, status, duration) and no key anywhere it writes', async () => {
-    emu = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo' });
+    emu = await seededEmulator(KEY);
     dir = await mkdtemp(join(tmpdir(), 'tmsync-verbose-'));
     const r = await tmsync(['--base-url', emu.baseUrl, '--project', 'DEMO', '--verbose', 'pull'], { TMSYNC_API_KEY: KEY });
     expect(r.code).toBe(0);
@@ -81,7 +81,7 @@ describe('tmsync with the service client', () => {
   });
 
   it('never writes or prints the credentials of a base URL (pull, plan and its read cache, backup)', async () => {
-    emu = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo' });
+    emu = await seededEmulator(KEY);
     dir = await mkdtemp(join(tmpdir(), 'tmsync-userinfo-'));
     const secret = 'url-pass-7e6d5c4b';
     const withUser = emu.baseUrl.replace('://', `://tmsuser:${secret}@`);

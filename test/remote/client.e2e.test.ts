@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { LookupListName } from '../../src/api/index.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { createClient, fetchState, isAmbiguous, type ClientOptions, type RequestEvent, type TmsClient } from '../../src/remote/index.js';
+import { seededEmulator } from '../support/emulator.js';
 
 /** The client against the real emulator on port 0: faults from its flags, checks from its request log. */
 
@@ -15,7 +16,7 @@ afterEach(async () => {
 });
 
 async function setup(faults: Parameters<typeof startEmulator>[0] = {}, options: Partial<ClientOptions> = {}) {
-  emu = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo' });
+  emu = await seededEmulator(KEY, {}, 'document');
   const events: RequestEvent[] = [];
   client = createClient({ baseUrl: emu.baseUrl, appUrl: emu.appUrl, apiKey: KEY, retryBaseMs: 20, onEvent: (e) => events.push(e), ...options });
   const project = (await client.paginate('listProjects').next()).value as { id: string };
@@ -113,7 +114,7 @@ describe('client against the emulator', () => {
   });
 
   it('answers 401 for a wrong key with the hint, once, and never shows the key', async () => {
-    emu = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo' });
+    emu = await seededEmulator(KEY, {}, 'document');
     const events: RequestEvent[] = [];
     const wrong = 'wrong-key-abcdefghijkl';
     client = createClient({ baseUrl: emu.baseUrl, apiKey: wrong, onEvent: (e) => events.push(e) });

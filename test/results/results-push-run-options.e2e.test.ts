@@ -7,10 +7,10 @@ import { loadJunitFiles } from '../../src/results/junit.js';
 import { pushResults } from '../../src/results/push-results.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
-import { startEmulator } from '../../src/emulator/index.js';
 import type { RemoteProject } from '../../src/model.js';
 import { createClient, type TmsClient } from '../../src/remote/index.js';
 import { KEY, seedCases, setupClient, startProxy, type Emulator } from '../support/ci-helpers.js';
+import { seededEmulator } from '../support/emulator.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/junit/', import.meta.url));
 
@@ -21,7 +21,7 @@ let users: { id: string; email: string }[];
 let dir: string;
 
 beforeAll(async () => {
-  emu = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo' });
+  emu = await seededEmulator(KEY, {}, 'document');
   setup = setupClient(emu);
   ({ project } = await seedCases(setup, 11));
   users = (await setup.call('listUsers')).data as { id: string; email: string }[];

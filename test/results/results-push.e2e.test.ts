@@ -2,10 +2,11 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadJunitFiles } from '../../src/results/junit.js';
 import { pushResults } from '../../src/results/push-results.js';
-import { LIVE_PAGE_SIZE_CAP, TEST_DIALECT, startTestEmulator as startEmulator } from '../dialect.js';
+import { LIVE_PAGE_SIZE_CAP, TEST_DIALECT } from '../dialect.js';
 import type { RemoteProject } from '../../src/model.js';
 import { createClient, type TmsClient } from '../../src/remote/index.js';
 import { KEY, runStatuses, seedCases, setupClient, startProxy, type Emulator } from '../support/ci-helpers.js';
+import { seededEmulator } from '../support/emulator.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/junit/', import.meta.url));
 const DIALECTS = ['surefire.xml', 'pytest.xml', 'jest.xml', 'playwright.xml'];
@@ -31,7 +32,7 @@ let project: RemoteProject;
 let caseIds: string[];
 
 beforeAll(async () => {
-  emu = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo' });
+  emu = await seededEmulator(KEY);
   setup = setupClient(emu);
   ({ project, caseIds } = await seedCases(setup, 11));
 });

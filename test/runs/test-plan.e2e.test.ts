@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { TEST_DIALECT, startTestEmulator as startEmulator } from '../dialect.js';
+import { TEST_DIALECT } from '../dialect.js';
 import { KEY, type Emulator } from '../support/ci-helpers.js';
+import { seededEmulator } from '../support/emulator.js';
 
 let emu: Emulator;
 let cwd: string;
@@ -14,7 +15,7 @@ async function tmsync(args: string[]) {
 }
 
 beforeAll(async () => {
-  emu = await startEmulator({ memory: true, apiKeys: [KEY], seed: 'demo' });
+  emu = await seededEmulator(KEY);
   cwd = await mkdtemp(join(tmpdir(), 'tmsync-plan-'));
 });
 

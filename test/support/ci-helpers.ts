@@ -6,6 +6,7 @@ import { TEST_DIALECT } from '../dialect.js';
 import { createClient, type TmsClient } from '../../src/remote/index.js';
 import { resolveProject } from '../../src/remote/resolve-project.js';
 import type { RemoteProject } from '../../src/model.js';
+import { caseBody, type CaseRefs } from './cases.js';
 
 export const KEY = 'test-key-ci';
 
@@ -38,27 +39,20 @@ async function first<T>(it: AsyncIterable<T>): Promise<T> {
 export async function seedCases(client: TmsClient, count: number): Promise<{ project: RemoteProject; caseIds: string[] }> {
   const project = await resolveProject(client, 'DEMO');
   const p = { project_id: project.id };
-  const [type, status, priority, automation] = await Promise.all([
+  const [types, statuses, priorities, automation_types] = await Promise.all([
     first(client.paginate('listCaseTypes')),
     first(client.paginate('listCaseStatuses')),
     first(client.paginate('listPriorities')),
     first(client.paginate('listAutomationTypes')),
   ]);
   const owner = (await client.call('listUsers')).data[0];
+  const refs: CaseRefs = { lookups: { types: types.id, statuses: statuses.id, priorities: priorities.id, automation_types: automation_types.id }, user: owner.id };
   const folder = (await client.call('createFolder', { params: p, body: { name: 'Checkout' } })).data.folder;
   const caseIds: string[] = [];
   for (let i = 1; i <= count; i++) {
     const res = await client.call('createTestCase', {
       params: p,
-      body: {
-        title: `Checkout case ${i}`,
-        type_id: type.id,
-        status_id: status.id,
-        priority_id: priority.id,
-        automation_type_id: automation.id,
-        owner_id: owner.id,
-        folder_id: folder.id,
-      },
+      body: caseBody(refs, { title: `Checkout case ${i}`, folder_id: folder.id }),
     });
     if (res.data.test_case.human_id !== `DEMO-${i}`) throw new Error(`expected DEMO-${i}, got ${res.data.test_case.human_id}`);
     caseIds.push(res.data.test_case.id);

@@ -1,3 +1,5 @@
+import { demoDefaults } from './cases.js';
+
 /**
  * The `tmsync.yaml` of the end-to-end tests: the emulator's demo project, every default a case
  * needs (the demo's lookup names and its owner), then the settings a test gives (`rate_limit`,
@@ -8,11 +10,7 @@ export function demoConfigYaml(baseUrl: string, settings: Readonly<Record<string
     'project: DEMO',
     `base_url: ${baseUrl}`,
     'defaults:',
-    '  type: Functional',
-    '  status: Draft',
-    '  priority: Medium',
-    '  automation_type: Not Automated',
-    '  owner: qa-lead@example.com',
+    ...Object.entries(demoDefaults()).map(([key, value]) => `  ${key}: ${value}`),
     ...Object.entries(settings).map(([key, value]) => `${key}: ${value}`),
     '',
   ].join('\n');

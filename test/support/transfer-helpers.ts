@@ -1,20 +1,21 @@
 import type { BodyOf, LookupListName } from '../../src/api/index.js';
 import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
-import { TEST_DIALECT, startTestEmulator as startEmulator } from '../dialect.js';
+import { TEST_DIALECT } from '../dialect.js';
+import { seededEmulator, setupClient } from './emulator.js';
 
 /** Plan and run dates in the unit the dialect under test stores them in (seconds; live: milliseconds). */
 const DATE_UNIT = TEST_DIALECT === 'live' ? 1000 : 1;
-import { createClient, fetchState, resolveProject, type TmsClient } from '../../src/remote/index.js';
+import { fetchState, resolveProject, type TmsClient } from '../../src/remote/index.js';
 import { createProject } from '../../src/emulator/index.js';
 
 export const API_KEY = 'transfer-test-key';
 
 export function emulator(options: Partial<EmulatorOptions> = {}): Promise<RunningEmulator> {
-  return startEmulator({ memory: true, apiKeys: [API_KEY], seed: 'demo', port: 0, ...options });
+  return seededEmulator(API_KEY, options);
 }
 
 export function client(baseUrl: string, extra: Record<string, unknown> = {}): TmsClient {
-  return createClient({ baseUrl, apiKey: API_KEY, rateLimit: 1000, concurrency: 8, retryBaseMs: 5, retryMaxDelayMs: 50, ...extra });
+  return setupClient(baseUrl, API_KEY, extra);
 }
 
 /** A fresh empty project in an emulator, by prefix. */

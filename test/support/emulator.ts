@@ -1,0 +1,17 @@
+import { startEmulator, type Dialect, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import { createClient, type TmsClient } from '../../src/remote/index.js';
+import { TEST_DIALECT, dialectOptions } from '../dialect.js';
+
+/**
+ * The emulator fixture of the tests: in memory, on 127.0.0.1 port 0, the demo project seeded, one
+ * API key, in the dialect under test (test/dialect.ts) unless `dialect` names one; explicit options
+ * win. The caller closes it (`await emu.close()`).
+ */
+export function seededEmulator(key: string, options: Partial<EmulatorOptions> = {}, dialect: Dialect = TEST_DIALECT): Promise<RunningEmulator> {
+  return startEmulator({ memory: true, apiKeys: [key], seed: 'demo', port: 0, ...dialectOptions(dialect), ...options });
+}
+
+/** A client for a test's set-up and checks: a high rate, quick retries. */
+export function setupClient(baseUrl: string, key: string, extra: Record<string, unknown> = {}): TmsClient {
+  return createClient({ baseUrl, apiKey: key, rateLimit: 1000, concurrency: 8, retryBaseMs: 5, retryMaxDelayMs: 50, ...extra });
+}
