@@ -30,7 +30,7 @@ function invalid(value: string | number, what: string): TmsyncError {
   });
 }
 
-/** 95000 → `1m35s`, for messages. */
+/** Milliseconds for messages: 95000 → `1m35s` (a progress line's estimate is `formatEta`, from seconds). */
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;
   let s = Math.round(ms / 1000);

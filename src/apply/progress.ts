@@ -47,7 +47,7 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
     const elapsed = Math.max(1, Math.ceil((now() - start) / 1000));
     const rate = p.done / elapsed;
     const left = p.total - p.done;
-    const eta = rate > 0 ? formatDuration(left / rate) : '?';
+    const eta = rate > 0 ? formatEta(left / rate) : '?';
     const failed = p.failed > 0 ? `, ${p.failed} failed` : '';
     const stats = `${p.done}/${p.total}${failed}  ${rate.toFixed(1)}/s  ETA ${left === 0 ? '0s' : eta}`;
     if (!options.tty) return `apply: ${stats}`;
@@ -86,8 +86,8 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
   };
 }
 
-/** `45s`, `3m05s`, `1h02m`. */
-export function formatDuration(seconds: number): string {
+/** A progress line's estimate of the time left, from seconds, fixed width per unit: `45s`, `3m05s`, `1h02m`. */
+export function formatEta(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;

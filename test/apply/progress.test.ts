@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createProgressReporter, formatDuration } from '../../src/apply/progress.js';
+import { createProgressReporter, formatEta } from '../../src/apply/progress.js';
 
 describe('progress reporter', () => {
   it('prints at most one line every five seconds when stderr is not a terminal, with rate and ETA', () => {
@@ -69,6 +69,6 @@ describe('progress reporter', () => {
   });
 
   it('formats durations in seconds, minutes and hours', () => {
-    expect([formatDuration(4.4), formatDuration(185), formatDuration(3720)]).toEqual(['4s', '3m05s', '1h02m']);
+    expect([formatEta(4.4), formatEta(185), formatEta(3720)]).toEqual(['4s', '3m05s', '1h02m']);
   });
 });
