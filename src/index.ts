@@ -34,6 +34,7 @@ export {
   type BuildPlanResult,
 } from './plan/index.js';
 export type * from './plan/operations.js';
+export type { ApplySkip, SkipCause } from './apply/skip-causes.js';
 export { executePlan, type ApplyConflict, type ApplyMerge, type ApplyProgress, type ApplyResult, type ExecuteOptions } from './apply/executor.js';
 export {
   applyPlan,

@@ -9,6 +9,7 @@ import { createRunState } from './run-state.js';
 import { scheduleOperations } from './schedule.js';
 import type { WriteBackFn } from './write-back.js';
 import type { WriteGuardOptions } from './write-guard.js';
+import { skipped, type ApplySkip } from './skip-causes.js';
 
 /**
  * Runs a plan: every operation whose dependencies are done is started, independent ones
@@ -75,7 +76,8 @@ export interface ApplyResult {
   deleted: number;
   adopted: number;
   failed: ApplyFailure[];
-  skipped: { key: string; reason: string }[];
+  /** operations not started, each with its typed `cause` */
+  skipped: ApplySkip[];
   /** stopped early by the signal: some operations were not started */
   interrupted: boolean;
   /** ids produced or confirmed, by operation key */
@@ -171,14 +173,7 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
   for (const op of plan.operations) {
     if (finished.has(op.key)) continue;
     // without an interrupt, only a dependency cycle leaves operations unstarted
-    result.skipped.push({
-      key: op.key,
-      reason: result.interrupted
-        ? 'interrupted before it started'
-        : state.journalError
-          ? 'not started: the journal could not be written'
-          : 'its dependencies form a cycle',
-    });
+    result.skipped.push(skipped(op.key, result.interrupted ? { kind: 'interrupted', before: 'start' } : state.journalError ? { kind: 'journal_unwritable' } : { kind: 'dependency_cycle' }));
   }
   return result;
 }

@@ -217,13 +217,14 @@ function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Pla
     const what = f.stage === 'write_back' ? 'id not written back' : kindWords(f.kind);
     io.stderr(`${red('Error:', options.color.stderr)} ${where}${what} (${safeInline(f.key)}) failed: ${safeInline(f.message)}`);
   }
-  const skippedByFailure = result.skipped.filter((s) => !s.reason.startsWith('interrupted') && !s.reason.startsWith('not started: the journal'));
+  // those a failure left, not those the interrupt or the journal stopped
+  const skippedByFailure = result.skipped.filter((s) => s.cause.kind !== 'interrupted' && s.cause.kind !== 'journal_unwritable');
   for (const s of skippedByFailure) io.stderr(`Skipped: ${safeInline(s.key)}: ${safeInline(s.reason)}`);
   reportRunChanges(result, options, io);
   const adopted = result.adopted > 0 ? `, ${result.adopted} adopted (ids written back)` : '';
   const counts = `${result.created} created, ${result.updated} updated, ${result.moved} moved, ${result.deleted} deleted${adopted}.`;
   if (result.journalError) {
-    const left = result.skipped.filter((s) => s.reason.startsWith('not started: the journal')).length;
+    const left = result.skipped.filter((s) => s.cause.kind === 'journal_unwritable').length;
     io.stderr(`Error: ${safeMessage(result.journalError)}`);
     shown.write(
       `Apply stopped: ${counts} ${left} operation${left === 1 ? '' : 's'} not started because the journal could not be written; the operations in flight were finished and their ids written back. Free the disk or fix the permissions, then run \`tmsync apply\` again.`,
@@ -263,7 +264,7 @@ function report(result: ApplyResult, options: ApplyOptions, io: CliIo, plan: Pla
           deleted: result.deleted,
           adopted: result.adopted,
           failed: result.failed,
-          skipped: result.skipped,
+          skipped: result.skipped.map(({ key, reason }) => ({ key, reason })),
           interrupted: result.interrupted,
           ...(result.conflicts?.length ? { conflicts: result.conflicts } : {}),
           ...(result.merged?.length ? { merged: result.merged } : {}),

@@ -148,7 +148,7 @@ async function migrateFrom(source: Target, session: ApplySession, options: Migra
       io.stdout(
         jsonOutput({
           plan: planDocument(plan),
-          result: { created: result.created, updated: result.updated, moved: result.moved, adopted: result.adopted, failed: result.failed, skipped: result.skipped, interrupted: result.interrupted },
+          result: { created: result.created, updated: result.updated, moved: result.moved, adopted: result.adopted, failed: result.failed, skipped: result.skipped.map(({ key, reason }) => ({ key, reason })), interrupted: result.interrupted },
         }),
       );
     }
