@@ -28,7 +28,7 @@ export function skipped(key: string, cause: SkipCause): ApplySkip {
   return { key, reason: skipReason(cause), cause };
 }
 
-export function skipReason(cause: SkipCause): string {
+function skipReason(cause: SkipCause): string {
   switch (cause.kind) {
     case 'interrupted':
       return cause.before === 'start' ? 'interrupted before it started' : 'interrupted before it was sent';

@@ -47,7 +47,7 @@ export async function main(argv: string[], given?: CliIo, cwd: string = process.
 const INTERRUPTIBLE: ReadonlySet<string> = new Set(['apply', 'migrate', 'restore', 'run', 'results', 'serve']);
 
 /** Whether the first Ctrl-C of a command line aborts its signal (rather than exiting at once). */
-export function interruptible(args: readonly string[]): boolean {
+function interruptible(args: readonly string[]): boolean {
   return INTERRUPTIBLE.has(commandName(args) ?? '');
 }
 

@@ -39,7 +39,7 @@ let projectId: string;
 const dirs: string[] = [];
 
 beforeAll(async () => {
-  emu = await startEmulator({ memory: true, apiKeys: [KEY, APP_KEY], seed: 'demo', port: 0, runDurationMs: 60_000, onRequest: (r) => hook.onRequest(r) });
+  emu = await startEmulator({ memory: true, apiKeys: [KEY, APP_KEY], seed: 'demo', port: 0, runDurationMs: 600_000, onRequest: (r) => hook.onRequest(r) });
   setup = setupClient(emu);
   // cases for the run (seedCases wants the demo project as the seed left it)
   projectId = (await seedCases(setup, 2)).project.id;
@@ -81,7 +81,7 @@ describe('Ctrl-C, owned by main', () => {
     const plan = (await setup.call('createTestPlan', { params: { project_id: projectId }, body: { title: 'Interrupted wait' } })).data.test_plan;
     const cwd = await mkdtemp(join(tmpdir(), 'tmsync-interrupt-run-'));
     dirs.push(cwd);
-    // the first status read of the run (the run lasts a minute: the wait would go on without Ctrl-C)
+    // the first status read of the run (the run lasts ten minutes: without Ctrl-C the wait would go on)
     const at = sigintAt((r) => r.method === 'GET' && r.path.startsWith('/api/v1/execution_results/'));
     hook = at;
     const r = await tmsync(cwd, ['run', 'trigger', '--test-plan', executionRef(emu, plan.id), '--wait', '--poll', '50ms', '--timeout', '5m'], {
