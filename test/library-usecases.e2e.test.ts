@@ -109,6 +109,27 @@ describe('applyRepository and pullRepository', () => {
     expect(second.merge.withoutBase).toBe(0);
   });
 
+  it('shows the plan, then asks: a plan its approve hook declines sends nothing', async () => {
+    const root = await repository({ 'cases/Usecases/Declined/one.yaml': 'title: Declined one\n' });
+    const t = await target(root);
+    const seen: string[] = [];
+    const before = await planRepository(t);
+    if (before.status !== 'planned') throw new Error(before.status);
+    const n = before.plan.operations.length;
+    expect(n).toBeGreaterThan(0);
+    const declined = await applyRepository(t, {
+      onPlan: (plan) => void seen.push(`plan:${plan.operations.length}`),
+      approve: async () => {
+        seen.push('approve');
+        return false;
+      },
+    });
+    expect(declined.status).toBe('declined');
+    expect(seen).toEqual([`plan:${n}`, 'approve']);
+    const after = await planRepository(t);
+    expect(after.status === 'planned' && after.plan.operations.length).toBe(n);
+  });
+
   it('applies a saved plan and refuses one made stale by a change to the files', async () => {
     const root = await repository({ 'cases/Usecases/Saved/one.yaml': 'title: Saved one\n' });
     const t = await target(root);
