@@ -106,7 +106,8 @@ async function pullWith(target: RepositoryTarget, options: PullRepositoryOptions
       return { m, hasBase, existing, stage };
     })(),
   );
-  // pages read before the stage is made wait for it, in the order they came
+  // pages read before the stage is made wait for it, in the order they came (a preparation that
+  // failed is tracked above and thrown by this function: its pages then have nowhere to go)
   const onRead = folder
     ? undefined
     : {
