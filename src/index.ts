@@ -36,6 +36,7 @@ export {
   type PlanDisplay,
 } from './plan/index.js';
 export type * from './plan/operations.js';
+export type { ApplySkip, SkipCause } from './apply/skip-causes.js';
 export { executePlan, type ApplyConflict, type ApplyMerge, type ApplyProgress, type ApplyResult, type ExecuteOptions } from './apply/executor.js';
 export {
   applyPlan,
@@ -76,3 +77,10 @@ export {
   type RestoreResult,
 } from './backup/index.js';
 export { actualToDesired, planMigration } from './migrate/index.js';
+
+// the use cases: what `tmsync plan`, `apply` and `pull` do, as functions (docs/architecture.md, "Use cases")
+export type { MemoryHook, RepositoryTarget, UseCaseContext, UseCaseNote } from './usecases/hooks.js';
+export { planRepository, type PlanRepositoryOptions, type PlanRepositoryResult } from './usecases/plan-repository.js';
+export { applyRepository, type ApplyRepositoryOptions, type ApplyRepositoryResult } from './usecases/apply-repository.js';
+export { pullRepository, type PullRepositoryOptions, type PullRepositoryResult } from './usecases/pull-repository.js';
+export { readRepository, type ReadRepositoryOptions, type RepositoryRead } from './usecases/read-repository.js';

@@ -1,3 +1,4 @@
+import type { ApplySkip } from './skip-causes.js';
 import type { Operation, Prefer } from '../plan/operations.js';
 import type { BaseKind } from '../base/base.js';
 import type { FieldValues } from '../base/field-values.js';
@@ -70,7 +71,8 @@ export interface ApplyResult {
   deleted: number;
   adopted: number;
   failed: ApplyFailure[];
-  skipped: { key: string; reason: string }[];
+  /** operations not started, each with its typed `cause` */
+  skipped: ApplySkip[];
   /** stopped early by the signal: some operations were not started */
   interrupted: boolean;
   /** ids produced or confirmed, by operation key */

@@ -4,6 +4,7 @@ import { settlePendingCreates } from './pending.js';
 import { runOperation } from './run-operation.js';
 import { createRunState } from './run-state.js';
 import { scheduleOperations } from './schedule.js';
+import { skipped } from './skip-causes.js';
 
 export type { ApplyConflict, ApplyFailure, ApplyMerge, ApplyProgress, ApplyResult, ExecuteOptions } from './execute-types.js';
 
@@ -27,14 +28,7 @@ export async function executePlan(plan: Plan, options: ExecuteOptions): Promise<
   for (const op of plan.operations) {
     if (finished.has(op.key)) continue;
     // without an interrupt, only a dependency cycle leaves operations unstarted
-    result.skipped.push({
-      key: op.key,
-      reason: result.interrupted
-        ? 'interrupted before it started'
-        : state.journalError
-          ? 'not started: the journal could not be written'
-          : 'its dependencies form a cycle',
-    });
+    result.skipped.push(skipped(op.key, result.interrupted ? { kind: 'interrupted', before: 'start' } : state.journalError ? { kind: 'journal_unwritable' } : { kind: 'dependency_cycle' }));
   }
   return result;
 }

@@ -10,6 +10,7 @@ import { confirmDone, CREATE_KINDS, findCreated } from './finders.js';
 import { callOperationRequest } from './send-operation.js';
 import { fillSelf, isCreate, isDelete, requestsFor, type CreateOp, type RequestDescriptor } from './operation-requests.js';
 import type { RunState } from './run-state.js';
+import { skipped } from './skip-causes.js';
 
 /**
  * Runs one operation of a plan: its requests in order, the id journalled and written back as soon
@@ -42,7 +43,7 @@ export async function runOperation(state: RunState, planned: Operation): Promise
       const exclude = op.kind === 'create_folder' ? state.topFolders.get(op.name) : undefined;
       await state.noteJournal(state.options.journal?.begin(op.key, op.kind, exclude));
       if (state.journalError) {
-        state.result.skipped.push({ key: op.key, reason: 'not started: the journal could not be written' });
+        state.result.skipped.push(skipped(op.key, { kind: 'journal_unwritable' }));
         return false;
       }
     }
@@ -124,16 +125,13 @@ async function adopt(state: RunState, op: AdoptOp): Promise<boolean> {
 async function mayStart(state: RunState, op: Operation): Promise<'start' | 'done' | 'skip'> {
   const { prefound, options } = state;
   if (isDelete(op) && state.claimed.has(op.id)) {
-    state.result.skipped.push({ key: op.key, reason: 'the item was claimed by a resumed create in this run' });
+    state.result.skipped.push(skipped(op.key, { kind: 'claimed_by_resumed_create' }));
     return 'done';
   }
   if (!isCreate(op)) return 'start';
   if (state.unreconciled.has(op.key)) throw unconfirmed(op.key, state.unreconciled.get(op.key));
   if (state.blockedKinds.has(op.kind) && !prefound.has(op.key)) {
-    state.result.skipped.push({
-      key: op.key,
-      reason: `not started: ${state.blockedKinds.get(op.kind)}, a create of the same kind, may have been made and could not be looked up; the next apply looks it up first`,
-    });
+    state.result.skipped.push(skipped(op.key, { kind: 'lookup_blocked', blockedBy: state.blockedKinds.get(op.kind)! }));
     return 'skip';
   }
   if (options.pendingCreates?.has(op.key) && !prefound.has(op.key) && !state.lookedUp.has(op.key)) {
@@ -212,7 +210,7 @@ async function failed(state: RunState, op: Operation, err: unknown, noId: boolea
   if (options.signal?.aborted && (err as { code?: string }).code === 'aborted') {
     // stopped before its request was sent: not a failure, the next apply does it
     result.interrupted = true;
-    result.skipped.push({ key: op.key, reason: 'interrupted before it was sent' });
+    result.skipped.push(skipped(op.key, { kind: 'interrupted', before: 'send' }));
     // its `begin` gets an answer: the request never left, so the next run need not look it up
     await state.noteJournal(options.journal?.failed({ key: op.key, kind: op.kind, message: 'interrupted before it was sent' }));
     return false;

@@ -1,4 +1,5 @@
 import type { RunState } from './run-state.js';
+import { skipped, type SkipCause } from './skip-causes.js';
 
 /**
  * Starts every operation whose dependencies are done, at most `window` at once (the client's
@@ -20,13 +21,13 @@ export async function scheduleOperations(state: RunState, runOne: (key: string) 
   const progress = () =>
     options.onProgress?.({ total, done: finished.size, failed: result.failed.filter((f) => f.stage === 'request').length, inFlight });
 
-  const skipDependents = (key: string, reason: string) => {
+  const skipDependents = (key: string, cause: SkipCause) => {
     const stack = [...(dependents.get(key) ?? [])];
     while (stack.length) {
       const k = stack.pop()!;
       if (finished.has(k)) continue;
       finished.add(k);
-      result.skipped.push({ key: k, reason });
+      result.skipped.push(skipped(k, cause));
       options.onOperationDone?.(k, false);
       stack.push(...(dependents.get(k) ?? []));
     }
@@ -51,7 +52,7 @@ export async function scheduleOperations(state: RunState, runOne: (key: string) 
           finished.add(key);
           options.onOperationDone?.(key, ok);
           if (ok) release(key);
-          else skipDependents(key, `depends on ${key}, which failed`);
+          else skipDependents(key, { kind: 'dependency_failed', dependency: key });
           progress();
           pump();
         });

@@ -1,3 +1,5 @@
+import type { MemoryHook } from '../usecases/hooks.js';
+
 /**
  * What a command may touch of the outside world. Commands get this instead of using `process`
  * directly, so tests can run them in-process and capture everything they print.
@@ -18,6 +20,8 @@ export interface CliIo {
   prompt?: (question: string) => Promise<string>;
   /** aborted on Ctrl-C: commands stop taking new work and return 130 */
   signal?: AbortSignal;
+  /** the memory governor of the CLI's own process (`memory.ts`), handed to the use cases; none in-process */
+  memory?: MemoryHook;
   /**
    * Resolves once stderr has taken what was written to it. Writes to a pipe are asynchronous: a
    * reader slower than a long text (the plan of many creates) leaves it

@@ -13,20 +13,54 @@ import { EXIT, EXIT_USAGE, exitStatusOf } from './exit-codes.js';
  * The only place (with the command files) that prints; nothing here calls process.exit.
  */
 export async function main(argv: string[], given?: CliIo, cwd: string = process.cwd()): Promise<number> {
-  const io = given ?? processIo();
+  const args = argv.slice(2);
   // the process's own run (not a caller's in-process one): bound the garbage its heap keeps; not for
   // `serve`, a long-running server whose answers a forced full collection would hold up, nor for
   // `validate`, whose heap grows by the loaded repository, live data: there each collection freed
-  // 1 to 5% and cost 0.4 s of CPU at 50,000 cases, for the same peak
-  const governor = given || !governed(argv.slice(2)) ? undefined : startMemoryGovernor();
+  // little and cost much CPU (docs/performance.md)
+  const governor = given || !governed(args) ? undefined : startMemoryGovernor();
+  const base = given ?? processIo();
+  // Ctrl-C is main's, for every command: one signal that the commands and the use cases observe
+  // (a caller that passes its own signal keeps it, and its own SIGINT)
+  const interrupt = base.signal ? undefined : new AbortController();
+  const io: CliIo = {
+    ...base,
+    ...(interrupt ? { signal: interrupt.signal } : {}),
+    ...(governor ? { memory: { check: governor.check, collect: governor.collect, finish: governor.stop } } : {}),
+  };
+  const release = interrupt ? ownSigint(interrupt, interruptible(args)) : undefined;
   try {
     const code = await run(argv, io, cwd);
     // output a full disk or a broken device cut short: the command's own work stands, but what it
     // printed is incomplete, which is no success (a reader that went away is not such an error)
     return code === 0 && io.outputError?.() !== undefined ? 1 : code;
   } finally {
+    release?.();
     governor?.stop();
   }
+}
+
+/**
+ * Commands with an interrupt path of their own (docs: apply, migrate, restore, `run trigger
+ * --wait`, `results push`, serve): the first Ctrl-C aborts their signal and they stop as they
+ * document it (exit 130). Every other command, and a second Ctrl-C, exits at once with 130.
+ */
+const INTERRUPTIBLE: ReadonlySet<string> = new Set(['apply', 'migrate', 'restore', 'run', 'results', 'serve']);
+
+/** Whether the first Ctrl-C of a command line aborts its signal (rather than exiting at once). */
+function interruptible(args: readonly string[]): boolean {
+  return INTERRUPTIBLE.has(commandName(args) ?? '');
+}
+
+/** Installs main's SIGINT handler; returns its removal. */
+function ownSigint(interrupt: AbortController, graceful: boolean): () => void {
+  const onSigint = () => {
+    // the second Ctrl-C stops at once: the lock is released on the process's `exit` (docs/cli.md)
+    if (!graceful || interrupt.signal.aborted) process.exit(EXIT.INTERRUPTED);
+    interrupt.abort();
+  };
+  process.on('SIGINT', onSigint);
+  return () => void process.off('SIGINT', onSigint);
 }
 
 /** Commands the memory governor does not watch (see `main`). */
@@ -83,7 +117,8 @@ async function run(argv: string[], io: CliIo, cwd: string): Promise<number> {
     }
     const e = toTmsyncError(err);
     reportError(e, io, json, color);
-    return exitStatusOf(e.code);
+    // a command stopped by Ctrl-C failed because it was told to stop: the one exit code for that
+    return io.signal?.aborted ? EXIT.INTERRUPTED : exitStatusOf(e.code);
   }
 }
 

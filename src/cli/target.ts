@@ -1,3 +1,4 @@
+import { envTuning } from './env-tuning.js';
 import { resolve } from 'node:path';
 import { TmsyncError } from '../errors.js';
 import type { CliIo, GlobalOptions } from './io.js';
@@ -26,6 +27,8 @@ export interface Target {
   appUrl: string;
   /** project id, human id prefix or name; may be empty when `requireProject` was false */
   projectRef: string;
+  /** how the repository's files are read (TMSYNC_PARSE_WORKERS, TMSYNC_YAML_FAST: `env-tuning.ts`) */
+  read: { workers?: number; exactYaml?: boolean };
   /** the environment variable the key was read from (never the key) */
   apiKeyVar: string;
   client: TmsClient;
@@ -170,6 +173,7 @@ export async function loadTarget(
     projectRef,
     apiKeyVar,
     client,
+    read: envTuning(env).load,
     close: () => client.close(),
   };
 }

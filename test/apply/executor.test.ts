@@ -138,7 +138,7 @@ describe('executePlan', () => {
     expect(result.failed).toEqual([
       { key: 'folder:Bad', kind: 'create_folder', file: 'cases/Bad/_folder.yaml', message: expect.stringContaining('name taken'), stage: 'request' },
     ]);
-    expect(result.skipped).toEqual([{ key: 'case:cases/Bad/x.yaml', reason: 'depends on folder:Bad, which failed' }]);
+    expect(result.skipped).toEqual([{ key: 'case:cases/Bad/x.yaml', reason: 'depends on folder:Bad, which failed', cause: { kind: 'dependency_failed', dependency: 'folder:Bad' } }]);
     expect(client.cases.map((c) => c.title)).toEqual(['cases/Good/y.yaml']);
   });
 

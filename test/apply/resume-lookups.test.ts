@@ -68,7 +68,13 @@ describe('resuming the creates a stopped run left open', () => {
     await journal.close();
     expect(service.calls.filter((c) => c.endpoint === 'createTestCase')).toEqual([]);
     expect(result.failed).toEqual([expect.objectContaining({ key: pending.key, message: expect.stringMatching(/may have created it, and looking it up failed \(.*rate_limited/) })]);
-    expect(result.skipped).toEqual([{ key: other.key, reason: expect.stringMatching(/^not started: case:cases\/A\/left-open.yaml, a create of the same kind, may have been made and could not be looked up/) }]);
+    expect(result.skipped).toEqual([
+      {
+        key: other.key,
+        reason: expect.stringMatching(/^not started: case:cases\/A\/left-open.yaml, a create of the same kind, may have been made and could not be looked up/),
+        cause: { kind: 'lookup_blocked', blockedBy: 'case:cases/A/left-open.yaml' },
+      },
+    ]);
     // the next run still treats it as possibly made
     const summary = summarizeJournal(await readJournal(root), 'p1');
     expect([...summary.pendingCreates]).toEqual([pending.key]);

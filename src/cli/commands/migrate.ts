@@ -56,7 +56,9 @@ export async function runMigrate(options: MigrateOptions, io: CliIo): Promise<nu
 async function migrateFrom(source: Target, session: ApplySession, options: MigrateOptions, io: CliIo): Promise<number> {
   let target: Target | undefined;
   try {
-    target = await loadTarget(options, io, { profile: options.to });
+    // as apply's (docs/apply.md): the client writing the target gets no abort signal, so Ctrl-C
+    // never cuts off a create whose answer would be lost; the engine starts nothing new
+    target = await loadTarget(options, { ...io, signal: undefined }, { profile: options.to });
     const folder = parseFolderPath(options.folder);
     const scope = migrationScope(folder);
     const [srcProject, dstProject] = await Promise.all([
@@ -147,7 +149,7 @@ async function migrateFrom(source: Target, session: ApplySession, options: Migra
       io.stdout(
         jsonOutput({
           plan: planDocument(plan, display),
-          result: { created: result.created, updated: result.updated, moved: result.moved, adopted: result.adopted, failed: result.failed, skipped: result.skipped, interrupted: result.interrupted },
+          result: { created: result.created, updated: result.updated, moved: result.moved, adopted: result.adopted, failed: result.failed, skipped: result.skipped.map(({ key, reason }) => ({ key, reason })), interrupted: result.interrupted },
         }),
       );
     }

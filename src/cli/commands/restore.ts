@@ -74,7 +74,9 @@ export async function runRestore(options: RestoreCommandOptions, io: CliIo): Pro
   const mapUsers = parseUserMap(options.mapUser);
   // the file is read and checked before any connection is made
   const backup = await readBackupFile(resolve(options.cwd, fileArg));
-  const target = await loadTarget(options, io);
+  // as apply's (docs/apply.md): the client gets no abort signal, so Ctrl-C never cuts off a create
+  // whose answer would be lost; the reads and the engine observe io.signal themselves
+  const target = await loadTarget(options, { ...io, signal: undefined });
   // the restore journal lives in <cwd>/.tmsync/: one restore at a time from one directory
   let locked = false;
   try {

@@ -136,12 +136,11 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
 
   await new Promise<void>((resolve) => {
     const stop = () => {
-      process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
       io.signal?.removeEventListener('abort', stop);
       resolve();
     };
-    process.on('SIGINT', stop);
+    // Ctrl-C aborts io.signal (main owns SIGINT)
     process.on('SIGTERM', stop);
     if (io.signal?.aborted) stop();
     else io.signal?.addEventListener('abort', stop);
