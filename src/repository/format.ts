@@ -35,7 +35,7 @@ export function repositoryFormats(): readonly RepositoryFormat[] {
 }
 
 /** The format claiming this file name (or path), with the extension it matched; undefined: none. */
-export function formatMatch(name: string): { format: RepositoryFormat; extension: string } | undefined {
+function formatMatch(name: string): { format: RepositoryFormat; extension: string } | undefined {
   const lower = name.toLowerCase();
   let best: { format: RepositoryFormat; extension: string } | undefined;
   for (const format of formats) {

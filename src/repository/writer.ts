@@ -4,7 +4,7 @@
  * (`atomic-write.ts`). Kept as one import for callers written against it; new code imports the
  * module of its job.
  */
-export { caseDocument, renderSteps, stepGroupDocument, type StepGroupDocumentInput } from './documents.js';
+export { caseDocument, stepGroupDocument, type StepGroupDocumentInput } from './documents.js';
 export { renderCaseYaml, renderFolderYaml, renderStepGroupYaml, type RenderOptions } from './yaml-render.js';
 export { setFileFields, setYamlFields, type SetFileFieldsOptions, type SetYamlFieldsOptions } from './edit-file.js';
 export {
