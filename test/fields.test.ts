@@ -15,7 +15,7 @@ import { toRemoteCase } from '../src/remote/to-actual.js';
 import { parseCaseFile, parseStepGroupFile } from '../src/repository/case-file.js';
 import { parseConfigText } from '../src/repository/config.js';
 import { buildSpecJsonSchemas, type TestCaseInput } from '../src/repository/file-schemas.js';
-import { caseDocument, stepGroupDocument } from '../src/repository/writer.js';
+import { caseDocument, stepGroupDocument } from '../src/repository/documents.js';
 import { backupCase, backupStepGroup } from '../src/backup/backup-source.js';
 
 /** A plan body with every field of the table set (the STEPS form of `steps`). */

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { fileOps, ioError, type FileOps } from '../repository/file-ops.js';
-import { writeFileAtomic } from '../repository/writer.js';
+import { writeFileAtomic } from '../repository/atomic-write.js';
 import { parseSyncBase, SYNC_BASE_FILE, SyncBase, type ParsedSyncBase } from './base.js';
 
 /**

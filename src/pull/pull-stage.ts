@@ -6,7 +6,7 @@ import { fileOps, type FileOps } from '../repository/file-ops.js';
 import { caseDocument } from '../repository/documents.js';
 import { defaultFormat } from '../repository/format.js';
 import { decodeTextOrThrow } from '../repository/text-file.js';
-import { createWriteSession, repositoryTempDir, stageTempFile, syncFileSystem, TEMP_DIR, writeStagedFile } from '../repository/atomic-write.js';
+import { createWriteSession, repositoryTempDir, stageTempFile, syncFileSystem, TEMP_DIR, writeStagedFile, type WriteSession } from '../repository/atomic-write.js';
 import { remoteCaseFields, type FieldContext } from './case-fields.js';
 import { buildRepositoryModel, caseFieldContext, caseWhere, type CaseMemo, type MemoCase, type ModelFolder } from './repository-model.js';
 import type { LocalRepository } from './pull-types.js';
@@ -100,54 +100,20 @@ export function createPullStage(options: PullStageOptions): PullStage {
   const session = createWriteSession();
   const entries = new WeakMap<RemoteCase, MemoCase>();
   const hashes = new WeakMap<RemoteCase, HashedFields>();
-  const stagedByContent = new Map<string, string[]>();
   const compared = new Map<string, string>();
   const counts = { laidOut: 0, staged: 0, compared: 0 };
   const waiting: RemoteCase[] = [];
   let memo: CaseMemo | undefined;
-  let layout: { folders: Map<string, ModelFolder>; ctx: FieldContext; existingFile: Map<string, string> } | undefined;
+  let layout: CaseLayout | undefined;
   let context: ActualState | undefined;
   let local: LocalRepository | undefined;
   let stopped = false;
   let discarded = false;
   let work: Promise<void> = Promise.resolve();
-  let writing = 0;
-  const writeQueue: (() => Promise<void>)[] = [];
-  const writesDone: (() => void)[] = [];
-  let sinceFlush = 0;
-  let flushing: Promise<unknown> = Promise.resolve();
-  const staged = new Set<string>();
-  // the staged tree: its directory, the files at their path (relative path → content and absolute path)
-  let treeDir: Promise<string> | undefined;
-  const treeName = `pull.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  const treeFiles = new Map<string, { content: string; abs: string }>();
-  const treeOf = new Map<string, string>();
-  const treeDirs = new Map<string, Promise<unknown>>();
-  const treeRoot = () =>
-    (treeDir ??= (async () => {
-      const dir = join(await repositoryTempDir(options.root, { ...(options.ops ? { ops: options.ops } : {}), session }), treeName);
-      await ops.mkdir(dir, { recursive: true });
-      return dir;
-    })());
-  const treeMkdir = async (rel: string) => {
-    const base = await treeRoot();
-    let made = treeDirs.get(rel);
-    if (!made) {
-      made = ops.mkdir(join(base, rel), { recursive: true });
-      treeDirs.set(rel, made);
-      // its parents too (to remove the ones nothing is placed in)
-      for (let d = dirname(rel); d !== '.' && d !== '' && !treeDirs.has(d); d = dirname(d)) treeDirs.set(d, made);
-    }
-    await made;
-    return base;
-  };
-  const forget = (abs: string, content: string) => {
-    staged.delete(abs);
-    const list = stagedByContent.get(content);
-    const at = list?.indexOf(abs) ?? -1;
-    if (at >= 0) list!.splice(at, 1);
-    if (list && list.length === 0) stagedByContent.delete(content);
-  };
+  const queue = writeQueue(WRITES);
+  const files = stagedFiles();
+  const tree = stagedTree(options, ops, session, files);
+  const stager = newFileStager(options, ops, session, files, tree, () => discarded, () => (counts.staged += 1));
 
   const stop = () => {
     stopped = true;
@@ -157,124 +123,39 @@ export function createPullStage(options: PullStageOptions): PullStage {
   const start = () => {
     if (!context || !local || layout || stopped) return;
     try {
-      const model = buildRepositoryModel({ ...context, cases: [] }, { casesDir: options.config.casesDir, stepGroupsDir: options.config.stepGroupsDir, existing: local, includeIds: true });
-      const existingFile = new Map<string, string>();
-      for (const e of local.cases) {
-        if (e.id === undefined) continue;
-        existingFile.set(e.id.toLowerCase(), e.file);
-        existingFile.set(e.id.toUpperCase(), e.file);
-      }
-      layout = { folders: new Map(model.folders.map((f) => [f.remote.id, f])), ctx: caseFieldContext(context, model.stepGroupKeys), existingFile };
-      const basis = context;
-      const keys = model.stepGroupKeys;
-      memo = { basis, includeIds: true, stepGroupKeys: keys, get: (c) => entries.get(c) };
+      layout = caseLayout(context, local, options.config);
     } catch {
       stop();
       return;
     }
+    memo = { basis: context, includeIds: true, stepGroupKeys: layout.stepGroupKeys, get: (c) => entries.get(c) };
     schedule(waiting.splice(0));
   };
 
   const schedule = (cases: readonly RemoteCase[]) => {
     if (stopped || cases.length === 0) return;
-    work = work.then(() => layOut(cases)).catch(() => stop());
-  };
-
-  const layOut = async (cases: readonly RemoteCase[]) => {
-    for (let i = 0; i < cases.length && !stopped; ) {
-      // at most CHUNK cases or SLICE_MS at a time: on a busy machine a few cases took long enough
-      // to delay the next page's request, and the pages are a chain
-      const until = performance.now() + SLICE_MS;
-      for (const end = Math.min(cases.length, i + CHUNK); i < end; ) {
-        one(cases[i++]!);
-        if (performance.now() >= until) break;
-      }
-      await new Promise<void>((done) => setImmediate(done));
-    }
+    work = work.then(() => inSlices(cases, () => stopped, one)).catch(() => stop());
   };
 
   const one = (c: RemoteCase) => {
-    const l = layout!;
     // what the sync base records for it, hashed now rather than after the last page
     hashes.set(c, new HashedFields(remoteCaseBaseFields(c)));
-    const folder = l.folders.get(c.folderId);
-    if (!folder) return;
-    const { fields, warnings } = remoteCaseFields(c, l.ctx, caseWhere(c));
-    const format = defaultFormat();
-    const ext = format.extensions[0]!;
-    const content = format.render('case', caseDocument({ id: c.humanId || c.id, title: c.title, fields }), { path: `${folder.dir}/case${ext}` });
-    entries.set(c, { fields, warnings, rendered: { dir: folder.dir, content } });
+    const laid = layOutCase(layout!, c);
+    if (!laid) return;
+    entries.set(c, laid.memo);
     counts.laidOut += 1;
-    const file = l.existingFile.get(c.id.toLowerCase()) ?? (c.humanId ? l.existingFile.get(c.humanId.toUpperCase()) : undefined);
-    if (file !== undefined) {
-      if (file.slice(0, file.lastIndexOf('/')) === folder.dir) enqueue(() => compare(file, content));
-    } else if (options.stageNewFiles ?? true) enqueue(() => stage(content, `${folder.dir}/${slugify(c.title, 'case')}${ext}`));
-  };
-
-  const compare = async (file: string, content: string) => {
-    const bytes = await ops.readFile(join(options.root, file)).catch(() => undefined);
-    if (!bytes) return;
-    let text: string;
-    try {
-      text = decodeTextOrThrow(bytes, file).text;
-    } catch {
-      return;
-    }
-    if (text === content) {
-      compared.set(file, content);
-      counts.compared += 1;
+    if (laid.existingFile !== undefined) {
+      const file = laid.existingFile;
+      queue.enqueue(async () => {
+        if (!(await holdsExactly(ops, options.root, file, laid.content))) return;
+        compared.set(file, laid.content);
+        counts.compared += 1;
+      });
+    } else if (laid.newPath !== undefined && (options.stageNewFiles ?? true)) {
+      const path = laid.newPath;
+      queue.enqueue(() => stager.stage(laid.content, path));
     }
   };
-
-  /** At `path` in the staged tree; undefined when that path is taken (twins) or the write fails. */
-  const stageAt = async (path: string, content: string): Promise<string | undefined> => {
-    if (treeFiles.has(path)) return undefined;
-    const abs = join(await treeMkdir(dirname(path)), path);
-    await writeStagedFile(abs, content, options.ops);
-    treeFiles.set(path, { content, abs });
-    treeOf.set(abs, path);
-    return abs;
-  };
-
-  const stage = async (content: string, path?: string) => {
-    if (discarded) return;
-    let tmp = path === undefined ? undefined : await stageAt(path, content).catch(() => undefined);
-    tmp ??= await stageTempFile(options.root, content, { ...(options.ops ? { ops: options.ops } : {}), session, name: 'case' }).catch(() => undefined);
-    if (tmp === undefined) return;
-    if (discarded) {
-      await ops.unlink(tmp).catch(() => undefined);
-      return;
-    }
-    staged.add(tmp);
-    const list = stagedByContent.get(content);
-    if (list) list.push(tmp);
-    else stagedByContent.set(content, [tmp]);
-    counts.staged += 1;
-    if (++sinceFlush >= (options.flushEvery ?? 2000)) {
-      sinceFlush = 0;
-      // the data goes to the disk while the reads go on: the final flush has little left to do
-      flushing = flushing.then(() => (options.syncFileSystem ?? syncFileSystem)(join(options.root, TEMP_DIR))).catch(() => undefined);
-    }
-  };
-
-  const enqueue = (job: () => Promise<void>) => {
-    writeQueue.push(job);
-    pump();
-  };
-  const pump = () => {
-    while (writing < WRITES && writeQueue.length > 0) {
-      const job = writeQueue.shift()!;
-      writing += 1;
-      void job()
-        .catch(() => undefined)
-        .finally(() => {
-          writing -= 1;
-          pump();
-          if (writing === 0 && writeQueue.length === 0) for (const done of writesDone.splice(0)) done();
-        });
-    }
-  };
-  const writesIdle = () => (writing === 0 && writeQueue.length === 0 ? Promise.resolve() : new Promise<void>((done) => writesDone.push(done)));
 
   const existing = options.existing.then(
     (repo) => {
@@ -300,17 +181,8 @@ export function createPullStage(options: PullStageOptions): PullStage {
       return memo;
     },
     claim(content) {
-      if (typeof content !== 'string') return undefined;
-      const list = stagedByContent.get(content);
-      const tmp = list?.pop();
-      if (tmp === undefined) return undefined;
-      if (list!.length === 0) stagedByContent.delete(content);
-      staged.delete(tmp);
-      const path = treeOf.get(tmp);
-      if (path !== undefined) {
-        treeOf.delete(tmp);
-        treeFiles.delete(path);
-      }
+      const tmp = files.claim(content);
+      if (tmp !== undefined) tree.taken(tmp);
       return tmp;
     },
     unchanged(path, content) {
@@ -321,43 +193,267 @@ export function createPullStage(options: PullStageOptions): PullStage {
       await existing;
       // pages given while waiting are laid out too
       for (let last: Promise<void> | undefined; last !== work; ) await (last = work);
-      await writesIdle();
-      await flushing;
+      await queue.idle();
+      await stager.flushing();
     },
     async discard() {
       discarded = true;
       stop();
       await work;
-      await writesIdle();
-      await Promise.all([...staged].map((tmp) => ops.unlink(tmp).catch(() => undefined)));
-      staged.clear();
-      stagedByContent.clear();
-      treeFiles.clear();
-      treeOf.clear();
-      // what is left of the staged tree (the directories whose files were placed or removed)
-      if (treeDir) await rm(await treeDir.catch(() => join(options.root, TEMP_DIR, treeName)), { recursive: true, force: true }).catch(() => undefined);
+      await queue.idle();
+      await files.removeAll(ops);
+      await tree.discard();
     },
     hashed: (c) => hashes.get(c),
     stats: () => ({ ...counts }),
-    tree: {
-      dir: treeRoot,
-      files: () => new Map([...treeFiles].map(([path, f]) => [path, f.content])),
-      dirs: () => new Set(treeDirs.keys()),
-      keep(path) {
-        const f = treeFiles.get(path);
-        if (!f) return;
-        forget(f.abs, f.content);
+    tree: tree.view,
+  };
+}
+
+/** What the stage lays each case out with: the folders' directories, how fields are named, the files cases already have. */
+interface CaseLayout {
+  folders: Map<string, ModelFolder>;
+  ctx: FieldContext;
+  existingFile: Map<string, string>;
+  stepGroupKeys: ReadonlyMap<string, string>;
+}
+
+function caseLayout(context: ActualState, local: LocalRepository, config: PullStageOptions['config']): CaseLayout {
+  const model = buildRepositoryModel({ ...context, cases: [] }, { casesDir: config.casesDir, stepGroupsDir: config.stepGroupsDir, existing: local, includeIds: true });
+  const existingFile = new Map<string, string>();
+  for (const e of local.cases) {
+    if (e.id === undefined) continue;
+    existingFile.set(e.id.toLowerCase(), e.file);
+    existingFile.set(e.id.toUpperCase(), e.file);
+  }
+  return { folders: new Map(model.folders.map((f) => [f.remote.id, f])), ctx: caseFieldContext(context, model.stepGroupKeys), existingFile, stepGroupKeys: model.stepGroupKeys };
+}
+
+/**
+ * One case laid out: its fields and file content (rendered in the default format), and either its
+ * file already in that folder (to compare) or the path a new file most likely gets (to stage).
+ * Undefined for a case in no known folder.
+ */
+function layOutCase(l: CaseLayout, c: RemoteCase): { memo: MemoCase; content: string; existingFile?: string; newPath?: string } | undefined {
+  const folder = l.folders.get(c.folderId);
+  if (!folder) return undefined;
+  const { fields, warnings } = remoteCaseFields(c, l.ctx, caseWhere(c));
+  const format = defaultFormat();
+  const ext = format.extensions[0]!;
+  const content = format.render('case', caseDocument({ id: c.humanId || c.id, title: c.title, fields }), { path: `${folder.dir}/case${ext}` });
+  const memo: MemoCase = { fields, warnings, rendered: { dir: folder.dir, content } };
+  const file = l.existingFile.get(c.id.toLowerCase()) ?? (c.humanId ? l.existingFile.get(c.humanId.toUpperCase()) : undefined);
+  if (file !== undefined) return file.slice(0, file.lastIndexOf('/')) === folder.dir ? { memo, content, existingFile: file } : { memo, content };
+  return { memo, content, newPath: `${folder.dir}/${slugify(c.title, 'case')}${ext}` };
+}
+
+/** Whether the file (relative to `root`) reads exactly as `content`; false when it cannot be read. */
+async function holdsExactly(ops: FileOps, root: string, file: string, content: string): Promise<boolean> {
+  const bytes = await ops.readFile(join(root, file)).catch(() => undefined);
+  if (!bytes) return false;
+  try {
+    return decodeTextOrThrow(bytes, file).text === content;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `fn` over `cases`, at most CHUNK cases or SLICE_MS at a time between two turns of the event loop
+ * (on a busy machine ten cases took 30 ms, which delayed the next page's request, and the pages
+ * are a chain); stops once `stopped()`.
+ */
+async function inSlices(cases: readonly RemoteCase[], stopped: () => boolean, fn: (c: RemoteCase) => void): Promise<void> {
+  for (let i = 0; i < cases.length && !stopped(); ) {
+    const until = performance.now() + SLICE_MS;
+    for (const end = Math.min(cases.length, i + CHUNK); i < end; ) {
+      fn(cases[i++]!);
+      if (performance.now() >= until) break;
+    }
+    await new Promise<void>((done) => setImmediate(done));
+  }
+}
+
+/**
+ * Stages a new file's content: at its likely path in the staged tree, else as a loose temporary
+ * file; flushed to the disk every `flushEvery` files while the reads go on.
+ */
+function newFileStager(
+  options: PullStageOptions,
+  ops: FileOps,
+  session: WriteSession,
+  files: StagedFiles,
+  tree: ReturnType<typeof stagedTree>,
+  discarded: () => boolean,
+  counted: () => void,
+): { stage(content: string, path?: string): Promise<void>; flushing(): Promise<unknown> } {
+  let sinceFlush = 0;
+  let flushing: Promise<unknown> = Promise.resolve();
+  return {
+    flushing: () => flushing,
+    async stage(content, path) {
+      if (discarded()) return;
+      let tmp = path === undefined ? undefined : await tree.stageAt(path, content).catch(() => undefined);
+      tmp ??= await stageTempFile(options.root, content, { ...(options.ops ? { ops: options.ops } : {}), session, name: 'case' }).catch(() => undefined);
+      if (tmp === undefined) return;
+      if (discarded()) {
+        await ops.unlink(tmp).catch(() => undefined);
+        return;
+      }
+      files.add(tmp, content);
+      counted();
+      if (++sinceFlush >= (options.flushEvery ?? 2000)) {
+        sinceFlush = 0;
+        // the data goes to the disk while the reads go on: the final flush has little left to do
+        flushing = flushing.then(() => (options.syncFileSystem ?? syncFileSystem)(join(options.root, TEMP_DIR))).catch(() => undefined);
+      }
+    },
+  };
+}
+
+/** Writes run `limit` at a time, in the order given; `idle` resolves once none is running or waiting. */
+function writeQueue(limit: number): { enqueue(job: () => Promise<void>): void; idle(): Promise<void> } {
+  let writing = 0;
+  const waiting: (() => Promise<void>)[] = [];
+  const done: (() => void)[] = [];
+  const pump = () => {
+    while (writing < limit && waiting.length > 0) {
+      const job = waiting.shift()!;
+      writing += 1;
+      void job()
+        .catch(() => undefined)
+        .finally(() => {
+          writing -= 1;
+          pump();
+          if (writing === 0 && waiting.length === 0) for (const resolve of done.splice(0)) resolve();
+        });
+    }
+  };
+  return {
+    enqueue(job) {
+      waiting.push(job);
+      pump();
+    },
+    idle: () => (writing === 0 && waiting.length === 0 ? Promise.resolve() : new Promise<void>((resolve) => done.push(resolve))),
+  };
+}
+
+/** The staged temporary files not taken yet, by content (a file is taken at most once). */
+interface StagedFiles {
+  add(tmp: string, content: string): void;
+  /** takes a staged file holding exactly `content` */
+  claim(content: string | Uint8Array): string | undefined;
+  /** forgets a staged file (taken elsewhere, or removed) */
+  forget(tmp: string, content: string): void;
+  removeAll(ops: FileOps): Promise<void>;
+}
+
+function stagedFiles(): StagedFiles {
+  const staged = new Set<string>();
+  const byContent = new Map<string, string[]>();
+  return {
+    add(tmp, content) {
+      staged.add(tmp);
+      const list = byContent.get(content);
+      if (list) list.push(tmp);
+      else byContent.set(content, [tmp]);
+    },
+    claim(content) {
+      if (typeof content !== 'string') return undefined;
+      const list = byContent.get(content);
+      const tmp = list?.pop();
+      if (tmp === undefined) return undefined;
+      if (list!.length === 0) byContent.delete(content);
+      staged.delete(tmp);
+      return tmp;
+    },
+    forget(tmp, content) {
+      staged.delete(tmp);
+      const list = byContent.get(content);
+      const at = list?.indexOf(tmp) ?? -1;
+      if (at >= 0) list!.splice(at, 1);
+      if (list && list.length === 0) byContent.delete(content);
+    },
+    async removeAll(ops) {
+      await Promise.all([...staged].map((tmp) => ops.unlink(tmp).catch(() => undefined)));
+      staged.clear();
+      byContent.clear();
+    },
+  };
+}
+
+/**
+ * The staged tree (`StagedTree`): its directory, the files at their path (relative path → content
+ * and absolute path), the directories made.
+ */
+function stagedTree(options: PullStageOptions, ops: FileOps, session: WriteSession, files: StagedFiles) {
+  let treeDir: Promise<string> | undefined;
+  const treeName = `pull.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const treeFiles = new Map<string, { content: string; abs: string }>();
+  const treeOf = new Map<string, string>();
+  const treeDirs = new Map<string, Promise<unknown>>();
+  const treeRoot = () =>
+    (treeDir ??= (async () => {
+      const dir = join(await repositoryTempDir(options.root, { ...(options.ops ? { ops: options.ops } : {}), session }), treeName);
+      await ops.mkdir(dir, { recursive: true });
+      return dir;
+    })());
+  const treeMkdir = async (rel: string) => {
+    const base = await treeRoot();
+    let made = treeDirs.get(rel);
+    if (!made) {
+      made = ops.mkdir(join(base, rel), { recursive: true });
+      treeDirs.set(rel, made);
+      // its parents too (to remove the ones nothing is placed in)
+      for (let d = dirname(rel); d !== '.' && d !== '' && !treeDirs.has(d); d = dirname(d)) treeDirs.set(d, made);
+    }
+    await made;
+    return base;
+  };
+  const untrack = (path: string) => {
+    const f = treeFiles.get(path);
+    if (!f) return undefined;
+    files.forget(f.abs, f.content);
+    treeFiles.delete(path);
+    treeOf.delete(f.abs);
+    return f;
+  };
+  const view: StagedTree = {
+    dir: treeRoot,
+    files: () => new Map([...treeFiles].map(([path, f]) => [path, f.content])),
+    dirs: () => new Set(treeDirs.keys()),
+    keep(path) {
+      untrack(path);
+    },
+    async drop(path) {
+      const f = untrack(path);
+      if (f) await ops.unlink(f.abs);
+    },
+  };
+  return {
+    view,
+    /** At `path` in the staged tree; undefined when that path is taken (twins) or the write fails. */
+    async stageAt(path: string, content: string): Promise<string | undefined> {
+      if (treeFiles.has(path)) return undefined;
+      const abs = join(await treeMkdir(dirname(path)), path);
+      await writeStagedFile(abs, content, options.ops);
+      treeFiles.set(path, { content, abs });
+      treeOf.set(abs, path);
+      return abs;
+    },
+    /** a staged file claimed: no longer part of the tree */
+    taken(tmp: string) {
+      const path = treeOf.get(tmp);
+      if (path !== undefined) {
+        treeOf.delete(tmp);
         treeFiles.delete(path);
-        treeOf.delete(f.abs);
-      },
-      async drop(path) {
-        const f = treeFiles.get(path);
-        if (!f) return;
-        forget(f.abs, f.content);
-        treeFiles.delete(path);
-        treeOf.delete(f.abs);
-        await ops.unlink(f.abs);
-      },
+      }
+    },
+    /** what is left of the staged tree (the directories whose files were placed or removed) */
+    async discard() {
+      treeFiles.clear();
+      treeOf.clear();
+      if (treeDir) await rm(await treeDir.catch(() => join(options.root, TEMP_DIR, treeName)), { recursive: true, force: true }).catch(() => undefined);
     },
   };
 }

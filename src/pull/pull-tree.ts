@@ -1,7 +1,7 @@
 import { rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileOps, ioError, type FileOps } from '../repository/file-ops.js';
-import { resolveWriteTarget, TEMP_DIR, writeStagedFile, type WriteSession } from '../repository/writer.js';
+import { resolveWriteTarget, TEMP_DIR, writeStagedFile, type WriteSession } from '../repository/atomic-write.js';
 import { processGone } from '../repository/walk.js';
 import { forEachLimit } from '../streams.js';
 import type { StagedTree } from './pull-stage.js';

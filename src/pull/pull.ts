@@ -7,7 +7,7 @@ import { CONFIG_DEFAULTS, type TmsyncConfig } from '../repository/config.js';
 import { loadRepository, type LoadRepositoryOptions } from '../repository/loader.js';
 import { fileOps, ioError, type FileOps } from '../repository/file-ops.js';
 import { decodeTextOrThrow } from '../repository/text-file.js';
-import { createWriteSession, removeStrayTempFiles, repositoryTempDir, syncFileSystem, writeFileAtomic, writeFilesAtomic } from '../repository/atomic-write.js';
+import { createWriteSession, removeStrayTempFiles, repositoryTempDir, syncFileSystem, writeFileAtomic, writeFilesAtomic, type WriteSession } from '../repository/atomic-write.js';
 import { setFileFields } from '../repository/edit-file.js';
 import { formatFor } from '../repository/format.js';
 import { normalizeText } from '../base/normalize-text.js';
@@ -204,19 +204,7 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
     items: built.files.flatMap((f) => (f.kind !== 'config' && f.itemId !== undefined ? [{ kind: f.kind, id: f.itemId, path: f.path }] : [])),
   };
 
-  // moves first, one at a time: two files may trade places between directories
-  const vacated = new Set<string>();
-  for (const f of built.files) {
-    if (f.action !== 'update' || !f.renameFrom) continue;
-    try {
-      await ops.mkdir(dirname(join(root, f.path)), { recursive: true });
-      await ops.rename(join(root, f.renameFrom), join(root, f.path));
-    } catch (err) {
-      throw ioError(err, `move ${f.renameFrom} to`, f.path);
-    }
-    result.moved.push({ from: f.renameFrom, to: f.path });
-    vacated.add(dirname(f.renameFrom));
-  }
+  const vacated = await moveFiles(root, built.files, ops, result);
 
   const parallel = options.parallel ?? 32;
   const creates = built.files.filter((f) => f.action === 'create');
@@ -256,37 +244,34 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
     await setFileFields(abs, changed, f.kind === 'config' ? write : { ...write, order: MANAGED_KEYS[f.kind] });
     result.updated.push(f.path);
   });
-  if (mode === 'batch') {
-    // new files: all written, flushed to the disk together, then renamed into place (a failure
-    // before the renames leaves none of them); each is rendered as its turn comes. With the
-    // stage, a directory the repository does not have yet is built whole in the stage's tree and
-    // renamed into place once (pull-tree.ts); the other files one by one
-    const sync = options.syncFileSystem ?? syncFileSystem;
-    let flushed: boolean | undefined;
-    const batch = { ...write, parallel, syncFileSystem: async (dir: string) => (flushed = await sync(dir)) };
-    const tree = stage
-      ? await buildNewDirectories(creates, { root, tree: stage.tree, claim: (content) => stage.claim(content), ...(options.ops ? { ops: options.ops } : {}), session: write.session, parallel })
-      : { dirs: [], rest: creates };
-    await writeFilesAtomic(
-      tree.rest.map((f) => ({ file: join(root, f.path), content: () => f.content })),
-      { ...batch, ...(stage ? { staged: (content: string | Uint8Array) => stage.claim(content) } : {}) },
-    );
-    if (tree.dirs.length > 0) {
-      flushed ??= await sync(await repositoryTempDir(root, { ...(options.ops ? { ops: options.ops } : {}), session: write.session }));
-      const byPath = new Map(creates.map((f) => [f.path, f]));
-      await placeNewDirectories(tree.dirs, {
-        flushed,
-        ...(options.ops ? { ops: options.ops } : {}),
-        parallel,
-        // the tree is on another file system than the directory: its files one by one, as the batch write does
-        otherFileSystem: (d) => writeFilesAtomic(d.files.map((p) => ({ file: join(root, p), content: byPath.get(p)!.content })), { ...write, parallel, syncFileSystem: sync }),
-      });
-    }
-    for (const f of creates) result.created.push(f.path);
-  }
+  if (mode === 'batch') await writeNewFiles(creates, options, write, result);
 
-  // directories left empty by moves would read as new folders: remove them (never anything else)
-  const stop = new Set([options.config.casesDir, options.config.stepGroupsDir, '.', '']);
+  await removeVacated(root, vacated, options.config);
+  result.created.sort();
+  result.updated.sort();
+  return result;
+}
+
+/** Moves first, one at a time (two files may trade places between directories); returns the directories they left. */
+async function moveFiles(root: string, files: readonly PullFile[], ops: FileOps, result: PullResult): Promise<Set<string>> {
+  const vacated = new Set<string>();
+  for (const f of files) {
+    if (f.action !== 'update' || !f.renameFrom) continue;
+    try {
+      await ops.mkdir(dirname(join(root, f.path)), { recursive: true });
+      await ops.rename(join(root, f.renameFrom), join(root, f.path));
+    } catch (err) {
+      throw ioError(err, `move ${f.renameFrom} to`, f.path);
+    }
+    result.moved.push({ from: f.renameFrom, to: f.path });
+    vacated.add(dirname(f.renameFrom));
+  }
+  return vacated;
+}
+
+/** Directories left empty by moves would read as new folders: removed (never anything else). */
+async function removeVacated(root: string, vacated: ReadonlySet<string>, config: PullOptions['config']): Promise<void> {
+  const stop = new Set([config.casesDir, config.stepGroupsDir, '.', '']);
   for (const dir of [...vacated].sort((a, b) => b.length - a.length)) {
     for (let d = dir; !stop.has(d); d = dirname(d)) {
       const entries = await readdir(join(root, d)).catch(() => undefined);
@@ -294,7 +279,40 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
       await rmdir(join(root, d)).catch(() => undefined);
     }
   }
-  result.created.sort();
-  result.updated.sort();
-  return result;
+}
+
+type WriteContext = { root: string; session: WriteSession; ops?: Partial<FileOps> };
+
+/**
+ * New files: all written, flushed to the disk together, then renamed into place (a failure before
+ * the renames leaves none of them); each is rendered as its turn comes. With the stage, a
+ * directory the repository does not have yet is built whole in the stage's tree and renamed into
+ * place once (pull-tree.ts); the other files one by one.
+ */
+async function writeNewFiles(creates: readonly PullFile[], options: PullOptions, write: WriteContext, result: PullResult): Promise<void> {
+  const { root } = options;
+  const stage = options.stage;
+  const parallel = options.parallel ?? 32;
+  const sync = options.syncFileSystem ?? syncFileSystem;
+  let flushed: boolean | undefined;
+  const batch = { ...write, parallel, syncFileSystem: async (dir: string) => (flushed = await sync(dir)) };
+  const tree = stage
+    ? await buildNewDirectories(creates, { root, tree: stage.tree, claim: (content) => stage.claim(content), ...(options.ops ? { ops: options.ops } : {}), session: write.session, parallel })
+    : { dirs: [], rest: creates };
+  await writeFilesAtomic(
+    tree.rest.map((f) => ({ file: join(root, f.path), content: () => f.content })),
+    { ...batch, ...(stage ? { staged: (content: string | Uint8Array) => stage.claim(content) } : {}) },
+  );
+  if (tree.dirs.length > 0) {
+    flushed ??= await sync(await repositoryTempDir(root, { ...(options.ops ? { ops: options.ops } : {}), session: write.session }));
+    const byPath = new Map(creates.map((f) => [f.path, f]));
+    await placeNewDirectories(tree.dirs, {
+      flushed,
+      ...(options.ops ? { ops: options.ops } : {}),
+      parallel,
+      // the tree is on another file system than the directory: its files one by one, as the batch write does
+      otherFileSystem: (d) => writeFilesAtomic(d.files.map((p) => ({ file: join(root, p), content: byPath.get(p)!.content })), { ...write, parallel, syncFileSystem: sync }),
+    });
+  }
+  for (const f of creates) result.created.push(f.path);
 }

@@ -3,7 +3,7 @@ import { buildResolver } from '../plan/resolve.js';
 import { TmsyncError } from '../errors.js';
 import { remoteCaseFields, remoteGroupFields, type FieldContext, type FieldWarning, type GroupFileFields } from './case-fields.js';
 import { folderNameProblem } from '../repository/folder-file.js';
-import { defaultFormat, repositoryFormats, stemOf } from '../repository/format.js';
+import { defaultFormat, isFolderFileName, repositoryFormats, stemOf } from '../repository/format.js';
 import { NameAllocator, isPortableDirName, safeDirName, slugify, twinKey } from './naming.js';
 
 /**
@@ -191,7 +191,7 @@ function twinMessage(f: RemoteFolder, parent: ModelFolder | undefined, parentDir
     ? otherName === other.name
       ? `folder ${quoted(other.path.join('/'), forms)} (in ${other.dir})`
       : `${other.dir} (the directory of folder "${other.path.join('/')}")`
-    : /^_folder\.ya?ml$/i.test(taken)
+    : isFolderFileName(taken)
       ? `the folder file name ${taken}`
       : `${parentDir}/${taken}, already on disk`;
   return `${self} and ${them} differ only by ${how}, which macOS and Windows do not tell apart (one directory there): ${self} is written to ${dir} with \`name: ${f.name}\` in its _folder.yaml`;

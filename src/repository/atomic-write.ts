@@ -310,136 +310,175 @@ export function syncFileSystem(dir: string): Promise<boolean> {
  * root each file is written by {@link writeFileAtomic}.
  */
 export async function writeFilesAtomic(
-  files: readonly { file: string; content: string | Uint8Array | (() => string | Uint8Array) }[],
+  files: readonly BatchFile[],
   options: WriteFilesOptions = {},
 ): Promise<void> {
   const parallel = options.parallel ?? 32;
   const session = options.session ?? createWriteSession();
   const single: WriteFileOptions = { ...(options.root !== undefined ? { root: options.root } : {}), ...(options.ops ? { ops: options.ops } : {}), session };
-  const contentOf = (c: string | Uint8Array | (() => string | Uint8Array)) => (typeof c === 'function' ? c() : c);
   if (options.root === undefined) {
     await limit(files, parallel, (f) => writeFileAtomic(f.file, contentOf(f.content), single));
     return;
   }
-  const ops = fileOps(options.ops);
   const root = resolve(options.root);
-  const staged: { file: string; shown: string | undefined; target: string; content: string | Uint8Array; tmp: string | undefined }[] = [];
-  // how errors name a file (worked out only for one)
-  const shownOf = (e: { file: string; shown: string | undefined }) => e.shown ?? shownPath(resolve(e.file), root);
-  /**
-   * Each directory of the batch resolved once (its real path, inside the root) with what it
-   * already holds, named as macOS and Windows compare names: a file whose name is not there is
-   * known to be new without a look of its own; any other file, and every file of a directory
-   * that cannot be listed so, gets the checks of a single write (and their errors).
-   */
-  type Listing = { real: string; names: Set<string> } | undefined;
-  const listed = new Map<string, Listing>();
-  const listing = async (dir: string): Promise<Listing> => {
-    if (listed.has(dir)) return listed.get(dir);
-    const got = await listOnce(dir);
-    listed.set(dir, got);
-    return got;
-  };
-  const listOnce = (dir: string) =>
-    once(session, `list:${dir}`, async () => {
-      await once(session, `mkdir:${root}`, () => ops.mkdir(root, { recursive: true }));
-      const { target, missing } = await resolveTarget(dir, root, ops, session);
-      if (missing) return { real: target, names: new Set<string>() };
-      if (!(await ops.stat(target)).isDirectory()) return undefined;
-      return { real: target, names: new Set((await ops.readdir(target)).map(foldName)) };
-    }).catch(() => undefined);
+  const batch: Batch = { root, ops: fileOps(options.ops), session, parallel, options, single, staged: [], listed: new Map(), asked: new Set() };
   try {
-    let rest = files;
     // files whose content found no staged temporary file already
-    const asked = new Set<object>();
-    if (options.staged) {
-      // the directories first (a few), then every new file with a staged temporary file in one
-      // pass, without a turn of its own; the others as below
-      const dirOf = files.map((f) => dirname(resolve(f.file)));
-      await limit([...new Set(dirOf)], parallel, async (d) => void (await listing(d)));
-      const later: { file: string; content: string | Uint8Array | (() => string | Uint8Array) }[] = [];
-      const made = new Map<string, (typeof staged)[number]>();
-      for (const [i, f] of files.entries()) {
-        const known = listed.get(dirOf[i]!);
-        const base = basename(f.file);
-        if (!known || known.names.has(foldName(base))) {
-          later.push(f);
-          continue;
-        }
-        const content = contentOf(f.content);
-        const ready = options.staged(content);
-        if (ready === undefined) {
-          const again = { file: f.file, content };
-          asked.add(again);
-          later.push(again);
-          continue;
-        }
-        const entry = { file: f.file, shown: undefined, target: join(known.real, base), content, tmp: ready as string | undefined };
-        staged.push(entry);
-        if (!made.has(known.real)) made.set(known.real, entry);
-      }
-      await limit([...made], parallel, async ([dir, first]) => {
-        await once(session, `mkdir:${dir}`, () => ops.mkdir(dir, { recursive: true })).catch((err: unknown) => Promise.reject(ioError(err, 'write', shownOf(first))));
-      });
-      rest = later;
-    }
-    await limit(rest, parallel, async (f) => {
-      const abs = resolve(f.file);
-      const known = await listing(dirname(abs));
-      const { shown, target, before } =
-        known && !known.names.has(foldName(basename(abs)))
-          ? { shown: undefined, target: join(known.real, basename(abs)), before: undefined }
-          : await prepareWrite(f.file, root, ops, session);
-      const content = contentOf(f.content);
-      const dir = dirname(target);
-      const entry = { file: f.file, shown, target, content, tmp: undefined as string | undefined };
-      staged.push(entry);
-      try {
-        await once(session, `mkdir:${dir}`, () => ops.mkdir(dir, { recursive: true }));
-        const ready = asked.has(f) ? undefined : options.staged?.(content);
-        if (ready !== undefined) entry.tmp = ready;
-        else {
-          entry.tmp = join(await sessionTempDir(root, ops, session), `${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-          await writeNewFile(ops, entry.tmp, content, false);
-        }
-        if (before) await keepModeAndOwner(ops, entry.tmp, before);
-      } catch (err) {
-        throw ioError(err, 'write', shownOf(entry));
-      }
-    });
-    // the data of every file is on the disk before any rename makes it a file: a crash leaves old or new
-    const flushed = staged.length > 0 && (await (options.syncFileSystem ?? syncFileSystem)(await sessionTempDir(root, ops, session)));
-    if (!flushed) {
-      await limit(staged, parallel, async (e) => {
-        try {
-          const fh = await ops.open(e.tmp!, 'r+');
-          try {
-            await fh.sync();
-          } finally {
-            await fh.close();
-          }
-        } catch (err) {
-          throw ioError(err, 'write', shownOf(e));
-        }
-      });
-    }
-    await limit(staged, parallel, async (e) => {
-      const tmp = e.tmp!;
-      try {
-        await ops.rename(tmp, e.target);
-        e.tmp = undefined;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw ioError(err, 'write', shownOf(e));
-        // the temporary directory is on another file system than the file: the single write handles it
-        await ops.unlink(tmp).catch(() => undefined);
-        e.tmp = undefined;
-        await writeFileAtomic(e.file, e.content, single);
-      }
-    });
+    const rest = options.staged ? await takeStaged(batch, files, options.staged) : files;
+    await limit(rest, parallel, (f) => writeTemp(batch, f));
+    await flushAndRename(batch);
   } catch (err) {
-    await Promise.all(staged.map((e) => (e.tmp === undefined ? undefined : ops.unlink(e.tmp).catch(() => undefined))));
+    await Promise.all(batch.staged.map((e) => (e.tmp === undefined ? undefined : batch.ops.unlink(e.tmp).catch(() => undefined))));
     throw err;
   }
+}
+
+/** One file of {@link writeFilesAtomic}: its content, or what renders it when its turn comes. */
+type BatchFile = { file: string; content: string | Uint8Array | (() => string | Uint8Array) };
+const contentOf = (c: BatchFile['content']) => (typeof c === 'function' ? c() : c);
+
+/**
+ * A directory of the batch resolved once (its real path, inside the root) with what it already
+ * holds, named as macOS and Windows compare names: a file whose name is not there is known to be
+ * new without a look of its own; any other file, and every file of a directory that cannot be
+ * listed so, gets the checks of a single write (and their errors).
+ */
+type Listing = { real: string; names: Set<string> } | undefined;
+
+/** A file of the batch on its way: its temporary file until it is renamed into place. */
+interface StagedEntry {
+  file: string;
+  shown: string | undefined;
+  target: string;
+  content: string | Uint8Array;
+  tmp: string | undefined;
+}
+
+/** What the steps of one {@link writeFilesAtomic} share. */
+interface Batch {
+  root: string;
+  ops: FileOps;
+  session: WriteSession;
+  parallel: number;
+  options: WriteFilesOptions;
+  single: WriteFileOptions;
+  staged: StagedEntry[];
+  listed: Map<string, Listing>;
+  /** files whose content found no staged temporary file already */
+  asked: Set<object>;
+}
+
+/** How errors name a file (worked out only for one). */
+const shownOf = (batch: Batch, e: { file: string; shown: string | undefined }) => e.shown ?? shownPath(resolve(e.file), batch.root);
+
+async function listing(batch: Batch, dir: string): Promise<Listing> {
+  if (batch.listed.has(dir)) return batch.listed.get(dir);
+  const { root, ops, session } = batch;
+  const got = await once(session, `list:${dir}`, async () => {
+    await once(session, `mkdir:${root}`, () => ops.mkdir(root, { recursive: true }));
+    const { target, missing } = await resolveTarget(dir, root, ops, session);
+    if (missing) return { real: target, names: new Set<string>() };
+    if (!(await ops.stat(target)).isDirectory()) return undefined;
+    return { real: target, names: new Set((await ops.readdir(target)).map(foldName)) };
+  }).catch(() => undefined);
+  batch.listed.set(dir, got);
+  return got;
+}
+
+/**
+ * The directories first (a few), then every new file with a staged temporary file in one pass,
+ * without a turn of its own; returns the others, for {@link writeTemp}.
+ */
+async function takeStaged(batch: Batch, files: readonly BatchFile[], stagedFor: NonNullable<WriteFilesOptions['staged']>): Promise<BatchFile[]> {
+  const { ops, session, parallel } = batch;
+  const dirOf = files.map((f) => dirname(resolve(f.file)));
+  await limit([...new Set(dirOf)], parallel, async (d) => void (await listing(batch, d)));
+  const later: BatchFile[] = [];
+  const made = new Map<string, StagedEntry>();
+  for (const [i, f] of files.entries()) {
+    const known = batch.listed.get(dirOf[i]!);
+    const base = basename(f.file);
+    if (!known || known.names.has(foldName(base))) {
+      later.push(f);
+      continue;
+    }
+    const content = contentOf(f.content);
+    const ready = stagedFor(content);
+    if (ready === undefined) {
+      const again = { file: f.file, content };
+      batch.asked.add(again);
+      later.push(again);
+      continue;
+    }
+    const entry: StagedEntry = { file: f.file, shown: undefined, target: join(known.real, base), content, tmp: ready };
+    batch.staged.push(entry);
+    if (!made.has(known.real)) made.set(known.real, entry);
+  }
+  await limit([...made], parallel, async ([dir, first]) => {
+    await once(session, `mkdir:${dir}`, () => ops.mkdir(dir, { recursive: true })).catch((err: unknown) => Promise.reject(ioError(err, 'write', shownOf(batch, first))));
+  });
+  return later;
+}
+
+/** A file's content to its temporary file (or a staged one taken), with the checks of a single write where it may exist. */
+async function writeTemp(batch: Batch, f: BatchFile): Promise<void> {
+  const { root, ops, session } = batch;
+  const abs = resolve(f.file);
+  const known = await listing(batch, dirname(abs));
+  const { shown, target, before } =
+    known && !known.names.has(foldName(basename(abs)))
+      ? { shown: undefined, target: join(known.real, basename(abs)), before: undefined }
+      : await prepareWrite(f.file, root, ops, session);
+  const content = contentOf(f.content);
+  const dir = dirname(target);
+  const entry: StagedEntry = { file: f.file, shown, target, content, tmp: undefined };
+  batch.staged.push(entry);
+  try {
+    await once(session, `mkdir:${dir}`, () => ops.mkdir(dir, { recursive: true }));
+    const ready = batch.asked.has(f) ? undefined : batch.options.staged?.(content);
+    if (ready !== undefined) entry.tmp = ready;
+    else {
+      entry.tmp = join(await sessionTempDir(root, ops, session), `${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+      await writeNewFile(ops, entry.tmp, content, false);
+    }
+    if (before) await keepModeAndOwner(ops, entry.tmp, before);
+  } catch (err) {
+    throw ioError(err, 'write', shownOf(batch, entry));
+  }
+}
+
+/** Every temporary file flushed to the disk, then each renamed into place. */
+async function flushAndRename(batch: Batch): Promise<void> {
+  const { root, ops, session, parallel, staged } = batch;
+  // the data of every file is on the disk before any rename makes it a file: a crash leaves old or new
+  const flushed = staged.length > 0 && (await (batch.options.syncFileSystem ?? syncFileSystem)(await sessionTempDir(root, ops, session)));
+  if (!flushed) {
+    await limit(staged, parallel, async (e) => {
+      try {
+        const fh = await ops.open(e.tmp!, 'r+');
+        try {
+          await fh.sync();
+        } finally {
+          await fh.close();
+        }
+      } catch (err) {
+        throw ioError(err, 'write', shownOf(batch, e));
+      }
+    });
+  }
+  await limit(staged, parallel, async (e) => {
+    const tmp = e.tmp!;
+    try {
+      await ops.rename(tmp, e.target);
+      e.tmp = undefined;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw ioError(err, 'write', shownOf(batch, e));
+      // the temporary directory is on another file system than the file: the single write handles it
+      await ops.unlink(tmp).catch(() => undefined);
+      e.tmp = undefined;
+      await writeFileAtomic(e.file, e.content, batch.single);
+    }
+  });
 }
 
 /** A name as file systems that ignore letter case and Unicode normalisation compare it. */

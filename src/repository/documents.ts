@@ -7,7 +7,7 @@ import type { DesiredCaseFields, DesiredGroupStep, DesiredStep } from '../model.
  * edits files key by key from them (`RepositoryFormat`); pull and write-back speak only in them.
  */
 
-export function renderSteps(steps: readonly DesiredStep[]): unknown[] {
+function renderSteps(steps: readonly DesiredStep[]): unknown[] {
   return steps.map((s) =>
     s.kind === 'use' ? { use: s.use } : s.expected === '' ? { action: s.action } : { action: s.action, expected: s.expected },
   );

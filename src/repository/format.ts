@@ -1,8 +1,8 @@
-import type { Problem } from '../errors.js';
-import type { DesiredCase, DesiredStepGroup } from '../model.js';
-import type { Parsed, ReadOptions } from './case-file.js';
-import type { ParsedFolderFile } from './folder-file.js';
+import type { FormatParseResult, ItemFileKind, RepositoryFormat } from './repository-format.js';
+import type { ReadOptions } from './case-file.js';
 import { yamlFormat } from './yaml-format.js';
+
+export type { EditFileOptions, FormatParseResult, ItemDocument, ItemFileKind, RenderFileOptions, RepositoryFormat } from './repository-format.js';
 
 /**
  * The file formats of a tests repository. Everything that reads or writes an item's file (the
@@ -10,74 +10,6 @@ import { yamlFormat } from './yaml-format.js';
  * format (Gherkin `.feature` files) is one module implementing {@link RepositoryFormat} plus its
  * tests. YAML (`yaml-format.ts`) is the first. docs/architecture.md, "Adding a file format".
  */
-
-/** The kinds of item file a repository holds. */
-export type ItemFileKind = 'case' | 'step_group' | 'folder';
-
-/** What parsing one file gives: the item (with the positions rules report at), or only problems. */
-export interface FormatParseResult<T> {
-  parsed?: T;
-  /** each located as file:line:col (1-based) in this file; warnings have `severity: 'warning'` */
-  problems: Problem[];
-}
-
-/** What a format renders and edits: an item as its file's data (`documents.ts`). */
-export type ItemDocument = Record<string, unknown>;
-
-export interface RenderFileOptions {
-  /** the file's path relative to the repository root (a format may refer to it, e.g. for a schema) */
-  path: string;
-}
-
-export interface EditFileOptions {
-  /** the file as messages name it */
-  file: string;
-  /**
-   * the canonical key order of the kind (`MANAGED_KEYS`): a key the file does not hold yet goes
-   * where a new file would have it; @default undefined (new keys first, which is right for `id`)
-   */
-  order?: readonly string[];
-}
-
-export interface RepositoryFormat {
-  /** how problems and docs name the format (`yaml`) */
-  readonly name: string;
-  /** the file name endings it claims, lower case, dot included (`.yaml`); the longest match wins */
-  readonly extensions: readonly string[];
-  /**
-   * True for a format every parse worker thread has (registered by this module itself): files of
-   * other formats are parsed in the calling thread.
-   */
-  readonly builtIn?: boolean;
-  /**
-   * A case file → the case (its `folderPath` is filled in by the loader) or problems. Pure: no
-   * I/O, never throws on bad content. Absent: the format holds no cases.
-   */
-  parseCase?(file: string, text: string, options?: ReadOptions): FormatParseResult<Parsed<DesiredCase>>;
-  /** A step group file (`key`: its `use:` key, the file name without its extension). */
-  parseStepGroup?(file: string, key: string, text: string, options?: ReadOptions): FormatParseResult<Parsed<DesiredStepGroup>>;
-  /** A folder's settings file (`_folder` + an extension of the format). */
-  parseFolder?(file: string, text: string): FormatParseResult<ParsedFolderFile>;
-  /**
-   * A new file holding `document` (absent keys are undefined and left out), in the document's
-   * key order. Reading the text back gives the same item. Pure.
-   */
-  render(kind: ItemFileKind, document: ItemDocument, options: RenderFileOptions): string;
-  /**
-   * The top-level keys of a file as plain data (the document): `{}` when the text holds none (an
-   * empty file), undefined when it does not parse (never throws). What pull compares with the
-   * service, and where write-back reads an `id` from.
-   */
-  readDocument(text: string): ItemDocument | undefined;
-  /**
-   * The file's text with `fields` set (undefined removes a key) and everything else kept: comments,
-   * key order, formatting of the keys left alone. `text` undefined: a new file. Throws a
-   * `TmsyncError` when the text cannot be edited (it does not parse). Line endings and a
-   * byte-order mark are kept by the caller (`setFileFields`). Pull's field-level edits and
-   * write-back's `id` both come here.
-   */
-  editDocument(text: string | undefined, fields: ItemDocument, options: EditFileOptions): string;
-}
 
 const formats: RepositoryFormat[] = [yamlFormat];
 
@@ -104,7 +36,7 @@ export function repositoryFormats(): readonly RepositoryFormat[] {
 }
 
 /** The format claiming this file name (or path), with the extension it matched; undefined: none. */
-export function formatMatch(name: string): { format: RepositoryFormat; extension: string } | undefined {
+function formatMatch(name: string): { format: RepositoryFormat; extension: string } | undefined {
   const lower = name.toLowerCase();
   let best: { format: RepositoryFormat; extension: string } | undefined;
   for (const format of formats) {

@@ -32,7 +32,8 @@ export interface LoadRepositoryResult {
 /**
  * Reads the tests repository into a normalized desired state. Bad content never throws: it
  * comes back as problems, and the items it affects are left out of the state. Only I/O failures
- * (permissions, a vanished disk) throw.
+ * (permissions, a vanished disk) throw. Each file is parsed by the format claiming its name
+ * (`format.ts`).
  */
 export async function loadRepository(
   root: string,
@@ -44,6 +45,42 @@ export async function loadRepository(
   const hashes = new Map<string, string>();
 
   const walked = await walkCasesDir(root, config.casesDir);
+  problems.push(...walkProblems(config, walked));
+  const dirs = walked?.dirs ?? [];
+
+  // 1. _folder.yaml files: names decide folder paths and scope
+  const { folderFiles, folderProblems } = await parseFolderFiles(root, dirs, options, hashes);
+  // 2. the folder tree, with names checked and scope applied
+  const tree = folderTree(dirs, folderFiles, config, problems);
+  problems.push(...scopeProblems(config, tree, folderProblems));
+  // 3. cases and step groups, parsed in one batch (in worker threads when there are many)
+  const items = await parseItems(root, config, dirs, tree, options, hashes, problems);
+
+  // natural order (`case-2` before `case-10`): the plan creates in this order, the service numbers in it
+  items.cases.sort((a, b) => byNaturalName(a.item.file, b.item.file));
+  items.groups.sort((a, b) => byNaturalName(a.item.file, b.item.file));
+  const folders = tree.folders;
+  problems.push(...crossFileProblems({ folders, folderFiles, cases: items.cases, stepGroups: items.groups, brokenStepGroupKeys: items.brokenStepGroupKeys }));
+
+  const state: DesiredState = {
+    root,
+    casesDir: config.casesDir,
+    stepGroupsDir: config.stepGroupsDir,
+    ...(config.scope !== undefined ? { scope: config.scope } : {}),
+    defaults: config.defaults,
+    folders,
+    cases: items.cases.map((c) => c.item),
+    stepGroups: items.groups.map((g) => g.item),
+    contentHash: hashContents(hashes),
+  };
+  return { state, problems: sortProblems(problems), strays: [...(walked?.strays ?? []), ...items.strays] };
+}
+
+type Walked = Awaited<ReturnType<typeof walkCasesDir>>;
+
+/** What the walk of cases_dir found wrong: no such directory, files outside any folder, its own `_folder.yaml`. */
+function walkProblems(config: TmsyncConfig, walked: Walked): Problem[] {
+  const problems: Problem[] = [];
   if (!walked) {
     problems.push({
       file: config.casesDir,
@@ -54,9 +91,7 @@ export async function loadRepository(
       hint: 'create it with one directory per folder, or set `cases_dir` in tmsync.yaml',
     });
   }
-  const dirs = walked?.dirs ?? [];
   problems.push(...(walked?.problems ?? []));
-
   for (const file of walked?.rootFiles ?? []) {
     problems.push({
       file,
@@ -78,8 +113,15 @@ export async function loadRepository(
       severity: 'warning',
     });
   }
+  return problems;
+}
 
-  // 1. _folder.yaml files: names decide folder paths and scope
+async function parseFolderFiles(
+  root: string,
+  dirs: readonly WalkedDir[],
+  options: LoadRepositoryOptions,
+  hashes: Map<string, string>,
+): Promise<{ folderFiles: Map<string, ParsedFolderFile>; folderProblems: { dir: WalkedDir; problems: Problem[] }[] }> {
   const folderFiles = new Map<string, ParsedFolderFile>();
   const withFolderFile = dirs.filter((d) => d.folderFile);
   const folderResults = await parseFiles(
@@ -93,14 +135,24 @@ export async function loadRepository(
     if (r.problems.length > 0) folderProblems.push({ dir: withFolderFile[i], problems: r.problems });
     if (r.parsed) folderFiles.set(withFolderFile[i].rel, r.parsed as ParsedFolderFile);
   }
+  return { folderFiles, folderProblems };
+}
 
-  // 2. the folder tree, with names checked and scope applied
+/** The folders of the repository, and the directories outside `scope`. */
+interface FolderTree {
+  folders: DesiredFolder[];
+  folderByRel: Map<string, DesiredFolder>;
+  /** per directory outside scope (or holding case files outside it): its path and case files */
+  outOfScope: Map<string, { path: string[]; files: string[]; ancestor: boolean }>;
+  /** directory → the topmost directory outside scope above it (or itself) */
+  outsideRootOf: Map<string, string>;
+}
+
+function folderTree(dirs: readonly WalkedDir[], folderFiles: ReadonlyMap<string, ParsedFolderFile>, config: TmsyncConfig, problems: Problem[]): FolderTree {
   const relation = scopeMatcher(config.scope);
   const folders: DesiredFolder[] = [];
   const folderByRel = new Map<string, DesiredFolder>();
-  /** per directory outside scope (or holding case files outside it): its path and case files */
-  const outOfScope = new Map<string, { path: string[]; files: string[]; ancestor: boolean }>();
-  /** directory → the topmost directory outside scope above it (or itself) */
+  const outOfScope: FolderTree['outOfScope'] = new Map();
   const outsideRootOf = new Map<string, string>();
   const namesInParent = new Map<string, DesiredFolder>();
   for (const d of dirs) {
@@ -133,16 +185,7 @@ export async function loadRepository(
     }
     if (override?.name === undefined) {
       const why = folderNameProblem(dirName);
-      if (why) {
-        problems.push({
-          file: d.rel,
-          line: 1,
-          col: 1,
-          code: 'invalid_folder_name',
-          message: `${why}: directory \`${dirName}\``,
-          hint: `rename the directory, or give the name in ${d.rel}/_folder.yaml as \`name:\``,
-        });
-      }
+      if (why) problems.push(dirNameProblem(d, dirName, why));
     }
     const path = [...(parent?.path ?? []), name];
     const folder: DesiredFolder = {
@@ -171,6 +214,24 @@ export async function loadRepository(
     folderByRel.set(d.rel, folder);
     folders.push(folder);
   }
+  return { folders, folderByRel, outOfScope, outsideRootOf };
+}
+
+function dirNameProblem(d: WalkedDir, dirName: string, why: string): Problem {
+  return {
+    file: d.rel,
+    line: 1,
+    col: 1,
+    code: 'invalid_folder_name',
+    message: `${why}: directory \`${dirName}\``,
+    hint: `rename the directory, or give the name in ${d.rel}/_folder.yaml as \`name:\``,
+  };
+}
+
+/** The problems of folder files that matter, and a warning per folder whose case files are outside scope. */
+function scopeProblems(config: TmsyncConfig, tree: FolderTree, folderProblems: readonly { dir: WalkedDir; problems: Problem[] }[]): Problem[] {
+  const problems: Problem[] = [];
+  const { outOfScope, outsideRootOf } = tree;
   // problems of _folder.yaml files below an unmanaged folder do not matter; the one of the
   // topmost unmanaged folder does, as it may be what put its folder out of scope (a `name:` that
   // failed to parse)
@@ -196,8 +257,26 @@ export async function loadRepository(
       severity: 'warning',
     });
   }
+  return problems;
+}
 
-  // 3. cases and step groups, parsed in one batch (in worker threads when there are many)
+interface ParsedItems {
+  cases: Parsed<DesiredCase>[];
+  groups: Parsed<DesiredStepGroup>[];
+  brokenStepGroupKeys: Set<string>;
+  strays: string[];
+}
+
+async function parseItems(
+  root: string,
+  config: TmsyncConfig,
+  dirs: readonly WalkedDir[],
+  tree: FolderTree,
+  options: LoadRepositoryOptions,
+  hashes: Map<string, string>,
+  problems: Problem[],
+): Promise<ParsedItems> {
+  const { folderByRel, outOfScope } = tree;
   const caseFolders = new Map<string, DesiredFolder>();
   const jobs: ParseJob[] = [];
   for (const d of dirs) {
@@ -226,10 +305,26 @@ export async function loadRepository(
   const parsedCases: Parsed<DesiredCase>[] = [];
   const parsedGroups: Parsed<DesiredStepGroup>[] = [];
   const brokenStepGroupKeys = new Set<string>();
+  const receive = receiver(caseFolders);
+  for (const [i, r] of (await parseFiles(root, jobs, { ...options, receive })).entries()) {
+    const job = jobs[i];
+    hashes.set(job.rel, r.hash);
+    if (r.problems.length > 0) problems.push(...r.problems);
+    if (!r.parsed) {
+      if (job.kind === 'step_group') brokenStepGroupKeys.add(job.key);
+      continue;
+    }
+    if (job.kind === 'case') parsedCases.push(r.parsed as Parsed<DesiredCase>);
+    else parsedGroups.push(r.parsed as Parsed<DesiredStepGroup>);
+  }
+  return { cases: parsedCases, groups: parsedGroups, brokenStepGroupKeys, strays: sg.strays };
+}
+
+/** Makes each item what the state keeps as it arrives, while its objects are young (see `ParseFilesOptions.receive`). */
+function receiver(caseFolders: ReadonlyMap<string, DesiredFolder>): (job: ParseJob, r: ParseResult) => void {
   const share = textSharer();
   const shareLines = linesSharer();
-  // each item is made what the state keeps as it arrives, while its objects are young (see `receive`)
-  const receive = (job: ParseJob, r: ParseResult) => {
+  return (job: ParseJob, r: ParseResult) => {
     if (!r.parsed) return;
     if (job.kind === 'case') {
       const item = (r.parsed as Parsed<DesiredCase>).item;
@@ -244,35 +339,6 @@ export async function loadRepository(
       for (const step of item.steps) shareStep(step, item.file, share);
     }
   };
-  for (const [i, r] of (await parseFiles(root, jobs, { ...options, receive })).entries()) {
-    const job = jobs[i];
-    hashes.set(job.rel, r.hash);
-    if (r.problems.length > 0) problems.push(...r.problems);
-    if (!r.parsed) {
-      if (job.kind === 'step_group') brokenStepGroupKeys.add(job.key);
-      continue;
-    }
-    if (job.kind === 'case') parsedCases.push(r.parsed as Parsed<DesiredCase>);
-    else parsedGroups.push(r.parsed as Parsed<DesiredStepGroup>);
-  }
-
-  // natural order (`case-2` before `case-10`): the plan creates in this order, the service numbers in it
-  parsedCases.sort((a, b) => byNaturalName(a.item.file, b.item.file));
-  parsedGroups.sort((a, b) => byNaturalName(a.item.file, b.item.file));
-  problems.push(...crossFileProblems({ folders, folderFiles, cases: parsedCases, stepGroups: parsedGroups, brokenStepGroupKeys }));
-
-  const state: DesiredState = {
-    root,
-    casesDir: config.casesDir,
-    stepGroupsDir: config.stepGroupsDir,
-    ...(config.scope !== undefined ? { scope: config.scope } : {}),
-    defaults: config.defaults,
-    folders,
-    cases: parsedCases.map((c) => c.item),
-    stepGroups: parsedGroups.map((g) => g.item),
-    contentHash: hashContents(hashes),
-  };
-  return { state, problems: sortProblems(problems), strays: [...(walked?.strays ?? []), ...sg.strays] };
 }
 
 function shareStep(step: { action?: string; expected?: string; source?: { file: string } }, file: string, share: (s: string) => string): void {

@@ -1,7 +1,7 @@
 import { parse } from 'yaml';
 import { parseCaseFile, parseStepGroupFile } from './case-file.js';
 import { defined } from './documents.js';
-import type { ItemFileKind, RepositoryFormat } from './format.js';
+import type { ItemFileKind, RepositoryFormat } from './repository-format.js';
 import { parseFolderFile } from './folder-file.js';
 import { schemaComment, type SchemaKind } from './schema-comment.js';
 import { editYamlText } from './yaml-edit.js';

@@ -10,7 +10,7 @@ import { fetchState } from '../remote/fetch-state.js';
 import { resolveProject } from '../remote/resolve-project.js';
 import { ReadCache } from '../remote/read-cache.js';
 import { loadRepository, type LoadRepositoryResult } from '../repository/loader.js';
-import { removeStrayTempFiles } from '../repository/writer.js';
+import { removeStrayTempFiles } from '../repository/atomic-write.js';
 import { gitChangedFiles, type GitChanges } from './git-changes.js';
 import { isCaseFile, toChangedFiles } from './changed-files.js';
 import { inFlight } from './in-flight.js';

@@ -3,7 +3,7 @@ import { parse } from 'yaml';
 import { parseCaseFile, parseStepGroupFile } from '../../src/repository/case-file.js';
 import { parseFolderFile } from '../../src/repository/folder-file.js';
 import { buildPullFiles, renderModelCase, renderModelStepGroup, type PullFile } from '../../src/pull/pull-files.js';
-import { caseDocument as caseDoc, stepGroupDocument as stepGroupDoc } from '../../src/repository/writer.js';
+import { caseDocument as caseDoc, stepGroupDocument as stepGroupDoc } from '../../src/repository/documents.js';
 import { buildRepositoryModel } from '../../src/pull/repository-model.js';
 import { isPortableDirName, safeDirName, slugify } from '../../src/pull/naming.js';
 import { F, fixtureState } from '../support/transfer-fixtures.js';

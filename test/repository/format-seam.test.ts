@@ -5,8 +5,9 @@ import { fileWriteBack, readWrittenId } from '../../src/apply/write-back.js';
 import type { Problem } from '../../src/errors.js';
 import type { DesiredCase } from '../../src/model.js';
 import { buildPlan } from '../../src/plan/index.js';
+import { pullIntoRepository } from '../../src/pull/index.js';
 import { loadConfig, loadRepository, registerFormat, type RepositoryFormat } from '../../src/repository/index.js';
-import { actualState, remoteFolder } from '../plan/builders.js';
+import { actualState, remoteCase, remoteFolder } from '../plan/builders.js';
 import { makeRepo } from './helpers.js';
 
 /**
@@ -92,6 +93,23 @@ describe('a second repository format', () => {
     // the YAML file beside it is read as before
     const again = await loadRepository(root, config);
     expect(again.state.cases.find((c) => c.file === 'cases/Checkout/refund.tc.json')?.id).toBe('SHOP-7');
+  });
+
+  it('is updated in place by pull through its own format, and new files stay in the default one', async () => {
+    unregister = registerFormat(jsonCases);
+    const dir = await makeRepo({ ...FILES, 'cases/Checkout/refund.tc.json': '{\n  "id": "SHOP-7",\n  "title": "Refund",\n  "description": "Money back."\n}\n' });
+    const { config, root } = await loadConfig(join(dir, 'tmsync.yaml'));
+    const actual = actualState({
+      folders: [remoteFolder('f1', 'Checkout')],
+      cases: [remoteCase('SHOP-7', 'Refund at once', 'f1', { description: 'Money back.' }), remoteCase('SHOP-8', 'Pay by card', 'f1')],
+    });
+    const result = await pullIntoRepository(actual, { root, config, syncFileSystem: async () => false });
+    expect(result.updated).toContain('cases/Checkout/refund.tc.json');
+    const data = JSON.parse(await readFile(join(root, 'cases/Checkout/refund.tc.json'), 'utf8')) as Record<string, unknown>;
+    expect(data).toMatchObject({ id: 'SHOP-7', title: 'Refund at once', description: 'Money back.' });
+    // the YAML case without an id is adopted by its title; no new file of either format is made for it
+    expect(result.created.filter((f) => f.endsWith('.tc.json'))).toEqual([]);
+    expect(await readWrittenId(root, 'cases/Checkout/pay.yaml')).toBe('SHOP-8');
   });
 
   it('reports a file of the format at its file and position, and is unknown once removed', async () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TmsyncError } from '../../src/errors.js';
 import { writeFilesAtomic, type FileOps } from '../../src/repository/index.js';
-import { stageTempFile } from '../../src/repository/writer.js';
+import { stageTempFile } from '../../src/repository/atomic-write.js';
 import { makeRepo } from './helpers.js';
 
 const exists = (p: string) => stat(p).then(() => true, () => false);
