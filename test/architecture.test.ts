@@ -33,12 +33,6 @@ const PURE_NODE_MODULES = new Set(['node:assert', 'node:buffer', 'node:crypto', 
 /** Packages that do I/O: never reached from plan/. */
 const IO_PACKAGES = new Set(['undici', 'fastify', 'better-sqlite3', 'playwright-core']);
 
-/**
- * Cycles other work is breaking at the same time (issue 25: pull/ is being split by job). Listed
- * whole, so that a new cycle there still fails; the test fails once one of them is gone, so that the
- * list does not outlive its reason.
- */
-const CYCLES_BEING_BROKEN: readonly string[][] = [['src/pull/pull-implicit.ts', 'src/pull/pull-merge.ts', 'src/pull/pull-stage.ts', 'src/pull/pull-sync.ts', 'src/pull/pull-tree.ts', 'src/pull/pull.ts']];
 
 const files = sourceFiles('src');
 
@@ -120,12 +114,7 @@ describe('the structure of src/', () => {
   });
 
   it('has no import cycle', () => {
-    const key = (c: readonly string[]) => c.join(' ');
-    const elsewhere = new Set(CYCLES_BEING_BROKEN.map(key));
-    const found = cycles();
-    expect(found.filter((c) => !elsewhere.has(key(c)))).toEqual([]);
-    // once a listed cycle is gone, remove it from CYCLES_BEING_BROKEN
-    expect(CYCLES_BEING_BROKEN.filter((c) => !found.some((f) => key(f) === key(c)))).toEqual([]);
+    expect(cycles()).toEqual([]);
   });
 
   it('declares a floor for every folder of src/', () => {
