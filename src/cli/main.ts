@@ -26,7 +26,7 @@ export async function main(argv: string[], given?: CliIo, cwd: string = process.
   const io: CliIo = {
     ...base,
     ...(interrupt ? { signal: interrupt.signal } : {}),
-    ...(governor ? { memory: { check: governor.check, collect: governor.collect, finish: governor.stop } } : {}),
+    ...(governor ? { memory: { check: () => governor.check(), collect: () => governor.collect(), finish: () => governor.stop() } } : {}),
   };
   const release = interrupt ? ownSigint(interrupt, interruptible(args)) : undefined;
   try {

@@ -5,9 +5,7 @@ import { runInNewContext } from 'node:vm';
  * A bound on the garbage a command's heap holds (issue 15). V8 collects its old generation when it
  * has grown by a factor of what was alive after the last collection, and on a large repository
  * that is hundreds of megabytes of dead objects: the objects of a request or of a parsed page live
- * across a few young-generation collections, get promoted, and then wait. Measured on 50,000
- * cases, an apply's heap climbed to 600 MB between collections for some 230 MB alive, and a
- * plan's to 250 MB for 155. The governor checks the heap every `intervalMs` and collects when it
+ * across a few young-generation collections, get promoted, and then wait (docs/performance.md has the figures). The governor checks the heap every `intervalMs` and collects when it
  * has grown by more than `slackMb` (or by a quarter, for a large heap) since the last collection:
  * a pause of a fraction of a second every few seconds of a busy run, against peak memory.
  *

@@ -260,7 +260,7 @@ async function holdsExactly(ops: FileOps, root: string, file: string, content: s
 
 /**
  * `fn` over `cases`, at most CHUNK cases or SLICE_MS at a time between two turns of the event loop
- * (on a busy machine ten cases took 30 ms, which delayed the next page's request, and the pages
+ * (on a busy machine a few cases took long enough to delay the next page's request, and the pages
  * are a chain); stops once `stopped()`.
  */
 async function inSlices(cases: readonly RemoteCase[], stopped: () => boolean, fn: (c: RemoteCase) => void): Promise<void> {

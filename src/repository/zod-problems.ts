@@ -105,7 +105,7 @@ interface IssueAt {
   path: YamlPath;
   value: unknown;
   loc: ReturnType<typeof locate>;
-  at(node?: Parameters<typeof posOf>[1]): Position;
+  at: (node?: Parameters<typeof posOf>[1]) => Position;
 }
 
 function addIssue(ctx: IssueContext, issue: z.core.$ZodIssue, base: YamlPath): void {

@@ -38,10 +38,11 @@ export async function runBackup(options: BackupOptions, io: CliIo): Promise<numb
   timer.unref();
   try {
     // the first request goes out before the backup's reader and writer are loaded (docs/architecture.md, "Start-up")
-    const projectP = resolveProject(target.client, target.projectRef);
-    projectP.catch(() => undefined); // awaited below
-    const [{ writeBackupFile }, { clientBackupSource }] = await Promise.all([import('../../backup/backup.js'), import('../../backup/backup-source.js')]);
-    const project = await projectP;
+    const [project, { writeBackupFile }, { clientBackupSource }] = await Promise.all([
+      resolveProject(target.client, target.projectRef),
+      import('../../backup/backup.js'),
+      import('../../backup/backup-source.js'),
+    ]);
     const source = clientBackupSource(target.client, project, {
       baseUrl: target.baseUrl,
       version: VERSION,
