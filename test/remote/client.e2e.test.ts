@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LookupListName } from '../../src/api/index.js';
-import type { startEmulator} from '../../src/emulator/index.js';
+import type { startEmulator } from '../../src/emulator/index.js';
 import { type RunningEmulator } from '../../src/emulator/index.js';
 import { createClient, fetchState, isAmbiguous, type ClientOptions, type RequestEvent, type TmsClient } from '../../src/remote/index.js';
 import { seededEmulator } from '../support/emulator.js';
