@@ -59,7 +59,7 @@ describe('planRepository', () => {
     expect(result.status).toBe('planned');
     if (result.status !== 'planned') return;
     expect(result.plan.operations.length).toBeGreaterThan(0);
-    expect(JSON.parse(io.out.join(''))).toEqual(JSON.parse(renderPlanJson(result.plan)));
+    expect(JSON.parse(io.out.join(''))).toEqual(JSON.parse(renderPlanJson(result.plan, result.display)));
   });
 
   it('says why there is no plan as a typed cause: the files problems, warnings among them', async () => {
