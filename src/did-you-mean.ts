@@ -1,5 +1,5 @@
 /** Edit distance counting a swap of two neighbours as one edit (`tilte` → `title`). */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   if (a === b) return 0;
   if (a.length === 0) return b.length;
   if (b.length === 0) return a.length;

@@ -101,7 +101,7 @@ const MEANING: Record<string, { what: string; hint: string }> = {
 };
 
 /** True for an operating-system error (`code` like `ENOSPC`). */
-export function isSystemError(err: unknown): err is NodeJS.ErrnoException {
+function isSystemError(err: unknown): err is NodeJS.ErrnoException {
   return err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string' && /^E[A-Z0-9]+$/.test((err as NodeJS.ErrnoException).code!);
 }
 

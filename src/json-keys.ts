@@ -36,7 +36,7 @@ export function snakeCase<S extends string>(key: S): SnakeCase<S> {
 }
 
 /** `human_id_prefix` → `humanIdPrefix` (the inverse of {@link snakeCase} for the keys it writes). */
-export function camelCase(key: string): string {
+function camelCase(key: string): string {
   return key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 

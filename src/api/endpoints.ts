@@ -13,7 +13,7 @@ import { CASE_FIELD_ENTRIES, type CaseFieldEntry } from '../fields.js';
  * Paths use `:param` segments and are relative to `{base_url}` (management) or `{app_url}`
  * (execution, paths starting `/api/v1`).
  */
-export interface EndpointSpec {
+interface EndpointSpec {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   iface: 'management' | 'execution';

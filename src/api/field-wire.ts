@@ -22,7 +22,7 @@ interface WireEntry {
 type Kinds = { readonly [K in FieldKind | StepGroupFieldKind]?: () => z.ZodType };
 
 /** The shape of the table's keys: `required` entries take `required`'s type when one is given. */
-export type WireShape<E extends WireEntry, V extends Kinds, R extends (() => z.ZodType) | undefined = undefined> = {
+type WireShape<E extends WireEntry, V extends Kinds, R extends (() => z.ZodType) | undefined = undefined> = {
   -readonly [F in E as F['wire']]: F extends { required: true } ? (R extends () => infer T ? T : KindType<V, F['kind']>) : KindType<V, F['kind']>;
 };
 type KindType<V extends Kinds, K extends keyof V> = V[K] extends () => infer T ? T : never;

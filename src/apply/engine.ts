@@ -6,7 +6,7 @@ import { Journal, journalPath, readJournalFile, rotateJournal, rotateJournalFile
 import { acquireRepositoryLock } from './lock.js';
 import { writeSynced, type SyncBaseOptions } from './sync-record.js';
 
-export { writeSynced, recordSynced, type SyncBaseOptions } from './sync-record.js';
+export { writeSynced, type SyncBaseOptions } from './sync-record.js';
 import type { ApplyClient } from './finders.js';
 import type { PendingWriteBack, WriteBackFn } from './write-back.js';
 import type { WriteGuardOptions } from './write-guard.js';

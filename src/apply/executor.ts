@@ -6,7 +6,7 @@ import { createRunState } from './run-state.js';
 import { scheduleOperations } from './schedule.js';
 import { skipped } from './skip-causes.js';
 
-export type { ApplyConflict, ApplyFailure, ApplyMerge, ApplyProgress, ApplyResult, ExecuteOptions } from './execute-types.js';
+export type { ApplyConflict, ApplyMerge, ApplyProgress, ApplyResult, ExecuteOptions } from './execute-types.js';
 
 /**
  * Runs a plan: every operation whose dependencies are done is started, independent ones

@@ -61,7 +61,7 @@ export async function findFolder(ctx: ReconcileContext, name: string, parentId: 
 }
 
 /** A case by exact title in a folder (`search` narrows the list; the title is compared here). */
-export async function findCase(ctx: ReconcileContext, title: string, folderId: string): Promise<WireItem | undefined> {
+async function findCase(ctx: ReconcileContext, title: string, folderId: string): Promise<WireItem | undefined> {
   for await (const c of list(ctx, 'listTestCases', { folder_id: folderId, search: title })) {
     if (c.title === title && (c.folder_id === folderId || c.folder_id === undefined) && !ctx.knownIds.has(c.id)) {
       return c as WireItem;
@@ -71,7 +71,7 @@ export async function findCase(ctx: ReconcileContext, title: string, folderId: s
 }
 
 /** A step group by exact title. */
-export async function findStepGroup(ctx: ReconcileContext, title: string): Promise<WireItem | undefined> {
+async function findStepGroup(ctx: ReconcileContext, title: string): Promise<WireItem | undefined> {
   for await (const g of list(ctx, 'listStepGroups')) {
     if (g.title === title && !ctx.knownIds.has(g.id)) return g as WireItem;
   }
@@ -129,7 +129,7 @@ export const CREATE_KINDS: {
  * earlier run did it without recording so): the item is read, and when it is as the operation
  * wants, the operation counts as done instead of failed.
  */
-export const CONFIRM_KINDS: {
+const CONFIRM_KINDS: {
   readonly [K in OperationKind]?: (op: Extract<Operation, { kind: K }>, client: ApplyClient, projectId: string, resolve: RefResolver) => Promise<boolean>;
 } = {
   complete_test_plan: async (op, client, projectId, resolve) => {

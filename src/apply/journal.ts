@@ -36,9 +36,9 @@ export interface JournalOwner {
   asideCost?: string;
 }
 
-export const JOURNAL_FORMAT_VERSION = 1;
+const JOURNAL_FORMAT_VERSION = 1;
 export const JOURNAL_DIR = '.tmsync';
-export const JOURNAL_FILE = 'journal.jsonl';
+const JOURNAL_FILE = 'journal.jsonl';
 
 export interface JournalHeader {
   format_version: number;
@@ -239,7 +239,7 @@ export function summarizeJournal(entries: readonly JournalEntry[], projectId: st
   return summary;
 }
 
-export interface JournalOptions extends JournalOwner {
+interface JournalOptions extends JournalOwner {
   /** the journal file @default `.tmsync/journal.jsonl` under the root */
   file?: string;
   /** what the write-failure message asks to check @default permissions and free space of the repository directory */

@@ -18,10 +18,10 @@ import { JOURNAL_DIR } from './journal.js';
  * (docs/ci.md).
  */
 
-export const LOCK_FILE = 'lock';
-export const LOCK_FORMAT_VERSION = 1;
+const LOCK_FILE = 'lock';
+const LOCK_FORMAT_VERSION = 1;
 
-export interface LockHolder {
+interface LockHolder {
   format_version: number;
   pid: number;
   host: string;
@@ -29,7 +29,7 @@ export interface LockHolder {
   started_at: string;
 }
 
-export interface LockOptions {
+interface LockOptions {
   /** what takes the lock, for the holder's record: `apply`, `pull`, … */
   command: string;
   /** wait this long for a held lock; 0 fails at once. @default 0 */
@@ -46,7 +46,7 @@ export interface LockOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export interface RepositoryLock {
+interface RepositoryLock {
   readonly file: string;
   readonly holder: LockHolder;
   /** what happened on the way in, for the CLI to print: a stale lock taken over */

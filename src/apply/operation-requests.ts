@@ -71,7 +71,7 @@ type RequestsOf<K extends OperationKind> = (op: Extract<Operation, { kind: K }>,
  * The request column of the operation kinds' table (`src/plan/operation-kinds.ts` holds the
  * others; `plan/` stays free of wire names): every kind must have an entry, or this fails to compile.
  */
-export const KIND_REQUESTS: { readonly [K in OperationKind]: RequestsOf<K> } = {
+const KIND_REQUESTS: { readonly [K in OperationKind]: RequestsOf<K> } = {
   create_folder: (op, resolve, project_id) => {
     const create: RequestDescriptor = {
       endpoint: 'createFolder',

@@ -6,7 +6,7 @@ import type { ApplyProgress } from './execute-types.js';
  *
  * The reporter only formats and decides when; the caller gives it a `write` (the CLI's stderr).
  */
-export interface ProgressReporterOptions {
+interface ProgressReporterOptions {
   /** receives the text to print; bar frames start with `\r` and carry no newline */
   write: (text: string) => void;
   /** draw a bar in place (stderr is a terminal) */
@@ -21,7 +21,7 @@ export interface ProgressReporterOptions {
   width?: number;
 }
 
-export interface ProgressReporter {
+interface ProgressReporter {
   update(progress: ApplyProgress): void;
   /** prints a line if one is due (call it from a timer so a stalled run still reports) */
   tick(): void;

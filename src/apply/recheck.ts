@@ -44,7 +44,7 @@ export function isGuarded(op: Operation): op is GuardedOp {
 export type GuardedItem = RemoteCase | RemoteStepGroup | RemoteFolder;
 
 /** A field changed on both sides since the plan read the item. */
-export interface RecheckConflict {
+interface RecheckConflict {
   /** the field as the plan names it (the YAML key, `folder`, `step 2`, `deleted`) */
   field: string;
   /** what the operation would send */
@@ -53,7 +53,7 @@ export interface RecheckConflict {
   remote: string;
 }
 
-export interface Recheck {
+interface Recheck {
   /** the operation to send (as planned, or with the service's values merged in); absent: not sent (an open conflict) */
   send?: GuardedOp;
   /** fields the service changed since the plan read them, sent as the service holds them (as the plan names them) */

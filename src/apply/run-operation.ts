@@ -279,7 +279,7 @@ async function fetchHumanId(state: RunState, op: CreateOp, id: string): Promise<
 }
 
 /** The repository file an operation came from, for failure messages. */
-export function fileOf(op: Operation): string | undefined {
+function fileOf(op: Operation): string | undefined {
   if ('writeBack' in op && op.writeBack?.file) return op.writeBack.file;
   const m = /^[a-z_]+:(.+\.ya?ml)$/.exec(op.key);
   return m ? m[1] : undefined;

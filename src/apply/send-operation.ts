@@ -11,7 +11,7 @@ import { fillSelf, requestsFor, type RefResolver, type RequestDescriptor } from 
  * repository state, and what the caller gets back is the service's item.
  */
 
-export interface SendOptions {
+interface SendOptions {
   client: ApplyClient;
   projectId: string;
   /** aborts the requests, in flight or not (a command's Ctrl-C) @default none */
@@ -26,7 +26,7 @@ export interface SendOptions {
 }
 
 /** The item an answer holds under its request's result key (`test_plan`, `test_run`, …). */
-export type AnswerItem = { id: string; [key: string]: unknown };
+type AnswerItem = { id: string; [key: string]: unknown };
 
 /** Refs of an operation sent on its own are ids: there is no other operation to produce one. */
 function resolveId(ref: Ref): string {

@@ -29,7 +29,7 @@ export function staleMessage(items: readonly StaleItem[], limit = 20): string {
 }
 
 /** The current version of each item a plan recorded, in the plan's format. */
-export function currentVersions(actual: ActualState, keys: Iterable<string>): Record<string, string | undefined> {
+function currentVersions(actual: ActualState, keys: Iterable<string>): Record<string, string | undefined> {
   const cases = new Map(actual.cases.map((c) => [c.id, c]));
   const groups = new Map(actual.stepGroups.map((g) => [g.id, g]));
   const folders = new Map(actual.folders.map((f) => [f.id, f]));
@@ -109,6 +109,3 @@ function describeOp(op: Operation): string {
   const name = actionOf(op) !== 'adopt' && itemTypeOf(op) === 'folder' ? path : (human ?? file ?? path ?? op.key);
   return `${verb} ${name}${file && name !== file ? ` (${file})` : ''}`;
 }
-
-/** A plan read back from a file compares equal to the same plan built now through canonical JSON. */
-export { canonicalJson };

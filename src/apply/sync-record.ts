@@ -50,7 +50,7 @@ export function recordSynced(options: Pick<SyncBaseOptions, 'base' | 'records'>,
 }
 
 /** What of a run's result the base is recorded from. */
-export type RecordedResult = Pick<ApplyResult, 'failed' | 'skipped' | 'ids' | 'updatedAt' | 'conflicts' | 'recordValues' | 'baselines'>;
+type RecordedResult = Pick<ApplyResult, 'failed' | 'skipped' | 'ids' | 'updatedAt' | 'conflicts' | 'recordValues' | 'baselines'>;
 
 /**
  * An update the write guard kept from being sent (a conflict found while the apply ran), of an item

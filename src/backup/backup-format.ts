@@ -16,7 +16,7 @@ const id = z.string().min(1);
 const nullableId = z.string().min(1).nullable();
 const timestamp = z.number().int().nonnegative();
 
-export const BackupLookupEntry = z.strictObject({
+const BackupLookupEntry = z.strictObject({
   id,
   name: z.string(),
   alias: z.string().optional(),
@@ -28,14 +28,14 @@ export const BackupLookups = z.strictObject(
   Object.fromEntries(LOOKUP_LISTS_ALL.map((list) => [list, z.array(BackupLookupEntry)])) as Record<LookupList, z.ZodArray<typeof BackupLookupEntry>>,
 );
 
-export const BackupUser = z.strictObject({
+const BackupUser = z.strictObject({
   id,
   email: z.string(),
   first_name: z.string().optional(),
   last_name: z.string().optional(),
 });
 
-export const BackupLabel = z.strictObject({ id, name: z.string() });
+const BackupLabel = z.strictObject({ id, name: z.string() });
 
 export const BackupFolder = z.strictObject({
   id,
@@ -46,7 +46,7 @@ export const BackupFolder = z.strictObject({
   order: z.number().int(),
 });
 
-export const BackupGroupStep = z.strictObject({
+const BackupGroupStep = z.strictObject({
   description: z.string(),
   expected: z.string(),
   order: z.number().int(),
@@ -101,7 +101,7 @@ const backupValue: Record<FieldKind, z.ZodType> = {
 };
 
 /** The fields of a backed-up case under their wire names (src/fields.ts), typed by kind. */
-export type BackupCaseFields = CaseFieldValues<
+type BackupCaseFields = CaseFieldValues<
   'wire',
   { text: string; template: string; lookup: string; user: string; labels: string[] | undefined; steps: BackupStep[] }
 >;

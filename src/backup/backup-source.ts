@@ -30,7 +30,7 @@ export interface BackupSource {
   testRuns(): AsyncIterable<BackupTestRun>;
 }
 
-export interface ClientBackupSourceOptions {
+interface ClientBackupSourceOptions {
   /** recorded in the file as the source (never a key) */
   baseUrl: string;
   /** per-item reads in flight while a list is read @default 8 */
@@ -93,7 +93,7 @@ export function backupStepGroup(w: W.StepGroup): BackupStepGroup {
   return out;
 }
 
-export function backupPlan(w: W.TestPlan): BackupTestPlan {
+function backupPlan(w: W.TestPlan): BackupTestPlan {
   return {
     id: w.id,
     human_id: w.human_id ?? '',
@@ -115,7 +115,7 @@ function labelNamesOf(labels: unknown[] | undefined): string[] {
 }
 
 /** A run-case row in either form: the document's `{id, name, status, assignee_id}` or the live `{test_case, status_id, …}`. */
-export function backupRunCase(row: Record<string, unknown>): BackupRunCase {
+function backupRunCase(row: Record<string, unknown>): BackupRunCase {
   const nested = row.test_case as { id?: string } | undefined;
   const caseId = String(nested?.id ?? row.test_case_id ?? row.id);
   const status = typeof row.status === 'string' && row.status !== '' ? row.status : null;
@@ -127,7 +127,7 @@ export function backupRunCase(row: Record<string, unknown>): BackupRunCase {
   });
 }
 
-export function backupRun(w: W.TestRun, cases: BackupRunCase[]): BackupTestRun {
+function backupRun(w: W.TestRun, cases: BackupRunCase[]): BackupTestRun {
   const env = (w as { environment_ids?: unknown }).environment_ids;
   return {
     id: w.id,

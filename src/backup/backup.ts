@@ -15,7 +15,7 @@ import { readAhead, type ReadAhead } from '../streams.js';
  * and a reader can tell where it was cut.
  */
 
-export interface WriteBackupOptions {
+interface WriteBackupOptions {
   /** called after every item written */
   onProgress?: (section: BackupSection, count: number) => void;
   signal?: AbortSignal;
@@ -77,7 +77,7 @@ export async function writeBackup(source: BackupSource, out: Writable, options: 
  * the backup), and anything there that is not a regular file is refused before anything is
  * read or written (the rename would replace `/dev/null`, a pipe or a directory).
  */
-export async function backupTarget(file: string): Promise<string> {
+async function backupTarget(file: string): Promise<string> {
   let st;
   try {
     st = await stat(file);

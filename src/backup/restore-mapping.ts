@@ -40,7 +40,7 @@ export interface RestoreMapping {
   notes: string[];
 }
 
-export interface Unmatched {
+interface Unmatched {
   what: LookupWord | 'user' | 'label';
   name: string;
   usedBy: number;
@@ -54,7 +54,7 @@ const TARGET_LIST: Record<LookupKindKey, keyof Lookups> = {
 
 const norm = (s: string) => s.trim().toLowerCase();
 /** `Passed` → `PASSED`, `In Progress` → `IN_PROGRESS`: the run-case list's status words. */
-export const statusWord = (name: string) => name.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_|_$/g, '');
+const statusWord = (name: string) => name.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_|_$/g, '');
 
 function matchLookup(entry: { name: string; alias?: string }, target: readonly LookupEntry[]): LookupEntry | undefined {
   return (

@@ -39,7 +39,7 @@ const PHASE_OF: Record<RestoreItemType, RestorePhase> = {
   run: 'test_runs',
 };
 
-export interface RestorePlanInput {
+interface RestorePlanInput {
   mapping: RestoreMapping;
   target: RemoteProject;
   /** what earlier runs of this restore left */
@@ -311,7 +311,7 @@ function stepGroupBody(g: Backup['step_groups'][number], m: RestoreMapping): Ste
 const CASE_TEMPLATES = new Set(['STEPS', 'TCD']);
 
 /** A case's body under the plan's names: every field of the table, its references mapped to the target's. */
-export function caseBody(c: BackupTestCase, m: RestoreMapping, ref: RefOf): CaseBody {
+function caseBody(c: BackupTestCase, m: RestoreMapping, ref: RefOf): CaseBody {
   const out: CaseBody = { title: c.title, folder: ref('folder', c.folder_id) };
   const set = (f: CaseField, value: unknown) => setField(out, f, 'remote', value);
   for (const f of CASE_FIELDS_BY_KIND) {

@@ -239,7 +239,7 @@ function throwIfUnfinished(result: ApplyPlanResult, planned: RestorePlan): void 
 }
 
 /** Same project id, or the same instance (base URL) and the same project prefix. */
-export function isSourceProject(backup: Backup, target: RemoteProject, targetBaseUrl: string | undefined): boolean {
+function isSourceProject(backup: Backup, target: RemoteProject, targetBaseUrl: string | undefined): boolean {
   if (backup.source.project.id === target.id) return true;
   return targetBaseUrl !== undefined && sameBaseUrl(backup.source.base_url, targetBaseUrl) && backup.source.project.human_id_prefix.toUpperCase() === target.humanIdPrefix.toUpperCase();
 }

@@ -24,7 +24,7 @@ import { TmsyncError } from '../errors.js';
  * reads and writes the file.
  */
 export const SYNC_BASE_FILE = 'tmsync.base';
-export const SYNC_BASE_FORMAT_VERSION = 1;
+const SYNC_BASE_FORMAT_VERSION = 1;
 
 export type BaseKind = 'folder' | 'step_group' | 'case';
 const KIND_ORDER: readonly BaseKind[] = ['folder', 'step_group', 'case'];

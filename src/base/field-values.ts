@@ -3,7 +3,7 @@ import { CASE_FIELDS_BY_KIND, fieldOf, STEP_GROUP_FIELDS, type CaseField } from 
 import type { RemoteCase, RemoteFolder, RemoteStepGroup } from '../model.js';
 import { normalizeText, normalizeTitle, sortedUnique } from './normalize-text.js';
 import type { CaseBody, Ref, StepBody, StepGroupBody } from '../item-bodies.js';
-import { fieldHash, fieldStanding, type BaseEntry, type BaseKind, type FieldStanding } from './base.js';
+import { fieldHash, fieldStanding, type BaseEntry, type FieldStanding } from './base.js';
 import { assertNever } from '../assert-never.js';
 
 /**
@@ -24,12 +24,12 @@ import { assertNever } from '../assert-never.js';
 export type FieldValues = Record<string, unknown>;
 
 /** The name of a case field in `FieldValues` and the base: its model name (`stepsText` for TCD steps). */
-export function caseFieldName(f: CaseField): string {
+function caseFieldName(f: CaseField): string {
   return f.model;
 }
 
 /** The field a case's values name (undefined for `title`). */
-export function caseFieldByName(name: string): CaseField | undefined {
+function caseFieldByName(name: string): CaseField | undefined {
   return CASE_FIELDS_BY_KIND.find((f) => f.model === name);
 }
 
@@ -41,7 +41,7 @@ export function fieldLabel(name: string): string {
 }
 
 /** A step of a case in compare form. */
-export interface StepValue {
+interface StepValue {
   description: string;
   expected: string;
   stepGroup: string | null;
@@ -266,4 +266,3 @@ export function withHumanId(values: FieldValues, humanId: string | undefined): F
   return humanId ? { ...values, [HUMAN_ID_FIELD]: humanId.trim().toUpperCase() } : values;
 }
 
-export type { BaseKind };

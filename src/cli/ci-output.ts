@@ -18,12 +18,12 @@ import { safeInline, safeLines, safeMarkdown } from '../safe-text.js';
  */
 
 /** True on a GitHub Actions runner. */
-export function onGithubActions(env: NodeJS.ProcessEnv): boolean {
+function onGithubActions(env: NodeJS.ProcessEnv): boolean {
   return env.GITHUB_ACTIONS === 'true';
 }
 
 /** A path as CI systems want it: relative to the checkout (`base`), `/`-separated. */
-export function checkoutPath(base: string, root: string, file: string): string {
+function checkoutPath(base: string, root: string, file: string): string {
   const abs = isAbsolute(file) ? file : join(root, file);
   const rel = relative(base, abs);
   return (rel === '' ? file : rel).split(sep).join('/');
@@ -61,7 +61,7 @@ export function annotateProblems(problems: readonly Problem[], root: string, cwd
  * that cannot be written is not worth failing the command for: the error is returned, to be
  * shown as a warning.
  */
-export async function appendStepSummary(env: NodeJS.ProcessEnv, markdown: string): Promise<Error | undefined> {
+async function appendStepSummary(env: NodeJS.ProcessEnv, markdown: string): Promise<Error | undefined> {
   const file = env.GITHUB_STEP_SUMMARY;
   if (!onGithubActions(env) || !file) return undefined;
   try {
@@ -73,7 +73,7 @@ export async function appendStepSummary(env: NodeJS.ProcessEnv, markdown: string
 }
 
 /** One entry of a GitLab Code Quality report (the subset of the Code Climate format GitLab reads). */
-export interface CodeQualityIssue {
+interface CodeQualityIssue {
   description: string;
   check_name: string;
   fingerprint: string;

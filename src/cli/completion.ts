@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 
 /** What completion needs of a command: its words, its options, the values of choice options. */
-export interface CompletionNode {
+interface CompletionNode {
   /** the words leading to it (`[]` for the program, `['run', 'trigger']`) */
   path: string[];
   /** long and short flags (`--out`, `-q`) */
@@ -11,8 +11,7 @@ export interface CompletionNode {
   subcommands: string[];
 }
 
-export const SHELLS = ['bash', 'zsh', 'fish'] as const;
-export type Shell = (typeof SHELLS)[number];
+type Shell = 'bash' | 'zsh' | 'fish';
 
 /** Flattens a commander program into completion nodes (program first). Global options ride on every node. */
 export function completionNodes(program: Command): CompletionNode[] {

@@ -10,7 +10,7 @@
  * - `TMSYNC_PULL_WRITE=each`: pull writes and flushes new files one by one. → `writeMode` of
  *   `pullIntoRepository` (and no staged new files).
  */
-export interface EnvTuning {
+interface EnvTuning {
   /** how the repository is read */
   load: { workers?: number; exactYaml?: boolean };
   /** how pull writes new files */

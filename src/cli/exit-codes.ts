@@ -21,8 +21,8 @@ export const EXIT = {
 /** Usage errors (an unknown option, a missing argument) exit as every other error does. */
 export const EXIT_USAGE: ExitCode = EXIT.FAILED;
 
-export type ExitName = keyof typeof EXIT;
-export type ExitCode = (typeof EXIT)[ExitName];
+type ExitName = keyof typeof EXIT;
+type ExitCode = (typeof EXIT)[ExitName];
 
 /** What each status means, for `--help` (in the order of the numbers). */
 const MEANINGS: Record<ExitName, string> = {

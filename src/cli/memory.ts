@@ -12,7 +12,7 @@ import { runInNewContext } from 'node:vm';
  * Only the CLI process starts it (never the library), and not for `serve` or `validate` (see
  * `governed` in main.ts); `TMSYNC_GC=0` turns it off.
  */
-export interface MemoryGovernor {
+interface MemoryGovernor {
   /**
    * Collects now if the heap has grown past the bound: for the end of a long synchronous step
    * (a timer cannot fire inside one), e.g. before the plan is built.

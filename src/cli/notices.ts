@@ -3,7 +3,7 @@ import { knownCause } from '../remote/api-error.js';
 import { formatDuration } from '../duration.js';
 
 /** How long a request retries before the CLI says it is waiting (ms, client clock). */
-export const RETRY_NOTICE_AFTER_MS = 2000;
+const RETRY_NOTICE_AFTER_MS = 2000;
 
 /** Why an attempt failed, in words: `connection refused`, `HTTP 503`, `rate limited (HTTP 429)`. */
 export function retryReason(e: RetryEvent): string {

@@ -35,7 +35,7 @@ export interface Target {
   close(): Promise<void>;
 }
 
-export interface LoadTargetOptions {
+interface LoadTargetOptions {
   /** a profile other than --profile (migrate's --from/--to) */
   profile?: string;
   /** fail when no project is configured @default true */

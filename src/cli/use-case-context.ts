@@ -3,7 +3,7 @@ import type { UseCaseContext, UseCaseNote } from '../usecases/hooks.js';
 import type { CliIo } from './io.js';
 
 /** A use case's note, as the CLI says it on stderr. */
-export function printNote(note: UseCaseNote, io: CliIo): void {
+function printNote(note: UseCaseNote, io: CliIo): void {
   switch (note.kind) {
     case 'sync_base':
       io.stderr(`Note: ${safeMessage(note.message)}`);

@@ -19,9 +19,9 @@ import { bodyText } from './body-text.js';
 import { isUiPath, registerUi } from './ui/index.js';
 
 /** Largest accepted body: 1 MiB. */
-export const BODY_LIMIT = 1024 * 1024;
+const BODY_LIMIT = 1024 * 1024;
 
-export interface AppDeps {
+interface AppDeps {
   db: DbContext;
   keys: KeyRing;
   faults: Faults;

@@ -21,7 +21,7 @@ export interface FaultOptions {
   failAfterCommit: boolean;
 }
 
-export const DEFAULT_FAULTS: FaultOptions = {
+const DEFAULT_FAULTS: FaultOptions = {
   latencyMs: 0,
   rateLimitStyle: '429',
   failRate: 0,
@@ -30,7 +30,7 @@ export const DEFAULT_FAULTS: FaultOptions = {
 };
 
 /** mulberry32: small, fast, good enough for fault decisions, and reproducible. */
-export function seededRandom(seed: number): () => number {
+function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -41,9 +41,9 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-export type FaultRoll = { kind: 'none' } | { kind: 'reset' } | { kind: 'fail'; status: 500 | 503 };
+type FaultRoll = { kind: 'none' } | { kind: 'reset' } | { kind: 'fail'; status: 500 | 503 };
 
-export interface RateDecision {
+interface RateDecision {
   allowed: boolean;
   headers: Record<string, string>;
   /** seconds until a request would be accepted (integer, at least 1) when refused */

@@ -107,7 +107,7 @@ export function invalid(problems: FieldProblem[], what = 'request body'): Servic
   return new ServiceError(422, `Invalid ${what}: ${summary}`, problems.slice(0, 100));
 }
 
-export type PageSpec = PageRequest & { page: number; size: number };
+type PageSpec = PageRequest & { page: number; size: number };
 
 /**
  * Validates `page_size` (1..100, default 20; above `pageSizeCap` served that many) and `page` (from
@@ -137,7 +137,7 @@ export function pageRequest(c: RouteContext): PageSpec {
  * shifts nothing past it, and a cursor whose item was deleted still goes on from its place. The
  * key (the item's `seq`) is written as a ULID is: 26 characters of Crockford's base 32.
  */
-export function encodeCursor(c: RouteContext, key: number, direction: 'ASC' | 'DESC'): string {
+function encodeCursor(c: RouteContext, key: number, direction: 'ASC' | 'DESC'): string {
   const table = c.request.routeOptions.url?.split('/').pop() ?? 'items';
   let value = '';
   for (let n = key; n > 0; n = Math.floor(n / 32)) value = CROCKFORD[n % 32] + value;
@@ -194,7 +194,7 @@ export function pageInfo(c: RouteContext, p: PageSpec, total: number, page?: Pic
 }
 
 /** `{message, data: {key: items}, page_info}` */
-export function paged(c: RouteContext, key: string, p: PageSpec, items: unknown[], total: number, page?: Pick<Page<unknown>, 'keys' | 'more' | 'earlier'>): RouteReply {
+function paged(c: RouteContext, key: string, p: PageSpec, items: unknown[], total: number, page?: Pick<Page<unknown>, 'keys' | 'more' | 'earlier'>): RouteReply {
   return { body: { message: '', data: { [key]: items }, page_info: pageInfo(c, p, total, page) } };
 }
 
@@ -244,7 +244,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * The live dialect's answer to an id that is no uuid where the live service wants one: 400
  * `Invalid ID format: <value>` (the notes saw `Invalid ID format: ` for a missing lookup id).
  */
-export function requireUuid(value: string | null | undefined): void {
+function requireUuid(value: string | null | undefined): void {
   if (typeof value === 'string' && UUID.test(value)) return;
   const text = `Invalid ID format: ${value ?? ''}`;
   throw new ServiceError(400, text, text);

@@ -8,7 +8,7 @@ import { parseJunit as readJunit, type JunitOutcome as ReportOutcome } from '../
 
 export type JunitOutcome = 'passed' | 'failed' | 'skipped';
 
-export interface JunitCase {
+interface JunitCase {
   name: string;
   classname: string;
   outcome: JunitOutcome;
@@ -42,7 +42,7 @@ export function parseJunit(xml: string): JunitCase[] | undefined {
 const esc = (s: string) =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 
-export interface ReportCase {
+interface ReportCase {
   humanId: string;
   title: string;
   passed: boolean;

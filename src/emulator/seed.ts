@@ -61,7 +61,7 @@ export interface DemoSeed {
 }
 
 /** Something that holds the emulator's database (a RunningEmulator does). */
-export interface HasDb {
+interface HasDb {
   db: DbContext;
 }
 

@@ -1,3 +1,3 @@
 /** Migrate: one project into another (backup source, restore engine). */
-export { actualToDesired, type ActualToDesiredOptions } from './to-desired.js';
-export { planMigration, pairTwins, settlePendingCreates, withoutAdopts, type PlanMigrationResult } from './migrate.js';
+export { actualToDesired } from './to-desired.js';
+export { planMigration } from './migrate.js';

@@ -9,12 +9,12 @@ import { caseTemplate } from '../pull/case-fields.js';
 import { belongsTo, CASE_FIELDS_BY_KIND, fieldOf, STEP_GROUP_FIELDS, type CaseField, type StepGroupField } from '../fields.js';
 import type { FieldWarning } from '../pull/case-fields.js';
 
-export interface PlanMigrationOptions {
+interface PlanMigrationOptions {
   /** only this folder subtree (names from the top) */
   folder?: string[];
 }
 
-export interface PlanMigrationResult {
+interface PlanMigrationResult {
   plan: Plan;
   /** what the renderers need beside the plan to show it */
   display: PlanDisplay;

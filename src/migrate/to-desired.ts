@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ActualState, DesiredState } from '../model.js';
 import { buildRepositoryModel, type RepositoryModel } from '../pull/repository-model.js';
 
-export interface ActualToDesiredOptions {
+interface ActualToDesiredOptions {
   /** only this folder subtree (names from the top) */
   folder?: string[];
   /** where the virtual repository lives; nothing is written there @default '.' */
@@ -11,7 +11,7 @@ export interface ActualToDesiredOptions {
   includeIds?: boolean;
 }
 
-export interface ActualToDesiredResult {
+interface ActualToDesiredResult {
   state: DesiredState;
   model: RepositoryModel;
 }

@@ -188,7 +188,7 @@ function remoteShownSteps(ctx: PlanContext, remote: RemoteCase): ShownStep[] {
     }));
 }
 
-export function bodyShownSteps(d: { body: CaseBody; stepGroupLabels: readonly (string | undefined)[] }): ShownStep[] {
+function bodyShownSteps(d: { body: CaseBody; stepGroupLabels: readonly (string | undefined)[] }): ShownStep[] {
   return (d.body.individualSteps ?? []).map((s, i) => ({
     description: s.description,
     expected: s.expected,

@@ -1,6 +1,5 @@
 import type { Problem } from '../errors.js';
 import type { ActualState, DesiredCase, DesiredFolder, DesiredState, RemoteFolder } from '../model.js';
-export { answersQuery, type CaseQuery } from '../case-query.js';
 import type { CaseQuery } from '../case-query.js';
 import { buildPlan, remoteVersions, type BuildPlanResult } from './build-plan.js';
 import type { BuildPlanOptions, PlanContext } from './context.js';
@@ -50,7 +49,7 @@ function changedCases(desired: DesiredState, changed: ChangedFiles): DesiredCase
  * The remote folder the plan gives each repository folder path (by the `_folder.yaml` id, else by
  * parent and name): the same matching `buildPlan` does, run on the folder tree alone.
  */
-export function folderMatches(desired: DesiredState, folders: readonly RemoteFolder[]): Map<string, RemoteFolder> {
+function folderMatches(desired: DesiredState, folders: readonly RemoteFolder[]): Map<string, RemoteFolder> {
   const actual: ActualState = {
     project: { id: '', name: '', humanIdPrefix: '' },
     folders: [...folders],
@@ -152,7 +151,7 @@ export function stepGroupsToRead(desired: DesiredState, changed: ChangedFiles): 
  * for the same natural key). Other case files are left out: their cases were not read, so they
  * would look like creates or unknown ids. Folders that only case files imply are kept.
  */
-export function restrictDesired(desired: DesiredState, partial: ActualState, changed: ChangedFiles): DesiredState {
+function restrictDesired(desired: DesiredState, partial: ActualState, changed: ChangedFiles): DesiredState {
   const present = new Set(changed.present);
   const read = indexRemote(partial, desired.scope);
   const titles = new Set(partial.cases.map((c) => normalizeTitle(c.title)));

@@ -69,7 +69,7 @@ export function foundElsewhere(ctx: PlanContext, id: string): boolean {
 }
 
 /** One `id:` written in a file, for {@link claimById}. */
-export interface IdClaim<T, R> {
+interface IdClaim<T, R> {
   claimant: T;
   /** the id as written */
   id: string;

@@ -7,7 +7,7 @@ import type { FolderPlan } from './folders.js';
 import type { Operation, SyncItem, UnmanagedItem } from './operations.js';
 import type { StepGroupPlan } from './step-groups.js';
 
-export interface DeletePlan {
+interface DeletePlan {
   /** cases, then step groups, then folders bottom-up */
   ops: Operation[];
   unmanaged: UnmanagedItem[];

@@ -9,7 +9,7 @@ import { safeInline, safeLine } from '../safe-text.js';
  * or, for long texts, a unified line diff.
  */
 
-export { actionOf, changesOf, headingOf, type Action, type OpHeading } from './operation-kinds.js';
+export { actionOf, changesOf, headingOf, type Action } from './operation-kinds.js';
 
 export const SYMBOLS: Record<Action, string> = { create: '+', update: '~', move: '→', delete: '-', adopt: '=' };
 export const ACTION_ORDER: Action[] = ['create', 'update', 'move', 'delete', 'adopt'];
@@ -55,7 +55,7 @@ export function diffLines(change: FieldChange): string[] {
  * Above this many operations a plan is shown compact unless `--no-compact` says otherwise: a
  * table per folder with counts, details only for updates and deletes (docs/plan.md).
  */
-export const COMPACT_ABOVE = 50;
+const COMPACT_ABOVE = 50;
 
 /** Whether a plan is shown compact: as chosen (`--compact`, `--no-compact`), else by its size. */
 export function isCompact(plan: Pick<Plan, 'operations'>, choice: boolean | undefined): boolean {
@@ -68,7 +68,7 @@ export function detailedInCompact(action: Action): boolean {
 }
 
 /** One row of a compact plan: where the items live, and how many of each action. */
-export interface FolderRow {
+interface FolderRow {
   /** a folder path, `(top level)`, or a kind of item that lives in no folder (`step groups`) */
   where: string;
   counts: Record<Action, number>;

@@ -9,7 +9,7 @@ import type { FieldChange, Operation, OperationKind, WriteBack } from './operati
  * pure. A new kind fails to compile until it has an entry here and there.
  */
 
-export type ItemType = 'folder' | 'case' | 'step_group' | 'test_plan' | 'test_run';
+type ItemType = 'folder' | 'case' | 'step_group' | 'test_plan' | 'test_run';
 export type Action = 'create' | 'update' | 'move' | 'delete' | 'adopt';
 
 /** What the text and markdown renderers show as an operation's heading. */
@@ -24,7 +24,7 @@ export interface OpHeading {
   note?: string;
 }
 
-export interface OperationKindEntry<K extends OperationKind> {
+interface OperationKindEntry<K extends OperationKind> {
   /** the kind of remote item; `adopt` names its own (`op.itemType`) */
   itemType: ItemType | ((op: Extract<Operation, { kind: K }>) => ItemType);
   /** the summary column it counts in */
@@ -48,7 +48,7 @@ function adoptNote(writeBack: WriteBack | undefined): string | undefined {
   return `= adopt: id ${writeBack.id !== undefined ? `${writeBack.id} ` : ''}written back to ${writeBack.file}`;
 }
 
-export const OPERATION_KINDS: { readonly [K in OperationKind]: OperationKindEntry<K> } = {
+const OPERATION_KINDS: { readonly [K in OperationKind]: OperationKindEntry<K> } = {
   create_folder: {
     itemType: 'folder',
     action: 'create',

@@ -6,7 +6,7 @@ import { byItem, CONFLICTS_HEADING, conflictSettled, conflictWaysOut, REMOTE_CHA
 import type { SyncItem } from './operations.js';
 import { safeInline, safeLine, safeLines, safeLineStarts, safeMarkdown } from '../safe-text.js';
 
-export interface RenderMarkdownOptions {
+interface RenderMarkdownOptions {
   /** the comment stays below this many characters; details beyond are cut with a note
    * @default 65000 (GitHub refuses comments over 65,536) */
   maxChars?: number;

@@ -8,7 +8,7 @@ import { didYouMean } from '../did-you-mean.js';
  */
 
 /** A failed resolution: the message lists the valid names so the fix is obvious. */
-export interface Unresolved {
+interface Unresolved {
   message: string;
   hint?: string;
 }

@@ -100,7 +100,7 @@ export function baseEntryFor(sync: SyncState, kind: BaseKind, ref: string): Base
 }
 
 /** The outcome of comparing one item three ways. */
-export interface ItemMerge {
+interface ItemMerge {
   /** every managed field, classified */
   classes: FieldClass[];
   /** fields whose service value the update keeps (sends back, or leaves out) */

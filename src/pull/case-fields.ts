@@ -28,19 +28,19 @@ export interface FieldContext {
 }
 
 /** The name of a lookup id when it maps back to the same id; the id otherwise. */
-export function lookupName(resolver: Resolver, kind: LookupKind, id: string): string {
+function lookupName(resolver: Resolver, kind: LookupKind, id: string): string {
   const name = resolver.showLookup(kind, id);
   const back = resolver.lookup(kind, name);
   return back.ok && back.id === id ? name : id;
 }
 
-export function userName(resolver: Resolver, id: string): string {
+function userName(resolver: Resolver, id: string): string {
   const email = resolver.showUser(id);
   const back = resolver.user(email);
   return back.ok && back.id === id ? email : id;
 }
 
-export function labelNames(resolver: Resolver, ids: readonly string[]): string[] {
+function labelNames(resolver: Resolver, ids: readonly string[]): string[] {
   return ids.map((id) => {
     const name = resolver.showLabels([id]);
     const back = resolver.label(name);
@@ -57,7 +57,7 @@ const sameStep = (a: { description: string; expected: string }, b: { description
  * match the group (edited since, or the group is gone) stays as plain steps, with a warning,
  * because a `use:` would change the case.
  */
-export function foldSteps(
+function foldSteps(
   steps: readonly RemoteStep[],
   ctx: Pick<FieldContext, 'stepGroups' | 'useName'>,
   where: string,

@@ -8,7 +8,7 @@
  */
 
 /** Longest slug, in code points, before the extension and any `-N` suffix. */
-export const MAX_SLUG_CHARS = 80;
+const MAX_SLUG_CHARS = 80;
 /** A cap in bytes well under the 255 most file systems allow, leaving room for `-N.yaml`. */
 const MAX_NAME_BYTES = 200;
 

@@ -50,7 +50,7 @@ export interface PulledConfig {
   stepGroupsDir?: string;
 }
 
-export interface PullFilesResult {
+interface PullFilesResult {
   files: PullFile[];
   /** local files whose items the service no longer has (never deleted) */
   gone: GoneItem[];
@@ -72,7 +72,7 @@ export function renderModelCase(c: ModelCase, path = c.file): string {
 export function renderModelStepGroup(g: ModelStepGroup, path = g.file): string {
   return defaultFormat().render('step_group', stepGroupDocument(g), { path });
 }
-export function renderModelFolder(f: ModelFolder, includeIds: boolean, path = f.file): string {
+function renderModelFolder(f: ModelFolder, includeIds: boolean, path = f.file): string {
   const doc = folderDoc(f, includeIds);
   return defaultFormat().render('folder', { id: doc.id, name: doc.name, order: doc.order }, { path });
 }
@@ -133,7 +133,7 @@ function managedFields(kind: Exclude<PullFileKind, 'config'>, doc: Record<string
 }
 
 /** The configuration a fresh pull writes: just enough for `plan` to find the project again. */
-export function renderPulledConfig(config: PulledConfig): string {
+function renderPulledConfig(config: PulledConfig): string {
   const lines = ['# written by `tmsync pull`; the API key comes from TMSYNC_API_KEY, never from this file'];
   lines.push(`project: ${JSON.stringify(config.project)}`);
   if (config.baseUrl) lines.push(`base_url: ${JSON.stringify(withoutCredentials(config.baseUrl))}`);

@@ -31,9 +31,9 @@ import type { PullMergeHooks, PullResult } from './pull-types.js';
 export type { Prefer };
 
 /** How each field of one item stands; see {@link fieldStanding}. */
-export type ItemStandings = ReadonlyMap<string, FieldStanding>;
+type ItemStandings = ReadonlyMap<string, FieldStanding>;
 
-export interface PullMergeInput {
+interface PullMergeInput {
   /** the sync base as read (`readSyncBase`) */
   base: SyncBase;
   /** settles conflicts one way for the run @default none: conflicts are left as they are */
@@ -315,7 +315,7 @@ function parsedMapping(path: string, text: string): Record<string, unknown> {
 }
 
 /** A value of a conflict on one line: texts quoted (line breaks as `\n`), long ones cut. */
-export function showConflictValue(value: unknown): string {
+function showConflictValue(value: unknown): string {
   if (value === undefined || value === null) return '(none)';
   const s = JSON.stringify(value) ?? String(value);
   return s.length > 160 ? `${s.slice(0, 157)}…` : s;

@@ -74,7 +74,7 @@ export interface StagedTree {
   drop(path: string): Promise<void>;
 }
 
-export interface PullStageOptions {
+interface PullStageOptions {
   root: string;
   config: { casesDir: string; stepGroupsDir: string };
   /** the repository's own files, as `loadExistingRepository` reads them */

@@ -24,7 +24,7 @@ import type { StagedTree } from './pull-stage.js';
  */
 
 /** A new directory, built in the tree, to rename into place. */
-export interface NewDirectory {
+interface NewDirectory {
   /** relative to the root */
   path: string;
   /** where it is built */
@@ -36,7 +36,7 @@ export interface NewDirectory {
   dirs: string[];
 }
 
-export interface PlaceNewDirectoriesOptions {
+interface PlaceNewDirectoriesOptions {
   root: string;
   tree: StagedTree;
   /** a staged temporary file holding exactly `content` (the stage's `claim`) */

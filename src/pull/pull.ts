@@ -18,7 +18,7 @@ import type { PullStage } from './pull-stage.js';
 import type { KeepImplicit } from './pull-implicit.js';
 import { buildNewDirectories, placeNewDirectories, removeStrayTrees } from './pull-tree.js';
 
-export type { LocalRepository, PullMergeHooks, PullResult } from './pull-types.js';
+export type { LocalRepository, PullResult } from './pull-types.js';
 
 /**
  * `pull` on disk: reads what the repository already holds (so names stay stable and local files
@@ -27,7 +27,7 @@ export type { LocalRepository, PullMergeHooks, PullResult } from './pull-types.j
  * whose items are gone are returned for the caller to list.
  */
 
-export interface PullOptions {
+interface PullOptions {
   /** the repository root (where tmsync.yaml is or will be) */
   root: string;
   config: Pick<TmsyncConfig, 'casesDir' | 'stepGroupsDir'>;

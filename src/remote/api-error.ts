@@ -20,7 +20,7 @@ export type ApiErrorCode =
   | 'response_too_large'
   | 'aborted';
 
-export interface ApiErrorInit {
+interface ApiErrorInit {
   code: ApiErrorCode;
   method: string;
   /** the request path relative to the interface root, query secrets removed */

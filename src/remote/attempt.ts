@@ -25,7 +25,7 @@ export interface AttemptContext {
   runCasesMultipart: () => boolean;
 }
 
-export interface AttemptRequest {
+interface AttemptRequest {
   ep: Endpoint;
   params: Record<string, string | number>;
   query?: Query;

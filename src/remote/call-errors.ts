@@ -6,7 +6,7 @@ import { ResponseTooLarge, TransportError, type RawResponse } from './transport.
 /** Every way a call fails, as an ApiError: a refusing answer, no answer, a stop, an unconfirmed create. */
 
 /** Said under every failed run-case update: how to pick the encoding. */
-export const RUN_CASE_ENCODING_HINT =
+const RUN_CASE_ENCODING_HINT =
   'run-case updates are sent as JSON, then as multipart/form-data (part `data`) when the service refuses JSON; force one with `results.encoding: json|multipart` in tmsync.yaml or `--multipart`';
 
 export function header(h: RawResponse['headers'], name: string): string | undefined {
@@ -21,7 +21,7 @@ function formatBytes(n: number): string {
   return `${n} bytes`;
 }
 
-export interface AnswerContext {
+interface AnswerContext {
   policy: RetryPolicy;
   secrets: string[];
   keyVar: string;

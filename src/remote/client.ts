@@ -29,7 +29,6 @@ import { RunCaseEncoding } from './run-case-encoding.js';
 import { listKey, type ClientResponseOf } from './response-schemas.js';
 import { resolveSettings, type ClientSettings } from './settings.js';
 
-export { RUN_CASE_ENCODING_HINT } from './call-errors.js';
 export type { ClientStats } from './events.js';
 export type { ClientResponseOf } from './response-schemas.js';
 

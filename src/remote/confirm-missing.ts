@@ -8,13 +8,13 @@ import { toRemoteCase, toRemoteFolder, toRemoteStepGroup } from './to-actual.js'
 import { looksLikeId } from './resolve-project.js';
 
 /** The `id:`s the repository's files write (a `DesiredState` or pull's view of the files both fit). */
-export interface NamedItems {
+interface NamedItems {
   cases: readonly { id?: string }[];
   stepGroups: readonly { id?: string }[];
   folders: readonly { id?: string }[];
 }
 
-export interface ConfirmMissingOptions {
+interface ConfirmMissingOptions {
   signal?: AbortSignal;
   /** the lists were read under a scope: an item found outside it is not added (see `ActualState.elsewhere`) */
   scope?: readonly string[];

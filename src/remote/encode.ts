@@ -19,7 +19,7 @@ function queryString(query: Query | undefined, redact: boolean): string {
   return s ? `?${s}` : '';
 }
 
-export interface Target {
+interface Target {
   url: string;
   /** the path with its query, secret-looking parameters redacted: what events and errors show */
   logPath: string;
@@ -51,7 +51,7 @@ function isJunitUpload(body: unknown): body is JunitUpload {
   return typeof body.junit_xml === 'string' || body.junit_xml instanceof Uint8Array;
 }
 
-export interface EncodedBody {
+interface EncodedBody {
   body?: string | FormData;
   contentType?: string;
 }

@@ -20,7 +20,7 @@ import { looksLikeId, resolveProject } from './resolve-project.js';
 import { textSharer } from '../text-sharer.js';
 import type { ReadCache } from './read-cache.js';
 
-export interface FetchStateOptions {
+interface FetchStateOptions {
   /**
    * only these folder subtrees (paths of names joined by `/`; a top-level name is a path of one),
    * plus the folders above them (without their cases); undefined = the whole project

@@ -3,7 +3,7 @@ import { AnswerTimes } from './answer-times.js';
 
 export type Lane = 'read' | 'write';
 
-export interface GateOptions {
+interface GateOptions {
   /** requests started per second, over a sliding window */
   rate: number;
   /** requests in flight at once, both lanes together */

@@ -8,7 +8,7 @@ export interface PageShape {
   page_info?: { next?: string | null; page_size?: number; total_count?: number };
 }
 
-export interface PaginateOptions {
+interface PaginateOptions {
   /** the key of `data` that holds the items */
   key: string;
   /** the caller's filters */
@@ -36,14 +36,14 @@ export interface PaginateOptions {
 }
 
 /** Pages of a list without `total_count` read before the walk stops as endless. */
-export const DEFAULT_MAX_PAGES = 10_000;
+const DEFAULT_MAX_PAGES = 10_000;
 
 function looksLikeUrl(next: string): boolean {
   return /^https?:\/\//i.test(next) || next.startsWith('/') || next.startsWith('?');
 }
 
 /** The query of the next page: a URL's own parameters (its host is never trusted with the key), or a cursor. */
-export function nextQuery(next: string, o: PaginateOptions, sizeSent: boolean): Query {
+function nextQuery(next: string, o: PaginateOptions, sizeSent: boolean): Query {
   if (looksLikeUrl(next)) {
     const q: Query = {};
     for (const [k, v] of new URL(next, `${o.baseUrl}/`).searchParams) q[k] = v;
@@ -71,7 +71,7 @@ const refusedSize = (err: unknown) =>
   err instanceof ApiError && err.code === 'invalid_request' && (err.status === 400 || err.status === 422);
 
 /** Walks of one list at most: the first, and the ones redone because the list changed under it. */
-export const MAX_WALKS = 3;
+const MAX_WALKS = 3;
 
 /** Why a walk cannot be trusted to hold every item: the list changed while it was read. */
 interface Change {

@@ -65,7 +65,7 @@ export const IDEMPOTENT_POSTS: ReadonlySet<EndpointName> = new Set<EndpointName>
  * `retry`: send again after a wait; `reconcile`: ask the caller whether the create happened;
  * `fail`: give up with the error.
  */
-export type RetryDecision = 'retry' | 'reconcile' | 'fail';
+type RetryDecision = 'retry' | 'reconcile' | 'fail';
 
 export function isRetryable(err: unknown, kind: RetryKind, policy: RetryPolicy = defaultRetryPolicy): RetryDecision {
   if (!(err instanceof ApiError)) return 'fail';

@@ -21,7 +21,7 @@ import { withoutCredentials } from '../url-credentials.js';
  * or other-version file, or one written for another service or project, is ignored (everything is
  * read again), and a failed write loses nothing but the saving. It holds no key.
  */
-export const READ_CACHE_FORMAT_VERSION = 1;
+const READ_CACHE_FORMAT_VERSION = 1;
 export const READ_CACHE_FILE = join('.tmsync', 'cache', 'reads.json');
 
 interface Entry<T> {
@@ -40,7 +40,7 @@ interface CacheFile {
 type Version = number | string | null | undefined;
 
 /** How much older than the read an `updated_at` must be for its copy to be kept (2 minutes). */
-export const RACY_MARGIN_MS = 120_000;
+const RACY_MARGIN_MS = 120_000;
 
 /** An `updated_at` in ms since the epoch: seconds or ms (numbers below 1e11 are seconds), or a date text. */
 function versionMs(v: Version): number | undefined {

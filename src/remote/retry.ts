@@ -4,7 +4,7 @@ import type { Clock } from './clock.js';
 import { isLoopbackRefusal, isRetryable, retryDelay, type RetryKind, type RetryPolicy } from './policy.js';
 import type { Reconciler } from './ambiguous-create.js';
 
-export interface RetryOptions {
+interface RetryOptions {
   kind: RetryKind;
   /** this call's policy (a per-call `retries` already applied) */
   policy: RetryPolicy;

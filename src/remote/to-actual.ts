@@ -62,7 +62,7 @@ function compact<T extends object>(o: T): T {
 }
 
 /** Gives one copy of each equal short text: see `textSharer` (src/text-sharer.ts). */
-export type Share = (s: string) => string;
+type Share = (s: string) => string;
 const unshared: Share = (s) => s;
 
 const text = (s: string | null | undefined): string => s ?? '';
@@ -80,7 +80,7 @@ export function toRemoteFolder(w: W.FolderWire): RemoteFolder {
  * A case's step in the model. Its own id is not kept: nothing compares, sends or writes it (a case's
  * steps are sent whole), and a large project's step ids add up (issue 15).
  */
-export function toRemoteStep(w: W.IndividualStep, share: Share = unshared): RemoteStep {
+function toRemoteStep(w: W.IndividualStep, share: Share = unshared): RemoteStep {
   const groupId = idOrNull(w.step_group_id);
   const description = share(text(w.step_description));
   const expected = share(text(w.expected_results));

@@ -1,7 +1,7 @@
 import { request, type Dispatcher, type FormData } from 'undici';
 import type { Clock } from './clock.js';
 
-export interface RawRequest {
+interface RawRequest {
   url: string;
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   headers: Record<string, string>;

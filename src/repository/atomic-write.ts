@@ -249,7 +249,7 @@ export function repositoryTempDir(root: string, options: { ops?: Partial<FileOps
   return sessionTempDir(resolve(root), fileOps(options.ops), options.session);
 }
 
-export interface WriteFilesOptions extends WriteFileOptions {
+interface WriteFilesOptions extends WriteFileOptions {
   /** files in flight at once @default 32 */
   parallel?: number;
   /**

@@ -67,7 +67,7 @@ export const CONFIG_DEFAULTS = {
 } as const;
 
 /** `65536` (bytes), `"512KiB"`, `"64MiB"`, `"1GiB"`, `"100MB"` → bytes. */
-export function parseSize(value: number | string): number {
+function parseSize(value: number | string): number {
   if (typeof value === 'number') return Math.round(value);
   const m = /^([0-9]+(?:\.[0-9]+)?)\s*(B|KiB|MiB|GiB|KB|MB|GB)?$/i.exec(value.trim());
   if (!m) throw new TmsyncError('invalid_size', `\`${value}\` is not a size`, { hint: 'write e.g. 64MiB, 512KiB or a number of bytes' });

@@ -6,7 +6,7 @@ import type { ParsedFolderFile } from './folder-file.js';
 import { STEP_GROUP_ID_PATTERN } from './file-schemas.js';
 import type { Position } from './yaml-source.js';
 
-export interface CrossCheckInput {
+interface CrossCheckInput {
   folders: DesiredFolder[];
   folderFiles: ReadonlyMap<string, ParsedFolderFile>;
   cases: Parsed<DesiredCase>[];

@@ -7,7 +7,7 @@ import { editYamlText, type EditTextOptions } from './yaml-edit.js';
 
 /** The field-level edit of one repository file on disk: read, edited by its format, written durably. */
 
-export interface SetFileFieldsOptions extends WriteFileOptions {
+interface SetFileFieldsOptions extends WriteFileOptions {
   /** see `EditFileOptions.order` */
   order?: readonly string[];
   /** the format to edit with @default the format claiming the file's name */
@@ -24,7 +24,7 @@ export async function setFileFields(file: string, fields: Record<string, unknown
   await editFile(file, options, (text) => format.editDocument(text, fields, { file, ...(options.order ? { order: options.order } : {}) }));
 }
 
-export interface SetYamlFieldsOptions extends WriteFileOptions, Omit<EditTextOptions, 'file'> {}
+interface SetYamlFieldsOptions extends WriteFileOptions, Omit<EditTextOptions, 'file'> {}
 
 /**
  * Sets top-level keys of a YAML file in place (`editYamlText`), whatever its name: an existing key

@@ -51,7 +51,7 @@ export async function makeDirectory(path: string, mkdir: typeof fsp.mkdir = fsp.
   await mkdir(path, { recursive: true });
 }
 
-export const nodeFileOps: FileOps = {
+const nodeFileOps: FileOps = {
   open: fsp.open,
   readFile: (path) => fsp.readFile(path),
   rename: fsp.rename,
@@ -74,10 +74,10 @@ export const nodeFileOps: FileOps = {
 
 export const fileOps = (over?: Partial<FileOps>): FileOps => (over ? { ...nodeFileOps, ...over } : nodeFileOps);
 
-export { ioError, isSystemError } from '../errors.js';
+export { ioError } from '../errors.js';
 
 /** What a non-regular file system entry is, in words. */
-export function entryKind(st: Stats): string {
+function entryKind(st: Stats): string {
   if (st.isDirectory()) return 'a directory';
   if (st.isFIFO()) return 'a named pipe (FIFO)';
   if (st.isCharacterDevice()) return 'a character device';

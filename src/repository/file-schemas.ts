@@ -14,24 +14,22 @@ import { assertNever } from '../assert-never.js';
  */
 
 /** A human id (`SHOP-12`) or a uuid. */
-export const CASE_ID_PATTERN =
+const CASE_ID_PATTERN =
   /^(?:[A-Za-z0-9][A-Za-z0-9_]*-[0-9]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 /** A step group human id (`SHOP-SG-3`) or a uuid. */
 export const STEP_GROUP_ID_PATTERN =
   /^(?:[A-Za-z0-9][A-Za-z0-9_]*-SG-[0-9]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 /** Folders have no human id: a uuid. */
-export const FOLDER_ID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-/** `30` (seconds), `30s`, `1.5m`, `500ms`, `1h`, `1h30m`: the one duration syntax (src/duration.ts). */
-export { DURATION_PATTERN };
+const FOLDER_ID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 /** `65536`, `512KiB`, `64MiB`, `1GiB` (binary units; KB/MB/GB are decimal) */
-export const SIZE_PATTERN = /^[0-9]+(?:\.[0-9]+)?\s*(?:B|KiB|MiB|GiB|KB|MB|GB)?$/i;
+const SIZE_PATTERN = /^[0-9]+(?:\.[0-9]+)?\s*(?:B|KiB|MiB|GiB|KB|MB|GB)?$/i;
 const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const NOT_BLANK = /\S/;
 
 const text = (description: string) => z.string().meta({ description });
 const title = (description: string) => z.string().regex(NOT_BLANK, 'must not be empty').meta({ description });
 
-export const labelsSchema = z.array(z.string()).meta({ description: 'label names or ids (GET /labels)' });
+const labelsSchema = z.array(z.string()).meta({ description: 'label names or ids (GET /labels)' });
 
 export const actionStepSchema = z
   .strictObject({
@@ -40,7 +38,7 @@ export const actionStepSchema = z
   })
   .meta({ description: 'an individual step' });
 
-export const useStepSchema = z
+const useStepSchema = z
   .strictObject({
     use: z
       .string()
@@ -177,7 +175,7 @@ export const folderSchema = z
 const rateLimit = z.number().positive().meta({ description: 'requests per second' });
 const concurrency = z.number().int().positive().meta({ description: 'requests in flight' });
 
-export const profileSchema = z.strictObject({
+const profileSchema = z.strictObject({
   base_url: text('service base URL ending in /api/v1').optional(),
   app_url: text('execution interface root').optional(),
   project: text('project id, human_id_prefix or exact name').optional(),
@@ -251,11 +249,10 @@ export const configSchema = z
 /** A case file as written: `id`, `title` and the YAML keys of the field table (src/fields.ts). */
 export type TestCaseInput = z.infer<typeof testCaseSchema>;
 export type StepGroupInput = z.infer<typeof stepGroupSchema>;
-export type FolderInput = z.infer<typeof folderSchema>;
 export type ConfigInput = z.infer<typeof configSchema>;
 
 /** The words every schema file carries about its draft. */
-export const DRAFT_NOTE =
+const DRAFT_NOTE =
   'JSON Schema draft 2020-12 (see $schema). Editors with yaml-language-server read it as it is; a validator must use that draft (ajv: import Ajv2020 from "ajv/dist/2020"; its default class is draft-07 and refuses this file).';
 
 /** The four JSON Schemas of `schemas/`, by file name. */

@@ -4,7 +4,7 @@ import { locate, parseYamlFile, posOf, problemAt, type Position } from './yaml-s
 import { zodProblems } from './zod-problems.js';
 
 /** The longest folder name the service holds. */
-export const MAX_FOLDER_NAME_LENGTH = 255;
+const MAX_FOLDER_NAME_LENGTH = 255;
 
 /**
  * Why the service cannot hold this folder name, or undefined when it can. A directory whose

@@ -2,7 +2,7 @@ import type { FormatParseResult, ItemFileKind, RepositoryFormat } from './reposi
 import type { ReadOptions } from './case-file.js';
 import { yamlFormat } from './yaml-format.js';
 
-export type { EditFileOptions, FormatParseResult, ItemDocument, ItemFileKind, RenderFileOptions, RepositoryFormat } from './repository-format.js';
+export type { RepositoryFormat } from './repository-format.js';
 
 /**
  * The file formats of a tests repository. Everything that reads or writes an item's file (the

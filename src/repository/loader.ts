@@ -398,7 +398,7 @@ function shareCase(item: DesiredCase, share: (s: string) => string): void {
 }
 
 /** sha256 over relative paths and the sha256 of each file's content, in path order. */
-export function hashContents(fileHashes: ReadonlyMap<string, string>): string {
+function hashContents(fileHashes: ReadonlyMap<string, string>): string {
   const h = createHash('sha256');
   // one update per file (the same bytes as four)
   for (const rel of [...fileHashes.keys()].sort(byName)) h.update(`${rel}\u0000${fileHashes.get(rel)!}\n`);

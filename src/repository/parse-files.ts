@@ -67,7 +67,7 @@ const WORKER_THRESHOLD = 2000;
  * none are left, so a slow thread (a busy core) takes fewer; a worker sends each chunk's results as
  * one message, small enough that receiving it never stalls this thread.
  */
-export const RESULT_BATCH = 100;
+const RESULT_BATCH = 100;
 const WORKER_URL = new URL('./parse-worker.js', import.meta.url);
 /**
  * A worker's old generation, capped (issue 15): a worker holds little (its share of the paths and
@@ -75,7 +75,7 @@ const WORKER_URL = new URL('./parse-worker.js', import.meta.url);
  * repository before being collected, all of it in the process's peak memory. With the cap it
  * collects sooner; the rare worker that needs more (a huge file) is run again without it.
  */
-export const WORKER_HEAP_MB = 64;
+const WORKER_HEAP_MB = 64;
 /** A worker's young generation, in MB. */
 const WORKER_YOUNG_MB = 8;
 
@@ -93,7 +93,7 @@ export function parseBytes(job: ParseJob, bytes: Uint8Array, read: ReadOptions =
   return parseText(job, r.decoded.text, read);
 }
 
-export function parseText(job: ParseJob, text: string, read: ReadOptions = {}): ParseResult {
+function parseText(job: ParseJob, text: string, read: ReadOptions = {}): ParseResult {
   const hash = sha256Of('sha256', text, 'hex');
   // the format claiming the file's name parses it (`format.ts`)
   const r = parseItemFile(job.kind, job.rel, text, job.kind === 'step_group' ? job.key : '', read);
@@ -109,7 +109,7 @@ export function parseText(job: ParseJob, text: string, read: ReadOptions = {}): 
  * anyway (the three ways compared: docs/performance.md, "Loading").
  * The parallelism that pays is the worker threads of `parseFiles`.
  */
-export function parseFilesInThread(root: string, jobs: readonly ParseJob[], receive?: ParseFilesOptions['receive'], read: ReadOptions = {}): ParseResult[] {
+function parseFilesInThread(root: string, jobs: readonly ParseJob[], receive?: ParseFilesOptions['receive'], read: ReadOptions = {}): ParseResult[] {
   const results: ParseResult[] = [];
   for (let start = 0; start < jobs.length; start += DETACH_BATCH) {
     const some = jobs.slice(start, start + DETACH_BATCH).map((job) => parseBytes(job, readFileSync(join(root, job.rel)), read));
@@ -139,9 +139,9 @@ function detach(results: ParseResult[]): ParseResult[] {
 }
 
 /** At most this many parse workers. */
-export const MAX_WORKERS = 4;
+const MAX_WORKERS = 4;
 
-export interface WorkerCountInput {
+interface WorkerCountInput {
   /** files to parse */
   files: number;
   /** `os.availableParallelism()` */

@@ -4,7 +4,7 @@ import type { LookupKind } from '../model.js';
 
 export type SchemaKind = 'config' | 'test-case' | 'step-group' | 'folder';
 
-export const SCHEMA_FILES: Record<SchemaKind, string> = {
+const SCHEMA_FILES: Record<SchemaKind, string> = {
   config: 'config.schema.json',
   'test-case': 'test-case.schema.json',
   'step-group': 'step-group.schema.json',
@@ -36,7 +36,7 @@ export function schemaComment(kind: SchemaKind, fileFromRoot: string): string {
 }
 
 
-export interface WriteSchemaFilesOptions {
+interface WriteSchemaFilesOptions {
   /**
    * The names of the service's lookup lists: the copies then offer them for completion (still
    * accepting any alias or id), in case files and in `defaults:` of tmsync.yaml

@@ -3,12 +3,12 @@ import { schemaComment } from './schema-comment.js';
 import { withoutCredentials } from '../url-credentials.js';
 
 /** One file `tmsync init` writes (path relative to the new repository, `/`-separated). */
-export interface StarterFile {
+interface StarterFile {
   path: string;
   content: string;
 }
 
-export const STARTER_STEP_GROUP_KEY = 'sign-in';
+const STARTER_STEP_GROUP_KEY = 'sign-in';
 
 /** What `tmsync init` learnt from a running service; without it the starter aims at the demo emulator. */
 export interface StarterTarget {

@@ -15,12 +15,12 @@ import { TmsyncError } from '../errors.js';
 
 export type TextEncodingName = 'utf-8' | 'utf-16le' | 'utf-16be';
 
-export interface DecodedText {
+interface DecodedText {
   text: string;
   encoding: TextEncodingName;
 }
 
-export interface EncodingProblem {
+interface EncodingProblem {
   line: number;
   col: number;
   message: string;
@@ -30,7 +30,7 @@ export interface EncodingProblem {
 const UTF8_HINT = 'save the file as UTF-8 (for a Latin-1 file: `iconv -f latin1 -t utf-8`); tmsync never reads or rewrites a file it cannot read exactly';
 
 /** Offset of the first byte that does not belong to a valid UTF-8 sequence, or -1. */
-export function firstInvalidUtf8(bytes: Uint8Array): number {
+function firstInvalidUtf8(bytes: Uint8Array): number {
   let i = 0;
   const n = bytes.length;
   while (i < n) {

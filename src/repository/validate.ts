@@ -4,12 +4,12 @@ import type { DesiredState } from '../model.js';
 import { readConfig, type TmsyncConfig } from './config.js';
 import { loadRepository, sortProblems, type LoadRepositoryOptions } from './loader.js';
 
-export interface ValidateRepositoryOptions extends Pick<LoadRepositoryOptions, 'workers' | 'exactYaml'> {
+interface ValidateRepositoryOptions extends Pick<LoadRepositoryOptions, 'workers' | 'exactYaml'> {
   /** the configuration file. @default `<dir>/tmsync.yaml` (its directory is the repository root) */
   configFile?: string;
 }
 
-export interface ValidateRepositoryResult {
+interface ValidateRepositoryResult {
   /** config and repository problems, warnings included (`severity: 'warning'`) */
   problems: Problem[];
   /** absent when tmsync.yaml itself is invalid */
@@ -34,9 +34,4 @@ export async function validateRepository(dir: string, options: ValidateRepositor
     ...(options.exactYaml ? { exactYaml: true } : {}),
   });
   return { problems: sortProblems([...read.problems, ...problems]), state, config: read.config, root: read.root };
-}
-
-/** True when there is at least one problem that is not a warning. */
-export function hasErrors(problems: readonly Problem[]): boolean {
-  return problems.some((p) => p.severity !== 'warning');
 }

@@ -64,7 +64,7 @@ export function byNaturalName(a: string, b: string): number {
  * followed), names that are twins on case-insensitive or normalising file systems, and
  * temporary files a killed older version left next to the files.
  */
-export interface WalkFindings {
+interface WalkFindings {
   problems: Problem[];
   /** stray temporary files, relative paths, for a writing command to remove */
   strays: string[];
@@ -79,7 +79,7 @@ interface WalkContext extends WalkFindings {
  * The key under which two names are one entry on macOS (APFS/HFS+) and Windows (NTFS) by
  * default: Unicode-normalised (NFC) and case-folded.
  */
-export const twinKey = (name: string): string => name.normalize('NFC').toUpperCase().toLowerCase();
+const twinKey = (name: string): string => name.normalize('NFC').toUpperCase().toLowerCase();
 
 /** True when `abs` (symbolic links resolved) is `root` or below it. */
 export function isInside(rootReal: string, abs: string): boolean {
@@ -242,18 +242,4 @@ export async function listStepGroupFiles(root: string, stepGroupsDir: string): P
     problems: ctx.problems,
     strays: ctx.strays,
   };
-}
-
-/** Runs `fn` over `items` with at most `limit` in flight, keeping the order of results. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i], i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

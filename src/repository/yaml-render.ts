@@ -57,7 +57,7 @@ export function flowable(node: unknown): boolean {
   return ok;
 }
 
-export interface RenderOptions {
+interface RenderOptions {
   /** a `yaml-language-server: $schema=…` comment written as the first line (without `#`) */
   schemaComment?: string;
 }

@@ -142,7 +142,7 @@ export function keyLines(p: ParsedYaml): Record<string, number> {
   return lines;
 }
 
-export interface Located {
+interface Located {
   /** the node at the path (a value) when it exists */
   node?: Node;
   /** the key node when the last path element is a mapping key that exists */
@@ -174,7 +174,7 @@ export function locate(root: Node, path: YamlPath): Located {
   return { node: cur, keyNode, nearest: cur };
 }
 
-export function describeNode(node: Node): string {
+function describeNode(node: Node): string {
   if (isMap(node)) return 'a mapping';
   if (isSeq(node)) return 'a list';
   if (isScalar(node)) return describeValue(node.value);

@@ -14,7 +14,7 @@ import {
 } from './yaml-source.js';
 
 /** What is being checked, for messages that depend on it (a `use:` in a step group, …). */
-export type FileKind = 'case' | 'step_group' | 'folder' | 'config';
+type FileKind = 'case' | 'step_group' | 'folder' | 'config';
 
 /** Human wording of the names zod uses for expected types. */
 const EXPECTED: Record<string, string> = {

@@ -125,7 +125,7 @@ const ENCODINGS: Record<string, string> = {
  * `encoding` of the XML declaration, else UTF-8. Invalid UTF-8 and an unknown declared encoding
  * are `invalid_junit` errors (the first naming its line and column), never U+FFFD in a mapping key.
  */
-export function decodeJunit(bytes: Uint8Array, report: string): string {
+function decodeJunit(bytes: Uint8Array, report: string): string {
   let label: string;
   let start = 0;
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {

@@ -15,12 +15,12 @@ import { JUNIT_OUTCOMES, type JunitOutcome, type JunitTestcase } from './junit.j
  */
 
 /** The property a reporter sets to name the case explicitly. */
-export const TEST_CASE_PROPERTY = 'test_case';
+const TEST_CASE_PROPERTY = 'test_case';
 
 /** A mapping file's contents: JUnit `classname.name` or `name` → case ref(s). */
 export type ResultMapping = Record<string, string | string[]>;
 
-export interface MapResultsOptions {
+interface MapResultsOptions {
   /** from `--mapping FILE`; wins over properties and names */
   mapping?: ResultMapping;
   /** the project's `human_id_prefix`; narrows name matching to this project's ids */
@@ -36,7 +36,7 @@ export interface CaseResult {
   testcases: JunitTestcase[];
 }
 
-export interface MappedResults {
+interface MappedResults {
   /** in the order cases first appear in the reports */
   cases: CaseResult[];
   unmatched: JunitTestcase[];
@@ -47,7 +47,7 @@ export interface MappedResults {
  * every test that covers it passed. An assertion failure ranks above an error (the product is known
  * to be wrong, not just untested), and a skip above a pass (the case was not fully exercised).
  */
-export const OUTCOME_SEVERITY: Readonly<Record<JunitOutcome, number>> = { failed: 3, error: 2, skipped: 1, passed: 0 };
+const OUTCOME_SEVERITY: Readonly<Record<JunitOutcome, number>> = { failed: 3, error: 2, skipped: 1, passed: 0 };
 
 const GENERIC_ID = /(?<![A-Za-z0-9_-])[A-Z][A-Z0-9]*-\d+(?![0-9A-Za-z])/g;
 
@@ -180,7 +180,7 @@ function suiteRefs(
 }
 
 /** Default run status names per outcome (looked up by name or alias, case-insensitive). */
-export const DEFAULT_STATUS_NAMES: Readonly<Record<JunitOutcome, string>> = {
+const DEFAULT_STATUS_NAMES: Readonly<Record<JunitOutcome, string>> = {
   passed: 'Passed',
   failed: 'Failed',
   error: 'Failed',
@@ -205,7 +205,7 @@ export function parseStatusMap(entries: readonly string[] = []): Partial<Record<
 }
 
 /** The run status chosen for each outcome. */
-export type StatusChoice = Record<JunitOutcome, { id: string; name: string }>;
+type StatusChoice = Record<JunitOutcome, { id: string; name: string }>;
 
 /**
  * Resolves each outcome's status name against the service's run statuses (by name or alias,

@@ -23,7 +23,7 @@ import {
  * why, so the command can report it honestly.
  */
 
-export interface PushResultsOptions {
+interface PushResultsOptions {
   client: TmsClient;
   project: RemoteProject;
   testcases: readonly JunitTestcase[];
@@ -114,7 +114,7 @@ function linkOf(run: TestRun): { url?: string } {
   return url ? { url } : {};
 }
 
-export const PUSH_DEFAULTS = Object.freeze({ batchSize: 100, lookupThreshold: 20, maxBatchSize: 1000 });
+const PUSH_DEFAULTS = Object.freeze({ batchSize: 100, lookupThreshold: 20, maxBatchSize: 1000 });
 
 interface ResolvedCase {
   id: string;

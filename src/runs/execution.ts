@@ -11,7 +11,7 @@ import { webLink } from '../remote/web-link.js';
  * Pure of printing; time is injected so tests run whole waits in milliseconds.
  */
 
-export interface TriggerOptions {
+interface TriggerOptions {
   /**
    * the plan as the execution interface names it: its execution id, a number (sent as a JSON number,
    * as the live service's clients send it), or an id the service takes as it is
@@ -24,7 +24,7 @@ export interface TriggerOptions {
   signal?: AbortSignal;
 }
 
-export interface TriggeredRun {
+interface TriggeredRun {
   /** the run id for `run status` (a number on the live service) */
   id: string;
   /** a link to the run, when the service gave one */
@@ -47,7 +47,7 @@ export async function triggerExecution(client: TmsClient, options: TriggerOption
 }
 
 /** `2090` → 2090 (the live service's clients send a bare number); anything else as given. */
-export function executionIdOf(ref: string): string | number {
+function executionIdOf(ref: string): string | number {
   const text = ref.trim();
   return /^\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : ref;
 }
@@ -63,7 +63,7 @@ export async function fetchExecutionJunit(client: TmsClient, runId: string, sign
 }
 
 /** The status that ends the wait; every other value (known or not) means "keep polling". */
-export const COMPLETED_STATUS = 'STATUS_COMPLETED';
+const COMPLETED_STATUS = 'STATUS_COMPLETED';
 
 /** Result spellings that mean the run passed: real answers say SUCCESS, the reference's prose PASSED. */
 const PASSING_RESULTS = new Set(['SUCCESS', 'PASSED', 'PASS', 'SUCCEEDED']);
@@ -82,7 +82,7 @@ export interface WaitClock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-export interface WaitOptions {
+interface WaitOptions {
   /** give up after this long @default 1800000 (30 min) */
   timeoutMs?: number;
   /** the first interval between polls @default 10000 */
@@ -111,7 +111,7 @@ export interface WaitResult {
   elapsedMs: number;
 }
 
-export const WAIT_DEFAULTS = Object.freeze({
+const WAIT_DEFAULTS = Object.freeze({
   timeoutMs: 30 * 60_000,
   pollMs: 10_000,
   backoffFactor: 1.5,
@@ -169,7 +169,7 @@ export async function waitForExecution(client: TmsClient, runId: string, options
 }
 
 /** Failures worth waiting through: the service or the network hiccuped, the run is not at fault. */
-export function isTransient(err: unknown): boolean {
+function isTransient(err: unknown): boolean {
   return (
     err instanceof ApiError &&
     (err.code === 'server_error' || err.code === 'rate_limited' || err.code === 'network' || err.code === 'timeout' || err.code === 'invalid_response')

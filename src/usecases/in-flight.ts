@@ -5,7 +5,7 @@
  * error the use case throws once every tracked promise has settled. Later failures are the
  * consequences of that stop (cancelled reads) and are dropped on purpose.
  */
-export interface InFlight {
+interface InFlight {
   track<T>(promise: Promise<T>): Promise<T>;
   /** aborts the others and waits until every tracked promise has settled */
   stop(): Promise<void>;

@@ -10,7 +10,7 @@ import { loadTarget } from '../target.js';
 import { plural } from '../words.js';
 import { EXIT } from '../exit-codes.js';
 
-export interface BackupOptions extends GlobalOptions {
+interface BackupOptions extends GlobalOptions {
   /** where to write the backup; gzip when it ends in `.gz` */
   out: string;
 }

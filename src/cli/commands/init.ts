@@ -18,7 +18,7 @@ import { jsonOutput } from '../json.js';
 import { effectiveEnv, loadTarget } from '../target.js';
 import { EXIT } from '../exit-codes.js';
 
-export interface InitOptions extends GlobalOptions {
+interface InitOptions extends GlobalOptions {
   /** positional: [dir] (default `.`); created when missing */
   args: string[];
   /**

@@ -15,7 +15,7 @@ import { loadTarget, type Target } from '../target.js';
 import { parseFolderPath } from './pull.js';
 import { EXIT } from '../exit-codes.js';
 
-export interface MigrateOptions extends GlobalOptions {
+interface MigrateOptions extends GlobalOptions {
   /** the source profile (from `profiles:` in tmsync.yaml) */
   from: string;
   /** the target profile */

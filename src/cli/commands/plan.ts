@@ -12,7 +12,7 @@ import { useCaseContext } from '../use-case-context.js';
 import { EXIT } from '../exit-codes.js';
 import { assertNever } from '../../assert-never.js';
 
-export interface PlanOptions extends GlobalOptions {
+interface PlanOptions extends GlobalOptions {
   /** save the plan (JSON) for `tmsync apply FILE` */
   out?: string;
   /** what stdout gets @default 'text' */

@@ -10,7 +10,7 @@ import { jsonOutput } from '../json.js';
 import { loadTarget } from '../target.js';
 import { EXIT } from '../exit-codes.js';
 
-export interface ProjectCreateOptions extends GlobalOptions {
+interface ProjectCreateOptions extends GlobalOptions {
   name: string;
   /** the human id prefix of the new project's items (`SHOP` → `SHOP-12`) */
   prefix: string;
@@ -59,7 +59,7 @@ export function projectBody(name: string, prefix: string, description: string) {
 }
 
 /** The project holding this human id prefix (case-insensitive, as `--project` matches), if any. */
-export async function findProjectByPrefix(client: TmsClient, prefix: string): Promise<RemoteProject | undefined> {
+async function findProjectByPrefix(client: TmsClient, prefix: string): Promise<RemoteProject | undefined> {
   const wanted = prefix.toLowerCase();
   for await (const p of client.paginate('listProjects')) {
     if (p.human_id_prefix.toLowerCase() === wanted) return toRemoteProject(p);

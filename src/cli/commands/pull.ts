@@ -14,7 +14,7 @@ import { jsonOutput } from '../json.js';
 import { plural } from '../words.js';
 import { useCaseContext } from '../use-case-context.js';
 
-export interface PullOptions extends GlobalOptions {
+interface PullOptions extends GlobalOptions {
   /** the repository to write into @default the repository of the tmsync.yaml found from `cwd` upward, else `cwd` */
   dir?: string;
   /** only this folder subtree: names joined by `/` */

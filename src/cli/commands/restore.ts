@@ -16,7 +16,7 @@ import { createProject, projectBody } from './project.js';
 import { plural } from '../words.js';
 import { EXIT } from '../exit-codes.js';
 
-export interface RestoreCommandOptions extends GlobalOptions {
+interface RestoreCommandOptions extends GlobalOptions {
   /** positional: the backup file */
   args: string[];
   /** `old@x=new@y`, repeatable */

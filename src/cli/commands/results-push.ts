@@ -13,7 +13,7 @@ import { jsonOutput } from '../json.js';
 import { loadTarget } from '../target.js';
 import { EXIT } from '../exit-codes.js';
 
-export interface ResultsPushOptions extends GlobalOptions {
+interface ResultsPushOptions extends GlobalOptions {
   /** positional: JUnit XML files */
   args: string[];
   testRun?: string;

@@ -7,7 +7,7 @@ import { executionId, jsonOutput } from '../json.js';
 import { loadExecutionTarget } from './run-trigger.js';
 import { EXIT } from '../exit-codes.js';
 
-export interface RunReportOptions extends GlobalOptions {
+interface RunReportOptions extends GlobalOptions {
   /** positional: the run id printed by `run trigger` */
   args: string[];
   /** where to write the run's JUnit report */

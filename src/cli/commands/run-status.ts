@@ -7,7 +7,7 @@ import { executionStatusDocument, jsonOutput } from '../json.js';
 import { loadExecutionTarget } from './run-trigger.js';
 import { EXIT } from '../exit-codes.js';
 
-export interface RunStatusOptions extends GlobalOptions {
+interface RunStatusOptions extends GlobalOptions {
   /** positional: the run id printed by `run trigger` */
   args: string[];
 }

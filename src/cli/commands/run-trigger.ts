@@ -23,7 +23,7 @@ import { executionId, executionStatusDocument, jsonOutput } from '../json.js';
 import { loadTarget, loadTargetConfig, type Target } from '../target.js';
 import { EXIT } from '../exit-codes.js';
 
-export interface RunTriggerOptions extends GlobalOptions {
+interface RunTriggerOptions extends GlobalOptions {
   /** test plan id (or human id `DEMO-P-2` when a project is configured) */
   testPlan: string;
   environment?: string;

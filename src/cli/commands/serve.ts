@@ -6,7 +6,7 @@ import type { RunOutcome } from '../../emulator/emulator-options.js';
 import { EXIT } from '../exit-codes.js';
 
 /** Flags of `tmsync serve`, as commander hands them over (numbers arrive as strings). */
-export interface ServeOptions extends Partial<GlobalOptions> {
+interface ServeOptions extends Partial<GlobalOptions> {
   /** @default '4010' */
   port?: string | number;
   /** @default '127.0.0.1' */

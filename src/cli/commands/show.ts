@@ -5,7 +5,7 @@ import { parsePlanFile, renderPlanJsonLine, renderPlanMarkdown, renderPlanText }
 import type { CliIo, GlobalOptions } from '../io.js';
 import { EXIT } from '../exit-codes.js';
 
-export interface ShowOptions extends GlobalOptions {
+interface ShowOptions extends GlobalOptions {
   /** positional: the plan file */
   args: string[];
   /** @default 'text' (json with --json) */

@@ -13,7 +13,7 @@ import { jsonOutput } from '../json.js';
 import { loadTarget } from '../target.js';
 import { EXIT } from '../exit-codes.js';
 
-export interface TestPlanCreateOptions extends GlobalOptions {
+interface TestPlanCreateOptions extends GlobalOptions {
   title: string;
   /** @default '' */
   description?: string;
@@ -25,7 +25,7 @@ export interface TestPlanCreateOptions extends GlobalOptions {
   args?: string[];
 }
 
-export interface TestPlanRefOptions extends GlobalOptions {
+interface TestPlanRefOptions extends GlobalOptions {
   /** positional: the plan's id or human id */
   args: string[];
 }
@@ -160,7 +160,7 @@ async function labelIdsOf(client: TmsClient, refs: string[]): Promise<string[]> 
 }
 
 /** ISO 8601 (`2026-11-20`, `2026-11-20T10:00:00Z`) or Unix seconds → Unix seconds. */
-export function parseDate(value: string, flag: string): number {
+function parseDate(value: string, flag: string): number {
   const v = value.trim();
   if (/^\d+$/.test(v)) return normalizeTimestamp(Number(v));
   const ms = Date.parse(v);

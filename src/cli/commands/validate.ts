@@ -9,7 +9,7 @@ import { jsonOutput } from '../json.js';
 import { plural } from '../words.js';
 import { EXIT } from '../exit-codes.js';
 
-export interface ValidateOptions extends GlobalOptions {
+interface ValidateOptions extends GlobalOptions {
   /** positional: [dir] (default `.`) */
   args: string[];
   /** `codequality`: a GitLab Code Quality report on stdout @default 'text' */

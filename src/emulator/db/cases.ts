@@ -65,7 +65,7 @@ const UPDATE = `UPDATE cases SET ${WRITABLE.map((k) => `${k} = @${k}`).join(', '
 type RawCase = Omit<CaseRow, 'label_ids'> & { label_ids: string };
 const toCase = (r: RawCase): CaseRow => ({ ...r, label_ids: parseJsonArray(r.label_ids) });
 
-export interface CaseFilter {
+interface CaseFilter {
   folderId?: string;
   search?: string;
   titleContains?: string;
@@ -366,7 +366,7 @@ function insertAt(list: CaseList | undefined, seq: number, id: string): void {
 }
 
 /** Steps of many cases in one query. */
-export function stepsOf(ctx: DbContext, caseIds: string[]): Map<string, StepRow[]> {
+function stepsOf(ctx: DbContext, caseIds: string[]): Map<string, StepRow[]> {
   const out = new Map<string, StepRow[]>();
   if (caseIds.length === 0) return out;
   const rows = ctx

@@ -37,7 +37,7 @@ export function markSettled(ctx: DbContext, id: number): boolean {
   return ctx.stmt('UPDATE executions SET settled = 1 WHERE id = ? AND settled = 0').run(id).changes === 1;
 }
 
-export interface ImportRow {
+interface ImportRow {
   id: string;
   project_id: string;
   run_id: string;

@@ -2,7 +2,7 @@
  * The emulator's one database module: every SQL statement lives under this directory. Route files
  * call these functions and never see SQL.
  */
-export { openDatabase, type SqliteDatabase } from './connection.js';
+export { openDatabase } from './connection.js';
 export { DbContext, type Page, type PageRequest } from './statements.js';
 export * from './projects.js';
 export * from './directory.js';

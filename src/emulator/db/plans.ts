@@ -30,7 +30,7 @@ const COLS = 'id, seq AS execution_id, human_id, title, description, status, sta
 type Raw = Omit<PlanRow, 'label_ids'> & { label_ids: string };
 const toRow = (r: Raw): PlanRow => ({ ...r, label_ids: parseJsonArray(r.label_ids) });
 
-export interface PlanFilter {
+interface PlanFilter {
   nameNeq?: string;
   titleContains?: string;
 }

@@ -12,7 +12,7 @@ export interface ProjectRow {
 
 const COLS = 'id, name, description, prefix AS human_id_prefix, created_at, updated_at';
 
-export interface ProjectFilter {
+interface ProjectFilter {
   nameNeq?: string;
   nameContains?: string;
 }

@@ -37,7 +37,7 @@ const toRow = (r: Raw): RunRow => ({
   filters: JSON.parse(r.filters) as unknown,
 });
 
-export interface RunFilter {
+interface RunFilter {
   planId?: string;
   search?: string;
 }
@@ -108,7 +108,7 @@ export function deleteRun(ctx: DbContext, id: string): void {
   ctx.stmt('DELETE FROM runs WHERE id = ?').run(id);
 }
 
-export interface RunCaseRow {
+interface RunCaseRow {
   case_id: string;
   human_id: string;
   title: string;
@@ -161,10 +161,6 @@ export function assignRunCase(ctx: DbContext, runId: string, caseId: string, use
   const t = ctx.nowSec();
   ctx.stmt('UPDATE run_cases SET user_id = ?, updated_at = ? WHERE run_id = ? AND case_id = ?').run(userId, t, runId, caseId);
   return t;
-}
-
-export function runIdsOfPlan(ctx: DbContext, planId: string): string[] {
-  return (ctx.stmt('SELECT id FROM runs WHERE test_plan_id = ? ORDER BY seq').all(planId) as { id: string }[]).map((r) => r.id);
 }
 
 /** Distinct cases of every run of a plan, in first-seen order. */

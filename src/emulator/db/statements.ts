@@ -74,7 +74,7 @@ export interface PageRequest {
 }
 
 /** What {@link pageOf} reads: `SELECT cols FROM from where ORDER BY key` (`where` starts with WHERE; `key` a number unique in the list). */
-export interface ListQuery {
+interface ListQuery {
   cols: string;
   from: string;
   where: string;

@@ -12,7 +12,7 @@ export interface StepGroupRow {
   updated_at: number;
 }
 
-export interface StepGroupStepRow {
+interface StepGroupStepRow {
   id: string;
   step_description: string;
   expected_results: string;

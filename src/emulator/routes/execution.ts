@@ -18,7 +18,7 @@ import { uiPaths } from '../ui/links.js';
  * - its result is chosen when it starts (see {@link chooseOutcome}) and stored, so every read agrees.
  * When a completed run is first read, its cases' statuses are written into the test run and the run is closed.
  */
-export type ExecutionPhase = 'STATUS_CREATED' | 'STATUS_QUEUED' | 'STATUS_PRE_FLIGHT' | 'STATUS_IN_PROGRESS' | 'STATUS_COMPLETED';
+type ExecutionPhase = 'STATUS_CREATED' | 'STATUS_QUEUED' | 'STATUS_PRE_FLIGHT' | 'STATUS_IN_PROGRESS' | 'STATUS_COMPLETED';
 
 
 /** The result a completed run carries, per outcome (random is resolved when the run starts). */
@@ -32,7 +32,7 @@ const PLAN_MARKER = /\boutcome\s*[:=]\s*(success|failure|aborted|stopped|not-exe
  * The result of a run of `plan`: the plan's `outcome:` marker, else `--run-outcome`, else FAILURE
  * when the plan's title contains "fail" and SUCCESS otherwise. `random` picks one of the five.
  */
-export function chooseOutcome(plan: { title: string; description: string | null }, option: RunOutcome | undefined): Result {
+function chooseOutcome(plan: { title: string; description: string | null }, option: RunOutcome | undefined): Result {
   const marked = PLAN_MARKER.exec(`${plan.title}\n${plan.description ?? ''}`)?.[1]?.toLowerCase() as RunOutcome | undefined;
   const chosen: RunOutcome = marked ?? option ?? (/fail/i.test(plan.title) ? 'failure' : 'success');
   if (chosen !== 'random') return RESULTS[chosen];
@@ -41,7 +41,7 @@ export function chooseOutcome(plan: { title: string; description: string | null 
 }
 
 /** How long a run stays in each state (`--run-queue`, `--run-duration`). */
-export interface ExecutionCourse {
+interface ExecutionCourse {
   durationMs: number;
   /** the time before `STATUS_IN_PROGRESS`, split evenly into created, queued and pre-flight @default durationMs / 2 */
   queueMs?: number;

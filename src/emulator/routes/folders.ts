@@ -15,7 +15,7 @@ interface FolderWire {
   updated_at: number;
 }
 
-export function folderWire(f: FolderRow, children: FolderWire[] = []): FolderWire {
+function folderWire(f: FolderRow, children: FolderWire[] = []): FolderWire {
   return {
     id: f.id,
     name: f.name,

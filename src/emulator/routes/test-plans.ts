@@ -29,7 +29,7 @@ function planWire(c: RouteContext, p: PlanRow, labels: boolean) {
   };
 }
 
-export function planOf(c: RouteContext): PlanRow {
+function planOf(c: RouteContext): PlanRow {
   const project = projectOf(c);
   const p = db.findPlan(c.db, project.id, c.params.test_plan_id);
   if (!p) throw notFound('Test plan', c.params.test_plan_id);

@@ -58,7 +58,7 @@ export function runOf(c: RouteContext): RunRow {
 }
 
 /** `PASSED`, `FAILED`, `IN_PROGRESS`…: the status name as the run-case list reports it. */
-export function statusWord(name: string | null): string {
+function statusWord(name: string | null): string {
   return name ? name.toUpperCase().replace(/[^A-Z0-9]+/g, '_') : 'UNTESTED';
 }
 

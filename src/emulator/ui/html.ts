@@ -12,11 +12,11 @@ export class Html {
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
-export function escapeHtml(s: string): string {
+function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ESCAPES[c]);
 }
 
-export type Interpolation = Html | string | number | boolean | null | undefined | readonly Interpolation[];
+type Interpolation = Html | string | number | boolean | null | undefined | readonly Interpolation[];
 
 function render(v: Interpolation): string {
   if (v instanceof Html) return v.text;
@@ -82,7 +82,7 @@ ${body}
 `.text;
 }
 
-export const PAGE_SIZE = 50;
+const PAGE_SIZE = 50;
 
 /** The 1-based page asked for in `?page=` (1 when absent or not a positive integer). */
 export function pageOf(query: unknown): number {
@@ -108,7 +108,7 @@ ${page < pages ? html`<a rel="next" href="${link(page + 1)}">Next →</a>` : ''}
 }
 
 /** A column of a list table: its heading, and a class for its cells (`pre` keeps line breaks). */
-export interface Column {
+interface Column {
   label: string;
   cls?: string;
 }

@@ -12,14 +12,14 @@ import { FAVICON, STYLESHEET } from './style.js';
  * an accepted key no page shows any data (401 with the key form). Nothing here writes, except that
  * reading a finished execution run settles its results, as `GET /execution_results/:id` does.
  */
-export interface UiDeps {
+interface UiDeps {
   db: DbContext;
   keys: KeyRing;
   now: () => number;
   runDurationMs: number;
 }
 
-export const UI_COOKIE = 'tmsync_ui_key';
+const UI_COOKIE = 'tmsync_ui_key';
 
 /**
  * True for the paths the UI serves: they skip the API's bearer check, faults and request log.
@@ -36,7 +36,7 @@ export function isUiPath(url: string): boolean {
  * the policy allows nothing else: no script at all, no inline style, no framing (clickjacking),
  * forms only to the emulator itself. No referrer: page addresses name projects and cases.
  */
-export const UI_SECURITY_HEADERS = {
+const UI_SECURITY_HEADERS = {
   'content-security-policy': "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
@@ -50,7 +50,7 @@ export const UI_SECURITY_HEADERS = {
  * posts, so a `null` origin is trusted only with `Sec-Fetch-Site: same-origin`. Only the host is
  * compared with `Host`: the emulator speaks plain HTTP, a proxy in front may not.
  */
-export function crossSiteReason(req: FastifyRequest): string | undefined {
+function crossSiteReason(req: FastifyRequest): string | undefined {
   const site = req.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return `Sec-Fetch-Site: ${site}`;
   const origin = req.headers.origin;
@@ -88,7 +88,7 @@ const ANYWHERE = 'http://emulator.invalid';
  * a `Location` header, so it must be printable ASCII (a raw CR/LF or a character above U+00FF cannot
  * be sent in a header at all); `..` segments must not lead out of `/ui/`.
  */
-export function safeNext(next: unknown): string {
+function safeNext(next: unknown): string {
   if (typeof next !== 'string' || !/^\/ui\/[\x21-\x7e]*$/.test(next) || next.includes('\\')) return '/ui/';
   const url = new URL(next, ANYWHERE);
   if (url.origin !== ANYWHERE || !url.pathname.startsWith('/ui/')) return '/ui/';

@@ -22,7 +22,7 @@ export interface PageEnv {
 
 const frame = (title: string, body: Html, crumbs: Crumb[] = []) => layout(title, body, { crumbs, signedIn: true });
 
-export const projectPath = (p: ProjectRow) => uiPaths.project(p.human_id_prefix);
+const projectPath = (p: ProjectRow) => uiPaths.project(p.human_id_prefix);
 
 function projectOf(ctx: DbContext, ref: string): ProjectRow {
   const p = db.findProject(ctx, ref);
