@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseJunit } from '../../src/emulator/junit.js';
+import { parseJunit } from '../../src/emulator/service-junit.js';
 
 /** The emulator reads pushed reports with the library's JUnit reader (`src/results/junit.ts`). */
 describe("the emulator's JUnit import reader", () => {

@@ -3,7 +3,7 @@ import * as db from '../db/index.js';
 import type { ExecutionRow } from '../db/index.js';
 import type { HandlerTable, RouteContext } from '../http.js';
 import type { RunOutcome } from '../emulator-options.js';
-import { renderJunit } from '../junit.js';
+import { renderJunit } from '../service-junit.js';
 import { invalidField, notFound, ServiceError } from '../service-error.js';
 import { uiPaths } from '../ui/links.js';
 

@@ -1,7 +1,7 @@
 import * as db from '../db/index.js';
 import type { DbContext, RunRow } from '../db/index.js';
 import { multipartParts, ok, projectOf, type HandlerTable } from '../http.js';
-import { parseJunit, type JunitOutcome } from '../junit.js';
+import { parseJunit, type JunitOutcome } from '../service-junit.js';
 import { ServiceError, notFound } from '../service-error.js';
 import { runOf } from './test-runs.js';
 
