@@ -1,3 +1,4 @@
+import type { Clock } from '../remote/clock.js';
 import type { MemoryHook } from '../usecases/hooks.js';
 
 /**
@@ -22,6 +23,8 @@ export interface CliIo {
   signal?: AbortSignal;
   /** the memory governor of the CLI's own process (`memory.ts`), handed to the use cases; none in-process */
   memory?: MemoryHook;
+  /** the service client's clock (waits between retries, timeouts) @default the system's: tests pass a virtual one */
+  clock?: Clock;
   /**
    * Resolves once stderr has taken what was written to it. Writes to a pipe are asynchronous: a
    * reader slower than a long text (the plan of many creates) leaves it

@@ -160,6 +160,7 @@ export async function loadTarget(
     onEvent: options.verbose ? (e) => io.stderr(formatRequestEvent(e)) : undefined,
     onRetry: retryNotifier((line) => io.stderr(line)),
     proxy: proxyFromEnv(env),
+    ...(io.clock ? { clock: io.clock } : {}),
     ...extra.clientOptions,
   };
   const client = createClient(clientOptions);

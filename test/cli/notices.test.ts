@@ -6,6 +6,7 @@ import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { createClient, scaledClock, type RetryEvent } from '../../src/remote/index.js';
 import { startScripted, type ScriptedServer } from '../remote/scripted-server.js';
+import { manualClock } from '../remote/manual-clock.js';
 
 const event = (over: Partial<RetryEvent> = {}): RetryEvent => ({
   endpoint: 'listProjects',
@@ -111,11 +112,20 @@ describe('tmsync prints the notice on stderr', () => {
         ? { status: 503, headers: { 'retry-after': '2' }, json: { message: 'maintenance' } }
         : { json: { id: 7, status: 'STATUS_COMPLETED', result: 'SUCCESS', totalCount: 1, passedCount: 1, failedCount: 0 } },
     );
+    // the client's time moves only when the notice is out: the Retry-After wait is virtual
+    const clock = manualClock(1_000_000);
     const io = memoryIo({ TMSYNC_API_KEY: 'k-123', TMSYNC_BASE_URL: `${server.url}/api/v1` });
+    const stderr = io.stderr;
+    io.clock = clock;
+    io.stderr = (s) => {
+      stderr(s);
+      if (s.startsWith('waiting for the service')) void clock.advance(2000);
+    };
     expect(await main(['node', 'tmsync', 'run', 'status', '7'], io, process.cwd())).toBe(0);
     expect(io.err[0]).toBe('waiting for the service: attempt 1 of 7, HTTP 503 (GET /api/v1/execution_results/7); next try in 2s');
     expect(io.out).toEqual(['STATUS_COMPLETED SUCCESS — 1 total, 1 passed, 0 failed']);
-  }, 20_000);
+    expect(n).toBe(2);
+  });
 });
 
 describe('proxyFromEnv', () => {
