@@ -42,7 +42,11 @@ describe('the CLI program', () => {
       import { register } from 'node:module';
       const seen = [];
       const { port1, port2 } = new MessageChannel();
-      port1.on('message', (m) => seen.push(m));
+      // the port keeps its order: once the last import's url is in, so is every url before it
+      const LAST = 'data:text/javascript,export%20default%20%22last%22';
+      let lastSeen;
+      const last = new Promise((r) => (lastSeen = r));
+      port1.on('message', (m) => (m === LAST ? lastSeen() : seen.push(m)));
       port1.unref();
       register('data:text/javascript,' + encodeURIComponent(\`
         let port; export function initialize(d) { port = d.port; }
@@ -52,7 +56,10 @@ describe('the CLI program', () => {
       const err = [];
       const io = { stdout() {}, stderr(s) { err.push(s); }, isTTY: false, env: ${JSON.stringify(env)} };
       const code = await main(${JSON.stringify(['node', 'tmsync', ...args])}, io, process.cwd());
-      await new Promise((r) => setTimeout(r, 50));
+      port1.ref();
+      await import(LAST);
+      await last;
+      port1.unref();
       process.stdout.write(JSON.stringify({ code, seen, stderr: err.join('\\n') }));
     `;
     // asynchronous: the service the CLI talks to may run in this very process
