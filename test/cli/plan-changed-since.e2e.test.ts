@@ -72,7 +72,7 @@ describe('tmsync plan --changed-since against the emulator', () => {
     if (work) await rm(work, { recursive: true, force: true });
   });
 
-  it('plans exactly an edit, a new case and a move out of another folder in 12 requests (and the live dialect's later pages of those lists), reading only what the changed files name', async () => {
+  it("plans exactly an edit, a new case and a move out of another folder in 12 requests (and the live dialect's later pages of those lists), reading only what the changed files name", async () => {
     const edited = 'cases/Area 3/case-4.yaml';
     const editedText = await readFile(join(root, edited), 'utf8');
     const editedId = /^id: (\S+)$/m.exec(editedText)![1];
