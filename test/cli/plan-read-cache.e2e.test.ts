@@ -23,7 +23,7 @@ describe('tmsync plan re-reads only what changed since the last run', () => {
   const stepGroupGets = () => emu.requestLog().filter((e) => e.method === 'GET' && /\/step_groups\/[^/?]+$/.test(e.path));
 
   beforeAll(async () => {
-    emu = await seededEmulator(API_KEY, { now: () => clock() }, 'document');
+    emu = await seededEmulator(API_KEY, { now: () => clock() });
     root = await mkdtemp(join(tmpdir(), 'tmsync-read-cache-e2e-'));
     const files: Record<string, string> = {
       'tmsync.yaml': demoConfigYaml(emu.baseUrl, { rate_limit: 1000 }),

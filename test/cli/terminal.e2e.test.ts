@@ -44,7 +44,7 @@ describe('terminal manners of the built CLI', () => {
   let emu: RunningEmulator;
   let root: string;
   beforeAll(async () => {
-    emu = await seededEmulator(API_KEY, {}, 'document');
+    emu = await seededEmulator(API_KEY);
     root = await mkdtemp(join(tmpdir(), 'tmsync-terminal-'));
     await writeFile(join(root, 'tmsync.yaml'), demoConfigYaml(emu.baseUrl, { rate_limit: 1000, concurrency: 8 }));
     // enough creates that the text plan is far bigger than a pipe's buffer (64 KiB)
