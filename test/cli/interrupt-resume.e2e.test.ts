@@ -150,4 +150,25 @@ describe('Ctrl-C in results push: no batch starts after it, the run is left open
     expect(again.code).toBe(0);
     expect(Object.values(await runStatuses(setup, projectId, run.id))).not.toContain('UNTESTED');
   });
+
+  it('results push --new-run: the hint names the run it created, and pushing into it with --test-run completes without a second run', async () => {
+    const isBatch = (r: HookedRequest) => r.method === 'PUT' && /\/test_runs\/[^/]+\/test_cases$/.test(r.path);
+    const env = { TMSYNC_BASE_URL: emu.baseUrl, TMSYNC_API_KEY: KEY, TMSYNC_PROJECT: 'DEMO' };
+    const reports = ['reports/surefire.xml', 'reports/pytest.xml', 'reports/jest.xml', 'reports/playwright.xml'];
+    const at = sigintAt(isBatch, 2);
+    hook = at;
+    const r = await runCli(['results', 'push', '--new-run', 'Interrupted new run', '--batch-size', '3', '--multipart', ...reports], { cwd, env });
+    hook = { onRequest: () => undefined };
+    expect(at.raised).toBe(true);
+    expect(r.code).toBe(130);
+    expect(r.err).toMatch(/results push was interrupted: the service confirmed 3 of 11 results for DEMO-R-\d+ "Interrupted new run"\n/);
+    const created = /the same command with --test-run (DEMO-R-\d+) in place of --new-run/.exec(r.err)?.[1];
+    expect(created).toBeDefined();
+    const again = await runCli(['results', 'push', '--test-run', created!, '--batch-size', '3', '--multipart', ...reports], { cwd, env });
+    expect(again.err).toContain(`Pushed 11 of 11 results from 21 testcases into ${created} "Interrupted new run"`);
+    expect(again.code).toBe(0);
+    const titles: string[] = [];
+    for await (const x of setup.paginate('listTestRuns', { params: { project_id: projectId } })) titles.push(x.title);
+    expect(titles.filter((t) => t === 'Interrupted new run').length).toBe(1);
+  });
 });
