@@ -321,12 +321,13 @@ async function sendRows(options: PushResultsOptions, result: PushResultsResult, 
         });
       }
     } catch (err) {
-      if (signal?.aborted) throw err;
+      if (signal?.aborted) throw interrupted(options, result, err);
       const e = toTmsyncError(err);
       result.failedBatches.push({ caseIds: batch.map((r) => r.caseId), error: { code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) } });
     }
   }
   if (!options.close) return;
+  if (signal?.aborted) throw interrupted(options, result, signal.reason);
   // a closed run takes no more results: leave it open while any can still be re-sent
   const unsent = result.failedBatches.reduce((n, b) => n + b.caseIds.length, 0);
   if (unsent > 0) {
@@ -335,6 +336,26 @@ async function sendRows(options: PushResultsOptions, result: PushResultsResult, 
   }
   await sendRequest(op, runStatusRequest(params, 'CLOSED'), send);
   result.run.closed = true;
+}
+
+/**
+ * Ctrl-C between or during batches: no batch starts after it, and the one in flight is abandoned
+ * (its answer is not awaited, so it counts as unconfirmed). Says how far the push got and how to
+ * finish it: sending a result again sets the same status, so the same push again completes it.
+ */
+function interrupted(options: PushResultsOptions, result: PushResultsResult, cause: unknown): TmsyncError {
+  const run = `${result.run.humanId ?? result.run.id} "${result.run.title}"`;
+  const sent = result.sentCaseIds.length;
+  return new TmsyncError(
+    'aborted',
+    `results push was interrupted: the service confirmed ${sent} of ${result.rows.length} result${result.rows.length === 1 ? '' : 's'} for ${run}${options.close ? '; the run was left open' : ''}`,
+    {
+      hint: result.run.created
+        ? `send them all into that run: the same command with --test-run ${result.run.humanId ?? result.run.id} in place of --new-run (a result sent again sets the same status)`
+        : 'run the same command again: it sends every result again (a result sent again sets the same status)',
+      cause,
+    },
+  );
 }
 
 /** A run's ids are known here: a ref is always an id. */

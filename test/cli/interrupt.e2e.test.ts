@@ -8,6 +8,7 @@ import { startTestEmulator as startEmulator } from '../dialect.js';
 import { demoConfigYaml } from '../support/demo-config.js';
 import { KEY, executionRef, seedCases, setupClient, type Emulator } from '../support/ci-helpers.js';
 import type { TmsClient } from '../../src/remote/index.js';
+import { sigintAt } from '../support/cli.js';
 
 /**
  * Ctrl-C is main's for every command (src/cli/main.ts): a caller's io without a signal of its own
@@ -15,22 +16,6 @@ import type { TmsClient } from '../../src/remote/index.js';
  * `onRequest` hook, at a request the test names: no timing is involved.
  */
 const APP_KEY = 'interrupt-app-key';
-
-/** Raises SIGINT once, at the `n`-th request `matches` accepts. */
-function sigintAt(matches: (r: { method: string; path: string }) => boolean, n = 1) {
-  let seen = 0;
-  let raised = false;
-  return {
-    onRequest: (r: { method: string; path: string }) => {
-      if (raised || !matches(r) || ++seen < n) return;
-      raised = true;
-      process.emit('SIGINT');
-    },
-    get raised() {
-      return raised;
-    },
-  };
-}
 
 let emu: Emulator;
 let hook: { onRequest: (r: { method: string; path: string }) => void } = { onRequest: () => undefined };

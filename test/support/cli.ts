@@ -42,3 +42,28 @@ export async function runCli(args: string[], options: CliRunOptions): Promise<Cl
   const code = await main(['node', 'tmsync', ...args], io, options.cwd);
   return { code, out: io.out.join('\n'), err: io.err.join('\n'), outLines: io.out, errLines: io.err, io };
 }
+
+/** A request as the emulator's `onRequest` hook sees it. */
+export interface HookedRequest {
+  method: string;
+  path: string;
+}
+
+/**
+ * Ctrl-C at a request the test names, not at a moment: raises SIGINT (to `main`'s handler) once,
+ * from the emulator's `onRequest` hook, at the `n`-th request `matches` accepts.
+ */
+export function sigintAt(matches: (r: HookedRequest) => boolean, n = 1): { onRequest: (r: HookedRequest) => void; readonly raised: boolean } {
+  let seen = 0;
+  let raised = false;
+  return {
+    onRequest: (r) => {
+      if (raised || !matches(r) || ++seen < n) return;
+      raised = true;
+      process.emit('SIGINT');
+    },
+    get raised() {
+      return raised;
+    },
+  };
+}
