@@ -40,10 +40,11 @@ export function exitCodesHelp(): string {
 }
 
 /**
- * The status of an error that ends a command, by its code, where it is not `FAILED`: none today,
- * every error exits 1 (docs/errors.md lists each code's).
+ * The status of an error that ends a command, by its code, where it is not `FAILED`
+ * (docs/errors.md lists each code's). `aborted`: a command stopped by Ctrl-C, as every
+ * interrupted command exits.
  */
-const ERROR_EXIT: Partial<Record<ErrorCode, ExitCode>> = {};
+const ERROR_EXIT: Partial<Record<ErrorCode, ExitCode>> = { aborted: EXIT.INTERRUPTED };
 
 /** The exit status of a command that ends in an error with this code. */
 export function exitStatusOf(code: ErrorCode): ExitCode {
