@@ -62,7 +62,7 @@ export function safeLines(text: string): string[] {
  */
 export function safeLineStart(line: string): string {
   const m = COMMAND_START.exec(line);
-  return m ? `${m[1]}${escapeChar(m[2]!)}${line.slice(m[0].length)}` : line;
+  return m ? `${m[1]}${escapeChar(m[2])}${line.slice(m[0].length)}` : line;
 }
 
 /**

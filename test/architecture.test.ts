@@ -55,7 +55,7 @@ const { arrows, external } = graph();
 /** The floor a source file stands on (its folder under src/, `.` for a file directly in src/). */
 function layerOf(file: string): string {
   const parts = file.split('/');
-  if (parts.length > 2) return parts[1]!;
+  if (parts.length > 2) return parts[1];
   return parts[1] === 'index.ts' ? 'index.ts' : '.';
 }
 

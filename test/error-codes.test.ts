@@ -15,12 +15,12 @@ function codesUsed(): Map<string, string> {
   const used = new Map<string, string>();
   for (const { file, text } of sources) {
     for (const m of text.matchAll(/(?:new TmsyncError|super)\(\s*([^,()]+),/g)) {
-      for (const lit of m[1]!.matchAll(/'([a-z0-9_]+)'/g)) used.set(lit[1]!, file);
+      for (const lit of m[1].matchAll(/'([a-z0-9_]+)'/g)) used.set(lit[1], file);
     }
   }
   const api = sources.find((s) => s.file === 'src/remote/api-error.ts')!.text;
-  const union = /export type ApiErrorCode =([^;]+);/.exec(api)![1]!;
-  for (const lit of union.matchAll(/'([a-z0-9_]+)'/g)) used.set(lit[1]!, 'src/remote/api-error.ts');
+  const union = /export type ApiErrorCode =([^;]+);/.exec(api)![1];
+  for (const lit of union.matchAll(/'([a-z0-9_]+)'/g)) used.set(lit[1], 'src/remote/api-error.ts');
   return used;
 }
 

@@ -53,7 +53,7 @@ export async function findFolder(ctx: ReconcileContext, name: string, parentId: 
   let top: WireItem | undefined;
   for await (const f of list(ctx, 'listFolders')) {
     if (f.name !== name || ctx.knownIds.has(f.id)) continue;
-    if (parentId !== null && f.parent_folder_id === parentId) return f as WireItem;
+    if (parentId !== null && f.parent_folder_id === parentId) return f;
     const isTop = f.parent_folder_id === '' || f.parent_folder_id === null || f.parent_folder_id === undefined;
     if (isTop) top ??= f as WireItem;
   }
@@ -64,7 +64,7 @@ export async function findFolder(ctx: ReconcileContext, name: string, parentId: 
 async function findCase(ctx: ReconcileContext, title: string, folderId: string): Promise<WireItem | undefined> {
   for await (const c of list(ctx, 'listTestCases', { folder_id: folderId, search: title })) {
     if (c.title === title && (c.folder_id === folderId || c.folder_id === undefined) && !ctx.knownIds.has(c.id)) {
-      return c as WireItem;
+      return c;
     }
   }
   return undefined;
@@ -73,7 +73,7 @@ async function findCase(ctx: ReconcileContext, title: string, folderId: string):
 /** A step group by exact title. */
 async function findStepGroup(ctx: ReconcileContext, title: string): Promise<WireItem | undefined> {
   for await (const g of list(ctx, 'listStepGroups')) {
-    if (g.title === title && !ctx.knownIds.has(g.id)) return g as WireItem;
+    if (g.title === title && !ctx.knownIds.has(g.id)) return g;
   }
   return undefined;
 }
@@ -85,13 +85,13 @@ function recent(ctx: ReconcileContext, item: { created_at?: unknown }): boolean 
 
 /** A test plan by exact title (`title__CONTAINS` narrows the list). */
 export async function findTestPlan(ctx: ReconcileContext, title: string): Promise<WireItem | undefined> {
-  for await (const p of list(ctx, 'listTestPlans', { title__CONTAINS: title })) if (p.title === title && !ctx.knownIds.has(p.id) && recent(ctx, p)) return p as WireItem;
+  for await (const p of list(ctx, 'listTestPlans', { title__CONTAINS: title })) if (p.title === title && !ctx.knownIds.has(p.id) && recent(ctx, p)) return p;
   return undefined;
 }
 
 /** A test run by exact title (`search` narrows the list). */
 export async function findTestRun(ctx: ReconcileContext, title: string): Promise<WireItem | undefined> {
-  for await (const r of list(ctx, 'listTestRuns', { search: title })) if (r.title === title && !ctx.knownIds.has(r.id) && recent(ctx, r)) return r as WireItem;
+  for await (const r of list(ctx, 'listTestRuns', { search: title })) if (r.title === title && !ctx.knownIds.has(r.id) && recent(ctx, r)) return r;
   return undefined;
 }
 

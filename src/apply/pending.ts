@@ -64,7 +64,7 @@ async function lookUpPending(state: RunState, pending: CreateOp[]): Promise<Fail
 async function readAll(state: RunState, endpoint: 'listFolders' | 'listStepGroups' | 'listTestCases', query?: Record<string, string>): Promise<WireItem[]> {
   const items: WireItem[] = [];
   const pages = state.options.client.paginate(endpoint, { params: { project_id: state.projectId }, ...(query ? { query } : {}) });
-  for await (const x of pages) items.push(x as WireItem);
+  for await (const x of pages) items.push(x);
   return items;
 }
 

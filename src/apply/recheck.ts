@@ -145,7 +145,7 @@ function settle(outcome: FieldOutcome, prefer: Prefer | undefined, before: Field
     conflicts,
     ...(conflicts.length > 0 && prefer ? { settled: prefer } : {}),
     ...(record ? { record } : {}),
-  } as Recheck;
+  };
 }
 
 function recheckCase(op: UpdateCaseOp | MoveCaseOp, before: RemoteCase, now: RemoteCase, prefer: Prefer | undefined, resolve: (ref: { id: string } | { op: string }) => string | undefined): Recheck {

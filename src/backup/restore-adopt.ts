@@ -113,7 +113,7 @@ export interface WireItem {
 /** Keys the target's lists (pure). */
 export function keyTargetItems(lists: { folders: WireItem[]; stepGroups: WireItem[]; cases: WireItem[]; plans: WireItem[]; runs: WireItem[] }): TargetItems {
   const { folders, stepGroups: groups, cases, plans, runs } = lists;
-  const path = pathsOf(folders.map((f) => ({ id: f.id, name: f.name ?? '', parent: isTop(f.parent_folder_id) ? null : f.parent_folder_id! })));
+  const path = pathsOf(folders.map((f) => ({ id: f.id, name: f.name ?? '', parent: isTop(f.parent_folder_id) ? null : f.parent_folder_id })));
   const planTitle = new Map(plans.map((p) => [p.id, p.title ?? '']));
   return {
     folder: folders.map((f) => {

@@ -375,7 +375,7 @@ export function parseSyncBase(text: string, file: string, project: string, shown
         throw new TmsyncError('invalid_sync_base', `${shown}:${i + 1}: not a tmsync sync base (expected \`${HEADER_SHAPE}\`)`, { hint: unreadableHint(shown) });
       }
       // the version as tmsync writes it, digits only: `0`, `-1` or `1.0` is no version it ever wrote
-      const version = /^[1-9][0-9]{0,8}$/.test(parts[1]!) ? Number(parts[1]) : NaN;
+      const version = /^[1-9][0-9]{0,8}$/.test(parts[1]) ? Number(parts[1]) : NaN;
       if (Number.isNaN(version)) {
         throw new TmsyncError(
           'invalid_sync_base',
@@ -388,7 +388,7 @@ export function parseSyncBase(text: string, file: string, project: string, shown
           hint: 'upgrade tmsync; this version leaves the file as it is',
         });
       }
-      header = { version, project: decodeToken(parts[3]!) };
+      header = { version, project: decodeToken(parts[3]) };
       continue;
     }
     const entry = normalLine(line);

@@ -62,11 +62,11 @@ export function caseFieldValues(remote: RemoteCase): FieldValues {
         values[caseFieldName(f)] = normalizeText(have as string | undefined);
         break;
       case 'template':
-        values[caseFieldName(f)] = (have as string | undefined) ?? '';
+        values[caseFieldName(f)] = (have) ?? '';
         break;
       case 'lookup':
       case 'user':
-        values[caseFieldName(f)] = (have as string | undefined) ?? '';
+        values[caseFieldName(f)] = (have) ?? '';
         break;
       case 'labels':
         if (have !== undefined) values[caseFieldName(f)] = sortedUnique(have as string[]);

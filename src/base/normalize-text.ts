@@ -70,7 +70,7 @@ export function showPath(path: readonly string[]): string {
 export function sortedUnique(values: readonly string[]): string[] {
   // most lists are sorted already (what the service reports, what a sort made): checked, not sorted again
   let ascending = true;
-  for (let i = 1; i < values.length && ascending; i++) ascending = values[i - 1]! < values[i]!;
+  for (let i = 1; i < values.length && ascending; i++) ascending = values[i - 1] < values[i];
   return ascending ? values.slice() : [...new Set(values)].sort();
 }
 

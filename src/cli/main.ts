@@ -77,7 +77,7 @@ const GLOBAL_WITH_VALUE = new Set(['--config', '--profile', '--base-url', '--pro
 /** The command a command line names: its first word that is not a global option or its value. */
 export function commandName(args: readonly string[]): string | undefined {
   for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
+    const a = args[i];
     if (GLOBAL_WITH_VALUE.has(a)) i++;
     else if (!a.startsWith('-')) return a;
   }

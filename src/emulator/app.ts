@@ -203,7 +203,7 @@ async function parseBody(e: Endpoint, req: FastifyRequest, dialect: Dialect): Pr
   }
   if (e.multipart && req.isMultipart()) raw = await multipartData(req);
   if (dialect === 'live' && raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
-    const sent = LIVE_UNKNOWN_FIELDS.filter((k) => Object.hasOwn(raw as object, k));
+    const sent = LIVE_UNKNOWN_FIELDS.filter((k) => Object.hasOwn(raw, k));
     // a client that GETs, merges and PUTs would send the emulator's extensions back: live is not known to take them
     if (sent.length) throw invalid(sent.map((k) => ({ field: k, message: 'not a field of the live service (an emulator extension of the document dialect); send only the fields being changed' })));
   }
@@ -289,7 +289,7 @@ function requestGate(deps: AppDeps, live: boolean, sendError: SendError) {
       return sendError(reply, new ServiceError(401, 'Unauthorized: send a valid API key as "Authorization: Bearer <key>"'));
     }
     // a test's scripted hook: what another user does while a client runs, before this request is served
-    if (deps.onRequest) await deps.onRequest({ method: req.method, path: req.url.split('?')[0]! });
+    if (deps.onRequest) await deps.onRequest({ method: req.method, path: req.url.split('?')[0] });
     const rate = deps.faults.rate(key);
     if (!rate && live) {
       // always sent live; without --rate-limit there is no budget to count: a nominal one, reset unknown

@@ -170,7 +170,7 @@ function sameSteps(body: StepBody[], remote: RemoteCase): boolean {
 
 /** The steps by `order`: the list itself when it is in order already (as the service reports them), else a sorted copy. */
 function inOrder<T extends { order: number }>(steps: readonly T[]): readonly T[] {
-  for (let i = 1; i < steps.length; i++) if (steps[i - 1]!.order > steps[i]!.order) return [...steps].sort((a, b) => a.order - b.order);
+  for (let i = 1; i < steps.length; i++) if (steps[i - 1].order > steps[i].order) return [...steps].sort((a, b) => a.order - b.order);
   return steps;
 }
 

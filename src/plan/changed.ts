@@ -246,7 +246,7 @@ export function restrictPlan(result: BuildPlanResult, desired: DesiredState, act
     const file = ownerFile(op, desired, folderFiles);
     if (file !== undefined && present.has(file)) visit(op);
   }
-  const operations = ops.filter((op) => keep.has(op.key)).map((op) => ({ ...op, dependsOn: op.dependsOn.filter((k) => keep.has(k)) }) as Operation);
+  const operations = ops.filter((op) => keep.has(op.key)).map((op) => ({ ...op, dependsOn: op.dependsOn.filter((k) => keep.has(k)) }));
   const plan = {
     ...result.plan,
     operations,

@@ -82,7 +82,7 @@ export function renderPlanMarkdown(plan: Plan, options: RenderMarkdownOptions = 
     sections.push({
       title: `${REMOTE_CHANGES_HEADING} (${remoteChanges.length})`,
       items: [
-        `${REMOTE_CHANGES_NOTE[0]!.toUpperCase()}${REMOTE_CHANGES_NOTE.slice(1)}.`,
+        `${REMOTE_CHANGES_NOTE[0].toUpperCase()}${REMOTE_CHANGES_NOTE.slice(1)}.`,
         '',
         ...byItem(remoteChanges).map(({ item, entries }) => syncBlock(item, entries.flatMap((c) => changeLines(c, false)))),
       ],

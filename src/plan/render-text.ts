@@ -163,10 +163,10 @@ function* compactTable(plan: Plan, used: Action[], paint: (c: Colour, t: string)
   for (const [i, row] of rows.entries()) {
     const cells = used.map((a, j) => {
       const n = row.counts[a];
-      const text = String(n).padStart(heads[j]!.length);
+      const text = String(n).padStart(heads[j].length);
       return n > 0 ? paint(ACTION_COLOUR[a], text) : text;
     });
-    yield `${names[i]!.padEnd(first)}  ${cells.join('  ')}`;
+    yield `${names[i].padEnd(first)}  ${cells.join('  ')}`;
   }
 }
 

@@ -87,7 +87,7 @@ function foldSteps(
       run.length % n === 0 &&
       run.every((s, k) => sameStep(s, groupSteps[k % n]));
     if (folds) {
-      for (let k = 0; k < run.length / n; k += 1) out.push({ kind: 'use', use: use! });
+      for (let k = 0; k < run.length / n; k += 1) out.push({ kind: 'use', use: use });
     } else {
       warnings.push({
         code: 'unfoldable_steps',

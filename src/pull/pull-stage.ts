@@ -239,7 +239,7 @@ function layOutCase(l: CaseLayout, c: RemoteCase): { memo: MemoCase; content: st
   if (!folder) return undefined;
   const { fields, warnings } = remoteCaseFields(c, l.ctx, caseWhere(c));
   const format = defaultFormat();
-  const ext = format.extensions[0]!;
+  const ext = format.extensions[0];
   const content = format.render('case', caseDocument({ id: c.humanId || c.id, title: c.title, fields }), { path: `${folder.dir}/case${ext}` });
   const memo: MemoCase = { fields, warnings, rendered: { dir: folder.dir, content } };
   const file = l.existingFile.get(c.id.toLowerCase()) ?? (c.humanId ? l.existingFile.get(c.humanId.toUpperCase()) : undefined);
@@ -267,7 +267,7 @@ async function inSlices(cases: readonly RemoteCase[], stopped: () => boolean, fn
   for (let i = 0; i < cases.length && !stopped(); ) {
     const until = performance.now() + SLICE_MS;
     for (const end = Math.min(cases.length, i + CHUNK); i < end; ) {
-      fn(cases[i++]!);
+      fn(cases[i++]);
       if (performance.now() >= until) break;
     }
     await new Promise<void>((done) => setImmediate(done));

@@ -210,7 +210,7 @@ interface LayoutContext {
 }
 
 /** The extension of new files: the default format's (`format.ts`). */
-const newFileExtension = () => defaultFormat().extensions[0]!;
+const newFileExtension = () => defaultFormat().extensions[0];
 
 export function buildRepositoryModel(actual: ActualState, options: BuildModelOptions = {}): RepositoryModel {
   const existing = options.existing ?? { cases: [], stepGroups: [], folders: [], paths: [] };

@@ -106,7 +106,7 @@ export async function confirmMissing(client: TmsClient, actual: ActualState, nam
   const folderPlaces = placed(candidates);
   gotFolders.forEach((f, i) => {
     if (!f || folderIds.has(f.id)) return;
-    if (folderPlaces && !folderPlaces.inside.has(f.id) && !folderPlaces.ancestors.has(f.id)) elsewhere.push(folders[i]!);
+    if (folderPlaces && !folderPlaces.inside.has(f.id) && !folderPlaces.ancestors.has(f.id)) elsewhere.push(folders[i]);
     else {
       folderIds.add(f.id);
       addedFolders.push(f);
@@ -117,7 +117,7 @@ export async function confirmMissing(client: TmsClient, actual: ActualState, nam
   const addedCases: RemoteCase[] = [];
   gotCases.forEach((c, i) => {
     if (!c || caseIds.has(c.id)) return;
-    if (inside && !inside.has(c.folderId)) elsewhere.push(cases[i]!);
+    if (inside && !inside.has(c.folderId)) elsewhere.push(cases[i]);
     else {
       caseIds.add(c.id);
       addedCases.push(c);

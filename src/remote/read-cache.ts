@@ -100,7 +100,7 @@ export class ReadCache {
         if (g.success && g.data.id === id && Array.isArray(g.data.steps)) groups[id] = { updated_at: e.updated_at, value: g.data };
       }
       const cases: Record<string, Entry<string>> = {};
-      for (const [id, e] of Object.entries(parsed.case_human_ids)) if (isEntry(e) && typeof e.value === 'string') cases[id] = e as Entry<string>;
+      for (const [id, e] of Object.entries(parsed.case_human_ids)) if (isEntry(e) && typeof e.value === 'string') cases[id] = e;
       return new ReadCache(target, groups, cases, now);
     } catch {
       return ReadCache.empty(target, now);

@@ -42,7 +42,7 @@ export function toServiceTime(sec: number, unit: 'seconds' | 'milliseconds' | un
 export function withServiceDates<T extends Record<string, unknown>>(body: T, unit: 'seconds' | 'milliseconds' | undefined): T {
   const out: Record<string, unknown> = { ...body };
   for (const k of ['start_date', 'end_date']) {
-    if (typeof out[k] === 'number') out[k] = toServiceTime(out[k] as number, unit);
+    if (typeof out[k] === 'number') out[k] = toServiceTime(out[k], unit);
   }
   return out as T;
 }

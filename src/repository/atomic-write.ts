@@ -396,7 +396,7 @@ async function takeStaged(batch: Batch, files: readonly BatchFile[], stagedFor: 
   const later: BatchFile[] = [];
   const made = new Map<string, StagedEntry>();
   for (const [i, f] of files.entries()) {
-    const known = batch.listed.get(dirOf[i]!);
+    const known = batch.listed.get(dirOf[i]);
     const base = basename(f.file);
     if (!known || known.names.has(foldName(base))) {
       later.push(f);
@@ -491,7 +491,7 @@ async function limit<T>(items: readonly T[], n: number, fn: (item: T) => Promise
   await Promise.all(
     Array.from({ length: Math.max(1, Math.min(n, items.length)) }, async () => {
       while (next < items.length && !failure) {
-        const item = items[next++]!;
+        const item = items[next++];
         try {
           await fn(item);
         } catch (err) {

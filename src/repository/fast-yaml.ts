@@ -144,7 +144,7 @@ export function fastParseYaml(text: string, listKeys: readonly string[] = []): {
   const keys: { key: string; line: number; valuePos?: Position }[] = [];
   let open: { key: string; line: number; valuePos?: Position } | undefined;
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.endsWith('\r') ? lines[i]!.slice(0, -1) : lines[i]!;
+    const line = lines[i].endsWith('\r') ? lines[i].slice(0, -1) : lines[i];
     if (isBlankOrComment(line)) continue;
     if (open) {
       open.valuePos = { line: i + 1, col: line.length - line.trimStart().length + 1 };
@@ -154,18 +154,18 @@ export function fastParseYaml(text: string, listKeys: readonly string[] = []): {
     if (first === 32 /* space */) continue;
     if (first === 45 /* - */ && (line.length === 1 || line.charCodeAt(1) === 32)) continue; // a list item at column 1, checked below
     const m = TOP_KEY.exec(line);
-    if (!m || NOT_A_TEXT_KEY.test(m[1]!)) return undefined;
+    if (!m || NOT_A_TEXT_KEY.test(m[1])) return undefined;
     const value = m[2];
     if (value === undefined || value.startsWith('#')) {
-      const v = record[m[1]!];
+      const v = record[m[1]];
       // a value on the next lines must be a block list or mapping; a text there is left to the exact read
       if (v === null || typeof v !== 'object') return undefined;
-      open = { key: m[1]!, line: i + 1 };
+      open = { key: m[1], line: i + 1 };
       keys.push(open);
     } else {
       const c = value.charCodeAt(0);
       if (c === 38 /* & */ || c === 42 /* * */ || c === 33 /* ! */) return undefined;
-      keys.push({ key: m[1]!, line: i + 1, valuePos: { line: i + 1, col: line.length - value.length + 1 } });
+      keys.push({ key: m[1], line: i + 1, valuePos: { line: i + 1, col: line.length - value.length + 1 } });
     }
   }
   if (open) return undefined;
@@ -177,16 +177,16 @@ export function fastParseYaml(text: string, listKeys: readonly string[] = []): {
     const value = record[listKey];
     if (!Array.isArray(value) || value.length === 0) continue;
     const at = keys.findIndex((k) => k.key === listKey);
-    const k = keys[at]!;
+    const k = keys[at];
     // a block list starts on a line after its key: `steps: [ … ]` is not a list to scan
     if (k.valuePos?.line === k.line) return undefined;
-    const end = at + 1 < keys.length ? keys[at + 1]!.line - 1 : lines.length;
+    const end = at + 1 < keys.length ? keys[at + 1].line - 1 : lines.length;
     let indent: string | undefined;
     /** `${indent}-` */
     let marker = '';
     const found: Position[] = [];
     for (let i = k.line; i < end; i++) {
-      const line = lines[i]!.endsWith('\r') ? lines[i]!.slice(0, -1) : lines[i]!;
+      const line = lines[i].endsWith('\r') ? lines[i].slice(0, -1) : lines[i];
       if (indent === undefined) {
         if (isBlankOrComment(line)) continue;
         const m = ITEM_START.exec(line);

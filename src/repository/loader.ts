@@ -133,7 +133,7 @@ async function parseFolderFiles(
   for (const [i, r] of folderResults.entries()) {
     hashes.set(r.rel, r.hash);
     if (r.problems.length > 0) folderProblems.push({ dir: withFolderFile[i], problems: r.problems });
-    if (r.parsed) folderFiles.set(withFolderFile[i].rel, r.parsed as ParsedFolderFile);
+    if (r.parsed) folderFiles.set(withFolderFile[i].rel, r.parsed);
   }
   return { folderFiles, folderProblems };
 }

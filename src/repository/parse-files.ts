@@ -114,7 +114,7 @@ function parseFilesInThread(root: string, jobs: readonly ParseJob[], receive?: P
   for (let start = 0; start < jobs.length; start += DETACH_BATCH) {
     const some = jobs.slice(start, start + DETACH_BATCH).map((job) => parseBytes(job, readFileSync(join(root, job.rel)), read));
     for (const [k, r] of detach(some).entries()) {
-      receive?.(jobs[start + k]!, r);
+      receive?.(jobs[start + k], r);
       results.push(r);
     }
   }
@@ -260,7 +260,7 @@ function runWorker(shared: Shared, heapMb: number | undefined): Promise<void> {
       if ('results' in msg) {
         const start = msg.chunk * shared.chunk;
         for (const [k, r] of msg.results.entries()) {
-          const job = shared.jobs[start + k]!;
+          const job = shared.jobs[start + k];
           setResultPath(job, r, job.rel);
           shared.receive?.(job, r);
         }

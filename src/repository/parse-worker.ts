@@ -15,7 +15,7 @@ try {
   for (let taken = takeChunk(counter, chunk, jobs.length); taken; taken = takeChunk(counter, chunk, jobs.length)) {
     const results: ParseResult[] = [];
     for (let i = taken.start; i < taken.end; i++) {
-      const job = jobs[i]!;
+      const job = jobs[i];
       const result = parseBytes(job, readFileSync(join(root, job.rel)), read);
       setResultPath(job, result, '');
       results.push(result);

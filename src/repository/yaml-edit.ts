@@ -40,7 +40,7 @@ export function editYamlText(text: string | undefined, fields: Record<string, un
       hint: 'run `tmsync validate` to see what is wrong with the file',
     });
   }
-  const map = doc.contents as YAMLMap;
+  const map = doc.contents;
   // where each key began in the text as read: keys left alone keep their text exactly
   const before = keyStarts(map);
   const added = [];
@@ -107,7 +107,7 @@ function keyStarts(map: YAMLMap): { key: string | undefined; start: number | und
 function keepUntouchedKeys(original: string, before: { key: string | undefined; start: number | undefined }[], updated: string, changed: ReadonlySet<string>): string {
   const next = parseDocument(updated, { logLevel: 'error' });
   if (next.errors.length > 0 || !isMap(next.contents)) return updated;
-  const after = keyStarts(next.contents as YAMLMap);
+  const after = keyStarts(next.contents);
   if (after.length === 0 || after.length !== before.length) return updated;
   const lineStart = (text: string, at: number) => text.lastIndexOf('\n', at - 1) + 1;
   const starts = (text: string, keys: typeof before): number[] | undefined => {
@@ -116,18 +116,18 @@ function keepUntouchedKeys(original: string, before: { key: string | undefined; 
       if (k.key === undefined || k.start === undefined) return undefined;
       const line = lineStart(text, k.start);
       // the key must open its line (a block mapping), each on a line of its own
-      if (text.slice(line, k.start).trim() !== '' || (out.length > 0 && line <= out[out.length - 1]!)) return undefined;
+      if (text.slice(line, k.start).trim() !== '' || (out.length > 0 && line <= out[out.length - 1])) return undefined;
       out.push(line);
     }
     return out;
   };
-  if (after.some((a, i) => a.key !== before[i]!.key)) return updated;
+  if (after.some((a, i) => a.key !== before[i].key)) return updated;
   const was = starts(original, before);
   const now = starts(updated, after);
   if (!was || !now) return updated;
   let out = original.slice(0, was[0]);
   for (let i = 0; i < was.length; i++) {
-    out += changed.has(after[i]!.key!) ? updated.slice(now[i], now[i + 1] ?? updated.length) : original.slice(was[i], was[i + 1] ?? original.length);
+    out += changed.has(after[i].key!) ? updated.slice(now[i], now[i + 1] ?? updated.length) : original.slice(was[i], was[i + 1] ?? original.length);
   }
   if (!out.endsWith('\n')) out += '\n';
   // a safety net: what is written must read as what the library wrote

@@ -419,7 +419,7 @@ type Frame =
   | { kind: 'other' };
 
 /** Shared by the testcases without properties (most of them): a million empty objects add up. */
-const NO_PROPERTIES: Record<string, string> = Object.freeze({}) as Record<string, string>;
+const NO_PROPERTIES: Record<string, string> = Object.freeze({});
 
 const DETAIL: Record<string, Detail['outcome']> = { failure: 'failed', error: 'error', skipped: 'skipped' };
 

@@ -129,7 +129,7 @@ export async function pushResults(options: PushResultsOptions): Promise<PushResu
 
   // statuses first: a bad --status-map fails before anything else is read or written
   const statuses: LookupEntry[] = [];
-  for await (const s of client.paginate('listRunStatuses', { signal })) statuses.push(s as LookupEntry);
+  for await (const s of client.paginate('listRunStatuses', { signal })) statuses.push(s);
   const choice = resolveRunStatuses(statuses, options.statusMap);
   // the user and the plan next: a typo fails before a run is created or a result sent
   const assignee = options.assignFailed !== undefined ? await resolveUser(client, options.assignFailed, signal) : undefined;
@@ -449,7 +449,7 @@ async function resolveCases(
   }
   const wanted = new Set(refs.map((r) => r.toUpperCase()));
   for await (const item of client.paginate('listTestCases', { params: { project_id: projectId }, signal })) {
-    const c = item as TestCase;
+    const c = item;
     for (const key of [c.id.toUpperCase(), c.human_id?.toUpperCase()]) {
       if (key !== undefined && wanted.has(key)) out.set(key, toCase(c));
     }

@@ -45,17 +45,17 @@ function fakeClient(opts: { fail?: (endpoint: string, body: any, attempt: number
         if (err) throw err;
         switch (endpoint) {
           case 'createFolder': {
-            const f = { id: `f${++n}`, name: (o.body as any).name, parent_folder_id: '', order: 0 };
+            const f = { id: `f${++n}`, name: (o.body).name, parent_folder_id: '', order: 0 };
             folders.push(f);
             return { data: { folder: f } };
           }
           case 'moveFolder': {
             const f = folders.find((x) => x.id === o.params!.folder_id);
-            f.parent_folder_id = (o.body as any).parent_folder_id;
+            f.parent_folder_id = (o.body).parent_folder_id;
             return { data: { folder: f } };
           }
           case 'createTestCase': {
-            const c = { id: `c${++n}`, human_id: `DEMO-${n}`, ...(o.body as any) };
+            const c = { id: `c${++n}`, human_id: `DEMO-${n}`, ...(o.body) };
             cases.push(c);
             return { data: { test_case: c } };
           }

@@ -104,7 +104,7 @@ describe('repository lock', () => {
   it('takes over the lock of a real process that has exited', async () => {
     const root = await tmp();
     const { spawnSync } = await import('node:child_process');
-    const gone = spawnSync(process.execPath, ['-e', 'process.exit(0)']).pid!;
+    const gone = spawnSync(process.execPath, ['-e', 'process.exit(0)']).pid;
     await writeLock(root, { pid: gone, host: hostname() });
     const lock = await acquireRepositoryLock(root, { command: 'apply' });
     expect(lock.notes).toHaveLength(1);

@@ -136,11 +136,11 @@ describe('recheck: step groups and folders', () => {
   };
 
   it('a step edited on the service is merged into an update of another step; the same step is a conflict', () => {
-    const now = { ...group, updatedAt: 400, steps: [group.steps[0]!, { ...group.steps[1]!, description: 'Press Submit' }] };
+    const now = { ...group, updatedAt: 400, steps: [group.steps[0], { ...group.steps[1], description: 'Press Submit' }] };
     const r = recheck(groupUpdate, group, now, undefined);
     expect(r.merged).toEqual(['step 2']);
     expect((r.send as UpdateStepGroupOp).body.steps.map((s) => s.description)).toEqual(['Open the login page', 'Press Submit']);
-    const same = { ...group, updatedAt: 400, steps: [{ ...group.steps[0]!, description: 'Go to /login' }, group.steps[1]!] };
+    const same = { ...group, updatedAt: 400, steps: [{ ...group.steps[0], description: 'Go to /login' }, group.steps[1]] };
     expect(recheck(groupUpdate, group, same, undefined).conflicts.map((c) => c.field)).toEqual(['step 1']);
   });
 
@@ -169,9 +169,9 @@ describe('WriteGuard: one read per folder, right before its writes', () => {
   function fakeClient(cases: RemoteCase[], log: string[]): ApplyClient {
     const wire = (c: RemoteCase) => ({ id: c.id, human_id: c.humanId, title: c.title, folder_id: c.folderId, description: c.description, preconditions: c.preconditions, updated_at: c.updatedAt, created_at: c.createdAt });
     return {
-      call: (async () => {
+      call: async () => {
         throw new Error('no call expected');
-      }) as unknown as ApplyClient['call'],
+      },
       paginate: (async function* (_name: string, req: { query?: { folder_id?: string } }) {
         log.push(`read ${req.query?.folder_id}`);
         for (const c of cases) if (c.folderId === req.query?.folder_id) yield wire(c);
@@ -197,7 +197,7 @@ describe('WriteGuard: one read per folder, right before its writes', () => {
     expect(log).toEqual(['read fa', 'checked A-1', 'checked A-2']);
     a1.release();
     a2.release();
-    const b1 = await checks[2]!;
+    const b1 = await checks[2];
     expect(log).toEqual(['read fa', 'checked A-1', 'checked A-2', 'read fb', 'checked B-1']);
     b1.release();
     expect(guard.reads).toBe(2);

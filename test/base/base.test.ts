@@ -234,7 +234,7 @@ describe('the sync base as held in memory (lines in normal form)', () => {
     fc.assert(
       fc.property(fc.uniqueArray(item, { selector: (e) => `${e.kind} ${e.id}`, maxLength: 10 }), fc.array(fc.boolean(), { minLength: 10, maxLength: 10 }), (items, messy) => {
         const lines = items.map((e, i) => {
-          const m = messy[i]!;
+          const m = messy[i];
           const fields = e.fields.map(([n, h]) => `${n}=${h}`);
           if (m) fields.reverse();
           return [e.kind, token2(e.id, m), token2(e.at, m), ...fields].join(m ? '  ' : ' ') + (m ? '\r' : '');

@@ -37,7 +37,7 @@ describe('apply while the service changes under it (the write guard)', () => {
     return runCli(args, { cwd: root, env: { TMSYNC_API_KEY: API_KEY }, ...(prompt ? { isTTY: true, prompt } : {}) });
   };
   const api = (method: string, path: string, body?: unknown) => serviceUser(emu.baseUrl, API_KEY)(method, path, body);
-  const idOf = async (file: string) => /^id: (\S+)$/m.exec(await readFile(join(root, file), 'utf8'))![1]!;
+  const idOf = async (file: string) => /^id: (\S+)$/m.exec(await readFile(join(root, file), 'utf8'))![1];
   const getCase = async (file: string) => (await api('GET', `/projects/${projectId}/test_cases/${await idOf(file)}`)).data.test_case as Record<string, unknown>;
   /** What the web UI does: the whole case as it shows it, sent back with one field changed. */
   const editInUi = async (file: string, field: string, value: string) => {
@@ -70,7 +70,7 @@ describe('apply while the service changes under it (the write guard)', () => {
         if (method !== 'PUT' || !m || !onFirstCaseWrite) return;
         const edit = onFirstCaseWrite;
         onFirstCaseWrite = undefined;
-        await edit(m[1]!);
+        await edit(m[1]);
       },
     });
     root = await mkdtemp(join(tmpdir(), 'tmsync-guard-e2e-'));
@@ -83,7 +83,7 @@ describe('apply while the service changes under it (the write guard)', () => {
     const first = await tmsync(['apply', '--auto-approve']);
     expect(first.code, first.err).toBe(0);
     const projects = (await api('GET', '/projects')).data.projects as { id: string; human_id_prefix?: string; name: string }[];
-    projectId = projects.find((p) => p.human_id_prefix === 'DEMO' || p.name === 'DEMO')?.id ?? projects[0]!.id;
+    projectId = projects.find((p) => p.human_id_prefix === 'DEMO' || p.name === 'DEMO')?.id ?? projects[0].id;
     for (const file of Object.keys(FILES)) fileById.set((await getCase(file)).id as string, file);
   });
   beforeEach(() => {
@@ -213,7 +213,7 @@ describe('apply of many updates in one folder while the service changes under it
   const api = (method: string, path: string, body?: unknown) => serviceUser(emu.baseUrl, API_KEY)(method, path, body);
   const file = (i: number) => `cases/Many/case-${String(i).padStart(2, '0')}.yaml`;
   const lastCase = async () => {
-    const humanId = /^id: (\S+)$/m.exec(await readFile(join(root, file(COUNT - 1)), 'utf8'))![1]!;
+    const humanId = /^id: (\S+)$/m.exec(await readFile(join(root, file(COUNT - 1)), 'utf8'))![1];
     const projects = (await api('GET', '/projects')).data.projects as { id: string; human_id_prefix?: string }[];
     const projectId = projects.find((p) => p.human_id_prefix === 'DEMO')!.id;
     return { projectId, c: (await api('GET', `/projects/${projectId}/test_cases/${humanId}`)).data.test_case as Record<string, unknown> };

@@ -114,7 +114,7 @@ describe('tmsync apply (in process, against the emulator)', () => {
     const json = io();
     expect(await runApply(opts(root, { json: true }), json)).toBe(0);
     expect(json.out).toHaveLength(1);
-    expect(JSON.parse(json.out[0]!).result.created).toBe(1);
+    expect(JSON.parse(json.out[0]).result.created).toBe(1);
     expect(json.err.join('\n')).toContain('tmsync will perform');
     expect(json.err.join('\n')).toContain('Apply complete: 1 created');
 
@@ -419,8 +419,8 @@ describe('tmsync apply (in process, against the emulator)', () => {
     const root = await fresh();
     const writes: string[] = [];
     const orig = { out: process.stdout.write, err: process.stderr.write };
-    process.stdout.write = ((chunk: string) => (writes.push(String(chunk)), true)) as typeof process.stdout.write;
-    process.stderr.write = ((chunk: string) => (writes.push(String(chunk)), true)) as typeof process.stderr.write;
+    process.stdout.write = ((chunk: string) => (writes.push(String(chunk)), true));
+    process.stderr.write = ((chunk: string) => (writes.push(String(chunk)), true));
     try {
       expect(await runApply(opts(root), io())).toBe(0);
     } finally {

@@ -81,7 +81,7 @@ describe('the repository lock of writing commands', () => {
   it('takes over the lock of a process that is gone, with a note, and applies', async () => {
     const root = await copyExamples(emu.baseUrl);
     const { spawnSync } = await import('node:child_process');
-    const gone = spawnSync(process.execPath, ['-e', 'process.exit(0)']).pid!;
+    const gone = spawnSync(process.execPath, ['-e', 'process.exit(0)']).pid;
     await holdLock(root, gone);
     const out = io();
     expect(await main(['node', 'tmsync', 'apply', '--auto-approve'], out, root)).toBe(0);

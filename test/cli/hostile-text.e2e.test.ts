@@ -59,7 +59,7 @@ describe('text from the service, printed', () => {
     const first = await tmsync('apply', '--auto-approve');
     expect(first.code, first.err).toBe(0);
     const projects = (await api('GET', '/projects')).data.projects as { id: string; human_id_prefix?: string; name: string }[];
-    projectId = projects.find((p) => p.human_id_prefix === 'DEMO' || p.name === 'DEMO')?.id ?? projects[0]!.id;
+    projectId = projects.find((p) => p.human_id_prefix === 'DEMO' || p.name === 'DEMO')?.id ?? projects[0].id;
 
     // on the service: alpha's title and description edited, a new case beside it nobody manages
     const alpha = await caseBody('cases/Sync/alpha.yaml');

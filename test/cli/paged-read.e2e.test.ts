@@ -69,7 +69,7 @@ describe('a case deleted while the case list is read', () => {
       if (deleted || !isCaseList(a) || a.query.has('folder_id') || a.query.has('title__CONTAINS') || a.query.has('search')) return;
       const page = (JSON.parse(a.body.toString('utf8')) as { data: { test_cases: ListedCase[] } }).data.test_cases;
       deleted = page[1];
-      await api('DELETE', `/projects/${projectId}/test_cases/${deleted!.id}`);
+      await api('DELETE', `/projects/${projectId}/test_cases/${deleted.id}`);
       await also?.(page);
     };
     return () => {
@@ -84,7 +84,7 @@ describe('a case deleted while the case list is read', () => {
     const out = new Map<string, string>();
     for (const name of await readdir(dir)) {
       const m = /^id: (\S+)$/m.exec(await readFile(join(dir, name), 'utf8'));
-      if (m) out.set(m[1]!, `cases/Paged/${name}`);
+      if (m) out.set(m[1], `cases/Paged/${name}`);
     }
     return out;
   };
@@ -95,7 +95,7 @@ describe('a case deleted while the case list is read', () => {
     return file!;
   };
   /** the case the first page's offset would pass over once one of its cases is deleted */
-  const passedOver = async () => (await listCases())[PAGE]!;
+  const passedOver = async () => (await listCases())[PAGE];
 
   beforeAll(async () => {
     emu = await seededEmulator(API_KEY);
@@ -184,19 +184,19 @@ describe('a case deleted while the case list is read', () => {
     const r = await tmsync('plan');
     done();
     expect(`${r.out}\n${r.err}`).not.toContain(await fileOf(skipped));
-    for (const m of `${r.out}\n${r.err}`.matchAll(/has id (\S+), which the service does not have/g)) expect(await exists(m[1]!), `${m[1]} exists`).toBe(false);
+    for (const m of `${r.out}\n${r.err}`.matchAll(/has id (\S+), which the service does not have/g)) expect(await exists(m[1]), `${m[1]} exists`).toBe(false);
   });
 
   it('a deletion and an addition no total shows: the case passed over is read by id before it is called gone', async () => {
     const skipped = await passedOver();
     // a new case at the end keeps the total as it was: the walk cannot tell the list changed
     const done = deleteDuringRead(async (page) => {
-      await api('POST', `/projects/${projectId}/test_cases`, { ...(await caseBodyLike(page[0]!.id)), title: 'Added while read' });
+      await api('POST', `/projects/${projectId}/test_cases`, { ...(await caseBodyLike(page[0].id)), title: 'Added while read' });
     });
     const r = await tmsync('plan');
     done();
     expect(`${r.out}\n${r.err}`).not.toContain(await fileOf(skipped));
-    for (const m of `${r.out}\n${r.err}`.matchAll(/has id (\S+), which the service does not have/g)) expect(await exists(m[1]!), `${m[1]} exists`).toBe(false);
+    for (const m of `${r.out}\n${r.err}`.matchAll(/has id (\S+), which the service does not have/g)) expect(await exists(m[1]), `${m[1]} exists`).toBe(false);
   });
 
   it('backup and pull exit 1 and write nothing when the list keeps changing under every walk', async () => {
@@ -206,7 +206,7 @@ describe('a case deleted while the case list is read', () => {
       if (!isCaseList(a) || a.query.has('folder_id') || a.query.has('title__CONTAINS') || a.query.has('search') || a.query.has('page') || a.query.has('cursor')) return;
       const page = (JSON.parse(a.body.toString('utf8')) as { data: { test_cases: ListedCase[] } }).data.test_cases;
       deletions++;
-      await api('DELETE', `/projects/${projectId}/test_cases/${page[1]!.id}`);
+      await api('DELETE', `/projects/${projectId}/test_cases/${page[1].id}`);
     };
     try {
       const b = await tmsync('backup', '--out', 'churn.json', '--project', 'DEMO');

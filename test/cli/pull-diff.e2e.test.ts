@@ -49,7 +49,7 @@ function lineDiff(before: string, after: string): { removed: string[]; added: st
   return { removed: a.slice(head, a.length - tail), added: b.slice(head, b.length - tail) };
 }
 
-const idOf = (text: string) => /^id: (\S+)$/m.exec(text)![1]!;
+const idOf = (text: string) => /^id: (\S+)$/m.exec(text)![1];
 
 /** A priority's id by name (`Critical`: both dialects' lists hold it, their other names differ). */
 async function lookupId(baseUrl: string, list: 'listPriorities', name: string): Promise<string> {

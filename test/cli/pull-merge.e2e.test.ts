@@ -41,8 +41,8 @@ async function pulledProject(emu: RunningEmulator, prefix: string, dirs: string[
       type_id: await first(c.paginate('listCaseTypes')),
       status_id: await first(c.paginate('listCaseStatuses')),
       automation_type_id: await first(c.paginate('listAutomationTypes')),
-      priority_id: [...priorities.values()][0]!,
-      owner_id: users[0]!.id,
+      priority_id: [...priorities.values()][0],
+      owner_id: users[0].id,
       folder_id: folder.id,
     };
     await c.call('createTestCase', {
@@ -61,7 +61,7 @@ async function pulledProject(emu: RunningEmulator, prefix: string, dirs: string[
   return { root, login: join(root, 'cases/Login/sign-in.yaml'), logout: join(root, 'cases/Login/sign-out.yaml'), priorities };
 }
 
-const idOf = (text: string) => /^id: (\S+)$/m.exec(text)![1]!;
+const idOf = (text: string) => /^id: (\S+)$/m.exec(text)![1];
 
 describe('pull merges the service into the files field by field, against the sync base', () => {
   let emu: RunningEmulator;
@@ -98,7 +98,7 @@ describe('pull merges the service into the files field by field, against the syn
     expect(text).toContain(`priority: ${low}`);
     const local = text.replace('description: Opens the login page and signs in.', 'description: Signs in with the form.');
     await writeFile(login, local);
-    await editInUi(emu.baseUrl, 'PMB', idOf(text), { priority_id: priorities.get(high!)! });
+    await editInUi(emu.baseUrl, 'PMB', idOf(text), { priority_id: priorities.get(high)! });
 
     const r = await tmsync(root, 'pull');
     expect(r.code).toBe(0);
@@ -260,7 +260,7 @@ describe('pull merges the service into the files field by field, against the syn
     const text = await readFile(login, 'utf8');
     const [low, high] = [...priorities.keys()];
     await writeFile(login, text.replace('description: Opens the login page and signs in.', 'description: Signs in with the form.'));
-    await editInUi(emu.baseUrl, 'PME', idOf(text), { priority_id: priorities.get(high!)! });
+    await editInUi(emu.baseUrl, 'PME', idOf(text), { priority_id: priorities.get(high)! });
 
     const r = await tmsync(root, 'pull');
     expect(r.code).toBe(0);

@@ -177,9 +177,9 @@ describe('dependencies', () => {
       if (relative(root, file).startsWith(join('src', 'emulator'))) continue;
       // static imports and exports, and import() of a literal name
       for (const m of readFileSync(file, 'utf8').matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"]([^'"./][^'"]*)['"]/gm)) {
-        const spec = m[1]!;
+        const spec = m[1];
         if (spec.startsWith('node:')) continue;
-        used.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+        used.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
       }
     }
     expect(Object.keys(pkg.dependencies).filter((d) => !used.has(d))).toEqual([]);

@@ -196,7 +196,7 @@ describe('three-way sync against the emulator', () => {
     const groupId = await idOf('step_groups/login.yaml');
     const group = (await api('GET', `/projects/${projectId}/step_groups/${groupId}`)).data.step_group as { id: string; title: string; description: string; steps: { step_description: string; expected_results?: string; expected_result?: string; order: number }[] };
     const steps = [...group.steps].sort((a, b) => a.order - b.order).map((s, i) => ({ step_description: s.step_description, expected_results: s.expected_results ?? s.expected_result ?? '', order: i + 1 }));
-    steps[1] = { ...steps[1]!, step_description: 'Press Submit' };
+    steps[1] = { ...steps[1], step_description: 'Press Submit' };
     await api('PUT', `/projects/${projectId}/step_groups/${group.id}`, { title: group.title, description: group.description, steps });
     await editFile('step_groups/login.yaml', 'action: Open /login', 'action: Open the login page');
     const p = await tmsync('plan');

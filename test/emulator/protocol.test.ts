@@ -37,7 +37,7 @@ describe('authentication', () => {
     try {
       expect(e2.generatedKey).toMatch(/^tms_/);
       expect(e2.apiKeys).toEqual([e2.generatedKey]);
-      expect((await api(e2, e2.generatedKey!).get('/projects')).status).toBe(200);
+      expect((await api(e2, e2.generatedKey).get('/projects')).status).toBe(200);
       expect((await api(e2, KEY).get('/projects')).status).toBe(401);
     } finally {
       await e2.close();

@@ -87,7 +87,7 @@ describe('tmsync serve', () => {
 
   it.runIf(existsSync('dist/cli/main.js'))('runs as a process: first stdout line, then exits 0 on SIGTERM', async () => {
     const child = spawn(process.execPath, ['bin/tmsync.js', 'serve', '--port', '0', '--memory', '--api-key', 'proc-key'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const first = await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve));
+    const first = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
     const m = LISTEN.exec(first);
     expect(m, first).not.toBeNull();
     expect((await fetch(`${m![1]}/users`, { headers: { authorization: 'Bearer proc-key' } })).status).toBe(200);

@@ -217,9 +217,9 @@ describe('the execution interface in the web UI', () => {
     const headers = { authorization: `Bearer ${UI_KEY}`, 'content-type': 'application/json' };
     const t = await app.inject({ method: 'POST', url: '/api/v1/execution_results', headers, payload: JSON.stringify({ executionId: seed.plan.human_id, buildNo: '42' }) });
     expect(t.statusCode).toBe(200);
-    const id = (t.json() as { id: number }).id;
+    const id = t.json<{ id: number }>().id;
     const status = await app.inject({ method: 'GET', url: `/api/v1/execution_results/${id}`, headers: { authorization: `Bearer ${UI_KEY}`, host: '127.0.0.1:9' } });
-    const appUrl = new URL((status.json() as { app_url: string }).app_url);
+    const appUrl = new URL(status.json<{ app_url: string }>().app_url);
 
     const running = await get(appUrl.pathname);
     expect(running.statusCode).toBe(200);

@@ -364,7 +364,7 @@ describe('large plans with a sync base (issue 15)', () => {
     expect(record.updatedAt).toBe(999);
     expect(record.ops).toEqual(['update_case:cases/Auth/valid-login.yaml']);
     expect(record.keep).toEqual(['description']);
-    expect(record.values).toEqual({ ...caseFieldValues(actual.cases[0]!), preconditions: 'changed', description: 'UI text' });
+    expect(record.values).toEqual({ ...caseFieldValues(actual.cases[0]), preconditions: 'changed', description: 'UI text' });
   });
 
   it('leaves out what only an apply records when asked to (the plan command), and plans the same', () => {

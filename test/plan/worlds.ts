@@ -33,14 +33,14 @@ export type DesiredWorld = typeof desiredWorld extends fc.Arbitrary<infer T> ? T
 
 export function buildActual(w: RemoteWorld, labelsReadable: boolean): ActualState {
   const folders: RemoteFolder[] = [];
-  for (const [name, parent, order] of w.folders as [number, number, number][]) {
+  for (const [name, parent, order] of w.folders) {
     const parentId = parent < folders.length ? folders[parent].id : null;
     const n = pick(NAMES, name);
     if (folders.some((f) => f.parentId === parentId && f.name === n)) continue;
     folders.push({ id: `rf${folders.length}`, name: n, parentId, order });
   }
   const groups: RemoteStepGroup[] = [];
-  for (const [title, steps] of w.groups as [number, number][]) {
+  for (const [title, steps] of w.groups) {
     const t = `group ${pick(TITLES, title)}`;
     if (groups.some((g) => g.title === t)) continue;
     const i = groups.length + 1;
@@ -57,7 +57,7 @@ export function buildActual(w: RemoteWorld, labelsReadable: boolean): ActualStat
   }
   const cases: RemoteCase[] = [];
   if (folders.length > 0) {
-    for (const [folder, title, f] of w.cases as [number, number, number[]][]) {
+    for (const [folder, title, f] of w.cases) {
       const folderId = pick(folders, folder).id;
       const t = pick(TITLES, title);
       if (cases.some((c) => c.folderId === folderId && c.title === t)) continue;
@@ -110,7 +110,7 @@ export function keepPossibleOrders(folders: DesiredFolder[]): DesiredFolder[] {
 export function buildDesired(w: DesiredWorld, actual: ActualState): DesiredState {
   const claimedFolders = new Set<string>();
   const folders: DesiredFolder[] = [];
-  for (const [name, parent, idPick, order] of w.folders as [number, number, number | null, number | null][]) {
+  for (const [name, parent, idPick, order] of w.folders) {
     const parentPath = parent < folders.length ? folders[parent].path : [];
     const path = [...parentPath, pick(NAMES, name)];
     if (folders.some((f) => f.path.join('/') === path.join('/'))) continue;
@@ -133,7 +133,7 @@ export function buildDesired(w: DesiredWorld, actual: ActualState): DesiredState
   keepPossibleOrders(folders);
   const claimedGroups = new Set<string>();
   const stepGroups: DesiredStepGroup[] = [];
-  for (const [title, steps, idPick] of w.groups as [number, number, number | null][]) {
+  for (const [title, steps, idPick] of w.groups) {
     const t = `group ${pick(TITLES, title)}`;
     if (stepGroups.some((g) => g.title === t)) continue;
     const key = `g${stepGroups.length}`;
@@ -150,7 +150,7 @@ export function buildDesired(w: DesiredWorld, actual: ActualState): DesiredState
   const claimedCases = new Set<string>();
   const cases: DesiredCase[] = [];
   if (folders.length > 0) {
-    for (const [folder, title, idPick, f] of w.cases as [number, number, number | null, (number | null)[]][]) {
+    for (const [folder, title, idPick, f] of w.cases) {
       const path = pick(folders, folder).path;
       const t = pick(TITLES, title);
       const file = `cases/${path.join('/')}/${t}-${cases.length}.yaml`;

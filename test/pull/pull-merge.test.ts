@@ -100,7 +100,7 @@ describe("pull's merge writer", () => {
     expect(summary.unsettled).toBe(1);
     expect(summary.keptLocal).toBe(1);
     expect(summary.withoutBase).toBe(result.items.length - result.created.length - 1);
-    expect(describeConflict(summary.conflicts[0]!)).toBe(`  ${CASE}: reviewer\n    repository: "ben@example.com"\n    service:    "ana@example.com"`);
+    expect(describeConflict(summary.conflicts[0])).toBe(`  ${CASE}: reviewer\n    repository: "ben@example.com"\n    service:    "ana@example.com"`);
   });
 
   it("writes the service's value of a conflict under --prefer remote, and keeps the file's under --prefer local", async () => {
@@ -161,7 +161,7 @@ describe("pull's merge writer", () => {
     const edited = text.replace('expected: The form shows', 'expected: The form shows, empty   # our wording');
     await writeFile(file, edited);
     const actual = later((a) => {
-      a.stepGroups.find((g) => g.id === 'g-login')!.steps[1]!.expected = 'The dashboard shows the name';
+      a.stepGroups.find((g) => g.id === 'g-login')!.steps[1].expected = 'The dashboard shows the name';
     });
     const m = merge(baseFor(['step_group', 'g-login']), { 'step_group g-login': { title: 'unchanged', description: 'unchanged', labels: 'unchanged', 'step.0': 'local', 'step.1': 'remote' } }, actual);
     await pullIntoRepository(actual, { root, config, merge: m });
@@ -176,7 +176,7 @@ describe("pull's merge writer", () => {
       const root = await pulledRepository();
       await rename(join(root, 'cases/Checkout/Payments'), join(root, 'cases/Authentication/Payments'));
       const actual = later(() => undefined);
-      const m = merge(baseFor(['folder', F['f-pay']!]), { [`folder ${F['f-pay']}`]: { name: 'unchanged', parent: standing, order: 'unchanged' } }, actual);
+      const m = merge(baseFor(['folder', F['f-pay']]), { [`folder ${F['f-pay']}`]: { name: 'unchanged', parent: standing, order: 'unchanged' } }, actual);
       const result = await pullIntoRepository(actual, { root, config, merge: m });
       const where = result.items.find((i) => i.id === F['f-pay'])!.path;
       expect(where).toBe(standing === 'local' ? 'cases/Authentication/Payments/_folder.yaml' : 'cases/Checkout/Payments/_folder.yaml');
@@ -191,7 +191,7 @@ describe("pull's merge writer", () => {
       const actual = later((a) => {
         a.folders.find((f) => f.id === F['f-pay'])!.parentId = F['f-case1']!;
       });
-      const m = merge(baseFor(['folder', F['f-pay']!]), { [`folder ${F['f-pay']}`]: { name: 'unchanged', parent: 'conflict', order: 'unchanged' } }, actual, prefer);
+      const m = merge(baseFor(['folder', F['f-pay']]), { [`folder ${F['f-pay']}`]: { name: 'unchanged', parent: 'conflict', order: 'unchanged' } }, actual, prefer);
       const result = await pullIntoRepository(actual, { root, config, merge: m });
       const summary = m.summarize(result);
       const expected = prefer === 'remote' ? 'cases/Mixed/Payments/_folder.yaml' : 'cases/Authentication/Payments/_folder.yaml';
@@ -211,7 +211,7 @@ describe("pull's merge of a folder's name", () => {
       const actual = later((a) => {
         a.folders.find((f) => f.id === F['f-pay'])!.name = 'Zahlungen';
       });
-      const m = merge(baseFor(['folder', F['f-pay']!]), { [`folder ${F['f-pay']}`]: { name: 'conflict', parent: 'unchanged', order: 'unchanged' } }, actual, prefer);
+      const m = merge(baseFor(['folder', F['f-pay']]), { [`folder ${F['f-pay']}`]: { name: 'conflict', parent: 'unchanged', order: 'unchanged' } }, actual, prefer);
       const result = await pullIntoRepository(actual, { root, config, merge: m });
       const file = 'cases/Checkout/Billing/_folder.yaml';
       expect(m.summarize(result).conflicts).toEqual([{ kind: 'folder', id: F['f-pay'], file, field: 'name', local: 'Billing', remote: 'Zahlungen', ...(prefer ? { settled: prefer } : {}) }]);

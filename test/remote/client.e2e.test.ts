@@ -218,7 +218,7 @@ describe('fetchState against the emulator', () => {
           params,
           body: { title, type_id: types[0].id, status_id: statuses[0].id, priority_id: prios[0].id, automation_type_id: autos[0].id, owner_id: owner, folder_id: folderId },
         })
-      ).data.test_case.id as string;
+      ).data.test_case.id;
     const checkout = await folder('Checkout');
     const payments = await folder('Payments', checkout);
     const cards = await folder('Cards', payments);

@@ -487,8 +487,9 @@ describe('rate and lanes', () => {
 
   it('slows down when x-tms-api-remaining runs out, waiting for the reset instead of being refused', async () => {
     let n = 0;
+    const spent: Record<string, string> = { 'x-tms-api-remaining': '0', 'x-tms-api-reset': '2' };
     const { server, client } = await setup(
-      () => ({ json: planJson('p'), headers: ++n === 1 ? { 'x-tms-api-remaining': '0', 'x-tms-api-reset': '2' } : ({} as Record<string, string>) }),
+      () => ({ json: planJson('p'), headers: ++n === 1 ? spent : {} }),
       { rateLimit: 100, concurrency: 1 },
     );
     for (let i = 0; i < 3; i++) await client.call('getTestPlan', { params: { project_id: 'x', test_plan_id: `p${i}` } });

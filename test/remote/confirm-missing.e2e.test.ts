@@ -29,7 +29,7 @@ describe('confirmMissing', () => {
       status_id: await first('listCaseStatuses'),
       priority_id: await first('listPriorities'),
       automation_type_id: await first('listAutomationTypes'),
-      owner_id: users[0]!.id,
+      owner_id: users[0].id,
     };
     for (const name of ['Inside', 'Outside']) {
       const folder = (await client.call('createFolder', { params, body: { name } })).data.folder;
@@ -46,13 +46,13 @@ describe('confirmMissing', () => {
 
   it('adds a case the list passed over, as the list gives it (steps, human id), with one GET and one filtered list', async () => {
     const full = await fetchState(client, projectId);
-    const listed = full.cases.find((c) => c.id === ids.Inside!.id)!;
+    const listed = full.cases.find((c) => c.id === ids.Inside.id)!;
     const before = emu.requestLog().length;
-    const got = await confirmMissing(client, without(full, listed.id), { cases: [{ id: ids.Inside!.humanId.toLowerCase() }], stepGroups: [], folders: [] });
+    const got = await confirmMissing(client, without(full, listed.id), { cases: [{ id: ids.Inside.humanId.toLowerCase() }], stepGroups: [], folders: [] });
     expect(got.cases.find((c) => c.id === listed.id)).toEqual(listed);
     expect(got.elsewhere).toBeUndefined();
-    expect(emu.requestLog().slice(before).map((e) => `${e.method} ${e.path.split('?')[0]!.replace(projectId, 'P')}`)).toEqual([
-      `GET /api/v1/projects/P/test_cases/${ids.Inside!.humanId}`,
+    expect(emu.requestLog().slice(before).map((e) => `${e.method} ${e.path.split('?')[0].replace(projectId, 'P')}`)).toEqual([
+      `GET /api/v1/projects/P/test_cases/${ids.Inside.humanId}`,
       'GET /api/v1/projects/P/test_cases',
     ]);
   });
@@ -60,7 +60,7 @@ describe('confirmMissing', () => {
   it('reads nothing when every id is listed, and leaves an id the service does not have missing', async () => {
     const full = await fetchState(client, projectId);
     let before = emu.requestLog().length;
-    expect(await confirmMissing(client, full, { cases: [{ id: ids.Inside!.id }, {}], stepGroups: [], folders: [] })).toBe(full);
+    expect(await confirmMissing(client, full, { cases: [{ id: ids.Inside.id }, {}], stepGroups: [], folders: [] })).toBe(full);
     expect(emu.requestLog().length).toBe(before);
     before = emu.requestLog().length;
     const gone = await confirmMissing(client, full, { cases: [{ id: 'CONF-999' }], stepGroups: [{ id: '00000000-0000-4000-8000-000000000000' }], folders: [] });
@@ -79,7 +79,7 @@ describe('confirmMissing', () => {
     hook = async (request) => {
       if (request.method !== 'GET' || !request.path.endsWith('/test_cases')) return;
       hook = undefined;
-      await client.call('updateTestCase', { params: { project_id: projectId, test_case_id: ids.Inside!.id }, body: edit as never });
+      await client.call('updateTestCase', { params: { project_id: projectId, test_case_id: ids.Inside.id }, body: edit });
     };
   };
 
@@ -87,40 +87,40 @@ describe('confirmMissing', () => {
     const full = await fetchState(client, projectId);
     onFilteredList({ title: 'Renamed on the service' });
     try {
-      const got = await confirmMissing(client, without(full, ids.Inside!.id), { cases: [{ id: ids.Inside!.id }], stepGroups: [], folders: [] });
-      const c = got.cases.find((x) => x.id === ids.Inside!.id)!;
+      const got = await confirmMissing(client, without(full, ids.Inside.id), { cases: [{ id: ids.Inside.id }], stepGroups: [], folders: [] });
+      const c = got.cases.find((x) => x.id === ids.Inside.id)!;
       expect(c.title).toBe('Renamed on the service');
       expect(c.individualSteps.map((s) => s.description)).toEqual(['Open']);
     } finally {
       hook = undefined;
-      await client.call('updateTestCase', { params: { project_id: projectId, test_case_id: ids.Inside!.id }, body: { title: 'In Inside' } as never });
+      await client.call('updateTestCase', { params: { project_id: projectId, test_case_id: ids.Inside.id }, body: { title: 'In Inside' } });
     }
   });
 
   it('fails, and never hands on a case without its steps, when the case cannot be found in its folder after the GET', async () => {
     const full = await fetchState(client, projectId);
-    const outside = full.cases.find((x) => x.id === ids.Outside!.id)!;
+    const outside = full.cases.find((x) => x.id === ids.Outside.id)!;
     onFilteredList({ folder_id: outside.folderId });
     try {
-      await expect(confirmMissing(client, without(full, ids.Inside!.id), { cases: [{ id: ids.Inside!.id }], stepGroups: [], folders: [] })).rejects.toMatchObject({
+      await expect(confirmMissing(client, without(full, ids.Inside.id), { cases: [{ id: ids.Inside.id }], stepGroups: [], folders: [] })).rejects.toMatchObject({
         code: 'list_changed',
         hint: 'run the command again',
       });
     } finally {
       hook = undefined;
-      await client.call('updateTestCase', { params: { project_id: projectId, test_case_id: ids.Inside!.id }, body: { folder_id: full.cases.find((x) => x.id === ids.Inside!.id)!.folderId } as never });
+      await client.call('updateTestCase', { params: { project_id: projectId, test_case_id: ids.Inside.id }, body: { folder_id: full.cases.find((x) => x.id === ids.Inside.id)!.folderId } });
     }
   });
 
   it('names a case found outside the scope in `elsewhere` and does not add it', async () => {
     const scoped = await fetchState(client, projectId, { scope: ['Inside'] });
-    expect(scoped.cases.map((c) => c.id)).toEqual([ids.Inside!.id]);
-    const got = await confirmMissing(client, scoped, { cases: [{ id: ids.Outside!.humanId }], stepGroups: [], folders: [] }, { scope: ['Inside'] });
-    expect(got.cases.map((c) => c.id)).toEqual([ids.Inside!.id]);
-    expect(got.elsewhere).toEqual([ids.Outside!.humanId]);
+    expect(scoped.cases.map((c) => c.id)).toEqual([ids.Inside.id]);
+    const got = await confirmMissing(client, scoped, { cases: [{ id: ids.Outside.humanId }], stepGroups: [], folders: [] }, { scope: ['Inside'] });
+    expect(got.cases.map((c) => c.id)).toEqual([ids.Inside.id]);
+    expect(got.elsewhere).toEqual([ids.Outside.humanId]);
     // one inside the scope that the list passed over is added as without a scope
-    const passed = await confirmMissing(client, without(scoped, ids.Inside!.id), { cases: [{ id: ids.Inside!.id }], stepGroups: [], folders: [] }, { scope: ['Inside'] });
-    expect(passed.cases.map((c) => c.id)).toEqual([ids.Inside!.id]);
+    const passed = await confirmMissing(client, without(scoped, ids.Inside.id), { cases: [{ id: ids.Inside.id }], stepGroups: [], folders: [] }, { scope: ['Inside'] });
+    expect(passed.cases.map((c) => c.id)).toEqual([ids.Inside.id]);
     expect(passed.elsewhere).toBeUndefined();
   });
 });

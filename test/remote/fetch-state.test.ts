@@ -135,7 +135,7 @@ describe('fetchState', () => {
     const pages: (readonly RemoteCase[])[] = [];
     const state = await fetchState(client, 'SHOP', { onRead: { context: (s) => contexts.push(s), cases: (cs) => pages.push(cs) } });
     expect(contexts).toHaveLength(1);
-    const context = contexts[0]!;
+    const context = contexts[0];
     expect(context.cases).toEqual([]);
     for (const key of ['folders', 'stepGroups', 'lookups', 'users', 'labels'] as const) expect(state[key]).toBe(context[key]);
     expect(pages.map((p) => p.length)).toEqual([10, 10, 5]);
@@ -152,7 +152,7 @@ describe('fetchState', () => {
     await fetchState(client, 'SHOP', { onRead: { context: () => (pagesBeforeContext = pages), cases: () => void pages++ } });
     const order = server.log.map((r) => r.path.replace('/api/v1', '').replace(`/projects/${PID}`, ''));
     const firstPages = order.flatMap((p, i) => (p === '/test_cases' ? [i] : [])).slice(0, 3);
-    for (const p of ['/users', '/labels']) expect(order.indexOf(p)).toBeLessThan(firstPages[2]!);
+    for (const p of ['/users', '/labels']) expect(order.indexOf(p)).toBeLessThan(firstPages[2]);
     expect(pagesBeforeContext).toBeLessThan(10);
   });
 

@@ -263,7 +263,7 @@ describe('a large repository held compactly (issue 15)', () => {
       'step_groups/login.yaml': 'title: Log in\nsteps:\n  - action: Open /login\n',
       'cases/A/one.yaml': 'title: One\nsteps:\n  # first\n  - action: Open\n\n  -   use: login\n  - action: Close\n    expected: Closed\n',
     });
-    expect(state.cases[0]!.fields.steps).toStrictEqual([
+    expect(state.cases[0].fields.steps).toStrictEqual([
       { kind: 'step', action: 'Open', expected: '' },
       { kind: 'use', use: 'login', source: { file: 'cases/A/one.yaml', line: 6, col: 7 } },
       { kind: 'step', action: 'Close', expected: 'Closed' },

@@ -70,8 +70,8 @@ describe('each parse result handed over as it arrives (issue 15)', () => {
       // the very result objects parseFiles gives back, each with its own job's path
       const byRel = new Map(received);
       for (const [i, r] of results.entries()) {
-        expect(byRel.get(jobs[i]!.rel)).toBe(r);
-        expect(r.rel).toBe(jobs[i]!.rel);
+        expect(byRel.get(jobs[i].rel)).toBe(r);
+        expect(r.rel).toBe(jobs[i].rel);
       }
     }
   });

@@ -22,8 +22,8 @@ describe('writeFilesAtomic', () => {
       },
     });
     expect(atFlush).toHaveLength(1);
-    expect(atFlush[0]!.targets.every((e) => !e)).toBe(true);
-    expect(atFlush[0]!.temps.filter((n) => n.endsWith('.tmp'))).toHaveLength(7);
+    expect(atFlush[0].targets.every((e) => !e)).toBe(true);
+    expect(atFlush[0].temps.filter((n) => n.endsWith('.tmp'))).toHaveLength(7);
     for (const f of batch) expect(await readFile(f.file, 'utf8')).toBe(f.content);
     expect(await readdir(join(root, '.tmsync/tmp'))).toEqual(['.gitignore']);
   });
@@ -86,14 +86,14 @@ describe('writeFilesAtomic', () => {
   it('takes a temporary file staged ahead with exactly the content instead of writing it again', async () => {
     const root = await makeRepo({});
     const batch = files(root, 4);
-    const ahead = await stageTempFile(root, batch[2]!.content);
+    const ahead = await stageTempFile(root, batch[2].content);
     const asked: string[] = [];
     await writeFilesAtomic(batch, {
       root,
       syncFileSystem: async () => true,
       staged: (content) => {
         asked.push(String(content));
-        return content === batch[2]!.content ? ahead : undefined;
+        return content === batch[2].content ? ahead : undefined;
       },
     });
     expect(asked).toHaveLength(4);

@@ -139,7 +139,7 @@ describe('examples/ci/gitlab-ci.yml', () => {
         expect(['extends', 'stage', 'image', 'before_script', 'script', 'rules', 'artifacts', 'interruptible', 'resource_group', 'variables'], `${name}.${key}`).toContain(key);
       }
     }
-    const variables = ci.variables as Record<string, unknown>;
+    const variables = ci.variables;
     for (const v of Object.values(variables)) expect(typeof v).toBe('string');
   });
 

@@ -25,7 +25,7 @@ beforeAll(async () => {
   emu = await seededEmulator(KEY);
   setup = setupClient(emu);
   ({ project } = await seedCases(setup, 11));
-  users = (await setup.call('listUsers')).data as { id: string; email: string }[];
+  users = (await setup.call('listUsers')).data;
   dir = await mkdtemp(join(tmpdir(), 'tmsync-push-options-'));
 });
 

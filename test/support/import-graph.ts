@@ -60,7 +60,7 @@ export function resolveRelative(from: string, specifier: string): string {
 
 /** Every `.ts` file under a folder of the repository (relative paths, sorted). */
 export function sourceFiles(folder: string): string[] {
-  return (readdirSync(join(repoRoot, folder), { recursive: true, encoding: 'utf8' }) as string[])
+  return (readdirSync(join(repoRoot, folder), { recursive: true, encoding: 'utf8' }))
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
     .map((f) => `${folder}/${f.split(sep).join('/')}`)
     .sort();

@@ -1,6 +1,6 @@
 import type { ActualState, DesiredState, RemoteCase, RemoteFolder, RemoteStepGroup } from '../../src/model.js';
 import { answersQuery, type CaseQuery } from '../../src/case-query.js';
-import type { Operation, Plan, Ref } from '../../src/plan/operations.js';
+import type { Plan, Ref } from '../../src/plan/operations.js';
 
 /**
  * Applies a plan to an ActualState in memory, the way the service would: for tests (the
@@ -56,7 +56,7 @@ export function simulatePlan(actual: ActualState, plan: Plan, idFactory: IdFacto
   const appendOrder = (parentId: string | null) =>
     Math.max(-1, ...[...folders.values()].filter((f) => f.parentId === parentId).map((f) => f.order)) + 1;
 
-  for (const op of plan.operations as Operation[]) {
+  for (const op of plan.operations) {
     switch (op.kind) {
       case 'create_folder': {
         const id = idFactory('folder');

@@ -275,7 +275,7 @@ export async function editInUi(baseUrl: string, prefix: string, humanId: string,
     const project = await resolveProject(c, prefix);
     const params = { project_id: project.id };
     let found: Record<string, unknown> | undefined;
-    for await (const tc of c.paginate('listTestCases', { params })) if (tc.human_id === humanId) found = tc as Record<string, unknown>;
+    for await (const tc of c.paginate('listTestCases', { params })) if (tc.human_id === humanId) found = tc;
     if (!found) throw new Error(`no case ${humanId}`);
     const t = found as unknown as {
       title: string;

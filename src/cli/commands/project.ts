@@ -1,4 +1,3 @@
-import type { Project } from '../../api/resources.js';
 import { CreateProjectBody } from '../../api/request-schemas.js';
 import { TmsyncError } from '../../errors.js';
 import type { RemoteProject } from '../../model.js';
@@ -81,7 +80,7 @@ export async function createProject(
     ...(signal ? { signal } : {}),
     reconcile: async () => {
       for await (const p of client.paginate('listProjects')) {
-        const project = p as Project;
+        const project = p;
         if (project.human_id_prefix === body.human_id_prefix) return { message: '', data: { project } };
       }
       return undefined;

@@ -214,7 +214,7 @@ async function loadMapping(path: string, shown: string): Promise<ResultMapping> 
   const out: ResultMapping = {};
   for (const [k, v] of Object.entries(data as Record<string, unknown>)) {
     if (typeof v === 'string' || typeof v === 'number') out[k] = String(v);
-    else if (Array.isArray(v) && v.every((x) => typeof x === 'string')) out[k] = v as string[];
+    else if (Array.isArray(v) && v.every((x) => typeof x === 'string')) out[k] = v;
     else throw bad();
   }
   return out;

@@ -206,7 +206,7 @@ export const executionRoutes = {
     const counts = done ? completedCounts(e) : { passedCount: 0, failedCount: 0, abortedCount: 0, stoppedCount: 0, notExecutedCount: 0 };
     const message = done
       ? `${COMPLETED_MESSAGE[e.result] ?? 'Run completed'}: ${counts.passedCount} passed, ${e.total - counts.passedCount} not passed`
-      : PHASE_MESSAGE[status as Exclude<ExecutionPhase, 'STATUS_COMPLETED'>];
+      : PHASE_MESSAGE[status];
     return {
       body: {
         id: e.id,

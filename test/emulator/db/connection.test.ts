@@ -25,9 +25,9 @@ function serve(file: string): Promise<{ served?: Served; exit?: { code: number |
   });
   children.push(child);
   let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   return new Promise((resolve) => {
-    createInterface({ input: child.stdout! }).once('line', (line) => {
+    createInterface({ input: child.stdout }).once('line', (line) => {
       const m = LISTEN.exec(line);
       if (m) resolve({ served: { child, baseUrl: m[1] } });
     });
