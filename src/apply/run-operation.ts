@@ -7,7 +7,7 @@ import { normalizeTimestamp } from '../remote/to-actual.js';
 import type { AdoptOp, Operation } from '../plan/operations.js';
 import type { ApplyResult } from './execute-types.js';
 import { confirmDone, CREATE_KINDS, findCreated } from './finders.js';
-import { callOperationRequest } from './send-operation.js';
+import { answerItem, callOperationRequest } from './send-operation.js';
 import { fillSelf, isCreate, isDelete, requestsFor, type CreateOp, type RequestDescriptor } from './operation-requests.js';
 import type { RunState } from './run-state.js';
 import { skipped } from './skip-causes.js';
@@ -175,17 +175,6 @@ async function sendRequest(state: RunState, op: Operation, req: RequestDescripto
   // only written back: an operation without a file (a restore's) does not read it
   if (self.humanId === undefined && isCreate(op) && 'writeBack' in op && op.writeBack.file) self.humanId = await fetchHumanId(state, op, self.id);
   if (!last) self.writtenBack = await idKnown(state, op, self.id, self.humanId);
-}
-
-/** The item an answer holds under `data.<key>` (a create's: its id and human id), if it holds one. */
-function answerItem(answer: unknown, key: string): { id?: unknown; human_id?: unknown } | undefined {
-  const data = isObject(answer) ? answer.data : undefined;
-  const item = isObject(data) ? data[key] : undefined;
-  return isObject(item) ? item : undefined;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
 }
 
 /** Every request succeeded: the id is recorded, journalled as done and written back, and counted. */

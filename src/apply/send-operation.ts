@@ -88,7 +88,7 @@ export async function sendOperation(op: Operation, options: SendOptions): Promis
   let answer: unknown;
   for (const req of requestsFor(op, resolveId, options.projectId).filter((r) => !r.resumeOnly)) {
     answer = await sendRequest(op, req, options, selfId);
-    const got = req.resultKey ? answerItem(answer, req.resultKey) : undefined;
+    const got = req.resultKey ? itemWithId(answer, req.resultKey) : undefined;
     if (req.produces) {
       if (!got) throw new Error(`the service's answer to ${req.endpoint} has no id`);
       selfId = got.id;
@@ -98,10 +98,17 @@ export async function sendOperation(op: Operation, options: SendOptions): Promis
   return { answer, item };
 }
 
-function answerItem(answer: unknown, key: string): AnswerItem | undefined {
+/** The item an answer holds under `data.<key>` (a create's: its id and human id), if it holds one. */
+export function answerItem(answer: unknown, key: string): Record<string, unknown> | undefined {
   const data = isObject(answer) ? answer.data : undefined;
   const item = isObject(data) ? data[key] : undefined;
-  return isObject(item) && typeof item.id === 'string' ? (item as AnswerItem) : undefined;
+  return isObject(item) ? item : undefined;
+}
+
+/** The answer's item when it carries an id. */
+function itemWithId(answer: unknown, key: string): AnswerItem | undefined {
+  const item = answerItem(answer, key);
+  return item && typeof item.id === 'string' ? (item as AnswerItem) : undefined;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
