@@ -36,7 +36,9 @@ export function startMemoryGovernor(options: { intervalMs?: number; slackMb?: nu
   if (!collect) return { check: () => undefined, collect: () => undefined, stop: () => undefined, collections };
   const slack = (options.slackMb ?? 32) * 1024 * 1024;
   let base = getHeapStatistics().used_heap_size;
+  let stopped = false;
   const collectNow = () => {
+    if (stopped) return;
     collect();
     collections++;
     base = getHeapStatistics().used_heap_size;
@@ -48,42 +50,20 @@ export function startMemoryGovernor(options: { intervalMs?: number; slackMb?: nu
   };
   const timer = setInterval(check, options.intervalMs ?? 250);
   timer.unref();
-  const stop = () => {
-    clearInterval(timer);
-    if (current === mine) current = undefined;
-  };
-  const mine = { check, collect: collectNow, stop };
-  current = mine;
   return {
     check,
     collect: collectNow,
-    stop,
+    // the command's large structures are built and its remaining steps are short: no more full
+    // collections, which its last steps would otherwise pay for just before the process exits
+    // and releases its heap anyway (docs/performance.md). V8's own collections go on as ever.
+    stop: () => {
+      stopped = true;
+      clearInterval(timer);
+    },
     get collections() {
       return collections;
     },
   };
-}
-
-let current: Pick<MemoryGovernor, 'check' | 'collect' | 'stop'> | undefined;
-
-/** The running governor's `check` (nothing without one: the library, tests in-process). */
-export function checkMemory(): void {
-  current?.check();
-}
-
-/** The running governor's `collect` (nothing without one). */
-export function collectMemory(): void {
-  current?.collect();
-}
-
-/**
- * The command's large structures are built and its remaining steps are short: the running governor
- * stops (no more full collections), for a command whose last steps would otherwise pay for one or
- * two of them just before the process exits and releases its heap anyway (pull at 10,000 cases:
- * 0.1 to 0.15 s of its tail, for the same peak). V8's own collections go on as ever.
- */
-export function finishMemory(): void {
-  current?.stop();
 }
 
 /** V8's full collection, reached without `--expose-gc` on the command line; undefined if unavailable. */

@@ -1,6 +1,6 @@
 import { getHeapStatistics } from 'node:v8';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { checkMemory, collectMemory, finishMemory, startMemoryGovernor } from '../../src/cli/memory.js';
+import { startMemoryGovernor } from '../../src/cli/memory.js';
 
 const MB = 1024 * 1024;
 /** About `mb` MB of small arrays, alive while the result is held. */
@@ -33,7 +33,7 @@ describe('memory governor', () => {
       const grown = getHeapStatistics().used_heap_size;
       expect(held).toHaveLength(48 * 1024);
       held = undefined;
-      checkMemory();
+      governor.check();
       expect(governor.collections).toBe(1);
       expect(getHeapStatistics().used_heap_size).toBeLessThan(grown - 24 * MB);
     } finally {
@@ -45,30 +45,30 @@ describe('memory governor', () => {
     const governor = startMemoryGovernor({ intervalMs: 1e6, slackMb: 1024, env: {} });
     try {
       let held: number[][] | undefined = allocate(32);
-      checkMemory();
+      governor.check();
       expect(governor.collections).toBe(0);
       const before = getHeapStatistics().used_heap_size;
       expect(held).toHaveLength(32 * 1024);
       held = undefined;
-      collectMemory();
+      governor.collect();
       expect(governor.collections).toBe(1);
       expect(getHeapStatistics().used_heap_size).toBeLessThan(before - 16 * MB);
     } finally {
       governor.stop();
     }
-    collectMemory();
+    governor.collect();
     expect(governor.collections).toBe(1);
   });
 
-  it('does nothing with TMSYNC_GC=0, and checkMemory does nothing without a running governor', () => {
+  it('does nothing with TMSYNC_GC=0, and a stopped governor’s check does nothing', () => {
     const off = startMemoryGovernor({ intervalMs: 1e6, slackMb: 1, env: { TMSYNC_GC: '0' } });
     const held = allocate(16);
-    checkMemory();
+    off.check();
     expect(off.collections).toBe(0);
     off.stop();
     const stopped = startMemoryGovernor({ intervalMs: 1e6, slackMb: 1, env: {} });
     stopped.stop();
-    checkMemory();
+    stopped.check();
     expect(stopped.collections).toBe(0);
     expect(held).toHaveLength(16 * 1024);
   });
@@ -79,13 +79,13 @@ describe('finishing a command’s memory work', () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const governor = startMemoryGovernor({ intervalMs: 10, slackMb: 1, env: {} });
     try {
-      collectMemory();
+      governor.collect();
       expect(governor.collections).toBe(1);
-      finishMemory();
+      governor.stop();
       const held = allocate(32);
       vi.advanceTimersByTime(60);
-      checkMemory();
-      collectMemory();
+      governor.check();
+      governor.collect();
       expect(governor.collections).toBe(1);
       expect(held).toHaveLength(32 * 1024);
     } finally {
@@ -93,8 +93,12 @@ describe('finishing a command’s memory work', () => {
     }
   });
 
-  it('does nothing without a running governor', () => {
-    expect(() => finishMemory()).not.toThrow();
+  it('stops again without harm (main stops it after the command, which may have stopped it)', () => {
+    const governor = startMemoryGovernor({ intervalMs: 1e6, slackMb: 1, env: {} });
+    governor.stop();
+    expect(() => governor.stop()).not.toThrow();
+    governor.collect();
+    expect(governor.collections).toBe(0);
   });
 });
 
