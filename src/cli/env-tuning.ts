@@ -10,9 +10,11 @@
  * - `TMSYNC_PULL_WRITE=each`: pull writes and flushes new files one by one. → `writeMode` of
  *   `pullIntoRepository` (and no staged new files).
  */
+import type { ReadTuning } from '../usecases/hooks.js';
+
 interface EnvTuning {
   /** how the repository is read */
-  load: { workers?: number; exactYaml?: boolean };
+  load: ReadTuning;
   /** how pull writes new files */
   pullWriteMode: 'batch' | 'each';
 }

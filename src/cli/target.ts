@@ -1,4 +1,5 @@
 import { envTuning } from './env-tuning.js';
+import type { ReadTuning } from '../usecases/hooks.js';
 import { resolve } from 'node:path';
 import { TmsyncError } from '../errors.js';
 import type { CliIo, GlobalOptions } from './io.js';
@@ -28,7 +29,7 @@ export interface Target {
   /** project id, human id prefix or name; may be empty when `requireProject` was false */
   projectRef: string;
   /** how the repository's files are read (TMSYNC_PARSE_WORKERS, TMSYNC_YAML_FAST: `env-tuning.ts`) */
-  read: { workers?: number; exactYaml?: boolean };
+  read: ReadTuning;
   /** the environment variable the key was read from (never the key) */
   apiKeyVar: string;
   client: TmsClient;

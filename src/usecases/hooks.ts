@@ -1,5 +1,9 @@
 import type { Problem } from '../errors.js';
 import type { TmsyncConfig } from '../repository/config.js';
+import type { LoadRepositoryOptions } from '../repository/loader.js';
+
+/** How a repository's files are read: parse worker threads, the exact YAML read (`loadRepository`'s options of that name). */
+export type ReadTuning = Pick<LoadRepositoryOptions, 'workers' | 'exactYaml'>;
 import type { TmsClient } from '../remote/client.js';
 
 /**
@@ -18,7 +22,7 @@ export interface RepositoryTarget {
   /** absolute path of tmsync.yaml, when there is one (a --changed-since plan watches it) */
   configFile?: string;
   /** how the repository's files are read (parse worker threads, the exact YAML read) @default the loader's choice */
-  read?: { workers?: number; exactYaml?: boolean };
+  read?: ReadTuning;
 }
 
 /**
