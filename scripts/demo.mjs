@@ -11,6 +11,7 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serveDemo } from './lib/serve-demo.mjs';
 
 const here = resolve(fileURLToPath(import.meta.url), '..', '..');
 const cli = join(here, 'bin', 'tmsync.js');
@@ -25,24 +26,7 @@ function run(args, env, opts = {}) {
 }
 
 // 1. serve: the emulator as a child process, exactly as a user would start it
-const server = spawn(process.execPath, [cli, 'serve', '--port', '0', '--memory', '--seed', 'demo', '--api-key', key], {
-  stdio: ['ignore', 'pipe', 'pipe'],
-});
-// the emulator's own notes (its "Stop with Ctrl-C") would interleave with the demo's: kept, and
-// shown only if it fails
-let serverErr = '';
-server.stderr.on('data', (d) => {
-  serverErr += d;
-});
-const baseUrl = await new Promise((resolvePromise, reject) => {
-  let buf = '';
-  server.stdout.on('data', (d) => {
-    buf += d;
-    const m = /listening on (\S+)/.exec(buf);
-    if (m) resolvePromise(m[1]);
-  });
-  server.on('exit', (code) => reject(new Error(`the emulator exited with ${code}${serverErr ? `:\n${serverErr}` : ''}`)));
-});
+const { server, baseUrl } = await serveDemo(cli, key);
 console.log(`\n$ tmsync serve --port 0 --memory --seed demo\n  → ${baseUrl}\n`);
 
 const work = mkdtempSync(join(tmpdir(), 'tmsync-demo-'));

@@ -13,6 +13,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serveDemo } from './lib/serve-demo.mjs';
 import { chromium } from 'playwright-core';
 
 const here = resolve(fileURLToPath(import.meta.url), '..', '..');
@@ -36,18 +37,7 @@ function tmsync(args, env, cwd) {
   });
 }
 
-const server = spawn(process.execPath, [cli, 'serve', '--port', '0', '--memory', '--seed', 'demo', '--api-key', key], { stdio: ['ignore', 'pipe', 'pipe'] });
-let serverErr = '';
-server.stderr.on('data', (d) => (serverErr += d));
-const baseUrl = await new Promise((resolvePromise, reject) => {
-  let buf = '';
-  server.stdout.on('data', (d) => {
-    buf += d;
-    const m = /listening on (\S+)/.exec(buf);
-    if (m) resolvePromise(m[1]);
-  });
-  server.on('exit', (code) => reject(new Error(`the emulator exited with ${code}${serverErr ? `:\n${serverErr}` : ''}`)));
-});
+const { server, baseUrl } = await serveDemo(cli, key);
 const origin = new URL(baseUrl).origin;
 
 const work = mkdtempSync(join(tmpdir(), 'tmsync-screenshot-'));
