@@ -22,6 +22,8 @@ const LAYERS = [
   'migrate',
   'results',
   'runs',
+  'import',
+  'export',
   'usecases',
   'emulator',
   'index.ts', // the library's face: re-exports only

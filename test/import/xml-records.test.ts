@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { childText, readXmlRecords, type XmlElement } from '../../src/import/xml-records.js';
+import { TmsyncError } from '../../src/errors.js';
+
+function records(xml: string): { name: string; path: string[]; line: number }[] {
+  const out: { name: string; path: string[]; line: number }[] = [];
+  readXmlRecords(xml, 'x.xml', {
+    records: new Set(['case']),
+    onRecord(element: XmlElement, ancestors) {
+      out.push({ name: childText(element, 'title'), path: ancestors.filter((a) => a.name === 'section').map((a) => childText(a, 'name')), line: element.line });
+    },
+  });
+  return out;
+}
+
+function errorOf(fn: () => unknown): TmsyncError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof TmsyncError) return err;
+    throw err;
+  }
+  throw new Error('no error');
+}
+
+describe('readXmlRecords', () => {
+  const xml = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<suite><name>S</name>',
+    '  <section><name>Outer</name><cases>',
+    '    <case><title>one &amp; <![CDATA[<b>two</b>]]></title></case>',
+    '  </cases><sections><section><name>Inner</name><cases>',
+    '    <case><title>three</title></case>',
+    '  </cases></section></sections></section>',
+    '</suite>',
+  ].join('\r\n');
+
+  it('hands each record with the sections around it (read before the record) and its line, CRLF and CDATA kept', () => {
+    expect(records(xml)).toEqual([
+      { name: 'one & <b>two</b>', path: ['Outer'], line: 4 },
+      { name: 'three', path: ['Outer', 'Inner'], line: 6 },
+    ]);
+  });
+
+  it('names the line and the open element of a truncated file', () => {
+    const cut = xml.slice(0, xml.indexOf('three'));
+    const error = errorOf(() => records(cut));
+    expect(error.code).toBe('invalid_import');
+    expect(error.message).toMatch(/^x\.xml:6: the file ends inside <title> opened at line 6: it is truncated/);
+  });
+
+  it('names the line of malformed XML', () => {
+    const error = errorOf(() => records('<suite>\n<case><title>a</titel></case></suite>'));
+    expect(error.message).toMatch(/^x\.xml:2: the XML is malformed/);
+  });
+
+  it('gives no root for an empty file', () => {
+    expect(readXmlRecords('', 'x.xml', { records: new Set(), onRecord: () => undefined })).toBeUndefined();
+  });
+});
