@@ -80,7 +80,7 @@ const CP1252_HIGH = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u203
  */
 function decodeWindows1252(bytes: Uint8Array): string {
   const latin1 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-  return latin1.replace(/[\u0080-\u009f]/g, (ch) => CP1252_HIGH[ch.charCodeAt(0) - 0x80]!);
+  return latin1.replace(/[\u0080-\u009f]/g, (ch) => CP1252_HIGH[ch.charCodeAt(0) - 0x80]);
 }
 
 function decodeAs(bytes: Uint8Array, encoding: ImportEncoding, file: string, fatal: boolean): string {
