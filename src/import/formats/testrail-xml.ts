@@ -51,7 +51,7 @@ interface SharedGroup {
 
 /** A field's value in any of the export's forms: text, `<id>`/`<value>` (a dropdown, with its leading space), `<item>`s (a multi-select). */
 function valueOf(el: XmlElement, state: CaseState): string {
-  if (el.children.length === 0) return testrailMarkdown(el.text, state.report, state.at);
+  if (el.children.length === 0) return testrailMarkdown(el.text, state.report, { file: state.at.file, line: el.line });
   const items = childrenNamed(el, 'item');
   if (items.length > 0) return items.map((i) => valueOf(i, state)).filter((v) => v !== '').join(', ');
   const value = child(el, 'value');

@@ -76,11 +76,18 @@ function convertTables(text: string): string {
 
 /**
  * Markdown for a TestRail text field; '' for blank input. Attachment links are recorded in
- * `report` (with `at`) when one is given.
+ * `report` when one is given, at the line of the link (`at` is where the text starts).
  */
 export function testrailMarkdown(text: string, report?: ImportReport, at?: ImportAt): string {
-  const unified = text.replace(/\r\n?/g, '\n').trim();
+  const lines = text.replace(/\r\n?/g, '\n');
+  const unified = lines.trim();
   if (unified === '') return '';
-  if (report) for (const m of unified.matchAll(ATTACHMENT)) report.attachment(m[1], at);
+  if (report) {
+    for (const m of lines.matchAll(ATTACHMENT)) {
+      // the link's own line: `at` is where the text starts
+      const line = at?.line === undefined ? undefined : at.line + (lines.slice(0, m.index).match(/\n/g)?.length ?? 0);
+      report.attachment(m[1], at && { ...at, ...(line !== undefined ? { line } : {}) });
+    }
+  }
   return unified.includes('|||') ? convertTables(unified) : unified;
 }
