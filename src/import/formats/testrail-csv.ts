@@ -62,17 +62,25 @@ function findColumns(headers: readonly string[], context: ReadImportContext): Co
 }
 
 /**
- * A cell holding a numbered list (`1. a\n2. b`): its items by number. Only the next number starts
- * an item, so a list inside a step's text stays in the step. Undefined when the cell does not start with `1.`.
+ * A cell holding a numbered list (`1. a\n2. b`): its items by number. Without `max` (the steps'
+ * own column) the list starts at 1 and only the next number starts an item, so a list inside a
+ * step stays in it. With `max` (the columns beside it: expected results, additional info) a number
+ * may be left out (a step without one): an item starts at any number above the last, up to `max`.
+ * Undefined when the cell does not start with a number that may start the list.
  */
-export function numberedItems(text: string): Map<number, string> | undefined {
+export function numberedItems(text: string, max?: number): Map<number, string> | undefined {
   const lines = text.replace(/\r\n?/g, '\n').trim().split('\n');
-  if (!/^1\.(\s|$)/.test(lines[0])) return undefined;
+  const starts = (line: string, last: number): number | undefined => {
+    const m = /^(\d+)\.(?:\s|$)/.exec(line.trimStart());
+    const k = m ? Number(m[1]) : NaN;
+    return max === undefined ? (k === last + 1 ? k : undefined) : k > last && k <= max ? k : undefined;
+  };
+  if (starts(lines[0], 0) === undefined) return undefined;
   const items = new Map<number, string>();
   let n = 0;
   for (const line of lines) {
-    const m = /^(\d+)\.(?:\s|$)(.*)$/.exec(line.trimStart());
-    if (m && Number(m[1]) === n + 1) items.set(++n, m[2]);
+    const k = starts(line, n);
+    if (k !== undefined) items.set((n = k), line.trimStart().replace(/^\d+\.\s?/, ''));
     else items.set(n, `${items.get(n)}\n${line}`);
   }
   for (const [k, v] of items) items.set(k, v.trim());
@@ -114,8 +122,9 @@ function readSteps(group: CaseRows, cols: Columns, text: (row: CsvRow, col: numb
   const row = group.first;
   const cells = [cols.step, cols.stepExpected, cols.stepInfo, cols.stepRefs].map((c) => text(row, c));
   if (cells.every((c) => c === '')) return [];
-  const lists = cells.map(numberedItems);
-  const count = Math.max(1, ...lists.map((l) => (l ? l.size : 0)));
+  const actions = numberedItems(cells[0]);
+  const count = actions ? Math.max(...actions.keys()) : 1;
+  const lists = cells.map((c, i) => (i === 0 ? actions : actions ? numberedItems(c, count) : undefined));
   // a cell that is not a numbered list belongs to the only step, or to the last one
   const item = (i: number, n: number) => {
     const list = lists[i];
@@ -139,7 +148,13 @@ function readCase(group: CaseRows, headers: readonly string[], cols: Columns, co
   const row = group.first;
   const at: ImportAt = { file, line: row.line };
   const text = (r: CsvRow, col: number) => testrailMarkdown(cell(r, col), report, { file, line: r.line });
-  const value = (col: number) => text(row, col);
+  // each cell converted once: converting reports its attachment links
+  const values = new Map<number, string>();
+  const value = (col: number) => {
+    let v = values.get(col);
+    if (v === undefined) values.set(col, (v = text(row, col)));
+    return v;
+  };
   const hierarchy = value(cols.hierarchy);
   const sections = hierarchy !== '' ? hierarchy.split(/\s+>\s+/) : value(cols.section) !== '' ? [value(cols.section)] : [];
   const folder = [...suiteFolder(value(cols.suite)), ...sections.map((s) => s.trim())];
@@ -160,7 +175,7 @@ function readCase(group: CaseRows, headers: readonly string[], cols: Columns, co
 
   if (value(cols.preconditions) !== '') c.preconditions = value(cols.preconditions);
   if (value(cols.mission) !== '') c.description = value(cols.mission);
-  const steps = readSteps(group, cols, text);
+  const steps = readSteps(group, cols, (r, col) => (r === row ? value(col) : text(r, col)));
   if (steps.length > 0) c.steps = steps;
   const stepsText = value(cols.steps);
   const expected = value(cols.expected);
