@@ -33,8 +33,19 @@ export function suiteFolder(name: string): string[] {
   return n === '' || n.toLowerCase() === SINGLE_REPOSITORY_SUITE ? [] : [n];
 }
 
+const labels = new Map<string, string>();
+
 /** A custom field's system name (`automation_type`, `custom_automation_type`) as a label (`Automation Type`). */
 export function fieldLabel(systemName: string): string {
+  let label = labels.get(systemName);
+  if (label === undefined) {
+    if (labels.size > 1000) labels.clear();
+    labels.set(systemName, (label = labelOf(systemName)));
+  }
+  return label;
+}
+
+function labelOf(systemName: string): string {
   return systemName
     .replace(/^custom_/, '')
     .split('_')

@@ -79,10 +79,10 @@ function convertTables(text: string): string {
  * `report` when one is given, at the line of the link (`at` is where the text starts).
  */
 export function testrailMarkdown(text: string, report?: ImportReport, at?: ImportAt): string {
-  const lines = text.replace(/\r\n?/g, '\n');
+  const lines = text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
   const unified = lines.trim();
   if (unified === '') return '';
-  if (report) {
+  if (report && lines.includes('/attachments/get/')) {
     for (const m of lines.matchAll(ATTACHMENT)) {
       // the link's own line: `at` is where the text starts
       const line = at?.line === undefined ? undefined : at.line + (lines.slice(0, m.index).match(/\n/g)?.length ?? 0);
