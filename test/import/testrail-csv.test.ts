@@ -115,6 +115,14 @@ describe('testrail-csv: columns and step layouts', () => {
     expect(project.cases).toEqual([{ sourceId: 'C7', folder: ['Top'], title: 'A case', steps: [{ action: 'Do it', expected: 'It is done' }], at: { file: 'x.csv', line: 2 } }]);
   });
 
+  it('takes rows repeating the ID (without another title) as further steps of the case', () => {
+    const { project } = read('ID,Title,Steps (Step),Steps (Expected Result)\nC1,One,a,A\nC1,,b,B\nC1,One,c,\nC2,Two,d,D\n');
+    expect(project.cases.map((c) => [c.sourceId, c.steps?.map((s) => ('action' in s ? s.action : ''))])).toEqual([
+      ['C1', ['a', 'b', 'c']],
+      ['C2', ['d']],
+    ]);
+  });
+
   it('names a case without an ID column by its folder path and title, as the XML reader does', () => {
     const { project } = read('Title,Section Hierarchy,Suite\nNo id,A > B,Master\n');
     expect(project.cases.map((c) => [c.sourceId, c.folder])).toEqual([['A / B / No id', ['A', 'B']]]);

@@ -92,14 +92,20 @@ interface CaseRows {
   rows: CsvRow[];
 }
 
-/** Rows → cases: a row with an ID or a Title starts a case; the rows after it without either are its further steps. */
+/**
+ * Rows → cases: a row with an ID or a Title starts a case; the rows after it without either (or
+ * repeating its ID without another Title) are its further steps.
+ */
 function groupRows(rows: readonly CsvRow[], cols: Columns, file: string): CaseRows[] {
   const cases: CaseRows[] = [];
   for (const row of rows) {
-    const starts = cell(row, cols.id).trim() !== '' || cell(row, cols.title).trim() !== '';
-    if (starts) cases.push({ first: row, rows: [row] });
+    const id = cell(row, cols.id).trim();
+    const title = cell(row, cols.title).trim();
+    const last = cases[cases.length - 1];
+    const repeats = last !== undefined && id !== '' && id === cell(last.first, cols.id).trim() && (title === '' || title === cell(last.first, cols.title).trim());
+    if ((id !== '' || title !== '') && !repeats) cases.push({ first: row, rows: [row] });
+    else if (repeats) last.rows.push(row);
     else if (row.values.some((v) => v.trim() !== '')) {
-      const last = cases[cases.length - 1];
       if (!last) throw importError(file, row.line, 'a row without ID and Title comes before any case', 'a step row belongs under the row of its case: check the export');
       last.rows.push(row);
     }
@@ -136,14 +142,24 @@ function readSteps(group: CaseRows, cols: Columns, text: (row: CsvRow, col: numb
   return steps;
 }
 
-/** Every column the reader does not read by name is a custom field (its header is the field's name). */
-function customColumns(headers: readonly string[], cols: Columns): number[] {
-  const known = new Set<number>(Object.values(cols));
-  const skip = new Set([...STRUCTURAL, ...HISTORY].map((h) => columnIndex(headers, [h])));
-  return headers.map((_, i) => i).filter((i) => !known.has(i) && !skip.has(i) && headers[i].trim() !== '');
+/** Where the columns are: the known ones by key, the history ones, and the rest (custom fields, named by their header). */
+interface Layout {
+  headers: readonly string[];
+  cols: Columns;
+  history: number[];
+  custom: number[];
 }
 
-function readCase(group: CaseRows, headers: readonly string[], cols: Columns, context: ReadImportContext): ImportedCase {
+function layoutOf(headers: readonly string[], context: ReadImportContext): Layout {
+  const cols = findColumns(headers, context);
+  const known = new Set<number>(Object.values(cols));
+  const history = HISTORY.map((h) => columnIndex(headers, [h])).filter((i) => i !== -1);
+  const skip = new Set([...STRUCTURAL.map((h) => columnIndex(headers, [h])), ...history]);
+  const custom = headers.map((_, i) => i).filter((i) => !known.has(i) && !skip.has(i) && headers[i].trim() !== '');
+  return { headers, cols, history, custom };
+}
+
+function readCase(group: CaseRows, { headers, cols, history, custom }: Layout, context: ReadImportContext): ImportedCase {
   const { file, report } = context;
   const row = group.first;
   const at: ImportAt = { file, line: row.line };
@@ -192,10 +208,10 @@ function readCase(group: CaseRows, headers: readonly string[], cols: Columns, co
   if (!isLayoutTemplate(template)) fields.push({ name: FIELD.template, value: template });
   fields.push({ name: FIELD.estimate, value: value(cols.estimate) }, { name: FIELD.references, value: value(cols.references) }, { name: FIELD.milestone, value: value(cols.milestone) });
   fields.push({ name: FIELD.goals, value: value(cols.goals) });
-  for (const i of customColumns(headers, cols)) fields.push({ name: headers[i], value: value(i) });
-  for (const h of HISTORY) {
-    const v = value(columnIndex(headers, [h]));
-    if (v !== '') report.record('dropped', h, 'history: the service records its own', v, at);
+  for (const i of custom) fields.push({ name: headers[i], value: value(i) });
+  for (const i of history) {
+    const v = value(i);
+    if (v !== '') report.record('dropped', headers[i], 'history: the service records its own', v, at);
   }
   const kept = fields.filter((f) => f.value !== '');
   if (kept.length > 0) c.fields = kept;
@@ -224,13 +240,14 @@ function read(text: string, context: ReadImportContext): ImportedProject {
     report.note(`${file} holds no TestRail case: nothing to import from it`);
     return project;
   }
-  const cols = findColumns(table.headers, context);
+  const layout = layoutOf(table.headers, context);
+  const { cols } = layout;
   if (cols.title === -1) {
     throw importError(file, 1, `the header has no Title column (it has ${table.headers.map((h) => `"${h}"`).join(', ')})`, 'export with the Title column, or name it with --map (title: YOUR HEADER)');
   }
   const described = new Set<string>();
   for (const group of groupRows(table.rows, cols, file)) {
-    const c = readCase(group, table.headers, cols, context);
+    const c = readCase(group, layout, context);
     project.cases.push(c);
     const description = cell(group.first, cols.sectionDescription).trim();
     const key = c.folder.join('\u0000');
