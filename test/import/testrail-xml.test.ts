@@ -55,6 +55,7 @@ describe('testrail-xml: basic.xml (a single-repository project)', () => {
     const [c101, c102] = project.cases;
     expect(c101.steps).toEqual([{ use: 'SS7' }, { action: 'Pay with the saved card', expected: 'The order is confirmed' }]);
     expect(c102.steps).toEqual([{ use: 'SS7' }, { action: 'Enter the code SAVE10', expected: 'The total drops by 10 %', data: 'Codes are case-insensitive' }]);
+    expect(read(fixture('basic.xml')).report.notes).toEqual(["TestRail's XML export holds a shared step set's id but not its title: its step group is named `Shared steps <id>`"]);
   });
 
   it('puts lookups under their keys (a dropdown without its leading space) and the rest in fields, built-in first', () => {
@@ -150,6 +151,11 @@ describe('testrail-xml: suites, ids and shared steps', () => {
       ['C1', ['API', 'Auth']],
       ['C2', ['UI', 'Auth']],
     ]);
+  });
+
+  it('declares a folder once when sections of one name share a parent', () => {
+    const xml = '<suite><name>Master</name><sections><section><name>A</name></section><section><name>B</name></section><section><name>A</name></section></sections></suite>';
+    expect(read(xml).project.folders).toEqual([['A'], ['B']]);
   });
 
   it("reads the import format's <sections> root, and names a case without id by its folder path and title", () => {

@@ -45,6 +45,8 @@ interface CaseState {
 
 interface SharedGroup {
   group: ImportedStepGroup;
+  /** the export gave no title: the group is named by its id */
+  untitled: boolean;
   /** the line of the case whose inlined copy filled the group */
   filledBy?: number;
 }
@@ -99,8 +101,8 @@ function readSteps(list: XmlElement, state: CaseState): ImportedStep[] {
     const id = sharedStepSourceId(shared);
     let entry = state.groups.get(id);
     if (!entry) {
-      const title = childText(step, 'shared_step_title') || childText(step, 'title') || `Shared steps ${shared}`;
-      entry = { group: { sourceId: id, title, steps: [], at: { file: state.at.file, line: step.line } } };
+      const title = childText(step, 'shared_step_title') || childText(step, 'title');
+      entry = { group: { sourceId: id, title: title || `Shared steps ${shared}`, steps: [], at: { file: state.at.file, line: step.line } }, untitled: title === '' };
       state.groups.set(id, entry);
     }
     if (current !== id) steps.push({ use: id });
@@ -251,8 +253,19 @@ function read(text: string, context: ReadImportContext): ImportedProject {
   for (const { group } of groups.values()) {
     if (group.steps.length === 0) report.note(`shared step set ${group.sourceId} is used in ${file} but the export holds none of its steps: its step group is empty`);
   }
+  if ([...groups.values()].some((g) => g.untitled)) {
+    report.note("TestRail's XML export holds a shared step set's id but not its title: its step group is named `Shared steps <id>`");
+  }
+  // sections of one name under one parent are one folder
+  const seen = new Set<string>();
   return {
-    folders: folders.sort((a, b) => a.line - b.line).map((f) => f.path),
+    folders: folders
+      .sort((a, b) => a.line - b.line)
+      .map((f) => f.path)
+      .filter((p) => {
+        const key = p.join('\u0000');
+        return !seen.has(key) && seen.add(key);
+      }),
     stepGroups: [...groups.values()].map((g) => g.group),
     cases,
   };
