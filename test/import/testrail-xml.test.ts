@@ -153,6 +153,13 @@ describe('testrail-xml: suites, ids and shared steps', () => {
     ]);
   });
 
+  it("reads fields named as TestRail's API names them (custom_ prefix)", () => {
+    const xml = '<suite><name>Master</name><sections><section><name>S</name><cases><case><id>C8</id><title>t</title><custom>' +
+      '<custom_preconds>p</custom_preconds><custom_steps_separated><step><content>a</content><expected>b</expected></step></custom_steps_separated><custom_automation_type><id>1</id><value> Ranorex</value></custom_automation_type>' +
+      '</custom></case></cases></section></sections></suite>';
+    expect(read(xml).project.cases[0]).toMatchObject({ preconditions: 'p', steps: [{ action: 'a', expected: 'b' }], lookups: { automation_type: 'Ranorex' } });
+  });
+
   it('declares a folder once when sections of one name share a parent', () => {
     const xml = '<suite><name>Master</name><sections><section><name>A</name></section><section><name>B</name></section><section><name>A</name></section></sections></suite>';
     expect(read(xml).project.folders).toEqual([['A'], ['B']]);
