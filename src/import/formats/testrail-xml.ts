@@ -251,7 +251,7 @@ function read(text: string, context: ReadImportContext): ImportedProject {
   });
   if (root === undefined || cases.length === 0) report.note(`${file} holds no TestRail case: nothing to import from it`);
   for (const { group } of groups.values()) {
-    if (group.steps.length === 0) report.note(`shared step set ${group.sourceId} is used in ${file} but the export holds none of its steps: its step group is empty`);
+    if (group.steps.length === 0) report.note(`shared step set ${group.sourceId} is used in ${file} but the export holds none of its steps: no step group is made for it`);
   }
   if ([...groups.values()].some((g) => g.untitled)) {
     report.note("TestRail's XML export holds a shared step set's id but not its title: its step group is named `Shared steps <id>`");
@@ -266,7 +266,8 @@ function read(text: string, context: ReadImportContext): ImportedProject {
         const key = p.join('\u0000');
         return !seen.has(key) && seen.add(key);
       }),
-    stepGroups: [...groups.values()].map((g) => g.group),
+    // a set whose steps the export lacks stays a `use` step the writer reports as not in the export
+    stepGroups: [...groups.values()].map((g) => g.group).filter((g) => g.steps.length > 0),
     cases,
   };
 }
