@@ -185,5 +185,6 @@ describe('testrail-csv: detect', () => {
     expect(testrailCsvReader.detect('ID,Title,Section,Priority\n', 'x.csv')).toBe(2);
     expect(testrailCsvReader.detect('a,b\n', 'testrail-cases.csv')).toBe(1);
     expect(testrailCsvReader.detect('Summary,Action,Result\n', 'x.csv')).toBe(0);
+    expect(testrailCsvReader.detect('id,title,suite,priority,preconditions\n', 'qase.csv')).toBe(0);
   });
 });

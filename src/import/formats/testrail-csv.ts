@@ -228,7 +228,8 @@ function detect(head: string, file: string): number {
   }
   const has = (name: string) => columnIndex(headers, [name]) !== -1;
   if (has('Section Hierarchy') || has('Steps (Step)') || has('Steps (Expected Result)')) return 3;
-  if (has('Title') && (has('Section') || has('Suite')) && ['ID', 'Priority', 'Type', 'Template', 'Preconditions'].some(has)) return 2;
+  // `Section` (Qase, Xray and others say suite, folder or path): TestRail's word
+  if (has('Title') && has('Section') && ['ID', 'Priority', 'Type', 'Template', 'Preconditions'].some(has)) return 2;
   return /testrail[^/\\]*\.csv$/i.test(file) ? 1 : 0;
 }
 
