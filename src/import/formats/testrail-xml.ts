@@ -215,6 +215,35 @@ function readCase(el: XmlElement, ancestors: readonly XmlElement[], context: Rea
   return state.c;
 }
 
+/** Whether every character fits one byte (the export's text is two bytes a character as soon as one does not). */
+function narrow(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0xff) return false;
+  return true;
+}
+
+/** A copy of `s`, one byte a character when it can be (no regular expression: its last match would keep `s`). */
+function ownString(s: string): string {
+  if (narrow(s)) return Buffer.from(s, 'latin1').toString('latin1');
+  // a one-character prefix, then slicing it off, makes V8 copy the characters
+  return (' ' + s).slice(1);
+}
+
+/**
+ * The model with strings of its own: the parser's strings are slices of the export's text, and
+ * the model would keep the whole decoded file alive after the read, while the writer works on the
+ * model alone.
+ */
+function detach<T>(value: T): T {
+  if (typeof value === 'string') return ownString(value) as T;
+  if (Array.isArray(value)) return value.map(detach) as T;
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = detach(v);
+    return out as T;
+  }
+  return value;
+}
+
 function detect(head: string, file: string): number {
   const body = head.replace(/^\uFEFF/, '').replace(/<\?xml[^>]*\?>|<!--[\s\S]*?-->/g, '');
   const root = /^\s*<([A-Za-z_][\w.-]*)/.exec(body)?.[1]?.toLowerCase();
@@ -246,7 +275,7 @@ function read(text: string, context: ReadImportContext): ImportedProject {
     },
     onRecord(el, ancestors) {
       if (ancestors.length === 0) throw importError(file, el.line, 'this is not a TestRail XML export: the root element is <case>, not <suite> or <sections>', 'export the whole suite from TestRail');
-      cases.push(readCase(el, ancestors, context, groups));
+      cases.push(detach(readCase(el, ancestors, context, groups)));
     },
   });
   if (root === undefined || cases.length === 0) report.note(`${file} holds no TestRail case: nothing to import from it`);
@@ -261,13 +290,13 @@ function read(text: string, context: ReadImportContext): ImportedProject {
   return {
     folders: folders
       .sort((a, b) => a.line - b.line)
-      .map((f) => f.path)
+      .map((f) => detach(f.path))
       .filter((p) => {
         const key = p.join('\u0000');
         return !seen.has(key) && seen.add(key);
       }),
     // a set whose steps the export lacks stays a `use` step the writer reports as not in the export
-    stepGroups: [...groups.values()].map((g) => g.group).filter((g) => g.steps.length > 0),
+    stepGroups: [...groups.values()].map((g) => detach(g.group)).filter((g) => g.steps.length > 0),
     cases,
   };
 }
