@@ -128,6 +128,11 @@ describe('testrail-csv: columns and step layouts', () => {
     expect(project.cases.map((c) => [c.sourceId, c.folder])).toEqual([['A / B / No id', ['A', 'B']]]);
   });
 
+  it('folds a template other than Steps and Text as the field Template', () => {
+    const { project } = read('ID,Title,Section,Template,Steps,Expected Result,Endpoint\nC9,T,S,Test Case (API),Call it,HTTP 200,GET /prices\n');
+    expect(project.cases[0]).toMatchObject({ stepsText: 'Call it', expectedResults: 'HTTP 200', fields: [{ name: 'Template', value: 'Test Case (API)' }, { name: 'Endpoint', value: 'GET /prices' }] });
+  });
+
   it('reads the text template from Steps and Expected Result', () => {
     const { project } = read('ID,Title,Section,Template,Steps,Expected Result\nC9,T,S,Test Case (Text),"1. a\n2. b",ok\n');
     expect(project.cases[0]).toMatchObject({ stepsText: '1. a\n2. b', expectedResults: 'ok' });
