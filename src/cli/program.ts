@@ -352,6 +352,11 @@ export const EXAMPLES: Record<string, string[]> = {
   apply: ['tmsync apply', 'tmsync apply --auto-approve --quiet', 'tmsync apply plan.json'],
   show: ['tmsync show plan.json', 'tmsync show plan.json --format markdown'],
   pull: ['tmsync pull --project DEMO --dir tests', 'tmsync pull --folder "Checkout/Payments"', 'tmsync pull --prefer remote'],
+  import: [
+    'tmsync import testrail-xml export.xml --folder "From TestRail"',
+    'tmsync import export.csv --dry-run',
+    'tmsync import xray-csv tests.csv --map import-map.yaml',
+  ],
   backup: ['tmsync backup --out demo-backup.json.gz'],
   restore: [
     'tmsync restore demo-backup.json.gz --project NEW --map-user old@example.com=new@example.com',
