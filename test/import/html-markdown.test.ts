@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { htmlToMarkdown } from '../../src/import/text/html-markdown.js';
+import { htmlImages, htmlToMarkdown } from '../../src/import/text/html-markdown.js';
 
 describe('htmlToMarkdown', () => {
   it('turns paragraphs, emphasis, lists and links into Markdown', () => {
@@ -15,11 +15,26 @@ describe('htmlToMarkdown', () => {
     expect(htmlToMarkdown('1. a &lt; b\n  two')).toBe('1. a < b\n  two');
   });
 
-  it('keeps what Markdown cannot say (a table, underline) as HTML instead of dropping it', () => {
-    const md = htmlToMarkdown('<p>x</p><table><tr><td>a</td><td>b</td></tr></table><u>under</u>');
+  it('keeps what Markdown cannot say (a merged-cell table, underline, a colour) as HTML instead of dropping it', () => {
+    const md = htmlToMarkdown('<p>x</p><table><tr><td colspan="2">a</td></tr><tr><td>b</td><td><ul><li>c</li></ul></td></tr></table><u>under</u> <span style="color: #ff0000">red</span>');
     expect(md).toContain('<table>');
-    expect(md).toContain('<td>a</td>');
+    expect(md).toContain('<td colspan="2">a</td>');
     expect(md).toContain('<u>under</u>');
+    expect(md).toContain('<span style="color: #ff0000">red</span>');
+  });
+
+  it('turns a plain table into a pipe table, paragraphs inside cells as <br>, pipes escaped', () => {
+    const html = '<table border="1" style="width:500px"><tbody><tr><th>Field</th><th>Value</th></tr><tr><td><p>user</p></td><td><p>a|b</p><p><strong>c</strong></p></td></tr><tr><td>short row</td></tr></tbody></table>';
+    expect(htmlToMarkdown(html)).toBe('| Field | Value |\n| --- | --- |\n| user | a\\|b<br>**c** |\n| short row |  |');
+  });
+
+  it('does not leave indented blank lines between list items that hold paragraphs', () => {
+    expect(htmlToMarkdown('<ol><li><p>one</p></li><li>two</li></ol>')).toBe('1.  one\n\n2.  two');
+  });
+
+  it('lists the images an HTML text embeds (attachments), entities decoded', () => {
+    expect(htmlImages('<p>x <img alt="a" src="https://x.test/a.png?a=1&amp;b=2"> <img src=\'/att/2.png\'/></p>')).toEqual(['https://x.test/a.png?a=1&b=2', '/att/2.png']);
+    expect(htmlImages('no images')).toEqual([]);
   });
 
   it('gives an empty text for blank input', () => {

@@ -1,19 +1,86 @@
 import TurndownService from 'turndown';
 
 /**
- * HTML of an export (Zephyr Scale, TestLink, Azure DevOps, Qase) → Markdown. Tables and markup
- * Markdown has no form for (`<u>`, `<sup>`, colours) are kept as HTML, which Markdown allows, so
- * nothing is dropped. Text without a tag is returned as it is (most steps are plain text), with
- * entities decoded.
+ * HTML of an export (Zephyr Scale, TestLink, Azure DevOps, Qase) → Markdown. A plain table (one
+ * cell per column, text and paragraphs in its cells) becomes a Markdown pipe table; other tables
+ * and markup Markdown has no form for (`<u>`, `<sup>`, colours) are kept as HTML, which Markdown
+ * allows, so nothing is dropped. Text without a tag is returned as it is (most steps are plain
+ * text), with entities decoded.
  */
 
 let service: TurndownService | undefined;
 let plain: TurndownService | undefined;
 
+/** What the rules below use of turndown's DOM nodes (the project compiles without the DOM library). */
+interface DomNode {
+  nodeName: string;
+  nodeType: number;
+  innerHTML: string;
+  childNodes: ArrayLike<DomNode>;
+  getAttribute(name: string): string | null;
+  querySelectorAll(selector: string): ArrayLike<DomNode>;
+}
+
+const dom = (node: unknown): DomNode => node as DomNode;
+
+function elementChildren(node: DomNode): DomNode[] {
+  return Array.from(node.childNodes).filter((c) => c.nodeType === 1);
+}
+
+/** The rows of a table, not those of a table inside one of its cells. */
+function tableRows(table: DomNode): DomNode[] {
+  const rows: DomNode[] = [];
+  for (const part of elementChildren(table)) {
+    if (part.nodeName === 'TR') rows.push(part);
+    else if (['THEAD', 'TBODY', 'TFOOT'].includes(part.nodeName)) rows.push(...elementChildren(part).filter((r) => r.nodeName === 'TR'));
+  }
+  return rows;
+}
+
+/** Inside a cell, what a pipe table can hold: inline markup, paragraphs and line breaks. */
+const BLOCK_IN_CELL = /^(TABLE|UL|OL|PRE|BLOCKQUOTE|H[1-6]|HR|DL)$/;
+
+function isPlainTable(table: DomNode): boolean {
+  const rows = tableRows(table);
+  if (rows.length === 0) return false;
+  return rows.every((row) =>
+    elementChildren(row).every((cell) => {
+      if (cell.nodeName !== 'TD' && cell.nodeName !== 'TH') return false;
+      if (Number(cell.getAttribute('colspan') ?? 1) > 1 || Number(cell.getAttribute('rowspan') ?? 1) > 1) return false;
+      return !Array.from(cell.querySelectorAll('*')).some((e) => BLOCK_IN_CELL.test(e.nodeName));
+    }),
+  );
+}
+
+/** A cell's Markdown on one line: paragraphs and line breaks as `<br>`, pipes escaped. */
+function cellText(cell: DomNode): string {
+  return turndown()
+    .turndown(cell.innerHTML)
+    .trim()
+    .replace(/\|/g, '\\|')
+    .replace(/\s*\n+\s*/g, '<br>');
+}
+
+/** A GFM pipe table; the first row is the header (a pipe table must have one). */
+function pipeTable(table: DomNode): string {
+  const cells = tableRows(table).map((row) => elementChildren(row).map(cellText));
+  const width = Math.max(...cells.map((r) => r.length));
+  const line = (r: string[]) => `| ${[...r, ...Array<string>(width - r.length).fill('')].join(' | ')} |`;
+  const [head, ...body] = cells;
+  return `\n\n${[line(head), line(Array<string>(width).fill('---')), ...body.map(line)].join('\n')}\n\n`;
+}
+
 function turndown(): TurndownService {
   if (service) return service;
   service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '*', br: '' });
   service.keep(['table', 'u', 'sup', 'sub', 'ins', 'mark', 'font']);
+  // added rules are tried before kept elements: a plain table becomes Markdown, any other stays HTML
+  service.addRule('plainTable', { filter: (node) => dom(node).nodeName === 'TABLE' && isPlainTable(dom(node)), replacement: (_content, node) => pipeTable(dom(node)) });
+  // a colour (rich-text editors write it as a span's style) has no Markdown form: kept as HTML
+  service.addRule('colouredSpan', {
+    filter: (node) => dom(node).nodeName === 'SPAN' && /(^|;)\s*(background-)?colou?r\s*:/i.test(dom(node).getAttribute('style') ?? ''),
+    replacement: (content, node) => `<span style="${(dom(node).getAttribute('style') ?? '').replace(/"/g, '&quot;')}">${content}</span>`,
+  });
   // a `<br>` is a line break inside a paragraph: a plain newline reads best in a case's text
   service.addRule('lineBreak', { filter: 'br', replacement: () => '\n' });
   return service;
@@ -32,8 +99,25 @@ const TAG = /<\/?[a-z][a-z0-9]*[^<>]*>/i;
 export function htmlToMarkdown(html: string): string {
   if (html.trim() === '') return '';
   if (!TAG.test(html)) return (/&[#a-z0-9]+;/i.test(html) ? decodeEntities(html) : html).replace(/\u00a0/g, ' ').trim();
-  return turndown()
-    .turndown(html)
-    .replace(/\u00a0/g, ' ')
-    .trim();
+  return (
+    turndown()
+      .turndown(html)
+      .replace(/\u00a0/g, ' ')
+      // the blank lines between list items' paragraphs come out indented
+      .replace(/^[ \t]+$/gm, '')
+      .trim()
+  );
+}
+
+const IMAGE = /<img\b[^>]*?\bsrc\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/gi;
+
+/**
+ * The sources of the images an HTML text embeds: an export's inline screenshots are attachments
+ * (the Markdown keeps them as `![](src)`; the import report lists them).
+ */
+export function htmlImages(html: string): string[] {
+  if (!/<img\b/i.test(html)) return [];
+  return [...html.matchAll(IMAGE)].map((m) => m[1] ?? m[2] ?? m[3] ?? '')
+    .filter((src) => src !== '')
+    .map((src) => (src.includes('&') ? decodeEntities(src) : src));
 }
