@@ -1,3 +1,4 @@
+import { testlinkXmlReader } from './formats/testlink-xml.js';
 import { zephyrScaleXmlReader } from './formats/zephyr-scale-xml.js';
 import type { ImportReader } from './reader.js';
 
@@ -7,6 +8,7 @@ import type { ImportReader } from './reader.js';
  */
 export const IMPORT_READERS: readonly ImportReader[] = [
   zephyrScaleXmlReader,
+  testlinkXmlReader,
 ];
 
 export function importReader(name: string): ImportReader | undefined {
