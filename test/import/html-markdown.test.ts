@@ -37,6 +37,13 @@ describe('htmlToMarkdown', () => {
     expect(htmlImages('no images')).toEqual([]);
   });
 
+  it('reads CDATA markers left in the text as the text they wrap, and leaves style sheets out', () => {
+    expect(htmlToMarkdown('<![CDATA[<p>Open <b>Cart</b></p>]]>')).toBe('Open **Cart**');
+    expect(htmlToMarkdown('<p>a</p><![CDATA[b & c]]>')).toBe('a\n\nb & c');
+    expect(htmlToMarkdown('<![CDATA[plain]]>')).toBe('plain');
+    expect(htmlToMarkdown('<style>p { color: red }</style><p>x</p>')).toBe('x');
+  });
+
   it('gives an empty text for blank input', () => {
     expect(htmlToMarkdown('  \n')).toBe('');
   });

@@ -74,6 +74,8 @@ function turndown(): TurndownService {
   if (service) return service;
   service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '*', br: '' });
   service.keep(['table', 'u', 'sup', 'sub', 'ins', 'mark', 'font']);
+  // a style sheet or script pasted into a rich-text field is not the case's text
+  service.remove(['style', 'script']);
   // added rules are tried before kept elements: a plain table becomes Markdown, any other stays HTML
   service.addRule('plainTable', { filter: (node) => dom(node).nodeName === 'TABLE' && isPlainTable(dom(node)), replacement: (_content, node) => pipeTable(dom(node)) });
   // a colour (rich-text editors write it as a span's style) has no Markdown form: kept as HTML
@@ -95,8 +97,13 @@ function decodeEntities(text: string): string {
 
 const TAG = /<\/?[a-z][a-z0-9]*[^<>]*>/i;
 
+const CDATA = /<!\[CDATA\[([\s\S]*?)\]\]>/g;
+
 /** Markdown for an HTML fragment; '' for blank input. */
-export function htmlToMarkdown(html: string): string {
+export function htmlToMarkdown(text: string): string {
+  // CDATA markers left in a text (an export that escaped its CDATA, a field wrapped twice) mean
+  // "this is the text": an HTML parser would take them for a comment and drop what they hold
+  const html = text.includes('<![CDATA[') ? text.replace(CDATA, '$1') : text;
   if (html.trim() === '') return '';
   if (!TAG.test(html)) return (/&[#a-z0-9]+;/i.test(html) ? decodeEntities(html) : html).replace(/\u00a0/g, ' ').trim();
   return (
