@@ -44,6 +44,23 @@ describe('htmlToMarkdown', () => {
     expect(htmlToMarkdown('<style>p { color: red }</style><p>x</p>')).toBe('x');
   });
 
+  it('writes paragraphs and line breaks without the HTML parser exactly as turndown does', () => {
+    const pieces = ['<p>', '</p>', '<P style="margin:0">', '<br>', '<br/>', '<br />', 'a', 'b c', ' ', '\n', '\t', '  x  ', '*', '_', '1. ', '- ', '# h', '[l]', '`c`', '+ ', '> q', '=', '\\', '~~~'];
+    const entities = ['&amp;', '&lt;p&gt;', '&nbsp;', '&oacute;', '&#233;', '&#x263A;', '&bdquo;', '&hearts;', '&nbsp', 'AT&T', '&#0;'];
+    const all = [...pieces, ...entities];
+    let seed = 7;
+    const next = (n: number) => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
+    const differ: string[] = [];
+    for (let k = 0; k < 3000; k++) {
+      let html = '<p>';
+      for (let i = next(8); i >= 0; i--) html += all[next(all.length)];
+      // an element outside paragraphs and breaks sends the same text through turndown
+      if (htmlToMarkdown(html) !== htmlToMarkdown(`${html}<span></span>`)) differ.push(html);
+    }
+    expect(differ).toEqual([]);
+    expect(htmlToMarkdown('<p>&lt;p&gt; is text</p><p>&hearts; &amp; 1. <br>- x</p>')).toBe('<p> is text\n\n\u2665 & 1.\n\\- x');
+  });
+
   it('gives an empty text for blank input', () => {
     expect(htmlToMarkdown('  \n')).toBe('');
   });

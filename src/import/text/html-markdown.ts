@@ -90,9 +90,74 @@ function turndown(): TurndownService {
 
 /** Text that holds no tag: its entities decoded (by the same HTML parser), nothing escaped. */
 function decodeEntities(text: string): string {
+  const fast = decodeKnownEntities(text);
+  if (fast !== undefined) return fast;
   plain ??= Object.assign(new TurndownService(), { escape: (s: string) => s });
   // a <pre> keeps the text's line breaks and spaces as they are
   return plain.turndown(`<pre>${text.replace(/</g, '&lt;')}</pre>`).replace(/^ {4}/gm, '');
+}
+
+/** HTML 4's Latin-1 entities, from U+00A0 on, in code point order. */
+const LATIN1 =
+  'nbsp iexcl cent pound curren yen brvbar sect uml copy ordf laquo not shy reg macr deg plusmn sup2 sup3 acute micro para middot cedil sup1 ordm raquo frac14 frac12 frac34 iquest ' +
+  'Agrave Aacute Acirc Atilde Auml Aring AElig Ccedil Egrave Eacute Ecirc Euml Igrave Iacute Icirc Iuml ETH Ntilde Ograve Oacute Ocirc Otilde Ouml times Oslash Ugrave Uacute Ucirc Uuml Yacute THORN szlig ' +
+  'agrave aacute acirc atilde auml aring aelig ccedil egrave eacute ecirc euml igrave iacute icirc iuml eth ntilde ograve oacute ocirc otilde ouml divide oslash ugrave uacute ucirc uuml yacute thorn yuml';
+
+/** The named entities rich-text editors write; any other sends the text through the HTML parser. */
+const ENTITIES: ReadonlyMap<string, string> = new Map([
+  ...LATIN1.split(' ').map((name, i) => [name, String.fromCharCode(0xa0 + i)] as const),
+  ...Object.entries({
+    amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", ndash: '\u2013', mdash: '\u2014', lsquo: '\u2018', rsquo: '\u2019', sbquo: '\u201a',
+    ldquo: '\u201c', rdquo: '\u201d', bdquo: '\u201e', hellip: '\u2026', bull: '\u2022', euro: '\u20ac', trade: '\u2122', larr: '\u2190',
+    rarr: '\u2192', uarr: '\u2191', darr: '\u2193', OElig: '\u0152', oelig: '\u0153', Scaron: '\u0160', scaron: '\u0161', Yuml: '\u0178',
+    dagger: '\u2020', Dagger: '\u2021', permil: '\u2030', lsaquo: '\u2039', rsaquo: '\u203a', thinsp: '\u2009', ensp: '\u2002', emsp: '\u2003',
+  }),
+]);
+
+const ENTITY = /&(#[0-9]+|#x[0-9a-f]+|[a-z][a-z0-9]*);/gi;
+/** An `&` that may start an entity without its `;` (`&nbsp`), which HTML parsers decode too. */
+const LOOSE_ENTITY = /&(?!(?:#[0-9]+|#x[0-9a-f]+|[a-z][a-z0-9]*);)[#a-z]/i;
+
+/** Entities decoded without the HTML parser, or undefined when one is not in the table above. */
+function decodeKnownEntities(text: string): string | undefined {
+  if (!text.includes('&')) return text;
+  if (LOOSE_ENTITY.test(text)) return undefined;
+  let unknown = false;
+  const out = text.replace(ENTITY, (whole, name: string) => {
+    if (name.startsWith('#')) {
+      const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : Number(name.slice(1));
+      if (code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff)) return String.fromCodePoint(code);
+    }
+    const char = ENTITIES.get(name);
+    if (char === undefined) unknown = true;
+    return char ?? whole;
+  });
+  return unknown ? undefined : out;
+}
+
+/** Paragraphs and line breaks only (the most common rich text by far), attributes of a `<p>` aside. */
+const PARAGRAPHS_ONLY = /^(?:[^<]|<\/?p(?:\s[^<>]*)?>|<br\s*\/?>)*$/i;
+
+/**
+ * The Markdown of paragraphs and line breaks without building a DOM, the way turndown writes it:
+ * blocks apart by a blank line, whitespace collapsed, trimmed at block ends and around a break,
+ * each piece of text escaped. A text this cannot say for sure (an entity not in the table) is
+ * undefined and goes through turndown.
+ */
+function paragraphsToMarkdown(html: string): string | undefined {
+  if (!PARAGRAPHS_ONLY.test(html)) return undefined;
+  const blocks: string[] = [];
+  for (const block of html.split(/<\/?p(?:\s[^<>]*)?>/i)) {
+    const lines: string[] = [];
+    for (const piece of block.split(/<br\s*\/?>/i)) {
+      // entities after the tags are split off: `&lt;p&gt;` is text
+      const text = decodeKnownEntities(piece);
+      if (text === undefined) return undefined;
+      lines.push(turndown().escape(text.replace(/[ \t\r\n]+/g, ' ').trim()));
+    }
+    if (lines.some((l) => l.replace(/\u00a0/g, ' ').trim() !== '')) blocks.push(lines.join('\n'));
+  }
+  return blocks.join('\n\n');
 }
 
 const TAG = /<\/?[a-z][a-z0-9]*[^<>]*>/i;
@@ -107,8 +172,7 @@ export function htmlToMarkdown(text: string): string {
   if (html.trim() === '') return '';
   if (!TAG.test(html)) return (/&[#a-z0-9]+;/i.test(html) ? decodeEntities(html) : html).replace(/\u00a0/g, ' ').trim();
   return (
-    turndown()
-      .turndown(html)
+    (paragraphsToMarkdown(html) ?? turndown().turndown(html))
       .replace(/\u00a0/g, ' ')
       // the blank lines between list items' paragraphs come out indented
       .replace(/^[ \t]+$/gm, '')
