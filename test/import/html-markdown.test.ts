@@ -45,7 +45,7 @@ describe('htmlToMarkdown', () => {
   });
 
   it('writes paragraphs and line breaks without the HTML parser exactly as turndown does', () => {
-    const pieces = ['<p>', '</p>', '<P style="margin:0">', '<br>', '<br/>', '<br />', 'a', 'b c', ' ', '\n', '\t', '  x  ', '*', '_', '1. ', '- ', '# h', '[l]', '`c`', '+ ', '> q', '=', '\\', '~~~'];
+    const pieces = ['<p>', '</p>', '<P style="margin:0">', "<p title='x>y'>", '<p\nclass=a>', '<br>', '<br/>', '<br />', 'a', 'b c', ' ', '\n', '\t', '  x  ', '*', '_', '1. ', '- ', '# h', '[l]', '`c`', '+ ', '> q', '=', '\\', '~~~'];
     const entities = ['&amp;', '&lt;p&gt;', '&nbsp;', '&oacute;', '&#233;', '&#x263A;', '&bdquo;', '&hearts;', '&nbsp', 'AT&T', '&#0;'];
     const all = [...pieces, ...entities];
     let seed = 7;
@@ -59,6 +59,7 @@ describe('htmlToMarkdown', () => {
     }
     expect(differ).toEqual([]);
     expect(htmlToMarkdown('<p>&lt;p&gt; is text</p><p>&hearts; &amp; 1. <br>- x</p>')).toBe('<p> is text\n\n\u2665 & 1.\n\\- x');
+    expect(htmlToMarkdown('<p title="a>b" class=x>text</p>')).toBe('text');
   });
 
   it('gives an empty text for blank input', () => {

@@ -135,8 +135,11 @@ function decodeKnownEntities(text: string): string | undefined {
   return unknown ? undefined : out;
 }
 
+/** A `<p>` or `</p>` tag; an attribute value holding `<` or `>` is left to the HTML parser. */
+const P_TAG = String.raw`<\/?p(?:\s+[^\s<>"'=\/]+(?:\s*=\s*(?:"[^"<>]*"|'[^'<>]*'|[^\s"'<>=]+))?)*\s*>`;
 /** Paragraphs and line breaks only (the most common rich text by far), attributes of a `<p>` aside. */
-const PARAGRAPHS_ONLY = /^(?:[^<]|<\/?p(?:\s[^<>]*)?>|<br\s*\/?>)*$/i;
+const PARAGRAPHS_ONLY = new RegExp(String.raw`^(?:[^<]|${P_TAG}|<br\s*\/?>)*$`, 'i');
+const P_SPLIT = new RegExp(P_TAG, 'i');
 
 /**
  * The Markdown of paragraphs and line breaks without building a DOM, the way turndown writes it:
@@ -147,7 +150,7 @@ const PARAGRAPHS_ONLY = /^(?:[^<]|<\/?p(?:\s[^<>]*)?>|<br\s*\/?>)*$/i;
 function paragraphsToMarkdown(html: string): string | undefined {
   if (!PARAGRAPHS_ONLY.test(html)) return undefined;
   const blocks: string[] = [];
-  for (const block of html.split(/<\/?p(?:\s[^<>]*)?>/i)) {
+  for (const block of html.split(P_SPLIT)) {
     const lines: string[] = [];
     for (const piece of block.split(/<br\s*\/?>/i)) {
       // entities after the tags are split off: `&lt;p&gt;` is text
