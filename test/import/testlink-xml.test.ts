@@ -87,6 +87,19 @@ describe('testlink-xml reader', () => {
     expect(report.entries.find((e) => e.field === 'ghost step')).toMatchObject({ action: 'folded', count: 1 });
   });
 
+  it('resolves ghosts in a summary and preconditions the way TestLink shows them, and keeps one it cannot resolve', () => {
+    const { project, report } = read(
+      casesExport(
+        '<testcase internalid="1" name="Login"><fullexternalid>P-1</fullexternalid><preconditions><![CDATA[<p>A user</p>]]></preconditions><steps><step><step_number>1</step_number><actions><![CDATA[<p>Sign in</p>]]></actions></step></steps></testcase>',
+        '<testcase internalid="2" name="Order"><fullexternalid>P-2</fullexternalid>',
+        '<summary><![CDATA[<p>First [ghost]&quot;Step&quot;:1,&quot;TestCase&quot;:&quot;P-1&quot;,&quot;Version&quot;:1[/ghost], see [ghost]"TestCase":"P-1","Version":1[/ghost] and [ghost]"TestCase":"Q-9"[/ghost]</p>]]></summary>',
+        '<preconditions><![CDATA[<p>[ghost]"Preconditions":1,"TestCase":"P-1"[/ghost]</p>]]></preconditions></testcase>',
+      ),
+    );
+    expect(project.cases[1]).toMatchObject({ description: 'First Sign in, see P-1: Login and \\[ghost\\]"TestCase":"Q-9"\\[/ghost\\]', preconditions: 'A user' });
+    expect(report.entries.find((e) => e.field === 'ghost text')).toMatchObject({ action: 'folded', count: 1 });
+  });
+
   it('records what it labels and drops: keywords, keyword notes, versions, step execution types, attachment contents, suite details', () => {
     const { report } = read(basic);
     expect(report.entries.map((e) => [e.action, e.field, e.count]).sort()).toEqual([

@@ -11,7 +11,7 @@ import { flatText, importError, markdownOf, unknownField, withoutBom } from './h
  * expected results, HTML), importance, execution type, status, keywords, custom fields and
  * requirements; or `<testcases>` around cases alone. Old exports (TestLink 1.7, 1.8) hold the steps
  * as one text. Ghost steps (`[ghost]"Step":2,"TestCase":"PRJ-5"[/ghost]`, TestLink's reuse of
- * another case's step) become step groups. The mapping is docs/import-formats/testlink-xml.md.
+ * another case's step) become step groups; ghosts in a summary or preconditions are resolved in place. The mapping is docs/import-formats/testlink-xml.md.
  */
 
 /** TestLink's codes (cfg/const.inc.php) under the names its own screens show (locale strings). */
@@ -38,6 +38,8 @@ const HANDLED = new Set([
 interface Ghost {
   testCase: string;
   step?: number;
+  /** `"Preconditions":1`: the case's preconditions (in a summary or preconditions) */
+  preconditions?: boolean;
 }
 
 /** A step that was a ghost, resolved once the whole export is read (the case it names may come later). */
@@ -50,15 +52,24 @@ interface PendingGhost {
 }
 
 const GHOST = /\[ghost\]([\s\S]*?)\[\/ghost\]/i;
+/** A ghost in Markdown text, its brackets escaped or not. */
+const TEXT_GHOST = /\\?\[ghost\\?\]([\s\S]*?)\\?\[\/ghost\\?\]/gi;
+
+/** The inside of a ghost (`"Step":1,"TestCase":"PRJ-1"`), Markdown escapes removed. */
+function parseGhost(inner: string): Ghost | undefined {
+  const text = inner.replace(/\\(.)/g, '$1');
+  const testCase = /"TestCase"\s*:\s*"([^"]+)"/.exec(text)?.[1];
+  const step = /"Step"\s*:\s*"?(\d+)/.exec(text)?.[1];
+  const preconditions = /"Preconditions"\s*:\s*"?[1-9a-z]/i.test(text);
+  return testCase ? { testCase, ...(step ? { step: Number(step) } : {}), ...(preconditions ? { preconditions } : {}) } : undefined;
+}
 
 /** The ghost a text is made of (tags, `&quot;` and blanks around it aside), if it is nothing else. */
 function ghostOf(html: string): Ghost | undefined {
   const text = html.replace(/<[^>]*>/g, '').replace(/&quot;/g, '"').replace(/&nbsp;/g, ' ').trim();
   const m = GHOST.exec(text);
   if (!m || text.replace(m[0], '').trim() !== '') return undefined;
-  const testCase = /"TestCase"\s*:\s*"([^"]+)"/.exec(m[1])?.[1];
-  const step = /"Step"\s*:\s*"?(\d+)/.exec(m[1])?.[1];
-  return testCase ? { testCase, ...(step ? { step: Number(step) } : {}) } : undefined;
+  return parseGhost(m[1]);
 }
 
 /** A code as TestLink shows it; an unknown code stays as it is, for the value map. */
@@ -190,19 +201,50 @@ function closeSuite(suite: XmlElement, report: ImportReport, file: string): void
   suite.children = suite.children.filter((c) => c.name === 'testsuite');
 }
 
+/** Cases by the ids a ghost may name: the full external id, or its number in an export without prefixes. */
+function ghostTargets(project: ImportedProject): (id: string) => ImportedCase | undefined {
+  const byId = new Map<string, ImportedCase>();
+  for (const c of project.cases) byId.set(c.sourceId, c);
+  return (id) => byId.get(id) ?? byId.get(/-(\d+)$/.exec(id)?.[1] ?? id);
+}
+
+/**
+ * Ghosts in a summary or preconditions, as TestLink shows them: a step's action, the case's
+ * preconditions, or the case named (`PRJ-5: title`); one it cannot resolve stays as written, recorded.
+ */
+function resolveTextGhosts(project: ImportedProject, ghostSteps: ReadonlySet<string>, report: ImportReport): void {
+  const find = ghostTargets(project);
+  const resolve = (text: string, at: ImportAt): string =>
+    text.replace(TEXT_GHOST, (whole: string, inner: string) => {
+      const ghost = parseGhost(inner);
+      const target = ghost && find(ghost.testCase);
+      if (ghost && target) {
+        const step = ghost.step === undefined ? undefined : target.steps?.[ghost.step - 1];
+        if (step && !isUseStep(step) && !ghostSteps.has(`${target.sourceId}#${ghost.step! - 1}`)) return step.action;
+        if (ghost.step === undefined && ghost.preconditions && target.preconditions !== undefined) return target.preconditions;
+        if (ghost.step === undefined && !ghost.preconditions) return `${target.sourceId}: ${target.title}`;
+      }
+      report.record('folded', 'ghost text', 'kept as written: the case or step it names is not in this export', whole, at);
+      return whole;
+    });
+  for (const c of project.cases) {
+    if (c.description?.includes('ghost')) c.description = resolve(c.description, c.at);
+    if (c.preconditions?.includes('ghost')) c.preconditions = resolve(c.preconditions, c.at);
+  }
+}
+
 /**
  * Ghost steps → step groups, one per referenced step (`PRJ-5#2`: its second step, as exported
  * with that case); a ghost whose case or step is not in this export stays the text it was, recorded.
  */
 function resolveGhosts(project: ImportedProject, pending: PendingGhost[], report: ImportReport): void {
-  const byId = new Map<string, ImportedCase>();
-  for (const c of project.cases) byId.set(c.sourceId, c);
-  // an export without prefixes names cases by number; a ghost always carries the prefix
-  const bare = (id: string) => /-(\d+)$/.exec(id)?.[1] ?? id;
+  const find = ghostTargets(project);
   const ghostSteps = new Set(pending.map((p) => `${p.kase.sourceId}#${p.index}`));
+  // texts first: they show the steps as written, before ghost steps become `use:`
+  resolveTextGhosts(project, ghostSteps, report);
   const groups = new Map<string, ImportedStepGroup>();
   for (const p of pending) {
-    const target = byId.get(p.ghost.testCase) ?? byId.get(bare(p.ghost.testCase));
+    const target = find(p.ghost.testCase);
     const index = p.ghost.step === undefined ? -1 : p.ghost.step - 1;
     const step = target?.steps?.[index];
     if (!target || !step || isUseStep(step) || ghostSteps.has(`${target.sourceId}#${index}`)) {
