@@ -128,6 +128,9 @@ describe('testlink-xml reader', () => {
     expect(project.folders).toEqual([]);
     expect(project.cases[0]).toEqual({ sourceId: '182', folder: [], title: 'High speed', stepsText: '1.  Start\n2.  Accelerate', expectedResults: 'Top speed reached', at: { file: 'tl.xml', line: 3 } });
     expect(project.cases[1].sourceId).toBe('internal-12645');
+    const mixed = read(casesExport('<testcase internalid="5" name="Both"><externalid>5</externalid><steps><step><actions>a</actions></step></steps><expectedresults>all done</expectedresults></testcase>')).project;
+    expect(mixed.cases[0]).toMatchObject({ steps: [{ action: 'a' }], fields: [{ name: 'Expected results', value: 'all done' }] });
+    expect(mixed.cases[0].expectedResults).toBeUndefined();
   });
 
   it('keeps elements it has no rule for as fields, and an unknown code as it is', () => {

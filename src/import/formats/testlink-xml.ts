@@ -11,7 +11,8 @@ import { flatText, importError, markdownOf, unknownField, withoutBom } from './h
  * expected results, HTML), importance, execution type, status, keywords, custom fields and
  * requirements; or `<testcases>` around cases alone. Old exports (TestLink 1.7, 1.8) hold the steps
  * as one text. Ghost steps (`[ghost]"Step":2,"TestCase":"PRJ-5"[/ghost]`, TestLink's reuse of
- * another case's step) become step groups; ghosts in a summary or preconditions are resolved in place. The mapping is docs/import-formats/testlink-xml.md.
+ * another case's step) become step groups; ghosts in a summary or preconditions are resolved in
+ * place. The mapping is docs/import-formats/testlink-xml.md.
  */
 
 /** TestLink's codes (cfg/const.inc.php) under the names its own screens show (locale strings). */
@@ -166,7 +167,9 @@ function readCase(element: XmlElement, ancestors: readonly XmlElement[], context
   if (steps && childrenNamed(steps, 'step').length > 0) kase.steps = readSteps(steps, kase, report, pending);
   else if (steps && textOf(steps) !== '') kase.stepsText = markdownOf(steps, report, at);
   const expected = markdownOf(child(element, 'expectedresults'), report, at);
-  if (expected !== '') kase.expectedResults = expected;
+  // the case's own expected results belong to the steps text (the old layout); beside steps, a field
+  if (expected !== '' && kase.steps) (kase.fields ??= []).push({ name: 'Expected results', value: expected });
+  else if (expected !== '') kase.expectedResults = expected;
   const lookups = {
     priority: named(IMPORTANCE, textOf(child(element, 'importance'))),
     automation_type: named(EXECUTION_TYPE, textOf(child(element, 'execution_type'))),
@@ -176,7 +179,7 @@ function readCase(element: XmlElement, ancestors: readonly XmlElement[], context
   if (Object.keys(given).length > 0) kase.lookups = given;
   const labels = keywords(element, report, at);
   if (labels.length > 0) kase.labels = labels;
-  const fields = otherFields(element, report, at);
+  const fields = [...(kase.fields ?? []), ...otherFields(element, report, at)];
   if (fields.length > 0) kase.fields = fields;
   return kase;
 }
