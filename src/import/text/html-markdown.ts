@@ -137,28 +137,64 @@ function decodeKnownEntities(text: string): string | undefined {
 
 /** A `<p>` or `</p>` tag; an attribute value holding `<` or `>` is left to the HTML parser. */
 const P_TAG = String.raw`<\/?p(?:\s+[^\s<>"'=\/]+(?:\s*=\s*(?:"[^"<>]*"|'[^'<>]*'|[^\s"'<>=]+))?)*\s*>`;
-/** Paragraphs and line breaks only (the most common rich text by far), attributes of a `<p>` aside. */
-const PARAGRAPHS_ONLY = new RegExp(String.raw`^(?:[^<]|${P_TAG}|<br\s*\/?>)*$`, 'i');
+/** Bold or italic text without attributes, nested tags or whitespace at its edges (turndown moves that out). */
+const EMPHASIS = String.raw`<(strong|b|em|i)>((?![\s\u00a0]|&nbsp;)[^<]*[^\s\u00a0<;])<\/\1>`;
+/** Paragraphs, line breaks and plain emphasis only (most rich text by far), attributes of a `<p>` aside. */
+const SIMPLE_HTML = new RegExp(String.raw`^(?:[^<]|${P_TAG}|<br\s*\/?>|${EMPHASIS})*$`, 'i');
 const P_SPLIT = new RegExp(P_TAG, 'i');
+const EMPHASIS_SPLIT = new RegExp(EMPHASIS, 'gi');
+
+const DELIMITER: Readonly<Record<string, string>> = { strong: '**', b: '**', em: '*', i: '*' };
 
 /**
- * The Markdown of paragraphs and line breaks without building a DOM, the way turndown writes it:
- * blocks apart by a blank line, whitespace collapsed, trimmed at block ends and around a break,
- * each piece of text escaped. A text this cannot say for sure (an entity not in the table) is
- * undefined and goes through turndown.
+ * One line's Markdown: its text nodes collapsed the way turndown's collapse-whitespace does (a
+ * space after a space dropped, the line's edges trimmed), each escaped, emphasis delimited; or
+ * undefined for an entity outside the table.
  */
-function paragraphsToMarkdown(html: string): string | undefined {
-  if (!PARAGRAPHS_ONLY.test(html)) return undefined;
+function lineToMarkdown(piece: string): string | undefined {
+  const nodes: { text: string; delimiter?: string }[] = [];
+  let last = 0;
+  for (const m of piece.matchAll(EMPHASIS_SPLIT)) {
+    nodes.push({ text: piece.slice(last, m.index) }, { text: m[2], delimiter: DELIMITER[m[1].toLowerCase()] });
+    last = m.index + m[0].length;
+  }
+  nodes.push({ text: piece.slice(last) });
+  const kept: { text: string; delimiter?: string }[] = [];
+  for (const node of nodes) {
+    // entities after the tags are split off: `&lt;p&gt;` is text
+    const decoded = decodeKnownEntities(node.text);
+    if (decoded === undefined) return undefined;
+    let text = decoded.replace(/[ \t\r\n]+/g, ' ');
+    const previous = kept[kept.length - 1];
+    if ((previous === undefined || previous.text.endsWith(' ')) && text.startsWith(' ')) text = text.slice(1);
+    if (text !== '') kept.push({ ...node, text });
+  }
+  // the line's last text loses its trailing space before it is escaped (`1. ` stays `1.`)
+  const end = kept[kept.length - 1];
+  if (end) end.text = end.text.replace(/ $/, '');
+  return kept.map((n) => (n.delimiter ? `${n.delimiter}${turndown().escape(n.text)}${n.delimiter}` : turndown().escape(n.text))).join('');
+}
+
+/**
+ * The Markdown of paragraphs, line breaks and plain emphasis without building a DOM, the way
+ * turndown writes it: blocks apart by a blank line, whitespace collapsed and trimmed around a
+ * break, text escaped. A text this cannot say for sure (an entity not in the table) is undefined
+ * and goes through turndown.
+ */
+function simpleHtmlToMarkdown(html: string): string | undefined {
+  if (!SIMPLE_HTML.test(html)) return undefined;
   const blocks: string[] = [];
   for (const block of html.split(P_SPLIT)) {
     const lines: string[] = [];
     for (const piece of block.split(/<br\s*\/?>/i)) {
-      // entities after the tags are split off: `&lt;p&gt;` is text
-      const text = decodeKnownEntities(piece);
-      if (text === undefined) return undefined;
-      lines.push(turndown().escape(text.replace(/[ \t\r\n]+/g, ' ').trim()));
+      const line = lineToMarkdown(piece);
+      if (line === undefined) return undefined;
+      lines.push(line);
     }
-    if (lines.some((l) => l.replace(/\u00a0/g, ' ').trim() !== '')) blocks.push(lines.join('\n'));
+    // turndown merges the line ends next to each other (breaks with nothing between, a break at a
+    // block's edge) into one: an empty line is no line
+    const text = lines.filter((l) => l !== '');
+    if (text.some((l) => l.replace(/\u00a0/g, ' ').trim() !== '')) blocks.push(text.join('\n'));
   }
   return blocks.join('\n\n');
 }
@@ -175,7 +211,7 @@ export function htmlToMarkdown(text: string): string {
   if (html.trim() === '') return '';
   if (!TAG.test(html)) return (/&[#a-z0-9]+;/i.test(html) ? decodeEntities(html) : html).replace(/\u00a0/g, ' ').trim();
   return (
-    (paragraphsToMarkdown(html) ?? turndown().turndown(html))
+    (simpleHtmlToMarkdown(html) ?? turndown().turndown(html))
       .replace(/\u00a0/g, ' ')
       // the blank lines between list items' paragraphs come out indented
       .replace(/^[ \t]+$/gm, '')
