@@ -42,7 +42,7 @@ describe('testlink-xml reader', () => {
     expect(project.cases.map((c) => [c.sourceId, c.folder.join('/'), c.title])).toEqual([
       ['SHOP-1', 'Checkout/Payment', 'Log in to the shop'],
       ['SHOP-2', 'Checkout/Payment', 'Pay by card – Größe M'],
-      ['SHOP-3', 'Search', 'Search by name'],
+      ['SHOP-3', 'Search', 'Find an item by part of its name'],
     ]);
     expect(project.cases[1]).toEqual({
       sourceId: 'SHOP-2',
@@ -176,11 +176,11 @@ describe('testlink-xml reader', () => {
   });
 
   it('gives the same sourceIds for a changed export, with the changed values', () => {
-    const changed = basic.replace('name="Search by name"', 'name="Search by part of a name"').replace('<importance><![CDATA[1]]></importance>', '<importance><![CDATA[2]]></importance>');
+    const changed = basic.replace('name="Find an item by part of its name"', 'name="Find an item by its name"').replace('<importance><![CDATA[1]]></importance>', '<importance><![CDATA[2]]></importance>');
     const before = read(basic).project;
     const after = read(changed).project;
     expect(after.cases.map((c) => c.sourceId)).toEqual(before.cases.map((c) => c.sourceId));
-    expect(after.cases[2]).toMatchObject({ title: 'Search by part of a name', lookups: { priority: 'Medium' } });
+    expect(after.cases[2]).toMatchObject({ title: 'Find an item by its name', lookups: { priority: 'Medium' } });
     expect(after.cases.slice(0, 2)).toEqual(before.cases.slice(0, 2));
     expect(after.stepGroups).toEqual(before.stepGroups);
   });
