@@ -146,6 +146,14 @@ const EMPHASIS_SPLIT = new RegExp(EMPHASIS, 'gi');
 
 const DELIMITER: Readonly<Record<string, string>> = { strong: '**', b: '**', em: '*', i: '*' };
 
+/** What turndown's escape rules can touch: some characters anywhere, others at the start. */
+const ESCAPABLE = /[\\*`[\]_]|^[-+=#~>]|^\d+\. /;
+
+/** turndown's escape, skipped for the plain text most lines are. */
+function escape(text: string): string {
+  return ESCAPABLE.test(text) ? turndown().escape(text) : text;
+}
+
 /**
  * One line's Markdown: its text nodes collapsed the way turndown's collapse-whitespace does (a
  * space after a space dropped, the line's edges trimmed), each escaped, emphasis delimited; or
@@ -154,7 +162,7 @@ const DELIMITER: Readonly<Record<string, string>> = { strong: '**', b: '**', em:
 function lineToMarkdown(piece: string): string | undefined {
   const nodes: { text: string; delimiter?: string }[] = [];
   let last = 0;
-  for (const m of piece.matchAll(EMPHASIS_SPLIT)) {
+  for (const m of piece.includes('<') ? piece.matchAll(EMPHASIS_SPLIT) : []) {
     nodes.push({ text: piece.slice(last, m.index) }, { text: m[2], delimiter: DELIMITER[m[1].toLowerCase()] });
     last = m.index + m[0].length;
   }
@@ -172,7 +180,7 @@ function lineToMarkdown(piece: string): string | undefined {
   // the line's last text loses its trailing space before it is escaped (`1. ` stays `1.`)
   const end = kept[kept.length - 1];
   if (end) end.text = end.text.replace(/ $/, '');
-  return kept.map((n) => (n.delimiter ? `${n.delimiter}${turndown().escape(n.text)}${n.delimiter}` : turndown().escape(n.text))).join('');
+  return kept.map((n) => (n.delimiter ? `${n.delimiter}${escape(n.text)}${n.delimiter}` : escape(n.text))).join('');
 }
 
 /**
