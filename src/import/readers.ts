@@ -1,5 +1,7 @@
+import { testlinkXmlReader } from './formats/testlink-xml.js';
 import { testrailCsvReader } from './formats/testrail-csv.js';
 import { testrailXmlReader } from './formats/testrail-xml.js';
+import { zephyrScaleXmlReader } from './formats/zephyr-scale-xml.js';
 import type { ImportReader } from './reader.js';
 
 /**
@@ -10,6 +12,8 @@ import type { ImportReader } from './reader.js';
 export const IMPORT_READERS: readonly ImportReader[] = [
   testrailXmlReader,
   testrailCsvReader,
+  zephyrScaleXmlReader,
+  testlinkXmlReader,
 ];
 
 export function importReader(name: string): ImportReader | undefined {
