@@ -1,10 +1,17 @@
+import { xrayCsvReader } from './formats/xray-csv.js';
+import { xrayJsonReader } from './formats/xray-json.js';
+import { zephyrSquadCsvReader } from './formats/zephyr-squad-csv.js';
 import type { ImportReader } from './reader.js';
 
 /**
  * Every export format `tmsync import` reads, in the order `--help` lists them. A new format is a
  * reader (`reader.ts`) in `formats/` and one line here; docs/import.md gets its section.
  */
-export const IMPORT_READERS: readonly ImportReader[] = [];
+export const IMPORT_READERS: readonly ImportReader[] = [
+  xrayCsvReader,
+  xrayJsonReader,
+  zephyrSquadCsvReader,
+];
 
 export function importReader(name: string): ImportReader | undefined {
   return IMPORT_READERS.find((r) => r.name === name);
