@@ -174,6 +174,7 @@ describe('xray-csv', () => {
   it('says which column is missing and which issue type is unknown', () => {
     expect(thrown(() => read('Summary,Action\nx,y\n')).message).toMatch(/^tests\.csv:1: the Xray CSV export has no test_id column \(looked for "Issue Id"/);
     expect(thrown(() => read('Issue Id,Issue Type,Summary\n1,Epic,x\n')).message).toBe('tests.csv:2: the issue type "Epic" is none of test, precondition, test set');
+    expect(thrown(() => read('Issue Id,Issue Key,Summary\n1,CALC-1,a\n2,CALC-1,b\n')).message).toBe('tests.csv:3: the test CALC-1 appears twice (first at line 2)');
   });
 
   it('keeps the same source ids for a changed export and gives the changed values', () => {

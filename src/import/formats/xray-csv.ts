@@ -14,7 +14,7 @@ import type { XrayIssue, XrayStep } from './xray-model.js';
  */
 
 const COLUMNS = {
-  test_id: ['Issue Id', 'Test Id', 'TCID', 'Test Case Identifier', 'Test Case Id', 'Test Case', 'ID'],
+  test_id: ['Issue Id', 'Test Id', 'TCID', 'Test Case Identifier', 'Test Case Id', 'ID'],
   key: ['Issue Key', 'Test Key', 'Key', 'Update Key'],
   issue_type: ['Issue Type', 'Xray Issue Type'],
   test_type: ['Test Type', 'TestType', 'Xray Test Type'],

@@ -112,7 +112,8 @@ function emphasis(text: string, marker: string, open: string, close: string, int
 function inline(state: State, text: string): string {
   let out = text.replace(/\\\\/g, '\n');
   out = out.replace(/\\([^\sA-Za-z0-9])/g, (_, ch: string) => hold(state, MARKDOWN_SPECIAL.has(ch) ? `\\${ch}` : ch));
-  out = out.replace(/\{\{(.+?)\}\}/g, (_, code: string) => hold(state, codeSpan(code)));
+  // a span ends at the next `}}` and never runs past another `{{`: linear on unclosed ones
+  out = out.replace(/\{\{((?:(?!\{\{|\}\})[^\n])+)\}\}/g, (_, code: string) => hold(state, codeSpan(code)));
   out = out.replace(/\{color(?::([^}]*))?\}/g, (_, colour?: string) => {
     if (colour !== undefined) state.colours.push(colour.trim());
     return '';
