@@ -67,6 +67,16 @@ describe('xray-json', () => {
     ]);
   });
 
+  it('reads a step whose values sit in a `fields` object, its custom step fields as data lines, and reports files inside the JSON', () => {
+    const steps = [
+      { index: 1, fields: { Action: 'Open', Data: 'url', 'Expected Result': 'Shown', Environment: 'EU' } },
+      { action: 'Close', attachments: [{ filename: 'shot.png', mimeType: 'image/png', data: 'iVBORw0KGgo=' }] },
+    ];
+    const { project, report } = read(JSON.stringify([{ testtype: 'Manual', update_key: 'C-1', fields: { summary: 'S' }, steps }]));
+    expect(project.cases[0].steps).toEqual([{ action: 'Open', expected: 'Shown', data: 'url\nEnvironment: EU' }, { action: 'Close' }]);
+    expect(report.entries).toMatchObject([{ action: 'dropped', field: 'step attachment', examples: [{ value: 'shot.png' }] }]);
+  });
+
   it('reads rich text of Jira Cloud (Atlassian document format) as its plain text', () => {
     const description = { type: 'doc', version: 1, content: [{ type: 'paragraph', content: [{ type: 'text', text: 'First' }] }, { type: 'paragraph', content: [{ type: 'text', text: 'Second' }] }] };
     const { project } = read(JSON.stringify([{ testtype: 'Manual', fields: { summary: 'S', description } }]));

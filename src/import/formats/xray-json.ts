@@ -104,11 +104,38 @@ const KNOWN = new Set([
   'id', 'issue_type', 'update_key', 'summary', 'description', 'priority', 'labels', 'components', 'assignee', 'status', 'project', 'issuetype', 'update', 'key',
 ]);
 
-function stepsOf(value: Json | undefined, at: ImportAt): XrayStep[] {
+const STEP_KEYS: Record<string, 'action' | 'data' | 'result' | 'call'> = {
+  action: 'action',
+  step: 'action',
+  data: 'data',
+  result: 'result',
+  expected: 'result',
+  expectedresult: 'result',
+  calltestissuekey: 'call',
+  calltestkey: 'call',
+  calltestissueid: 'call',
+  calltest: 'call',
+};
+
+/** A step's values, beside each other or in a `fields` object; keys of custom step fields become data lines. */
+function stepsOf(value: Json | undefined, at: ImportAt, report: ImportReport): XrayStep[] {
   if (!Array.isArray(value)) return [];
-  return value.filter(isObject).map((s) => {
-    const call = textOf(s.callTestIssueKey ?? s.callTestKey ?? s.callTestIssueId ?? s.call_test);
-    return { action: textOf(s.action), data: textOf(s.data), result: textOf(s.result ?? s.expected_result), ...(call !== '' ? { call } : {}), at };
+  return value.filter(isObject).map((raw) => {
+    for (const file of Array.isArray(raw.attachments) ? raw.attachments : []) {
+      const name = isObject(file) ? textOf(file.filename ?? file.name) : textOf(file);
+      report.record('dropped', 'step attachment', 'a file inside the JSON is not imported: attach it on the service', name, at);
+    }
+    const step = { action: '', data: '', result: '', call: '' };
+    const extra: ImportedField[] = [];
+    const entries = [...Object.entries(raw), ...(isObject(raw.fields) ? Object.entries(raw.fields) : [])];
+    for (const [name, v] of entries) {
+      const slot = STEP_KEYS[name.toLowerCase().replace(/[\s_-]+/g, '')];
+      if (slot !== undefined) {
+        if (step[slot] === '') step[slot] = textOf(v);
+      } else if (!['fields', 'id', 'index', 'attachments'].includes(name) && textOf(v) !== '') extra.push({ name, value: textOf(v) });
+    }
+    const { call, ...texts } = step;
+    return { ...texts, ...(call !== '' ? { call } : {}), ...(extra.length > 0 ? { extra } : {}), at };
   });
 }
 
@@ -151,7 +178,7 @@ function issueOf(item: JsonObject, at: ImportAt, report: ImportReport): XrayIssu
     lookups: { priority: textOf(get('priority')), status: textOf(get('status')), owner: textOf(get('assignee')), automation_type: textOf(get('testtype')) },
     labels: listOf(get('labels')),
     folder: folderPath(textOf(get('test_repository_folder'))),
-    steps: stepsOf(get('steps'), at),
+    steps: stepsOf(get('steps'), at, report),
     gherkin: textOf(get('gherkin_def')),
     generic: textOf(get('unstructured_def') ?? get('precondition_def')),
     preconditionRefs: listOf(get('preconditions')),
