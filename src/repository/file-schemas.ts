@@ -133,6 +133,14 @@ function defaultsShape(): DefaultsShape {
   return shape as DefaultsShape;
 }
 
+/** `source:` of an imported item: local to the repository, never sent (docs/import.md). */
+const sourceSchema = (kind: string) =>
+  z
+    .string()
+    .regex(/^[a-z][a-z0-9-]*:\S/, 'must be <tool>:<id> as `tmsync import` writes it, like testrail:C123')
+    .meta({ description: `where the ${kind} was imported from (\`testrail:C123\`, \`xray:CALC-7\`): a newer \`tmsync import\` of the same tool updates this file. Local to the repository: never sent to the service` })
+    .optional();
+
 export const testCaseSchema = z
   .strictObject({
     id: z
@@ -142,6 +150,7 @@ export const testCaseSchema = z
       .optional(),
     title: title('the title; unique within its folder for cases without id'),
     ...caseFieldShape(),
+    source: sourceSchema('case'),
   })
   .meta({ title: 'tmsync test case', description: 'One test case of a tmsync tests repository (cases/**/*.yaml).' });
 
@@ -154,6 +163,7 @@ export const stepGroupSchema = z
       .optional(),
     title: title('the title; unique among step groups without id'),
     ...stepGroupFieldShape(),
+    source: sourceSchema('step group'),
   })
   .meta({ title: 'tmsync step group', description: 'One reusable step group (step_groups/<key>.yaml).' });
 
