@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TmsyncError } from '../../src/errors.js';
 import { xrayCsvReader } from '../../src/import/formats/xray-csv.js';
+import { buildImportFiles } from '../../src/import/import-files.js';
 import { TEST_ENCODINGS } from '../support/encodings.js';
 import { detected, fixture, readWith, roundTrip, thrown } from './jira-readers-helpers.js';
 
@@ -15,7 +16,7 @@ describe('xray-csv', () => {
       { action: 'Press **Sign in**', expected: 'The dashboard is shown ![dashboard.png](dashboard.png)' },
     ];
     expect(project.stepGroups).toEqual([
-      { sourceId: 'CALC-2', title: 'Sign in', description: 'Sign in with **valid** credentials.\nSee [the spec](https://wiki.example.test/login).', steps: signIn, at: { file: 'basic.csv', line: 3 } },
+      { sourceId: 'CALC-2#steps', title: 'Sign in', description: 'Sign in with **valid** credentials.\nSee [the spec](https://wiki.example.test/login).', steps: signIn, at: { file: 'basic.csv', line: 3 } },
     ]);
     expect(project.cases).toEqual([
       {
@@ -37,7 +38,7 @@ describe('xray-csv', () => {
         sourceId: 'CALC-3',
         folder: ['Accounts'],
         title: 'Sign out',
-        steps: [{ use: 'CALC-2' }, { action: 'Press *Sign out*', expected: 'The sign-in page is shown' }],
+        steps: [{ use: 'CALC-2#steps' }, { action: 'Press *Sign out*', expected: 'The sign-in page is shown' }],
         lookups: { priority: 'Medium', automation_type: 'Manual' },
         labels: ['auth'],
         fields: [
@@ -59,6 +60,19 @@ describe('xray-csv', () => {
     expect(project.folders).toEqual([['Accounts', 'Sign in'], ['Accounts'], ['Calculator']]);
     // the called test's attachment is one link, reported once though its steps are in a case and a group
     expect(report.attachments).toEqual({ count: 1, examples: [{ value: 'dashboard.png', at: { file: 'basic.csv', line: 6 } }] });
+  });
+
+  it('gives the writer a called test as a case and a step group with sources of their own', () => {
+    const { project, report } = read(fixture('xray-csv/basic.csv'), 'basic.csv');
+    const scanned = { bySource: new Map(), names: new Map(), folderNames: new Map() };
+    const written = buildImportFiles(project, scanned, { tool: 'xray', casesDir: 'cases', stepGroupsDir: 'step-groups', under: [], values: {}, report });
+    expect(written.files.filter((f) => f.action === 'create' && f.kind !== 'folder').map((f) => [f.path, f.source])).toEqual([
+      ['step-groups/sign-in.yaml', 'xray:CALC-2#steps'],
+      ['cases/Accounts/Sign in/sign-in.yaml', 'xray:CALC-2'],
+      ['cases/Accounts/sign-out.yaml', 'xray:CALC-3'],
+      ['cases/Calculator/add-two-numbers.yaml', 'xray:CALC-4'],
+    ]);
+    expect(report.entries.map((e) => e.field)).not.toContain('duplicate case');
   });
 
   it("reads Xray's semicolon layout: precondition and test set rows, id lists, keys outside the export, repeated columns, Generic tests", () => {
@@ -124,10 +138,10 @@ describe('xray-csv', () => {
     const csv = ['Issue Id,Summary,Action,Call Test', '1,Leaf,leaf step,', '2,Middle,,1', '2,,middle step,', '3,Top,,2'].join('\n');
     const { project, report } = read(csv);
     expect(project.stepGroups.map((g) => [g.sourceId, g.steps.map((s) => s.action)])).toEqual([
-      ['1', ['leaf step']],
-      ['2', ['leaf step', 'middle step']],
+      ['1#steps', ['leaf step']],
+      ['2#steps', ['leaf step', 'middle step']],
     ]);
-    expect(project.cases.find((c) => c.sourceId === '2')?.steps).toEqual([{ use: '1' }, { action: 'middle step' }]);
+    expect(project.cases.find((c) => c.sourceId === '2')?.steps).toEqual([{ use: '1#steps' }, { action: 'middle step' }]);
     expect(report.notes.join(' ')).toMatch(/inlined/);
   });
 
@@ -182,7 +196,7 @@ describe('xray-csv', () => {
     const changed = fixture('xray-csv/basic.csv').replace('Sign out,,Medium', 'Sign out everywhere,,High').replace('Press _Sign out_', 'Press _Sign out all_');
     const after = read(changed).project;
     expect(after.cases.map((c) => c.sourceId)).toEqual(before.cases.map((c) => c.sourceId));
-    expect(after.cases[1]).toMatchObject({ title: 'Sign out everywhere', lookups: { priority: 'High' }, steps: [{ use: 'CALC-2' }, { action: 'Press *Sign out all*' }] });
+    expect(after.cases[1]).toMatchObject({ title: 'Sign out everywhere', lookups: { priority: 'High' }, steps: [{ use: 'CALC-2#steps' }, { action: 'Press *Sign out all*' }] });
     expect(after.cases[0]).toEqual(before.cases[0]);
   });
 

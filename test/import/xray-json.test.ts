@@ -120,7 +120,7 @@ describe('xray-json', () => {
     const before = read(fixture('xray-json/basic.json')).project;
     const after = read(fixture('xray-json/basic.json').replace('"Sign out"', '"Sign out everywhere"').replace('Press _Sign out_', 'Press _Sign out all_')).project;
     expect(after.cases.map((c) => c.sourceId)).toEqual(before.cases.map((c) => c.sourceId));
-    expect(after.cases[1]).toMatchObject({ title: 'Sign out everywhere', steps: [{ use: 'CALC-2' }, { action: 'Press *Sign out all*' }] });
+    expect(after.cases[1]).toMatchObject({ title: 'Sign out everywhere', steps: [{ use: 'CALC-2#steps' }, { action: 'Press *Sign out all*' }] });
   });
 
   it('is the format detect() chooses for its exports', () => {

@@ -68,6 +68,14 @@ function sourceIdOf(issue: XrayIssue): string {
   return [...issue.folder, issue.summary].join('/');
 }
 
+/**
+ * The step group made from a called test: the test stays a case of its own (it is one in Xray),
+ * and a source id names one item, so the group's is the test's with `#steps`.
+ */
+function groupSourceId(called: XrayIssue): string {
+  return `${sourceIdOf(called)}#steps`;
+}
+
 class Index {
   private readonly byRef = new Map<string, XrayIssue>();
   constructor(issues: readonly XrayIssue[]) {
@@ -134,7 +142,7 @@ function caseSteps(issue: XrayIssue, built: Built): ImportedStep[] {
     if (step.call === undefined) return stepOf(step, built.report);
     const called = built.index.find('test', step.call);
     if (!called || called === issue) return unresolvedCall(step, built.report);
-    const sourceId = sourceIdOf(called);
+    const sourceId = groupSourceId(called);
     if (!built.groups.has(sourceId)) {
       const description = descriptionOf(called, built.report);
       built.groups.set(sourceId, {
