@@ -79,6 +79,12 @@ describe('zephyr-squad-csv', () => {
     ]);
   });
 
+  it('unwraps coloured text keeping it, and reports the colour as dropped', () => {
+    const { project, report } = read('Issue Key,Summary,Step\nSHOP-1,S,Check the {color:#ff0000}red{color} banner\n');
+    expect(project.cases[0].steps).toEqual([{ action: 'Check the red banner' }]);
+    expect(report.entries).toMatchObject([{ action: 'dropped', field: 'text colour', count: 1, examples: [{ value: '#ff0000', at: { line: 2 } }] }]);
+  });
+
   it('groups by the issue id when there is no key column, and takes header names from the column map', () => {
     expect(read('Issue Id,Summary,Step\n7,A,s1\n7,,s2\n').project.cases).toMatchObject([{ sourceId: '7', steps: [{ action: 's1' }, { action: 's2' }] }]);
     expect(read('Ticket,Summary,Step\nT-1,Mapped,s\n', 'tests.csv', { key: 'Ticket' }).project.cases).toMatchObject([{ sourceId: 'T-1', title: 'Mapped' }]);
