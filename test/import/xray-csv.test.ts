@@ -58,6 +58,7 @@ describe('xray-csv', () => {
       },
     ]);
     expect(project.folders).toEqual([['Accounts', 'Sign in'], ['Accounts'], ['Calculator']]);
+    expect(report.notes).toContain('1 Cucumber test(s): the Gherkin definition became the steps text (template TCD) as a fenced gherkin block.');
     // the called test's attachment is one link, reported once though its steps are in a case and a group
     expect(report.attachments).toEqual({ count: 1, examples: [{ value: 'dashboard.png', at: { file: 'basic.csv', line: 6 } }] });
   });
@@ -117,6 +118,7 @@ describe('xray-csv', () => {
       ['folded', 'Precondition', 1],
     ]);
     expect(report.notes.join(' ')).toMatch(/1 test set/);
+    expect(report.notes.join(' ')).toMatch(/1 Generic test\(s\): the unstructured definition became the steps text/);
   });
 
   it('keeps custom step fields with their step, a called test not in the export as a step, and a Gherkin beside steps as a field', () => {

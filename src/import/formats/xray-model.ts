@@ -252,6 +252,10 @@ export function buildXrayProject(issues: readonly XrayIssue[], report: ImportRep
   }
   for (const other of issues.filter((i) => i.kind !== 'test')) droppedFields(other, report);
   const cases = tests.map((t) => caseOf(t, built));
+  const gherkin = cases.filter((c) => c.stepsText?.startsWith('```gherkin\n')).length;
+  if (gherkin > 0) report.note(`${gherkin} Cucumber test(s): the Gherkin definition became the steps text (template TCD) as a fenced gherkin block.`);
+  const generic = cases.filter((c) => c.stepsText !== undefined && !c.stepsText.startsWith('```gherkin\n')).length;
+  if (generic > 0) report.note(`${generic} Generic test(s): the unstructured definition became the steps text (template TCD).`);
   const sets = issues.filter((i) => i.kind === 'testset').length;
   if (sets > 0) report.note(`${sets} test set(s): each test's sets became its "Test Set" field (the service has no test sets).`);
   const unused = issues.filter((i) => i.kind === 'precondition').length;
