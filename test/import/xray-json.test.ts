@@ -83,6 +83,12 @@ describe('xray-json', () => {
     expect(project.cases[0]).toMatchObject({ sourceId: 'S', description: 'First\n\nSecond' });
   });
 
+  it('fences a Gherkin definition whose doc string uses backticks with a longer fence', () => {
+    const gherkin_def = 'Given a file\n  ```\n  body\n  ```';
+    const { project } = read(JSON.stringify([{ testtype: 'Cucumber', update_key: 'C-1', fields: { summary: 'S' }, gherkin_def }]));
+    expect(project.cases[0].stepsText).toBe('````gherkin\nGiven a file\n  ```\n  body\n  ```\n````');
+  });
+
   it('identifies a test without key or id by its folder and title', () => {
     const { project } = read('[{"testtype":"Manual","fields":{"summary":"Lonely"},"xray_test_repository_folder":"/A/B"}]');
     expect(project.cases[0]).toMatchObject({ sourceId: 'A/B/Lonely', folder: ['A', 'B'] });

@@ -182,10 +182,18 @@ function testSetsOf(issue: XrayIssue, built: Built): ImportedField[] {
   return [{ name: 'Test Set', value: unique(names).join(', ') }];
 }
 
+/** A Gherkin definition as a fenced block, its fence longer than any backtick run inside (doc strings may use ```). */
+function gherkinBlock(text: string): string {
+  const body = text.replace(/\r\n?/g, '\n').replace(/\s+$/, '');
+  const longest = Math.max(2, ...(body.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}gherkin\n${body}\n${fence}`;
+}
+
 /** The body of a test: steps (Manual), the Gherkin (Cucumber) or the definition (Generic); the others kept as fields. */
 function bodyOf(issue: XrayIssue, built: Built): Pick<ImportedCase, 'steps' | 'stepsText' | 'fields'> {
   const fields: ImportedField[] = [];
-  const gherkin = issue.gherkin.trim() === '' ? '' : `\`\`\`gherkin\n${issue.gherkin.replace(/\r\n?/g, '\n').replace(/\s+$/, '')}\n\`\`\``;
+  const gherkin = issue.gherkin.trim() === '' ? '' : gherkinBlock(issue.gherkin);
   const generic = issue.generic.replace(/\r\n?/g, '\n').trim();
   if (issue.steps.length > 0) {
     if (gherkin !== '') fields.push({ name: 'Gherkin definition', value: issue.gherkin.trim() });
@@ -252,9 +260,10 @@ export function buildXrayProject(issues: readonly XrayIssue[], report: ImportRep
   }
   for (const other of issues.filter((i) => i.kind !== 'test')) droppedFields(other, report);
   const cases = tests.map((t) => caseOf(t, built));
-  const gherkin = cases.filter((c) => c.stepsText?.startsWith('```gherkin\n')).length;
+  const isGherkin = (text: string | undefined) => text !== undefined && /^`{3,}gherkin\n/.test(text);
+  const gherkin = cases.filter((c) => isGherkin(c.stepsText)).length;
   if (gherkin > 0) report.note(`${gherkin} Cucumber test(s): the Gherkin definition became the steps text (template TCD) as a fenced gherkin block.`);
-  const generic = cases.filter((c) => c.stepsText !== undefined && !c.stepsText.startsWith('```gherkin\n')).length;
+  const generic = cases.filter((c) => c.stepsText !== undefined && !isGherkin(c.stepsText)).length;
   if (generic > 0) report.note(`${generic} Generic test(s): the unstructured definition became the steps text (template TCD).`);
   const sets = issues.filter((i) => i.kind === 'testset').length;
   if (sets > 0) report.note(`${sets} test set(s): each test's sets became its "Test Set" field (the service has no test sets).`);
