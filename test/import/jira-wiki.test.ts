@@ -25,6 +25,7 @@ describe('jiraWikiToMarkdown', () => {
     expect(jiraToMarkdown('|a|b|\n|c|')).toBe('|  |  |\n| --- | --- |\n| a | b |\n| c |  |');
     expect(jiraToMarkdown('|multi\nline|x|')).toBe('|  |  |\n| --- | --- |\n| multi<br>line | x |');
     expect(jiraToMarkdown('||h||\n||side|cell|')).toBe('| h |  |\n| --- | --- |\n| **side** | cell |');
+    expect(jiraToMarkdown('|{{a|b}}|x|')).toBe('|  |  |\n| --- | --- |\n| `a\\|b` | x |');
   });
 
   it('fences {code} and {noformat} blocks with their text untouched, and reads on after them', () => {

@@ -179,8 +179,10 @@ function tableMarkdown(state: State, rows: string[]): string[] {
   const width = Math.max(1, ...parsed.map((r) => r.length));
   const headed = parsed[0].length > 0 && parsed[0].every((c) => c.header);
   const cellText = (c: TableCell, bold: boolean): string => {
-    const md = inline(state, c.text.trim()).replace(/\|/g, '\\|');
-    const one = release(state, md).replace(/\n/g, '<br>');
+    // a bar would end the cell: escape every one not escaped yet (`{{a|b}}` and `\|` included)
+    const one = release(state, inline(state, c.text.trim()))
+      .replace(/(?<!\\)\|/g, '\\|')
+      .replace(/\n/g, '<br>');
     return bold && one !== '' ? `**${one}**` : one;
   };
   const line = (cells: string[]) => `| ${[...cells, ...Array<string>(width - cells.length).fill('')].join(' | ')} |`;
