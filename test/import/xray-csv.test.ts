@@ -158,6 +158,9 @@ describe('xray-csv', () => {
   it('takes header names from the column map', () => {
     const { project } = read('Case No,Headline,Action\n7,Mapped,a\n', 'tests.csv', { test_id: 'Case No', summary: 'Headline' });
     expect(project.cases).toMatchObject([{ sourceId: '7', title: 'Mapped', steps: [{ action: 'a' }] }]);
+    // the generic CSV's field names serve too
+    const generic = read('Case No,Headline,Do\n7,Mapped,a\n', 'tests.csv', { id: 'Case No', title: 'Headline', steps: 'Do' }).project;
+    expect(generic.cases).toMatchObject([{ sourceId: '7', title: 'Mapped', steps: [{ action: 'a' }] }]);
   });
 
   it.each(TEST_ENCODINGS)('reads non-ASCII text encoded as %s', (encoding) => {

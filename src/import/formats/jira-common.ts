@@ -25,6 +25,20 @@ export function jiraText(value: string, report: ImportReport, at: ImportAt): str
 export type ColumnSpec<K extends string> = Readonly<Record<K, readonly string[]>>;
 
 /**
+ * The generic CSV's names of a column map (`title`, `steps`, …) for the keys of these formats, so
+ * that one `columns:` map serves them too.
+ */
+const FIELD_NAMES: Readonly<Record<string, string>> = {
+  summary: 'title',
+  action: 'steps',
+  step: 'steps',
+  result: 'expected',
+  repository: 'folder',
+  test_id: 'id',
+  key: 'id',
+};
+
+/**
  * Every column of each logical name: all headers equal (by {@link headerKey}) to the first alias
  * that is present, so a header repeated once per value gives all its columns. Aliases given by the
  * user (`--map FILE`: `columns: { summary: Title }`) come before the format's own.
@@ -33,7 +47,7 @@ export function resolveColumns<K extends string>(headers: readonly string[], spe
   const keys = headers.map(headerKey);
   const out = {} as Record<K, number[]>;
   for (const name of Object.keys(spec) as K[]) {
-    const extra = given?.[name];
+    const extra = given?.[name] ?? (FIELD_NAMES[name] === undefined ? undefined : given?.[FIELD_NAMES[name]]);
     const aliases = [...(extra === undefined ? [] : typeof extra === 'string' ? [extra] : extra), ...spec[name]];
     out[name] = [];
     for (const alias of aliases) {
