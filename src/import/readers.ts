@@ -1,7 +1,10 @@
 import { testlinkXmlReader } from './formats/testlink-xml.js';
 import { testrailCsvReader } from './formats/testrail-csv.js';
 import { testrailXmlReader } from './formats/testrail-xml.js';
+import { xrayCsvReader } from './formats/xray-csv.js';
+import { xrayJsonReader } from './formats/xray-json.js';
 import { zephyrScaleXmlReader } from './formats/zephyr-scale-xml.js';
+import { zephyrSquadCsvReader } from './formats/zephyr-squad-csv.js';
 import type { ImportReader } from './reader.js';
 
 /**
@@ -12,7 +15,10 @@ import type { ImportReader } from './reader.js';
 export const IMPORT_READERS: readonly ImportReader[] = [
   testrailXmlReader,
   testrailCsvReader,
+  xrayCsvReader,
+  xrayJsonReader,
   zephyrScaleXmlReader,
+  zephyrSquadCsvReader,
   testlinkXmlReader,
 ];
 
