@@ -158,7 +158,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .command('import')
     .description("read other tools' exports (TestRail, Xray, Zephyr, Qase, TestLink, testomat.io, Azure DevOps, CSV) into the tests repository; then validate, plan, apply")
     .argument('[format]', `the export's format (left out: detected from the content): ${IMPORT_FORMATS.join(', ')}`)
-    .argument('<files...>', 'the export files')
+    .argument('[files...]', 'the export files (with FORMAT left out, every argument is a file)')
     .option('--dir <dir>', 'the repository to write (default: the one whose tmsync.yaml is found from here upward, else the current directory)')
     .option('--folder <path>', 'put every imported folder under this folder (names joined by /)')
     .option('--map <file>', 'a YAML file with `values:` (source value → the service\'s name, per field) and `columns:` (field → CSV header names), over `import:` of tmsync.yaml')
