@@ -19,8 +19,8 @@ export interface ReadImportContext {
   columns?: Readonly<Record<string, string | readonly string[]>>;
   /**
    * The directory the user named when a format keeps its tree in directories (testomatio-md: one
-   * file per suite, parent suites as directories): the file's directories below it are folders.
-   * Absent: the file's directories as `file` names them.
+   * file per suite, parent suites as directories): the file's directories below it are folders
+   * (`file` and `root` both relative to the working directory). Absent: no directory is a folder.
    */
   root?: string;
 }

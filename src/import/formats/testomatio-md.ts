@@ -205,13 +205,19 @@ function readTest(block: Block, title: string, body: Body, suite: Suite, at: Imp
   return item;
 }
 
-/** The folders of the file's directories: below `context.root` when given, else as the path names them. */
+/**
+ * The folders of the file's directories below `context.root` (the export's top directory). Without
+ * a root the directories are not the export's (`../Downloads/x.md`): none is taken.
+ */
 function directoriesOf(context: ReadImportContext): string[] {
-  let path = context.file.replace(/\\/g, '/');
-  const root = context.root?.replace(/\\/g, '/').replace(/\/+$/, '');
-  if (root && root !== '.' && path.startsWith(`${root}/`)) path = path.slice(root.length + 1);
-  const parts = path.split('/').slice(0, -1);
-  return parts.filter((p) => p !== '' && p !== '.' && p !== '..' && !/^[a-z]:$/i.test(p));
+  const root = context.root?.replace(/\\/g, '/').replace(/^\.\//, '').replace(/\/+$/, '');
+  if (root === undefined) return [];
+  let path = context.file.replace(/\\/g, '/').replace(/^\.\//, '');
+  if (root !== '' && root !== '.') {
+    if (!path.startsWith(`${root}/`)) return [];
+    path = path.slice(root.length + 1);
+  }
+  return path.split('/').slice(0, -1).filter((p) => p !== '' && p !== '.');
 }
 
 /** The heading right after a block (blank lines skipped), or undefined. */
