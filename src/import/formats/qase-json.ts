@@ -27,11 +27,77 @@ function text(value: unknown): string {
   return qaseValue(value);
 }
 
-/** JSON.parse's error → the line it names (by position), or the last line for a file cut short. */
-function jsonLine(source: string, err: SyntaxError): number {
-  const m = /position (\d+)|line (\d+)/.exec(err.message);
-  const offset = m?.[1] !== undefined ? Number(m[1]) : source.length;
-  if (m?.[2] !== undefined) return Number(m[2]);
+/**
+ * Where JSON text first breaks (Node 20's JSON.parse names no position for most errors): a
+ * recursive-descent scan, run only after JSON.parse failed. `source.length` for text cut short.
+ */
+export function jsonErrorOffset(source: string): number {
+  let i = 0;
+  /** thrown to unwind the scan at the first offending character */
+  class Broken extends Error {}
+  const ws = () => {
+    while (i < source.length && ' \t\r\n'.includes(source[i])) i++;
+  };
+  const fail = (): never => {
+    throw new Broken();
+  };
+  const literal = (word: string) => {
+    for (const ch of word) {
+      if (source[i] !== ch) fail();
+      i++;
+    }
+  };
+  const string = () => {
+    i++;
+    while (i < source.length && source[i] !== '"') {
+      if (source[i] === '\\') i++;
+      else if (source.charCodeAt(i) < 0x20) fail();
+      i++;
+    }
+    if (i >= source.length) fail();
+    i++;
+  };
+  const value = (): void => {
+    ws();
+    const ch = source[i];
+    if (ch === '{' || ch === '[') {
+      const close = ch === '{' ? '}' : ']';
+      i++;
+      ws();
+      if (source[i] === close) return void i++;
+      for (;;) {
+        if (ch === '{') {
+          ws();
+          if (source[i] !== '"') fail();
+          string();
+          ws();
+          if (source[i] !== ':') fail();
+          i++;
+        }
+        value();
+        ws();
+        if (source[i] === ',') i++;
+        else if (source[i] === close) return void i++;
+        else fail();
+      }
+    }
+    if (ch === '"') return string();
+    if (ch === 't' || ch === 'f' || ch === 'n') return literal(ch === 't' ? 'true' : ch === 'f' ? 'false' : 'null');
+    const number = /^-?\d+(\.\d+)?([eE][+-]?\d+)?/.exec(source.slice(i, i + 64));
+    if (!number) fail();
+    i += number![0].length;
+  };
+  try {
+    value();
+    ws();
+    return i < source.length ? i : source.length;
+  } catch (err) {
+    if (!(err instanceof Broken)) throw err;
+    return Math.min(i, source.length);
+  }
+}
+
+function lineAt(source: string, offset: number): number {
   let line = 1;
   for (let i = 0; i < offset && i < source.length; i++) if (source.charCodeAt(i) === 10) line++;
   return line;
@@ -42,9 +108,11 @@ export function parseJsonExport(source: string, file: string, what: string): unk
     return JSON.parse(source) as unknown;
   } catch (err) {
     if (!(err instanceof SyntaxError)) throw err;
-    const line = jsonLine(source, err);
-    const truncated = /end of (JSON )?input|Unterminated/i.test(err.message);
-    throw new TmsyncError('invalid_import', `${file}:${line}: ${truncated ? 'the JSON ends too early: the file is truncated' : `not valid JSON (${err.message})`}`, {
+    const offset = jsonErrorOffset(source);
+    const line = lineAt(source, offset);
+    const truncated = offset >= source.length || source.slice(offset).trim() === '';
+    const near = JSON.stringify(source.slice(offset, offset + 12));
+    throw new TmsyncError('invalid_import', `${file}:${line}: ${truncated ? 'the JSON ends too early: the file is truncated' : `not valid JSON: unexpected ${near}`}`, {
       hint: `export the ${what} again; a file cut short by a download or a copy cannot be read`,
       details: { file, line },
     });
@@ -171,9 +239,9 @@ function readCase(raw: Json, folder: string[], walk: Walk): ImportedCase {
   }
   const item: ImportedCase = { sourceId: id, folder, title, at };
   let description = text(raw.description);
+  reportMarkdownAttachments(description, walk.report, at);
   const links = attachmentLinks(raw.attachments, walk, at);
   if (links !== '') description = description === '' ? `Attachments:\n\n${links}` : `${description}\n\nAttachments:\n\n${links}`;
-  reportMarkdownAttachments(description, walk.report, at);
   if (description !== '') item.description = description;
   const preconditions = text(raw.preconditions);
   if (preconditions !== '') item.preconditions = preconditions;
