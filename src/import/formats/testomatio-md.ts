@@ -110,8 +110,9 @@ interface Body {
 /** A test's lines below its heading → description (with the example table) and steps. */
 function readBody(lines: readonly string[], report: ImportReport, at: ImportAt): Body {
   const description: string[] = [];
-  let stepLines: string[] | undefined;
-  let stepsLevel = 0;
+  const stepLines: string[] = [];
+  /** the level of the Steps heading while its section lasts */
+  let stepsLevel: number | undefined;
   let examples: string[] | undefined;
   for (const line of lines) {
     if (examples) {
@@ -126,15 +127,14 @@ function readBody(lines: readonly string[], report: ImportReport, at: ImportAt):
     }
     const heading = HEADING.exec(line);
     if (heading && /^steps\s*:?$/i.test(heading[2])) {
-      stepLines = [];
       stepsLevel = heading[1].length;
       continue;
     }
-    if (stepLines && heading && heading[1].length <= stepsLevel) stepLines = undefined;
-    if (stepLines) stepLines.push(line);
+    if (stepsLevel !== undefined && heading && heading[1].length <= stepsLevel) stepsLevel = undefined;
+    if (stepsLevel !== undefined) stepLines.push(line);
     else description.push(line);
   }
-  const parsed = parseStepList(stepLines ?? []);
+  const parsed = parseStepList(stepLines);
   if (parsed.rest.length > 0) description.push('', ...parsed.rest);
   let text = description.join('\n').replace(/\n{3,}/g, '\n\n').trim();
   const table = (examples ?? []).join('\n').trim();
