@@ -190,7 +190,7 @@ export const azureDevopsCsvReader: ImportReader = {
     const has = (name: string) => header.includes(headerKey(name));
     if (has('Work Item Type') && has('Step Action') && has('Step Expected')) return 3;
     if (has('Work Item Type') && has('Test Step')) return 2;
-    return /azure|ado|devops/i.test(file) && /\.csv$/i.test(file) ? 1 : 0;
+    return /(^|[^a-z])(azure|ado|devops)([^a-z]|$)/i.test(file.split(/[\\/]/).pop() ?? '') && /\.csv$/i.test(file) ? 1 : 0;
   },
   read,
 };

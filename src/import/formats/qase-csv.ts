@@ -107,14 +107,25 @@ function columnsOf(table: CsvTable, file: string): Columns {
   return cols;
 }
 
-/** Columns read into a case's fields or slots; the rest (custom fields) are fields by header name. */
-function extraColumns(table: CsvTable, cols: Columns): number[] {
-  const used = new Set<number>(Object.values(cols));
-  const keyed = new Set([...Object.keys(QASE_LOOKUPS), ...Object.keys(QASE_FIELDS)].map(headerKey));
-  return table.headers.map((h, i) => (used.has(i) || keyed.has(headerKey(h)) ? -1 : i)).filter((i) => i !== -1);
+/** Where each kind of column is, found once per file. */
+interface Layout {
+  cols: Columns;
+  lookups: [keyof ImportedLookups, number][];
+  fields: [string, number][];
+  /** the columns with no meaning to the reader (custom fields): fields by header name */
+  extra: number[];
 }
 
-function readCase(row: CsvRow, table: CsvTable, cols: Columns, folder: string[], context: ReadImportContext): ImportedCase {
+function layoutOf(table: CsvTable, cols: Columns): Layout {
+  const lookups = Object.entries(QASE_LOOKUPS).map(([key, slot]): [keyof ImportedLookups, number] => [slot, columnIndex(table.headers, [key])]);
+  const fields = Object.keys(QASE_FIELDS).map((key): [string, number] => [key, columnIndex(table.headers, [key])]);
+  const used = new Set<number>([...Object.values(cols), ...lookups.map(([, i]) => i), ...fields.map(([, i]) => i)]);
+  const extra = table.headers.map((h, i) => (used.has(i) ? -1 : i)).filter((i) => i !== -1);
+  return { cols, lookups, fields, extra };
+}
+
+function readCase(row: CsvRow, table: CsvTable, layout: Layout, folder: string[], context: ReadImportContext): ImportedCase {
+  const cols = layout.cols;
   const at: ImportAt = { file: context.file, line: row.line };
   const item: ImportedCase = { sourceId: cell(row, cols.id).trim(), folder, title: cell(row, cols.title).trim(), at };
   const description = cell(row, cols.description).trim();
@@ -125,14 +136,14 @@ function readCase(row: CsvRow, table: CsvTable, cols: Columns, folder: string[],
   reportMarkdownAttachments(preconditions, context.report, at);
   const lookups: ImportedLookups = {};
   const fields: ImportedField[] = [];
-  for (const [key, slot] of Object.entries(QASE_LOOKUPS)) {
-    const value = qaseValue(cell(row, columnIndex(table.headers, [key])));
+  for (const [slot, index] of layout.lookups) {
+    const value = qaseValue(cell(row, index));
     if (value !== '') lookups[slot] = value;
   }
-  for (const key of Object.keys(QASE_FIELDS)) qaseField(key, cell(row, columnIndex(table.headers, [key])), fields);
+  for (const [key, index] of layout.fields) qaseField(key, cell(row, index), fields);
   const parameters = cell(row, cols.parameters).trim();
   if (parameters !== '') fields.push({ name: 'Parameters', value: parameters });
-  for (const i of extraColumns(table, cols)) {
+  for (const i of layout.extra) {
     const value = qaseValue(cell(row, i));
     if (value !== '') fields.push({ name: table.headers[i], value });
   }
@@ -154,14 +165,15 @@ function read(text: string, context: ReadImportContext): ImportedProject {
     return project;
   }
   const cols = columnsOf(table, context.file);
+  const layout = layoutOf(table, cols);
   // suites first: a case may come before the row of its suite
   const suites = new Map<string, Suite>();
-  const suiteRows = table.rows.filter((r) => cell(r, cols.id).trim() === '' && cell(r, cols.title).trim() === '' && cell(r, cols.suiteId).trim() !== '');
+  const suiteRows = new Set(table.rows.filter((r) => cell(r, cols.id).trim() === '' && cell(r, cols.title).trim() === '' && cell(r, cols.suiteId).trim() !== ''));
   for (const r of suiteRows) suites.set(cell(r, cols.suiteId).trim(), { title: cell(r, cols.suite).trim(), parent: cell(r, cols.suiteParent).trim() });
   for (const r of suiteRows) project.folders.push(folderOf(cell(r, cols.suiteId).trim(), suites, ''));
   let last: ImportedCase | undefined;
   for (const row of table.rows) {
-    if (suiteRows.includes(row)) continue;
+    if (suiteRows.has(row)) continue;
     const id = cell(row, cols.id).trim();
     const title = cell(row, cols.title).trim();
     if (id === '' && title === '') {
@@ -178,7 +190,7 @@ function read(text: string, context: ReadImportContext): ImportedProject {
       });
     }
     const folder = folderOf(cell(row, cols.suiteId).trim(), suites, cell(row, cols.suite).trim());
-    last = readCase(row, table, cols, folder, context);
+    last = readCase(row, table, layout, folder, context);
     project.cases.push(last);
   }
   if (project.cases.length === 0) context.report.note(`${context.file} holds no case`);
