@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { azureDevopsCsvReader } from '../../src/import/formats/azure-devops-csv.js';
+import { azureDevopsCsvReader, stepHtml } from '../../src/import/formats/azure-devops-csv.js';
+import { htmlToMarkdown } from '../../src/import/text/html-markdown.js';
 import { TEST_ENCODINGS } from '../support/encodings.js';
 import { detectedFormats, importError, importFixture, readEncoded, readWith } from '../support/import-read.js';
 
@@ -69,6 +70,16 @@ describe('azure-devops-csv', () => {
       },
     ]);
     expect(report.attachments.examples.map((e) => e.value)).toEqual(['https://example.com/shop', 'https://dev.azure.com/org/_apis/wit/attachments/abc?fileName=shot.png']);
+  });
+
+  it("reads Azure's plain step HTML without turndown, giving what htmlToMarkdown gives", () => {
+    const samples = [
+      '<DIV><P>Open the cart</P></DIV>', '<P>a</P><P>b</P>', '<P>a</P>\r\n<P>b</P>', 'a<BR>b', '<div><p>one<br/>two</p><p>three  four</p></div>', '<P> spaced   out </P>',
+      '<div></div>', '<p>x.y, (z)! "q" \'r\' ; : ? / @ $ % ^</p>', '<span>in span</span> after', '<P>a\nb</P>', '<div>x<br><br>y</div>', '<div>  <p>nested</p>  </div>',
+      // these take turndown: Markdown characters, entities, attributes, a numbered line
+      '<p>2 * 3 = 6_a</p>', '<p>a &amp; b</p>', '<p class="x">c</p>', '<p>1. first</p>', '<ul><li>item</li></ul>', 'plain\ntext',
+    ];
+    for (const html of samples) expect([html, stepHtml(html)]).toEqual([html, htmlToMarkdown(html)]);
   });
 
   it.each(TEST_ENCODINGS)('reads non-ASCII text in %s with CRLF line ends', (encoding) => {

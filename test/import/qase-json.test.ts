@@ -109,6 +109,15 @@ describe('qase-json', () => {
     expect(project.cases[0]).toMatchObject({ title: 'Zahlung prüfen – café 5 €', folder: ['Paiement à la carte'], steps: [{ action: 'Öffnen' }] });
   });
 
+  it('finds the lines of cases whose titles the export escaped, past the titles of custom fields', () => {
+    const text = ['{ "suites": [ { "title": "S", "cases": [', '  { "id": 1, "title": "Plain", "custom_fields": [ { "title": "Caf\\u00e9", "value": "x" } ] },', '  { "id": 2, "title": "Caf\\u00e9" }', '] } ] }'].join('\n');
+    const { project } = readWith(qaseJsonReader, text, FILE);
+    expect(project.cases.map((c) => [c.title, c.at.line])).toEqual([
+      ['Plain', 2],
+      ['Café', 3],
+    ]);
+  });
+
   it('gives an empty project and a note for an empty file or an export without suites', () => {
     for (const text of ['', '{ "suites": [] }']) {
       const { project, report } = readWith(qaseJsonReader, text, FILE);

@@ -90,16 +90,50 @@ function group(table: CsvTable, cols: Columns, context: ReadImportContext): Item
   return items;
 }
 
+/**
+ * Azure wraps every step in `<DIV><P>…</P></DIV>`: such a fragment of plain words (no attribute,
+ * entity or character Markdown would escape) reads as its paragraphs without starting turndown,
+ * whose DOM per call makes a 50,000-case export crawl. Anything else goes through htmlToMarkdown.
+ */
+const PLAIN_HTML = /^(?:[^<>&\\*_`#~[\]|+=-]|<\/?(?:div|p|span)>|<br\s*\/?>)*$/i;
+
+export function stepHtml(html: string): string {
+  if (!html.includes('<') || !PLAIN_HTML.test(html) || /<br\s*\/?>\s*<br/i.test(html) || /^\s*\d+[.)]/m.test(html.replace(/<[^>]*>/g, '\n'))) return htmlToMarkdown(html);
+  return html
+    .replace(/\s+/g, ' ')
+    .replace(/<br\s*\/?>/gi, '\n')
+    .replace(/<\/?(?:div|p)>/gi, '\n\n')
+    .replace(/<\/?span>/gi, '')
+    .replace(/\u00a0/g, ' ')
+    .split('\n')
+    .map((line) => line.trim())
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
 function folderOf(area: string): string[] {
   const parts = area.split(/[\\/]+/).map((p) => p.trim()).filter((p) => p !== '');
   return parts.slice(1);
 }
 
-function actionSteps(item: Item): ImportedActionStep[] {
+/** Step texts converted once per distinct text (exports repeat "Log in" and its kin thousands of times). */
+type Convert = (html: string) => string;
+
+function memo(): Convert {
+  const seen = new Map<string, string>();
+  return (html) => {
+    let out = seen.get(html);
+    if (out === undefined) seen.set(html, (out = stepHtml(html)));
+    return out;
+  };
+}
+
+function actionSteps(item: Item, convert: Convert): ImportedActionStep[] {
   const out: ImportedActionStep[] = [];
   for (const s of item.steps) {
-    const step: ImportedActionStep = { action: htmlToMarkdown(s.action) };
-    const expected = htmlToMarkdown(s.expected);
+    const step: ImportedActionStep = { action: convert(s.action) };
+    const expected = convert(s.expected);
     if (expected !== '') step.expected = expected;
     out.push(step);
   }
@@ -108,7 +142,7 @@ function actionSteps(item: Item): ImportedActionStep[] {
 
 const SLOTTED = ['id', 'type', 'title', 'step', 'action', 'expected', 'area', 'description', 'tags', 'priority', 'state', 'automation', 'assigned'] as const;
 
-function readCase(item: Item, table: CsvTable, cols: Columns, groups: Set<string>, context: ReadImportContext): ImportedCase {
+function readCase(item: Item, table: CsvTable, cols: Columns, groups: Set<string>, convert: Convert, context: ReadImportContext): ImportedCase {
   const row = item.row;
   const at: ImportAt = { file: context.file, line: row.line };
   const title = cell(row, cols.title).trim();
@@ -137,7 +171,7 @@ function readCase(item: Item, table: CsvTable, cols: Columns, groups: Set<string
   });
   if (fields.length > 0) out.fields = fields;
   const steps: ImportedStep[] = [];
-  for (const [n, s] of actionSteps(item).entries()) {
+  for (const [n, s] of actionSteps(item, convert).entries()) {
     const ref = SHARED_REF.exec(s.action);
     if (ref && groups.has(ref[1])) steps.push({ use: ref[1] });
     else {
@@ -161,6 +195,7 @@ function read(text: string, context: ReadImportContext): ImportedProject {
   }
   const cols = columnsOf(table, context.file);
   const items = group(table, cols, context);
+  const convert = memo();
   const groups = new Set<string>();
   for (const item of items.filter((i) => i.kind === 'group')) {
     const id = cell(item.row, cols.id).trim();
@@ -172,10 +207,10 @@ function read(text: string, context: ReadImportContext): ImportedProject {
       });
     }
     groups.add(id);
-    const stepGroup: ImportedStepGroup = { sourceId: id, title, steps: actionSteps(item), at: { file: context.file, line: item.row.line } };
+    const stepGroup: ImportedStepGroup = { sourceId: id, title, steps: actionSteps(item, convert), at: { file: context.file, line: item.row.line } };
     project.stepGroups.push(stepGroup);
   }
-  for (const item of items.filter((i) => i.kind === 'case')) project.cases.push(readCase(item, table, cols, groups, context));
+  for (const item of items.filter((i) => i.kind === 'case')) project.cases.push(readCase(item, table, cols, groups, convert, context));
   if (project.cases.length === 0 && project.stepGroups.length === 0) context.report.note(`${context.file} holds no test case`);
   return project;
 }

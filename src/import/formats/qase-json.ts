@@ -120,31 +120,57 @@ export function parseJsonExport(source: string, file: string, what: string): unk
 }
 
 /**
- * Lines of the cases: JSON.parse keeps none, so each case's `"title": "…"` is found in the text,
- * from where the one before it was (the walk follows the text's order).
+ * Lines of the cases: JSON.parse keeps none. The `"title": "…"` pairs of the text are listed once,
+ * in order; the walk follows the text's order, so each case's title is the next matching pair
+ * (compared decoded: an export may escape `é` as `\u00e9`). A few pairs are skipped at most (the
+ * titles of custom fields and tags); no match leaves the line out rather than scan the file again.
  */
 class LineFinder {
-  private cursor = 0;
+  private readonly titles: number[] = [];
+  private next = 0;
   private readonly starts: number[] = [0];
   constructor(private readonly source: string) {
     for (let i = 0; i < source.length; i++) if (source.charCodeAt(i) === 10) this.starts.push(i + 1);
+    for (const m of source.matchAll(/"title"\s*:\s*"/g)) this.titles.push(m.index + m[0].length - 1);
   }
 
-  lineOf(title: string): number | undefined {
-    const needle = JSON.stringify(title).slice(1, -1);
-    let at = this.source.indexOf(needle, this.cursor);
-    if (at === -1) at = this.source.indexOf(needle);
-    if (at === -1) return undefined;
-    this.cursor = at + needle.length;
-    let lo = 0;
-    let hi = this.starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.starts[mid] <= at) lo = mid;
-      else hi = mid - 1;
+  private stringAt(at: number): string | undefined {
+    let end = at + 1;
+    while (end < this.source.length && this.source[end] !== '"') end += this.source[end] === '\\' ? 2 : 1;
+    try {
+      return JSON.parse(this.source.slice(at, end + 1)) as string;
+    } catch {
+      return undefined;
     }
-    return lo + 1;
   }
+
+  /** The line of the next `"title": "<title>"`; `inner` title pairs inside its object (custom fields, tags) are passed over. */
+  lineOf(title: string, inner = 0): number | undefined {
+    for (let j = this.next; j < Math.min(this.titles.length, this.next + 64); j++) {
+      if (this.stringAt(this.titles[j])?.trim() !== title) continue;
+      this.next = j + 1 + inner;
+      const at = this.titles[j];
+      let lo = 0;
+      let hi = this.starts.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (this.starts[mid] <= at) lo = mid;
+        else hi = mid - 1;
+      }
+      return lo + 1;
+    }
+    return undefined;
+  }
+}
+
+/** How many `"title": "…"` pairs an object holds below its own (custom fields, tags as objects). */
+function innerTitles(value: unknown): number {
+  let count = 0;
+  for (const v of Array.isArray(value) ? value : isObject(value) ? Object.values(value) : []) {
+    if (isObject(v) && typeof v.title === 'string') count++;
+    if (typeof v === 'object' && v !== null) count += innerTitles(v);
+  }
+  return count;
 }
 
 interface Walk {
@@ -229,7 +255,7 @@ const KNOWN_CASE_KEYS = new Set([
 
 function readCase(raw: Json, folder: string[], walk: Walk): ImportedCase {
   const title = text(raw.title);
-  const at: ImportAt = { file: walk.file, line: walk.lines.lineOf(title) };
+  const at: ImportAt = { file: walk.file, line: walk.lines.lineOf(title, innerTitles(raw)) };
   const id = text(raw.id);
   if (id === '') {
     throw new TmsyncError('invalid_import', `${walk.file}:${at.line ?? 1}: the case "${title}" has no id`, {
@@ -267,8 +293,10 @@ function readSuite(raw: Json, parent: string[], walk: Walk): void {
   const title = text(raw.title) || text(raw.name);
   const folder = [...parent, title];
   walk.project.folders.push(folder);
+  // the suite's own title pair is passed in any case, so that a case named like it finds its own
+  const line = walk.lines.lineOf(title);
   const description = text(raw.description);
-  if (description !== '') walk.report.record('dropped', 'suite description', 'folders have no description', description, { file: walk.file, line: walk.lines.lineOf(title) });
+  if (description !== '') walk.report.record('dropped', 'suite description', 'folders have no description', description, { file: walk.file, line });
   // the keys in the text's order, so that the lines of the cases are found in turn
   for (const key of Object.keys(raw)) {
     if (key === 'cases') for (const c of list(raw.cases).filter(isObject)) walk.project.cases.push(readCase(c, folder, walk));
