@@ -141,6 +141,18 @@ async function writeImportFiles(root: string, files: readonly ImportFile[]): Pro
   }
 }
 
+/**
+ * The deepest directory holding every file (`''` when they share none). A format that keeps its
+ * tree in directories (testomatio-md: parent suites) takes the directories below it as folders,
+ * so that the files of a shell glob over `export/` root the tree at `export/`.
+ */
+export function commonDirectory(files: readonly string[]): string {
+  const dirs = files.map((f) => f.replace(/\\/g, '/').split('/').slice(0, -1));
+  let n = 0;
+  while (dirs.length > 0 && dirs.every((d) => n < d.length && d[n] === dirs[0][n])) n++;
+  return (dirs[0] ?? []).slice(0, n).join('/');
+}
+
 export async function importExports(options: ImportExportsOptions): Promise<ImportExportsResult> {
   if (options.files.length === 0) {
     throw new TmsyncError('invalid_arguments', 'no export file given', { hint: 'tmsync import [FORMAT] FILE…' });
@@ -150,7 +162,8 @@ export async function importExports(options: ImportExportsOptions): Promise<Impo
   const { reader, detected } = chooseReader(options.format, decoded[0], options.files[0]);
   const report = new ImportReport();
   const columns = options.map?.columns;
-  const projects = decoded.map((d, i) => reader.read(d.text, { file: options.files[i], report, ...(columns ? { columns } : {}) }));
+  const exportRoot = commonDirectory(options.files);
+  const projects = decoded.map((d, i) => reader.read(d.text, { file: options.files[i], report, root: exportRoot, ...(columns ? { columns } : {}) }));
   const project = mergeProjects(projects);
   if (project.cases.length === 0 && project.stepGroups.length === 0) report.note('The export holds no test cases.');
 

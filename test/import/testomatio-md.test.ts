@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseStepList, testomatioMdReader } from '../../src/import/formats/testomatio-md.js';
+import { commonDirectory } from '../../src/usecases/import-exports.js';
 import { TEST_ENCODINGS } from '../support/encodings.js';
 import { detectedFormats, importError, importFixture, readEncoded, readWith } from '../support/import-read.js';
 
@@ -53,6 +54,17 @@ describe('testomatio-md', () => {
     expect(withRoot.folders).toEqual([['Billing', 'Invoices', 'Download']]);
     expect(withRoot.cases[0]).toMatchObject({ folder: ['Billing', 'Invoices', 'Download'], steps: [{ action: 'Open the invoice', expected: 'The PDF button is shown' }] });
     expect(readWith(testomatioMdReader, text, file).project.folders).toEqual([['Download']]);
+  });
+
+  it('is given the directory all the imported files share as the root (the use case)', () => {
+    expect(commonDirectory(['export/Checkout.md', 'export/Billing/Invoices/Download.md', 'export/Billing/Tax.md'])).toBe('export');
+    expect(commonDirectory(['export\\Billing\\A.md', 'export\\Billing\\B.md'])).toBe('export/Billing');
+    expect(commonDirectory(['Checkout.md', 'Billing/Tax.md'])).toBe('');
+    expect(commonDirectory(['export/Billing/Invoices/Download.md'])).toBe('export/Billing/Invoices');
+    const files = ['export/Checkout.md', 'export/Billing/Invoices/Download.md'];
+    const root = commonDirectory(files);
+    const tree = readWith(testomatioMdReader, importFixture('testomatio-md/tree/Billing/Invoices/Download.md'), files[1], { root }).project;
+    expect(tree.folders).toEqual([['Billing', 'Invoices', 'Download']]);
   });
 
   it('reads one-line metadata blocks, a test without id or suite block, continuation lines and a Steps section ended by a heading', () => {
