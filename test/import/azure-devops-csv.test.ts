@@ -51,6 +51,13 @@ describe('azure-devops-csv', () => {
     ]);
   });
 
+  it('leaves out the project level only when every Area Path starts with it', () => {
+    const rows = (areas: string[]) => [HEADER, ...areas.map((a, i) => `${i + 1},Test Case,T${i},,,,${a},Design`)].join('\n');
+    const folders = (areas: string[]) => readWith(azureDevopsCsvReader, rows(areas), FILE).project.cases.map((c) => c.folder.join('/'));
+    expect(folders(['Shop\\A\\B', 'Shop', 'Shop\\C'])).toEqual(['A/B', '', 'C']);
+    expect(folders(['Checkout\\Payment', 'Accounts'])).toEqual(['Checkout/Payment', 'Accounts']);
+  });
+
   it('converts HTML of steps and the description to Markdown, lists attachment links, and names a case without ID by area and title', () => {
     const text = [
       `${HEADER},Description`,

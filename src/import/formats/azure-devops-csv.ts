@@ -112,9 +112,18 @@ export function stepHtml(html: string): string {
     .trim();
 }
 
-function folderOf(area: string): string[] {
-  const parts = area.split(/[\\/]+/).map((p) => p.trim()).filter((p) => p !== '');
-  return parts.slice(1);
+function areaParts(area: string): string[] {
+  return area.split(/[\\/]+/).map((p) => p.trim()).filter((p) => p !== '');
+}
+
+/**
+ * How many leading Area Path levels are the project itself: Azure writes every path from the
+ * project (`Shop\Checkout`), so one first level shared by all rows is the project and left out;
+ * paths that start differently (a file written by hand without the project) are folders throughout.
+ */
+function projectLevels(areas: readonly string[]): number {
+  const firsts = new Set(areas.map((a) => areaParts(a)[0]).filter((p) => p !== undefined));
+  return firsts.size <= 1 ? 1 : 0;
 }
 
 /** Step texts converted once per distinct text (exports repeat "Log in" and its kin thousands of times). */
@@ -142,11 +151,11 @@ function actionSteps(item: Item, convert: Convert): ImportedActionStep[] {
 
 const SLOTTED = ['id', 'type', 'title', 'step', 'action', 'expected', 'area', 'description', 'tags', 'priority', 'state', 'automation', 'assigned'] as const;
 
-function readCase(item: Item, table: CsvTable, cols: Columns, groups: Set<string>, convert: Convert, context: ReadImportContext): ImportedCase {
+function readCase(item: Item, table: CsvTable, cols: Columns, groups: Set<string>, convert: Convert, skip: number, context: ReadImportContext): ImportedCase {
   const row = item.row;
   const at: ImportAt = { file: context.file, line: row.line };
   const title = cell(row, cols.title).trim();
-  const folder = folderOf(cell(row, cols.area));
+  const folder = areaParts(cell(row, cols.area)).slice(skip);
   const id = cell(row, cols.id).trim();
   const out: ImportedCase = { sourceId: id !== '' ? id : [...folder, title].join('/'), folder, title, at };
   const description = htmlToMarkdown(cell(row, cols.description));
@@ -196,6 +205,7 @@ function read(text: string, context: ReadImportContext): ImportedProject {
   const cols = columnsOf(table, context.file);
   const items = group(table, cols, context);
   const convert = memo();
+  const skip = projectLevels(items.map((i) => cell(i.row, cols.area)));
   const groups = new Set<string>();
   for (const item of items.filter((i) => i.kind === 'group')) {
     const id = cell(item.row, cols.id).trim();
@@ -210,7 +220,7 @@ function read(text: string, context: ReadImportContext): ImportedProject {
     const stepGroup: ImportedStepGroup = { sourceId: id, title, steps: actionSteps(item, convert), at: { file: context.file, line: item.row.line } };
     project.stepGroups.push(stepGroup);
   }
-  for (const item of items.filter((i) => i.kind === 'case')) project.cases.push(readCase(item, table, cols, groups, convert, context));
+  for (const item of items.filter((i) => i.kind === 'case')) project.cases.push(readCase(item, table, cols, groups, convert, skip, context));
   if (project.cases.length === 0 && project.stepGroups.length === 0) context.report.note(`${context.file} holds no test case`);
   return project;
 }
