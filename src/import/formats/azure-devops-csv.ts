@@ -93,7 +93,7 @@ function group(table: CsvTable, cols: Columns, context: ReadImportContext): Item
 /**
  * Azure wraps every step in `<DIV><P>…</P></DIV>`: such a fragment of plain words (no attribute,
  * entity or character Markdown would escape) reads as its paragraphs without starting turndown,
- * whose DOM per call makes a 50,000-case export crawl. Anything else goes through htmlToMarkdown.
+ * whose DOM per call makes a large export crawl. Anything else goes through htmlToMarkdown.
  */
 const PLAIN_HTML = /^(?:[^<>&\\*_`#~[\]|+=-]|<\/?(?:div|p|span)>|<br\s*\/?>)*$/i;
 
