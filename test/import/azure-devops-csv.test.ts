@@ -10,7 +10,7 @@ const HEADER = 'ID,Work Item Type,Title,Test Step,Step Action,Step Expected,Area
 describe('azure-devops-csv', () => {
   it('reads test cases with their step rows, Shared Steps as step groups, Area Path folders below the project, lookups, tags and a custom column', () => {
     const { project, report } = readWith(azureDevopsCsvReader, importFixture('azure-devops-csv/basic.csv'), FILE);
-    expect(project.stepGroups).toEqual([{ sourceId: '501', title: 'Open the cart', steps: [{ action: 'Open the cart', expected: 'The cart lists the item' }], at: { file: FILE, line: 2 } }]);
+    expect(project.stepGroups).toEqual([{ sourceId: '501', title: 'Open the basket page (Azure shared steps)', steps: [{ action: 'Open the cart', expected: 'The cart lists the item' }], at: { file: FILE, line: 2 } }]);
     expect(project.cases.map((c) => [c.sourceId, c.folder.join('/'), c.title, c.at.line])).toEqual([
       ['601', 'Checkout/Payment', 'Pay by card', 4],
       ['602', 'Checkout', 'Apply a voucher', 7],

@@ -14,7 +14,7 @@ describe('qase-json', () => {
     const { project, report } = readWith(qaseJsonReader, importFixture('qase-json/basic.json'), FILE);
     expect(project.folders).toEqual([['Checkout'], ['Checkout', 'Payment'], ['Accounts']]);
     expect(project.stepGroups).toEqual([
-      { sourceId: 'a1b2c3d4e5', title: 'Open the cart', steps: [{ action: 'Open the cart', expected: 'The cart lists the item' }], at: { file: FILE, line: 96 } },
+      { sourceId: 'a1b2c3d4e5', title: 'Open the cart from the header (Qase shared step)', steps: [{ action: 'Open the cart', expected: 'The cart lists the item' }], at: { file: FILE, line: 96 } },
     ]);
     expect(project.cases.map((c) => [c.sourceId, c.folder.join('/'), c.title, c.at.line])).toEqual([
       ['21', 'Checkout/Payment', 'Pay by card', 18],
