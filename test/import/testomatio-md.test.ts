@@ -104,6 +104,11 @@ describe('testomatio-md', () => {
     expect(report.attachments).toEqual({ count: 1, examples: [{ value: 'https://app.testomat.io/attachments/ab12.txt', at: { file: 'Search.md', line: 1 } }] });
   });
 
+  it('reads a label whose name is a metadata key in a block of lines', () => {
+    const text = '<!-- test\nid: @T0000000a\nlabels: Type: smoke, Priority: P1\n-->\n# Labelled\n';
+    expect(readWith(testomatioMdReader, text, FILE).project.cases[0]).toMatchObject({ sourceId: 'T0000000a', fields: [{ name: 'Type', value: 'smoke' }, { name: 'Priority', value: 'P1' }] });
+  });
+
   it('keeps text under Steps that is no list in the description', () => {
     expect(parseStepList(['Do it all at once.', ''])).toEqual({ steps: [], rest: ['Do it all at once.'] });
   });

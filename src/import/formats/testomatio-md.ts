@@ -55,8 +55,9 @@ function readBlock(lines: readonly string[], start: number, file: string): Block
   const meta = new Map<string, string>();
   const split = new RegExp(`(?:^|\\s)(${KEYS.join('|')})\\s*:`, 'gi');
   for (const line of body) {
-    // one line may hold several pairs (the one-line form); split before each known key
-    const text = line.replace(split, (all: string, key: string) => `\n${key}:`);
+    // the one-line form holds several pairs: split before each known key; a block of lines holds
+    // one pair a line, whose value may name a key (`labels: Type: smoke`)
+    const text = body.length === 1 ? line.replace(split, (all: string, key: string) => `\n${key}:`) : line;
     for (const part of text.split('\n')) {
       const pair = /^\s*([^:]+?)\s*:\s*(.*?)\s*$/.exec(part);
       if (pair && pair[1] !== '') meta.set(pair[1].toLowerCase(), pair[2]);
