@@ -73,9 +73,10 @@ describe('qase-csv', () => {
       [2, ''],
       [10, 'ten'],
     ]);
-    expect([...numberedItems('1. first\nstill first\n2) second')]).toEqual([
-      [1, 'first\nstill first'],
+    expect([...numberedItems('1. first\nstill first\n3.5 kg of it\n2) second\n3.')]).toEqual([
+      [1, 'first\nstill first\n3.5 kg of it'],
       [2, 'second'],
+      [3, ''],
     ]);
   });
 

@@ -52,10 +52,11 @@ export function numberedItems(cellText: string): Map<number, string> {
   const items = new Map<number, string>();
   let current: number | undefined;
   for (const line of cellText.replace(/\r\n?/g, '\n').split('\n')) {
-    const m = /^\s*(\d+)[.)]\s?(.*)$/.exec(line);
+    // `1. text`: a number with a dot and a space (`3.5 kg` on a line of its own continues the item)
+    const m = /^\s*(\d+)[.)](?:\s+(.*))?$/.exec(line);
     if (m) {
       current = Number(m[1]);
-      items.set(current, m[2]);
+      items.set(current, m[2] ?? '');
     } else if (current !== undefined) items.set(current, `${items.get(current)}\n${line}`);
     else if (line.trim() !== '') items.set((current = 1), line);
   }
