@@ -1,4 +1,8 @@
+import { azureDevopsCsvReader } from './formats/azure-devops-csv.js';
+import { qaseCsvReader } from './formats/qase-csv.js';
+import { qaseJsonReader } from './formats/qase-json.js';
 import { testlinkXmlReader } from './formats/testlink-xml.js';
+import { testomatioMdReader } from './formats/testomatio-md.js';
 import { testrailCsvReader } from './formats/testrail-csv.js';
 import { testrailXmlReader } from './formats/testrail-xml.js';
 import { xrayCsvReader } from './formats/xray-csv.js';
@@ -19,7 +23,11 @@ export const IMPORT_READERS: readonly ImportReader[] = [
   xrayJsonReader,
   zephyrScaleXmlReader,
   zephyrSquadCsvReader,
+  qaseCsvReader,
+  qaseJsonReader,
   testlinkXmlReader,
+  testomatioMdReader,
+  azureDevopsCsvReader,
 ];
 
 export function importReader(name: string): ImportReader | undefined {

@@ -143,6 +143,18 @@ async function writeImportFiles(root: string, files: readonly ImportFile[]): Pro
   }
 }
 
+/**
+ * The deepest directory holding every file (`''` when they share none). A format that keeps its
+ * tree in directories (testomatio-md: parent suites) takes the directories below it as folders,
+ * so that the files of a shell glob over `export/` root the tree at `export/`.
+ */
+export function commonDirectory(files: readonly string[]): string {
+  const dirs = files.map((f) => f.replace(/\\/g, '/').split('/').slice(0, -1));
+  let n = 0;
+  while (dirs.length > 0 && dirs.every((d) => n < d.length && d[n] === dirs[0][n])) n++;
+  return (dirs[0] ?? []).slice(0, n).join('/');
+}
+
 export async function importExports(options: ImportExportsOptions): Promise<ImportExportsResult> {
   if (options.files.length === 0) {
     throw new TmsyncError('invalid_arguments', 'no export file given', { hint: 'tmsync import [FORMAT] FILE…' });
@@ -153,11 +165,12 @@ export async function importExports(options: ImportExportsOptions): Promise<Impo
   const columns = options.map?.columns;
   const encodings: ImportSummary['encodings'] = [];
   const projects: ImportedProject[] = [];
+  const exportRoot = commonDirectory(options.files);
   // one decoded text at a time: each is let go once its model is read
   for (const [i, file] of options.files.entries()) {
     const decoded = i === 0 ? first : await readExport(file, options.cwd, options.encoding);
     encodings.push({ file, encoding: decoded.encoding, how: decoded.how });
-    projects.push(reader.read(decoded.text, { file, report, ...(columns ? { columns } : {}) }));
+    projects.push(reader.read(decoded.text, { file, report, root: exportRoot, ...(columns ? { columns } : {}) }));
     if (i === 0) first.text = '';
   }
   const project = mergeProjects(projects);
