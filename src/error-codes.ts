@@ -102,6 +102,8 @@ export const ERROR_CODES = {
   invalid_batch_size: '`--batch-size` is not a whole number in range',
   invalid_junit: 'a report is not JUnit XML tmsync can read',
   junit_not_found: 'a JUnit report could not be read',
+  invalid_report: 'results push: a report is not Cucumber JSON or messages tmsync can read, or its format cannot be told',
+  report_not_found: 'results push: a report (not `.xml`) could not be read',
   junit_write_failed: 'run report: the JUnit report could not be written',
   mapping_not_found: 'results push: the `--mapping` file could not be read',
   invalid_mapping: 'results push: the `--mapping` file is not a map of JUnit names to case ids',
