@@ -130,9 +130,9 @@ function readScenario(element: Json, background: Json[], path: string, ctx: Feat
     hooks(step.after, 'AfterStep');
   }
   hooks(element.after, 'After');
-  // behave: a hook's failure shows only in the scenario's status
+  // behave: a hook's failure shows only in the scenario's status (its other statuses follow from the steps)
   const own = str(element.status);
-  if (own !== undefined && own !== 'passed' && own !== 'untested' && own !== 'skipped') results.push({ status: own, what: `scenario (${own})` });
+  if (own === 'hook_error' || own === 'cleanup_error') results.push({ status: own, what: `a hook of the scenario (behave status ${own})` });
   const folded = foldSteps(results);
 
   const name = str(element.name) ?? '';
