@@ -7,8 +7,8 @@ import type { TestRecord } from './record.js';
  * stem), plus one per Rule when rules are folders; the report names the file
  * from wherever the runner ran (`features/cart/checkout.feature`,
  * `classpath:shop/checkout.feature`), so the two are compared from the end: the case whose folder
- * path shares the longest tail with the feature's path wins, the feature level (its name or stem)
- * at least. Two cases that tie are ambiguous: the scenario maps to neither and the candidates are
+ * path shares the longest tail with the feature's path wins (names compared case aside), the
+ * feature level (its name or stem) at least. Two cases that tie are ambiguous: the scenario maps to neither and the candidates are
  * listed. Pure: push-results reads the project's folders and cases and calls it.
  */
 
@@ -75,9 +75,9 @@ function featurePaths(uri: string, feature: string, rule: string | undefined): s
   return out;
 }
 
-/** How many trailing names two paths share. */
+/** How many trailing names two paths share, case aside (a file stem is often the folder's name in lower case). */
 function commonTail(a: readonly string[], b: readonly string[]): number {
   let n = 0;
-  while (n < a.length && n < b.length && a[a.length - 1 - n].trim() === b[b.length - 1 - n]) n++;
+  while (n < a.length && n < b.length && a[a.length - 1 - n].trim().toLowerCase() === b[b.length - 1 - n].toLowerCase()) n++;
   return n;
 }
