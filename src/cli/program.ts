@@ -222,15 +222,15 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
         'testcases that map to nothing are listed, not sent',
     )
     .argument('<files...>', 'report files: JUnit XML, Cucumber JSON (cucumber-js, cucumber-jvm, behave) or Cucumber messages (NDJSON)')
+    .option('--test-run <id>', 'an existing test run (id or human id)')
+    .option('--new-run <title>', 'create a STATIC run holding the matched cases first')
+    .option('--mapping <file>', 'a YAML/JSON file mapping JUnit names to case ids')
     .addOption(
       new Option('--format <format>', "the reports' format; auto tells each file's from its content")
         .choices(REPORT_FORMAT_OPTIONS)
         .default('auto'),
     )
-    .option('--id-tag-prefix <prefix>', 'Cucumber: what an id tag holds between @ and the human id (tc: for @tc:SHOP-12)', '')
-    .option('--test-run <id>', 'an existing test run (id or human id)')
-    .option('--new-run <title>', 'create a STATIC run holding the matched cases first')
-    .option('--mapping <file>', 'a YAML/JSON file mapping JUnit names to case ids')
+    .option('--id-tag-prefix <prefix>', 'Cucumber: what an id tag holds between @ and the human id (tc: for @tc:SHOP-12)')
     .option(
       '--status-map <outcome=status>',
       'map an outcome (passed, failed, error, skipped) to a run status name; repeatable, or comma-separated',
