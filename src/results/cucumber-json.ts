@@ -132,7 +132,7 @@ function readScenario(element: Json, background: Json[], path: string, ctx: Feat
   hooks(element.after, 'After');
   // behave: a hook's failure shows only in the scenario's status (its other statuses follow from the steps)
   const own = str(element.status);
-  if (own === 'hook_error' || own === 'cleanup_error') results.push({ status: own, what: `a hook of the scenario (behave status ${own})` });
+  if (own === 'hook_error' || own === 'cleanup_error') results.push({ status: own, what: 'a hook of the scenario' });
   const folded = foldSteps(results);
 
   const name = str(element.name) ?? '';

@@ -55,15 +55,19 @@ export function foldSteps(steps: readonly StepResult[]): { outcome: Outcome; mes
   const timing = durationMs !== undefined ? { durationMs } : {};
   if (worst === undefined) return { outcome: 'skipped', message: 'no step ran', ...timing };
   if (worst.outcome === 'passed') return { outcome: 'passed', ...timing };
-  return { outcome: worst.outcome, message: stepMessage(worst.step), ...timing };
+  return { outcome: worst.outcome, message: stepMessage(worst.step, worst.outcome), ...timing };
 }
 
-/** `failed: Then the total is 12 — expected 11 to equal 12`, capped as JUnit messages are. */
-function stepMessage(step: StepResult): string {
+/**
+ * `Then the total is 12 — expected 11 to equal 12`; the step's status leads when it is not the
+ * outcome's own word (`pending: When I pay later` of a skipped scenario). Capped as JUnit messages are.
+ */
+function stepMessage(step: StepResult, outcome: Outcome): string {
   const status = step.status.toLowerCase();
   const known = status in CUCUMBER_STATUS_OUTCOMES;
+  const lead = !known ? `status "${step.status}": ` : status === outcome ? '' : `${status}: `;
   const first = firstLine(step.error);
-  const text = `${known ? status : `status "${step.status}"`}: ${step.what}${first ? ` — ${first}` : ''}`;
+  const text = `${lead}${step.what}${first ? ` — ${first}` : ''}`;
   return text.length > 500 ? `${text.slice(0, 497)}...` : text;
 }
 

@@ -58,7 +58,7 @@ describe('tmsync results push with Cucumber reports', () => {
       ['DEMO-7', 1],
       ['DEMO-8', 1],
     ]);
-    expect(out.rows.find((row) => row.human_id === 'DEMO-7')?.description).toBe('failed: Checkout › Receipt — failed: After hook (features/support/hooks.js:12) — Error: could not close the browser');
+    expect(out.rows.find((row) => row.human_id === 'DEMO-7')?.description).toBe('failed: Checkout › Receipt — After hook (features/support/hooks.js:12) — Error: could not close the browser');
     expect(await runStatuses(setup, projectId, out.run.id)).toEqual({
       'DEMO-1': 'PASSED',
       'DEMO-2': 'FAILED',

@@ -55,14 +55,14 @@ describe('the Cucumber outcome table', () => {
   it('folds steps and hooks into the worst outcome, the first of the worst explaining it', () => {
     const fold = (...statuses: string[]) => foldSteps(statuses.map((status, i) => ({ status, what: `step ${i}` })));
     expect(fold('passed', 'passed').outcome).toBe('passed');
-    expect(fold('passed', 'failed', 'skipped')).toMatchObject({ outcome: 'failed', message: 'failed: step 1' });
+    expect(fold('passed', 'failed', 'skipped')).toMatchObject({ outcome: 'failed', message: 'step 1' });
     expect(fold('passed', 'pending', 'skipped')).toMatchObject({ outcome: 'skipped', message: 'pending: step 1' });
     expect(fold('undefined', 'skipped').outcome).toBe('error');
     expect(fold('ambiguous').outcome).toBe('error');
     expect(fold('UNKNOWN').outcome).toBe('error');
     expect(fold('untested', 'untested').outcome).toBe('skipped');
     expect(fold('passed', 'hook_error').outcome).toBe('failed');
-    expect(fold('undefined', 'failed')).toMatchObject({ outcome: 'failed', message: 'failed: step 1' });
+    expect(fold('undefined', 'failed')).toMatchObject({ outcome: 'failed', message: 'step 1' });
     expect(fold('weird')).toMatchObject({ outcome: 'error', message: 'status "weird": step 0' });
     // nothing ran: not a pass
     expect(foldSteps([])).toEqual({ outcome: 'skipped', message: 'no step ran' });
@@ -83,9 +83,9 @@ describe('cucumber-js JSON', () => {
       'Checkout case 8': 'passed',
     });
     const byName = (n: string) => records.find((r) => r.name === n)!;
-    expect(byName('Pay by voucher').message).toBe('failed: When I pay with voucher "SPRING" — AssertionError [ERR_ASSERTION]: expected voucher SPRING to be valid');
+    expect(byName('Pay by voucher').message).toBe('When I pay with voucher "SPRING" — AssertionError [ERR_ASSERTION]: expected voucher SPRING to be valid');
     // a failed After hook fails a scenario whose steps passed
-    expect(byName('Receipt').message).toBe('failed: After hook (features/support/hooks.js:12) — Error: could not close the browser');
+    expect(byName('Receipt').message).toBe('After hook (features/support/hooks.js:12) — Error: could not close the browser');
     expect(byName('Pay by card')).toMatchObject({ classname: 'Checkout', file: 'features/checkout.feature', suites: ['Checkout'], durationMs: 21 });
     // a text attachment's body is as written; an image's is base64
     expect(byName('Pay by card').attachments).toEqual([
@@ -122,7 +122,7 @@ describe('cucumber-jvm JSON', () => {
     expect(outcomes(records)).toEqual({ 'Add a book': 'failed', Discounts: 'passed | failed', Shipping: 'passed | passed', 'Remove a book': 'passed' });
     const book = records[0];
     // the Before hook failed: the background and the steps were skipped
-    expect(book.message).toBe('failed: Before hook (com.shop.Hooks.browser()) — java.lang.IllegalStateException: the browser did not start');
+    expect(book.message).toBe('Before hook (com.shop.Hooks.browser()) — java.lang.IllegalStateException: the browser did not start');
     expect(book.file).toBe('com/shop/cart.feature');
     expect(book.attachments).toEqual([expect.objectContaining({ mediaType: 'image/png', fileName: 'screenshot', encoding: 'base64' })]);
     // the background element's step counts in the scenario after it (2 ms) with its 2 steps and 2 hooks
@@ -157,9 +157,9 @@ describe('behave JSON', () => {
       'Log out': 'failed',
     });
     expect(records[0]).toMatchObject({ file: 'features/account/login.feature', durationMs: 254 });
-    expect(records[1].message).toBe('failed: Then she sees an error — Assertion Failed: no error message shown');
+    expect(records[1].message).toBe('Then she sees an error — Assertion Failed: no error message shown');
     expect(records[2].message).toBe('undefined: When ann resets her password');
-    expect(records[5].message).toBe('hook_error: a hook of the scenario (behave status hook_error)');
+    expect(records[5].message).toBe('hook_error: a hook of the scenario');
     expect(records[3].gherkin).toMatchObject({ scenario: 'Lock out', row: { examples: 'attempts' }, line: 29 });
     expect(mapped(records)).toEqual({ 'DEMO-13': 'passed', 'DEMO-14': 'failed', 'DEMO-15': 'error', 'DEMO-16': 'skipped' });
   });
@@ -186,14 +186,14 @@ describe('Cucumber messages (NDJSON)', () => {
     expect(filter).toMatchObject({ suites: ['Search', 'Filters'], attachments: [expect.objectContaining({ fileName: 'screenshot.png', encoding: 'base64' })] });
     expect(title.gherkin).toMatchObject({ scenario: 'Sort by <field>', rule: 'Filters', row: { examples: 'by title', cells: ['title', 'Anna'] }, line: 30 });
     // the step failed first; the After hook's failure after it does not replace the explanation
-    expect(price.message).toBe('failed: Then the first is Zoo — AssertionError: expected Zoo, got Anna');
+    expect(price.message).toBe('Then the first is Zoo — AssertionError: expected Zoo, got Anna');
     expect(mapped(records)).toEqual({ 'DEMO-17': 'passed', 'DEMO-21': 'passed', 'DEMO-18': 'passed', 'DEMO-19': 'passed', 'DEMO-20': 'failed' });
   });
 
   it('names a failed hook with its type and name', async () => {
     const text = (await readFile(join(FIXTURES, 'messages.ndjson'), 'utf8')).replace('"testStepId":"c4-h1","testStepResult":{"status":"PASSED"', '"testStepId":"c4-h1","testStepResult":{"message":"Error: no browser","status":"FAILED"');
     const title = parseCucumberMessages(text, 'm.ndjson').find((r) => r.name === 'Sort by title')!;
-    expect(title).toMatchObject({ outcome: 'failed', message: 'failed: Before hook (open browser) — Error: no browser' });
+    expect(title).toMatchObject({ outcome: 'failed', message: 'Before hook (open browser) — Error: no browser' });
   });
 
   it('keeps a scenario the file never finishes (a killed run) as an error, never drops it', async () => {
