@@ -301,7 +301,7 @@ async function newRun(
   if (options.dryRun) return { run: { title: options.newRun!, created: false }, inRun: new Set(byCaseId.keys()) };
   if (byCaseId.size === 0) {
     throw new TmsyncError('nothing_matched', 'no testcase of the reports names a case of the project, so no run was created', {
-      hint: `put a human id (${options.project.humanIdPrefix}-12) in the test names, a test_case property, or pass --mapping FILE`,
+      hint: `put a human id (${options.project.humanIdPrefix}-12) in the test names, an id tag (@${options.project.humanIdPrefix}-12) on the scenarios, a test_case property, or pass --mapping FILE`,
       details: { unmatched: unmatched.unmatched, unknownCases: unmatched.unknownCases.map((u) => u.ref) },
     });
   }

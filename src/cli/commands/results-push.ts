@@ -101,7 +101,7 @@ export async function runResultsPush(options: ResultsPushOptions, io: CliIo): Pr
   await summary(io, pushSummary(result, testcaseCount));
   if (nothing) {
     io.stderr('Error: nothing was sent: no testcase matched a case of the run.');
-    io.stderr('Hint: put a human id (DEMO-12) in the test names, a test_case property in the report, or pass --mapping FILE');
+    io.stderr('Hint: put a human id (DEMO-12) in the test names, an id tag (@DEMO-12) on the scenarios, a test_case property in the report, or pass --mapping FILE');
     return EXIT.FAILED;
   }
   return failedRows > 0 ? EXIT.FAILED : EXIT.OK;
