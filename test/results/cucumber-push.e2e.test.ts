@@ -3,15 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TmsClient } from '../../src/remote/index.js';
+import type { RemoteProject } from '../../src/model.js';
+import { loadReports } from '../../src/results/load-reports.js';
+import { pushResults } from '../../src/results/push-results.js';
+import { createClient, type TmsClient } from '../../src/remote/index.js';
 import { runCli } from '../support/cli.js';
-import { KEY, runStatuses, seedCases, setupClient, type Emulator } from '../support/ci-helpers.js';
+import { KEY, runStatuses, seedCases, setupClient, startProxy, type Emulator } from '../support/ci-helpers.js';
 import { seededEmulator } from '../support/emulator.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/cucumber/', import.meta.url));
 
 let emu: Emulator;
 let setup: TmsClient;
+let project: RemoteProject;
 let projectId: string;
 let caseIds: string[];
 let cwd: string;
@@ -25,6 +29,7 @@ beforeAll(async () => {
   setup = setupClient(emu);
   // DEMO-1 … DEMO-21, titled "Checkout case N", in the folder "Checkout"
   const seeded = await seedCases(setup, 21);
+  project = seeded.project;
   projectId = seeded.project.id;
   caseIds = seeded.caseIds;
   cwd = await mkdtemp(join(tmpdir(), 'tmsync-cucumber-push-'));
@@ -94,6 +99,25 @@ describe('tmsync results push with Cucumber reports', () => {
     const bad = await tmsync(['results', 'push', '--new-run', 'X', '--format', 'trx', 'reports/cucumber-jvm.json']);
     expect(bad.code).toBe(1);
     expect(bad.err).toMatch(/--format.*trx/);
+  });
+
+  it('reads the project\'s folders and cases only when a scenario has no id tag', async () => {
+    const proxy = await startProxy(emu.appUrl);
+    const client = createClient({ baseUrl: `${proxy.origin}/api/v1`, apiKey: KEY, rateLimit: 1000 });
+    try {
+      const lists = () => proxy.seen.filter((r) => r.method === 'GET' && /\/(folders|test_cases)(\?|$)/.test(r.url)).length;
+      const tagged = await loadReports(['reports/messages.ndjson'], cwd);
+      const a = await pushResults({ client, project, testcases: tagged.records, newRun: 'Tagged', dryRun: true });
+      expect(a.rows).toHaveLength(5);
+      expect(lists()).toBe(0);
+      const untagged = await loadReports(['reports/cucumber-js.json'], cwd);
+      const b = await pushResults({ client, project, testcases: untagged.records, newRun: 'Untagged', dryRun: true });
+      expect(b.rows.map((r) => r.humanId)).toContain('DEMO-8');
+      expect(lists()).toBeGreaterThanOrEqual(2);
+    } finally {
+      await client.close();
+      await proxy.close();
+    }
   });
 
   it('names the formats and the id tag rule in --help', async () => {
