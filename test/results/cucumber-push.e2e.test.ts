@@ -1,4 +1,4 @@
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +7,7 @@ import type { RemoteProject } from '../../src/model.js';
 import { loadReports } from '../../src/results/load-reports.js';
 import { pushResults } from '../../src/results/push-results.js';
 import { createClient, type TmsClient } from '../../src/remote/index.js';
+import { caseBody } from '../support/cases.js';
 import { runCli } from '../support/cli.js';
 import { KEY, runStatuses, seedCases, setupClient, startProxy, type Emulator } from '../support/ci-helpers.js';
 import { seededEmulator } from '../support/emulator.js';
@@ -118,6 +119,38 @@ describe('tmsync results push with Cucumber reports', () => {
       await client.close();
       await proxy.close();
     }
+  });
+
+  it('lists a scenario without an id tag whose feature path and name fit two cases equally, naming both, and sends it to neither', async () => {
+    // a second "Checkout case 3", in Archive/Checkout: as good a fit for features/checkout.feature as DEMO-3 in Checkout
+    const p = { project_id: projectId };
+    const one = async <T>(it: AsyncIterable<T>): Promise<T> => {
+      for await (const x of it) return x;
+      throw new Error('empty list');
+    };
+    const [types, statuses, priorities, automation] = await Promise.all([
+      one(setup.paginate('listCaseTypes')),
+      one(setup.paginate('listCaseStatuses')),
+      one(setup.paginate('listPriorities')),
+      one(setup.paginate('listAutomationTypes')),
+    ]);
+    const user = (await setup.call('listUsers')).data[0].id;
+    const archive = (await setup.call('createFolder', { params: p, body: { name: 'Archive' } })).data.folder;
+    const nested = (await setup.call('createFolder', { params: p, body: { name: 'Checkout' } })).data.folder;
+    await setup.call('moveFolder', { params: { ...p, folder_id: nested.id }, body: { parent_folder_id: archive.id } });
+    const refs = { lookups: { types: types.id, statuses: statuses.id, priorities: priorities.id, automation_types: automation.id }, user };
+    const twin = (await setup.call('createTestCase', { params: p, body: caseBody(refs, { title: 'Checkout case 3', folder_id: nested.id }) })).data.test_case;
+    const report = [{ uri: 'features/checkout.feature', name: 'Checkout', keyword: 'Feature', tags: [], elements: [
+      { type: 'scenario', keyword: 'Scenario', name: 'Checkout case 3', steps: [{ keyword: 'Given ', name: 'a step', result: { status: 'passed' } }] },
+      { type: 'scenario', keyword: 'Scenario', name: 'Checkout case 4', steps: [{ keyword: 'Given ', name: 'a step', result: { status: 'failed' } }] },
+    ] }];
+    await writeFile(join(cwd, 'twins.json'), JSON.stringify(report));
+    const r = await tmsync(['results', 'push', '--new-run', 'Twins', 'twins.json', '--json']);
+    expect(r.code, r.err).toBe(0);
+    const out = JSON.parse(r.out) as { rows: { human_id: string }[]; unmatched: { name: string; ambiguous?: string[] }[] };
+    expect(out.rows.map((row) => row.human_id)).toEqual(['DEMO-4']);
+    expect(out.unmatched).toEqual([expect.objectContaining({ name: 'Checkout case 3', ambiguous: ['DEMO-3', twin.human_id] })]);
+    expect(r.err).toContain(`twins.json: Checkout case 3 (its feature path and name fit DEMO-3, ${twin.human_id}: add the id tag)`);
   });
 
   it('names the formats and the id tag rule in --help', async () => {
