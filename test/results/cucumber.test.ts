@@ -114,6 +114,14 @@ describe('cucumber-js JSON', () => {
     // no id tag: left for the lookup by feature path and name
     expect(mapResults(records, { prefix: 'DEMO' }).unmatched.map((r) => r.name)).toEqual(['Checkout case 8']);
   });
+
+  it('takes a --mapping entry keyed <feature>.<scenario> or <scenario> before the id tag', async () => {
+    const records = await load('cucumber-js.json');
+    const mapping = { 'Checkout.Checkout case 8': 'DEMO-9', 'Pay by card': 'DEMO-10' };
+    const out = mapped(records, { mapping });
+    expect(out).toMatchObject({ 'DEMO-9': 'passed', 'DEMO-10': 'passed' });
+    expect(out['DEMO-1']).toBeUndefined();
+  });
 });
 
 describe('cucumber-jvm JSON', () => {
