@@ -90,12 +90,26 @@ export async function loadReports(
     }
     formats.push(chosen);
     const reader = REPORT_FORMATS[chosen];
-    const text = reader.decode(bytes, file);
+    const text = decodeWhole(reader, bytes, file, chosen);
     bytes = undefined; // the bytes can go while the text is read
     // one at a time: spreading a million testcases into push() overflows the call stack
     for (const r of reader.parse(text, file)) records.push(r);
   }
   return { records, formats };
+}
+
+/** The file's text; a JSON report larger than a JavaScript string can hold is said so, not a crash. */
+function decodeWhole(reader: FormatReader, bytes: Uint8Array, file: string, format: ReportFormat): string {
+  if (format === 'junit') return reader.decode(bytes, file);
+  try {
+    return reader.decode(bytes, file);
+  } catch (err) {
+    if (!(err instanceof RangeError) && (err as NodeJS.ErrnoException).code !== 'ERR_STRING_TOO_LONG') throw err;
+    throw new TmsyncError('invalid_report', `${file} is too large to read as one text (${Math.round(bytes.length / 1e6)} MB)`, {
+      hint: 'split the run into several reports, or leave embedded screenshots and videos out of the JSON report',
+      details: { file, format, bytes: bytes.length },
+    });
+  }
 }
 
 async function readReport(file: string, cwd: string, format: ReportFormatOption): Promise<Buffer> {
