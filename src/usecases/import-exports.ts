@@ -61,6 +61,8 @@ export interface ImportExportsResult {
 
 /** How much of a file detection looks at. */
 const HEAD = 64 * 1024;
+/** New files written durably at a time. */
+const WRITE_CHUNK = 2_000;
 /** The report an import writes into the repository root. */
 export const IMPORT_REPORT_FILE = 'import-report.md';
 
@@ -124,12 +126,19 @@ function mergeProjects(projects: readonly ImportedProject[]): ImportedProject {
 const ORDER = { case: ['id', 'title', ...CASE_FIELD_KEYS, SOURCE_KEY], step_group: ['id', 'title', ...STEP_GROUP_FIELD_KEYS, SOURCE_KEY] } as const;
 
 /** Writes the files: new ones in one durable batch, then updates and moves key by key. */
-async function writeImportFiles(root: string, files: readonly ImportFile[]): Promise<void> {
-  const creates = files.filter((f) => f.action === 'create');
-  await writeFilesAtomic(
-    creates.map((f) => ({ file: join(root, f.path), content: f.content })),
-    { root },
-  );
+async function writeImportFiles(root: string, files: ImportFile[]): Promise<void> {
+  type Create = Extract<ImportFile, { action: 'create' }>;
+  const creates = files.flatMap((f, i): { i: number; f: Create }[] => (f.action === 'create' ? [{ i, f }] : []));
+  // in chunks, each durable on its own: a rendered file and the document behind it are let go
+  // once written, so 50,000 new files are never all in memory
+  for (let start = 0; start < creates.length; start += WRITE_CHUNK) {
+    const chunk = creates.slice(start, start + WRITE_CHUNK);
+    await writeFilesAtomic(
+      chunk.map(({ f }) => ({ file: join(root, f.path), content: () => f.content })),
+      { root },
+    );
+    for (const { i, f } of chunk) files[i] = { action: f.action, kind: f.kind, path: f.path, content: '', ...(f.source !== undefined ? { source: f.source } : {}) };
+  }
   for (const f of files) {
     if (f.action !== 'update') continue;
     if (f.renameFrom !== undefined) {
@@ -173,7 +182,7 @@ export async function importExports(options: ImportExportsOptions): Promise<Impo
     projects.push(reader.read(decoded.text, { file, report, root: exportRoot, ...(columns ? { columns } : {}) }));
     if (i === 0) first.text = '';
   }
-  const project = mergeProjects(projects);
+  let project: ImportedProject | undefined = mergeProjects(projects);
   projects.length = 0;
   if (project.cases.length === 0 && project.stepGroups.length === 0) report.note('The export holds no test cases.');
 
@@ -189,6 +198,8 @@ export async function importExports(options: ImportExportsOptions): Promise<Impo
     ...(options.knownLabels ? { knownLabels: options.knownLabels } : {}),
     report,
   });
+  // the files hold what they need of it: the model can go
+  project = undefined;
   const items = built.files.filter((f) => f.kind !== 'folder');
   const summary: ImportSummary = {
     command: options.command,

@@ -139,6 +139,17 @@ describe("every command's --json document has its documented, versioned shape", 
     expect(report.run_id).toBe(waited.run.id);
   });
 
+  it('import: another tool\'s values keyed as they came', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tmsync-json-import-'));
+    try {
+      const doc = await json('import', ['import', 'testrail-xml', join(ROOT, 'test/fixtures/import/testrail-xml/basic.xml'), '--dir', dir, '--no-service'], 0, dir);
+      expect(doc.counts.created).toBeGreaterThan(0);
+      expect(Object.keys(doc.proposed_map).length).toBeGreaterThan(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('--version', async () => {
     expect((await json('version', ['--version'])).version).toBe(VERSION);
   });

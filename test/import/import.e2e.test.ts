@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/index.js';
+import { createProject, type RunningEmulator } from '../../src/emulator/index.js';
 import { IMPORT_FORMATS } from '../../src/import/format-names.js';
 import { runCli } from '../support/cli.js';
 import { demoConfigYaml } from '../support/demo-config.js';
@@ -40,10 +40,16 @@ describe.runIf(exports.length > 0)('import → validate → plan → apply → i
 
   const tmsync = (cwd: string, ...args: string[]) => runCli(args, { cwd, env: { TMSYNC_API_KEY: API_KEY } });
 
-  it.each(exports)('$format', async ({ format, file }) => {
+  it('has a basic export for every format', () => {
+    expect(exports.map((e) => e.format)).toEqual([...IMPORT_FORMATS]);
+  });
+
+  it.each(exports.map((e, i) => ({ ...e, prefix: `IMP${i}` })))('$format', async ({ format, file, prefix }) => {
     const root = await mkdtemp(join(tmpdir(), `tmsync-import-${format}-`));
     dirs.push(root);
-    await writeFile(join(root, 'tmsync.yaml'), demoConfigYaml(emu.baseUrl, { rate_limit: 500 }));
+    // a project of its own: step groups are the project's, and another format's may share a title
+    createProject(emu, { prefix });
+    await writeFile(join(root, 'tmsync.yaml'), demoConfigYaml(emu.baseUrl, { rate_limit: 500 }).replace('project: DEMO', `project: ${prefix}`));
 
     const imported = await tmsync(root, '--json', 'import', format, file, '--folder', `Imported ${format}`);
     expect(imported.code, imported.err).toBe(0);

@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+// `tmsync import` of a synthetic TestRail XML export (issue 26 item 8: 50,000 cases, about 60 MB,
+// in under 30 s with peak memory under 400 MB): the whole import (decode, read, scan, render and
+// write every file durably, the report) into an empty repository, then a re-import of the same
+// export into the repository it wrote (which writes nothing), each in a fresh child so its peak
+// RSS is its own. Three runs of each; medians. Build first (npm run bench does).
+//
+//   node bench/import.mjs            (BENCH_IMPORT_CASES=10000 for a quicker run)
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { writeTestrailExport } from '../scripts/lib/testrail-export.mjs';
+
+const CASES = Number(process.env.BENCH_IMPORT_CASES ?? 50_000);
+const RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 3);
+
+if (process.argv[2] === '--child') {
+  const { importExports } = await import('../dist/usecases/import-exports.js');
+  const [, , , file, root] = process.argv;
+  const t0 = performance.now();
+  const result = await importExports({ root, casesDir: 'cases', stepGroupsDir: 'step_groups', files: [file], cwd: process.cwd(), format: 'testrail-xml', command: 'tmsync import testrail-xml export.xml' });
+  const seconds = (performance.now() - t0) / 1000;
+  process.stdout.write(JSON.stringify({ seconds, created: result.summary.counts.created, unchanged: result.summary.counts.unchanged, maxRssMb: process.resourceUsage().maxRSS / 1024 }));
+  process.exit(0);
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const dir = mkdtempSync(join(tmpdir(), 'tmsync-bench-import-'));
+try {
+  const file = join(dir, 'testrail-export.xml');
+  const { bytes } = writeTestrailExport(file, { cases: CASES });
+  const run = (root) => {
+    const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', file, root], { encoding: 'utf8', maxBuffer: 1 << 24 });
+    if (child.status !== 0) throw new Error(`bench child failed: ${child.stderr}`);
+    return JSON.parse(child.stdout);
+  };
+  const first = [];
+  const again = [];
+  for (let i = 0; i < RUNS; i++) {
+    const root = join(dir, `repo-${i}`);
+    const a = run(root);
+    if (a.created < CASES) throw new Error(`created ${a.created} files, expected at least ${CASES}`);
+    first.push(a);
+    const b = run(root);
+    if (b.created !== 0) throw new Error(`the re-import created ${b.created} files`);
+    again.push(b);
+    rmSync(root, { recursive: true, force: true });
+  }
+  const fmt = (n) => n.toLocaleString('en-US');
+  const s = (rs) => median(rs.map((r) => r.seconds));
+  const m = (rs) => Math.round(median(rs.map((r) => r.maxRssMb)));
+  process.stdout.write(
+    `import: ${fmt(CASES)} TestRail cases (${(bytes / 1e6).toFixed(1)} MB of XML), medians of ${RUNS} runs (load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores)\n` +
+      `  into an empty repository:     ${s(first).toFixed(1)} s, peak RSS ${m(first)} MB (${fmt(first[0].created)} files)   bound: 30 s, 400 MB\n` +
+      `  the same export again:        ${s(again).toFixed(1)} s, peak RSS ${m(again)} MB (${fmt(again[0].unchanged)} unchanged, nothing written)\n` +
+      `  re-import / first import:     ${(s(again) / s(first)).toFixed(2)}\n`,
+  );
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
