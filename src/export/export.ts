@@ -4,7 +4,10 @@ import { ImportReport } from '../import/report.js';
 import type { DesiredState } from '../model.js';
 import { exportCsv } from './csv.js';
 import { exportTestrailXml } from './testrail-xml.js';
+import { EXPORT_FORMATS, isExportFormat, type ExportFormat } from './formats.js';
 import { exportXrayCsv } from './xray-csv.js';
+
+export { EXPORT_FORMATS, isExportFormat, type ExportFormat, type ExportFormatInfo } from './formats.js';
 
 /**
  * `tmsync export FORMAT`: the repository in another tool's import format, so that nobody is
@@ -12,27 +15,6 @@ import { exportXrayCsv } from './xray-csv.js';
  * cannot hold (step groups, folders without cases, fields it has no slot for) is recorded in the
  * report, as an import's report records what it folded or dropped.
  */
-
-export type ExportFormat = 'testrail-xml' | 'xray-csv' | 'csv';
-
-export interface ExportFormatInfo {
-  name: ExportFormat;
-  /** one line for --help and docs */
-  about: string;
-  /** the file name extension the written file usually has */
-  extension: string;
-}
-
-/** Every format, in the order --help lists them. */
-export const EXPORT_FORMATS: readonly ExportFormatInfo[] = [
-  { name: 'testrail-xml', about: "TestRail's suite XML (Import from XML): sections from folders, step groups inlined", extension: 'xml' },
-  { name: 'xray-csv', about: "Xray's Test Case Importer CSV: one row per step, grouped by TCID, step groups inlined", extension: 'csv' },
-  { name: 'csv', about: 'the generic CSV `tmsync import csv` reads back: one row per step, step groups inlined', extension: 'csv' },
-];
-
-export function isExportFormat(name: string): name is ExportFormat {
-  return EXPORT_FORMATS.some((f) => f.name === name);
-}
 
 export interface ExportOptions {
   /** collects what the format could not hold; a new one when left out */
