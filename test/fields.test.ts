@@ -38,7 +38,7 @@ function fullBody(): CaseBody {
 describe('the field table', () => {
   it('gives the test case JSON Schema one property per YAML key, after id and title, in the table order', () => {
     const schema = buildSpecJsonSchemas()['test-case.schema.json'] as { properties: Record<string, unknown> };
-    expect(Object.keys(schema.properties)).toEqual(['id', 'title', ...CASE_FIELD_KEYS]);
+    expect(Object.keys(schema.properties)).toEqual(['id', 'title', ...CASE_FIELD_KEYS, 'source']);
   });
 
   it('loads every field of a file under its model name and renders it back under its YAML key', () => {
@@ -116,18 +116,18 @@ describe('the field table', () => {
     expect(config!.defaults).toEqual(Object.fromEntries(required.map((f) => [f.model, `${f.key} default`])));
   });
 
-  it('types a case file as written by the YAML keys of the table, and no other key', () => {
+  it('types a case file as written by the YAML keys of the table, and no other key but the local `source`', () => {
     expectTypeOf<TestCaseInput['owner']>().toEqualTypeOf<string | undefined>();
     expectTypeOf<TestCaseInput['template']>().toEqualTypeOf<'STEPS' | 'TCD' | undefined>();
     expectTypeOf<TestCaseInput['labels']>().toEqualTypeOf<string[] | undefined>();
-    expectTypeOf<keyof TestCaseInput>().toEqualTypeOf<'id' | 'title' | CaseFieldEntry['key']>();
+    expectTypeOf<keyof TestCaseInput>().toEqualTypeOf<'id' | 'title' | CaseFieldEntry['key'] | 'source'>();
   });
 });
 
 describe('the step group table', () => {
-  it('gives the step group JSON Schema one property per YAML key, after id and title, in the table order', () => {
+  it('gives the step group JSON Schema one property per YAML key, after id and title, in the table order, then the local `source`', () => {
     const schema = buildSpecJsonSchemas()['step-group.schema.json'] as { properties: Record<string, unknown> };
-    expect(Object.keys(schema.properties)).toEqual(['id', 'title', ...STEP_GROUP_FIELD_KEYS]);
+    expect(Object.keys(schema.properties)).toEqual(['id', 'title', ...STEP_GROUP_FIELD_KEYS, 'source']);
   });
 
   it('loads every field of a step group file under its model name and renders it back under its YAML key', () => {

@@ -1,6 +1,7 @@
 import { Argument, Command, Option } from 'commander';
 import { colorChoice, red, yellow, type CliIo, type GlobalOptions } from './io.js';
 import { VERSION } from '../version.js';
+import { IMPORT_FORMATS } from '../import/format-names.js';
 import { EXIT, exitCodesHelp } from './exit-codes.js';
 import { EXPORT_FORMAT_HELP, EXPORT_FORMAT_NAMES } from '../export/formats.js';
 
@@ -153,6 +154,18 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     )
     .option('--lock-timeout <duration>', 'wait this long (e.g. 30s, 5m) for another tmsync command writing this repository, instead of failing at once')
     .action(lazy(async () => (await import('./commands/pull.js')).runPull));
+
+  program
+    .command('import')
+    .description("read other tools' exports (TestRail, Xray, Zephyr, Qase, TestLink, testomat.io, Azure DevOps, CSV) into the tests repository; then validate, plan, apply")
+    .argument('[format]', `the export's format (left out: detected from the content): ${IMPORT_FORMATS.join(', ')}`)
+    .argument('<files...>', 'the export files')
+    .option('--dir <dir>', 'the repository to write (default: the one whose tmsync.yaml is found from here upward, else the current directory)')
+    .option('--folder <path>', 'put every imported folder under this folder (names joined by /)')
+    .option('--map <file>', 'a YAML file with `values:` (source value → the service\'s name, per field) and `columns:` (field → CSV header names), over `import:` of tmsync.yaml')
+    .option('--encoding <encoding>', 'the files\' encoding when detection is wrong (utf-8, utf-16, windows-1252, iso-8859-15)')
+    .option('--dry-run', 'print what would be written; write nothing', false)
+    .action(lazy(async () => (await import('./commands/import.js')).runImport));
 
   program
     .command('backup')

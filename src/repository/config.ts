@@ -3,7 +3,7 @@ import { basename, dirname, isAbsolute, normalize, resolve } from 'node:path';
 import { TmsyncError, ValidationError, type Problem } from '../errors.js';
 import { CASE_FIELDS, setField } from '../fields.js';
 import type { CaseDefaults } from '../model.js';
-import { configSchema, type ConfigInput } from './file-schemas.js';
+import { configSchema, type ConfigInput, type ImportMapInput } from './file-schemas.js';
 import { parseDuration } from '../duration.js';
 import { locate, parseYamlFile, posOf, problemAt, sortProblems, type ParsedYaml } from './yaml-source.js';
 import { zodProblems } from './zod-problems.js';
@@ -51,6 +51,8 @@ export interface TmsyncConfig {
   /** `results.encoding`: how run-case updates travel. @default 'auto' */
   resultsEncoding: 'auto' | 'json' | 'multipart';
   profiles: Record<string, TmsyncProfile>;
+  /** `import:`: the column and value maps of `tmsync import` (as written: snake_case field keys) */
+  import?: ImportMapInput;
 }
 
 export const CONFIG_DEFAULTS = {
@@ -230,6 +232,7 @@ export function parseConfigText(file: string, text: string): { config?: TmsyncCo
     maxResponseBytes: input.max_response_size === undefined ? CONFIG_DEFAULTS.maxResponseBytes : parseSize(input.max_response_size),
     resultsEncoding: input.results?.encoding ?? CONFIG_DEFAULTS.resultsEncoding,
     profiles,
+    ...(input.import !== undefined ? { import: input.import } : {}),
   };
   return { config, problems };
 }

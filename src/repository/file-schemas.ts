@@ -133,6 +133,14 @@ function defaultsShape(): DefaultsShape {
   return shape as DefaultsShape;
 }
 
+/** `source:` of an imported item: local to the repository, never sent (docs/import.md). */
+const sourceSchema = (kind: string) =>
+  z
+    .string()
+    .regex(/^[a-z][a-z0-9-]*:\S/, 'must be <tool>:<id> as `tmsync import` writes it, like testrail:C123')
+    .meta({ description: `where the ${kind} was imported from (\`testrail:C123\`, \`xray:CALC-7\`): a newer \`tmsync import\` of the same tool updates this file. Local to the repository: never sent to the service` })
+    .optional();
+
 export const testCaseSchema = z
   .strictObject({
     id: z
@@ -142,6 +150,7 @@ export const testCaseSchema = z
       .optional(),
     title: title('the title; unique within its folder for cases without id'),
     ...caseFieldShape(),
+    source: sourceSchema('case'),
   })
   .meta({ title: 'tmsync test case', description: 'One test case of a tmsync tests repository (cases/**/*.yaml).' });
 
@@ -154,6 +163,7 @@ export const stepGroupSchema = z
       .optional(),
     title: title('the title; unique among step groups without id'),
     ...stepGroupFieldShape(),
+    source: sourceSchema('step group'),
   })
   .meta({ title: 'tmsync step group', description: 'One reusable step group (step_groups/<key>.yaml).' });
 
@@ -171,6 +181,38 @@ export const folderSchema = z
     order: z.number().int().meta({ description: 'order within the parent folder' }).optional(),
   })
   .meta({ title: 'tmsync folder', description: 'Optional settings of the folder a directory stands for (_folder.yaml).' });
+
+/** The lookups an import maps, by YAML key (src/import/value-map.ts). */
+const IMPORT_VALUE_FIELDS = ['priority', 'type', 'status', 'automation_type', 'owner', 'reviewer'] as const;
+
+/**
+ * `import:` of tmsync.yaml, and the whole of a `tmsync import --map FILE`: how another tool's
+ * export is read (docs/import.md).
+ */
+export const importMapSchema = z
+  .strictObject({
+    values: z
+      .strictObject(
+        Object.fromEntries(
+          IMPORT_VALUE_FIELDS.map((key) => [
+            key,
+            z
+              .record(z.string(), z.string().nullable())
+              .meta({ description: `the source tool's ${key.replace('_', ' ')} values → the service's names (an empty value: not mapped yet; validate names the cases that hold it)` })
+              .optional(),
+          ]),
+        ) as Record<(typeof IMPORT_VALUE_FIELDS)[number], z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodNullable<z.ZodString>>>>,
+      )
+      .meta({ description: 'value maps per lookup field; `tmsync import` proposes one from the values it saw' })
+      .optional(),
+    columns: z
+      .record(z.string(), z.union([z.string(), z.array(z.string())]))
+      .meta({ description: 'CSV columns by field (title, folder, steps, expected, data, priority, …) → the header name or names that hold it' })
+      .optional(),
+  })
+  .meta({ title: 'tmsync import map', description: 'How `tmsync import` maps another tool\'s columns and values (docs/import.md).' });
+
+export type ImportMapInput = z.infer<typeof importMapSchema>;
 
 const rateLimit = z.number().positive().meta({ description: 'requests per second' });
 const concurrency = z.number().int().positive().meta({ description: 'requests in flight' });
@@ -236,6 +278,7 @@ export const configSchema = z
       })
       .meta({ description: 'results push and run-case updates' })
       .optional(),
+    import: importMapSchema.optional(),
     profiles: z
       .record(z.string(), profileSchema)
       .meta({ description: 'named targets for --profile (migrations, staging)' })
