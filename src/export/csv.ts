@@ -61,7 +61,7 @@ function stepRow(row: string[], step: ExportStep, n: number): string[] {
 }
 
 export function exportCsv(repository: DesiredState, report: ImportReport): string {
-  const view = exportView(repository, report, 'csv');
+  const view = exportView(repository, report, 'csv', 'csv');
   const rows: string[][] = [];
   for (const { case: kase, externalId, steps } of view.cases) {
     const f = kase.fields;

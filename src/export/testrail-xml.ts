@@ -1,6 +1,6 @@
 import type { DesiredState } from '../model.js';
 import type { ImportReport } from '../import/report.js';
-import { exportView, templateOf, type ExportCase } from './view.js';
+import { exportView, sourceOf, templateOf, type ExportCase } from './view.js';
 
 /**
  * `tmsync export testrail-xml`: the XML of TestRail's "Export to XML" / "Import from XML" of a
@@ -86,13 +86,16 @@ function writeCase(out: XmlOut, depth: number, item: ExportCase): void {
   const f = kase.fields;
   const file = kase.file;
   const tcd = templateOf(kase) === 'TCD';
+  // a case that came from TestRail goes back under its TestRail id; TestRail gives new cases theirs
+  const fromTestrail = sourceOf(kase)?.tool === 'testrail';
   out.open(depth, 'case');
+  out.text(depth + 1, 'id', fromTestrail ? externalId : undefined, file);
   out.text(depth + 1, 'title', kase.title, file);
   out.text(depth + 1, 'template', tcd ? 'Test Case (Text)' : 'Test Case (Steps)', file);
   out.text(depth + 1, 'type', f.type, file);
   out.text(depth + 1, 'priority', f.priority, file);
-  // TestRail's own ids (`C123`) are its to give: the service's id goes where TestRail keeps references
-  out.text(depth + 1, 'references', externalId, file);
+  // the service's id (or another tool's) goes where TestRail keeps references to other systems
+  out.text(depth + 1, 'references', fromTestrail ? kase.id : externalId, file);
   out.open(depth + 1, 'custom');
   const d = depth + 2;
   out.text(d, 'description', f.description, file);
@@ -139,7 +142,7 @@ function writeSections(out: XmlOut, depth: number, nodes: Iterable<SectionNode>)
 }
 
 export function exportTestrailXml(repository: DesiredState, report: ImportReport, suiteName = SUITE_NAME): string {
-  const view = exportView(repository, report, 'testrail-xml');
+  const view = exportView(repository, report, 'testrail-xml', 'testrail');
   const labelled = view.cases.filter((c) => c.case.fields.labels?.some((l) => l.includes(',')));
   if (labelled.length > 0) report.note('testrail-xml: labels are one comma-separated custom field; a label holding a comma reads back as two');
   const out = new XmlOut(report);

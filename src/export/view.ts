@@ -33,14 +33,24 @@ export interface ExportView {
   folders: string[][];
 }
 
+/** `source:` split: `testrail:C123` → tool `testrail`, id `C123`. */
+export function sourceOf(kase: DesiredCase): { tool: string; id: string } | undefined {
+  const m = /^([a-z][a-z0-9-]*):(.+)$/.exec(kase.source?.trim() ?? '');
+  return m ? { tool: m[1], id: m[2] } : undefined;
+}
+
 /**
- * The id a case carries into another tool: its `id:` (the service's human id). A case imported
- * from another tool keeps that tool's id in `source:` once the import writer adds it; until then
- * the service id is the one identity a repository holds.
+ * The id a case carries into another tool (`tool`: the source tool of the format written, as
+ * `source:` names it). A case imported from that tool takes its id there back (`testrail:C123` →
+ * `C123`), so that exporting and importing again updates the same files; else the service's id
+ * (`id:`); else, for a case imported from a third tool, its whole `source:` (`xray:CALC-7`).
  */
-export function externalId(kase: DesiredCase): string | undefined {
+export function externalId(kase: DesiredCase, tool: string): string | undefined {
+  const source = sourceOf(kase);
+  if (source?.tool === tool) return source.id;
   const id = kase.id?.trim();
-  return id === undefined || id === '' ? undefined : id;
+  if (id !== undefined && id !== '') return id;
+  return kase.source?.trim() || undefined;
 }
 
 /** `use:` values → groups: the local key, or the group's `id:` (human id or uuid, any case). */
@@ -76,7 +86,8 @@ function resolveSteps(kase: DesiredCase, findGroup: (ref: string) => DesiredStep
   return out;
 }
 
-export function exportView(repository: DesiredState, report: ImportReport, format: string): ExportView {
+/** `format`: the format written, for the report; `tool`: its source tool (`source:` prefix). */
+export function exportView(repository: DesiredState, report: ImportReport, format: string, tool: string): ExportView {
   const findGroup = groupIndex(repository.stepGroups);
   const order = new Map(repository.folders.map((f: DesiredFolder, i) => [pathKey(f.path), i]));
   // cases in folder order (the tree's, parents first), then the loader's order within a folder
@@ -84,7 +95,7 @@ export function exportView(repository: DesiredState, report: ImportReport, forma
     .map((c, i) => ({ c, i }))
     .sort((a, b) => (order.get(pathKey(a.c.folderPath)) ?? -1) - (order.get(pathKey(b.c.folderPath)) ?? -1) || a.i - b.i)
     .map(({ c }): ExportCase => {
-      const id = externalId(c);
+      const id = externalId(c, tool);
       const steps = resolveSteps(c, findGroup, report, format);
       return { case: c, ...(id !== undefined ? { externalId: id } : {}), ...(steps !== undefined ? { steps } : {}) };
     });

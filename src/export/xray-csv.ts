@@ -36,7 +36,7 @@ type Column = (typeof FIXED)[number];
 const AT = Object.fromEntries(FIXED.map((h, i) => [h, i])) as Record<Column, number>;
 
 export function exportXrayCsv(repository: DesiredState, report: ImportReport): string {
-  const view = exportView(repository, report, 'xray-csv');
+  const view = exportView(repository, report, 'xray-csv', 'xray');
   const labelColumns = Math.max(1, ...view.cases.map((c) => c.case.fields.labels?.length ?? 0));
   const width = FIXED.length + labelColumns;
   const rows: string[][] = [];

@@ -37,6 +37,13 @@ describe('tmsync export', () => {
     expect(doc.report.entries.map((e: { action: string; field: string }) => `${e.action} ${e.field}`)).toEqual(['folded step group', 'dropped folder']);
   });
 
+  it('writes a case imported from the format’s tool back under that tool’s id (`source:` of the file)', async () => {
+    const dir = await makeRepo({ ...FILES, 'cases/Auth/imported.yaml': 'id: SHOP-4\nsource: testrail:C9\ntitle: Imported\n' });
+    const run = await runCli(['export', 'testrail-xml', '--out', 't.xml'], { cwd: dir });
+    expect(run.code, run.err).toBe(0);
+    expect(await readFile(join(dir, 't.xml'), 'utf8')).toMatch(/<id>C9<\/id>\n\s*<title>Imported<\/title>[\s\S]*?<references>SHOP-4<\/references>/);
+  });
+
   it('exports nothing from a repository with problems, and names them', async () => {
     const dir = await makeRepo({ ...FILES, 'cases/Auth/broken.yaml': 'title: [unclosed\n' });
     const run = await runCli(['export', 'testrail-xml', '--out', 't.xml'], { cwd: dir });

@@ -133,6 +133,32 @@ describe('export xray-csv', () => {
   });
 });
 
+describe('the identity each case carries out', () => {
+  const repo = repository({
+    cases: [
+      { folder: ['A'], title: 'From TestRail', id: 'SHOP-3', source: 'testrail:C7' },
+      { folder: ['A'], title: 'From this CSV', id: 'SHOP-4', source: 'csv:X-1' },
+      { folder: ['A'], title: 'From Xray, not applied yet', source: 'xray:CALC-7' },
+      { folder: ['A'], title: 'Only the service id', id: 'SHOP-5' },
+    ],
+  });
+
+  it('is the id in the format’s own tool when the case came from it, else the service id, else the source', () => {
+    const csv = readCsv(run('csv', repo).text, 'x.csv').rows.map((r) => r.values[0]);
+    expect(csv).toEqual(['SHOP-3', 'X-1', 'xray:CALC-7', 'SHOP-5']);
+    const xray = readCsv(run('xray-csv', repo).text, 'x.csv').rows.map((r) => r.values[0]);
+    expect(xray).toEqual(['SHOP-3', 'SHOP-4', 'CALC-7', 'SHOP-5']);
+  });
+
+  it('testrail-xml: a case from TestRail goes back under its TestRail id, the service id in references', () => {
+    const xml = run('testrail-xml', repo).text;
+    expect(xml).toMatch(/<case>\n\s*<id>C7<\/id>\n\s*<title>From TestRail<\/title>[\s\S]*?<references>SHOP-3<\/references>/);
+    expect(xml).toMatch(/<title>From this CSV<\/title>[\s\S]*?<references>SHOP-4<\/references>/);
+    expect(xml).toMatch(/<title>From Xray, not applied yet<\/title>[\s\S]*?<references>xray:CALC-7<\/references>/);
+    expect(xml.match(/<id>/g)).toHaveLength(1);
+  });
+});
+
 describe('exportRepository', () => {
   it('lists its formats and refuses another, naming them', () => {
     expect(EXPORT_FORMATS.map((f) => f.name)).toEqual(['testrail-xml', 'xray-csv', 'csv']);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { exportRepository, type ExportFormat } from '../../src/export/export.js';
-import { templateOf } from '../../src/export/view.js';
+import { externalId, templateOf } from '../../src/export/view.js';
 import { cell, columnIndex, readCsv } from '../../src/import/csv-table.js';
 import { csvReader } from '../../src/import/formats/csv.js';
 import { isUseStep, type ImportedCase, type ImportedLookups } from '../../src/import/imported.js';
@@ -79,6 +79,7 @@ const repositoryArb: fc.Arbitrary<DesiredState> = fc
           folder: folders.length > 0 ? fc.oneof(fc.constant([] as string[]), fc.constantFrom(...folders)) : fc.constant([] as string[]),
           title: someText,
           withId: fc.boolean(),
+          source: fc.option(fc.constantFrom('csv', 'testrail', 'xray'), { nil: undefined }),
           fields: fieldsArb(groups.map((g) => g.key)),
         }),
         { maxLength: 6 },
@@ -87,7 +88,15 @@ const repositoryArb: fc.Arbitrary<DesiredState> = fc
         repository({
           folders,
           groups: groups,
-          cases: cases.map((c, i): CaseSpec => ({ folder: c.folder, title: c.title, ...(c.withId ? { id: `SHOP-${i + 1}` } : {}), fields: c.fields })),
+          cases: cases.map(
+            (c, i): CaseSpec => ({
+              folder: c.folder,
+              title: c.title,
+              ...(c.withId ? { id: `SHOP-${i + 1}` } : {}),
+              ...(c.source !== undefined ? { source: `${c.source}:${c.source === 'testrail' ? 'C' : 'K-'}${i + 1}` } : {}),
+              fields: c.fields,
+            }),
+          ),
         }),
       ),
   );
@@ -173,7 +182,7 @@ function readTestrailXml(xml: string): { cases: ImportedCase[]; folders: string[
       const cf = (n: string) => (custom ? childText(custom, n) || undefined : undefined);
       const separated = custom && child(custom, 'steps_separated');
       cases.push({
-        sourceId: own('references') ?? '',
+        sourceId: own('id') ?? own('references') ?? '',
         folder: sectionPath(ancestors),
         title: childText(element, 'title'),
         description: cf('description'),
@@ -243,9 +252,10 @@ describe.each(['csv', 'testrail-xml', 'xray-csv'] as const)('export %s → impor
         // xray-csv has no folders of its own: only those holding a case come back (the writer reports the others)
         const repoFolders = format === 'xray-csv' ? caseFolders : [...repo.folders.map((f) => f.path), ...caseFolders];
         expect(folderSet([...back.cases.map((c) => c.folder), ...back.folders])).toEqual(folderSet(repoFolders));
-        // ids go out and come back as the cases' identity (csv, xray-csv) or reference (testrail-xml)
-        const ids = repo.cases.flatMap((c) => (c.id !== undefined ? [c.id] : []));
-        expect(back.cases.map((c) => c.sourceId).filter((id) => id.startsWith('SHOP-')).sort()).toEqual(ids.sort());
+        // each case's identity goes out and comes back: its own id in the format's tool, the service id, or another tool's source
+        const tool = { csv: 'csv', 'testrail-xml': 'testrail', 'xray-csv': 'xray' }[format];
+        const ids = repo.cases.flatMap((c) => externalId(c, tool) ?? []);
+        expect(back.cases.map((c) => c.sourceId)).toEqual(expect.arrayContaining(ids));
         if (format === 'csv') expect(back.cases.every((c) => c.fields === undefined)).toBe(true);
       }),
       { numRuns: 300, seed: SEED },

@@ -9,6 +9,7 @@ export interface CaseSpec {
   folder: string[];
   title: string;
   id?: string;
+  source?: string;
   fields?: DesiredCaseFields;
 }
 
@@ -36,6 +37,7 @@ export function repository(spec: { folders?: string[][]; cases: CaseSpec[]; grou
     file: ['cases', ...c.folder, `case-${i + 1}.yaml`].join('/'),
     folderPath: c.folder,
     ...(c.id !== undefined ? { id: c.id } : {}),
+    ...(c.source !== undefined ? { source: c.source } : {}),
     title: c.title,
     fields: c.fields ?? {},
     lines: { title: 1, steps: 2 },
