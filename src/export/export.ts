@@ -19,7 +19,7 @@ export { EXPORT_FORMATS, isExportFormat, type ExportFormat, type ExportFormatInf
 export interface ExportOptions {
   /** collects what the format could not hold; a new one when left out */
   report?: ImportReport;
-  /** testrail-xml: the suite's name (the project's, by default `tmsync export`) */
+  /** testrail-xml: the suite's name (by default `Master`, the one suite of a single-repository project, which adds no folder when read back) */
   suiteName?: string;
 }
 

@@ -7,13 +7,19 @@ import { exportView, sourceOf, templateOf, type ExportCase } from './view.js';
  * suite: `<suite>` → nested `<sections>`/`<section>` (the folder tree, empty folders included) →
  * `<cases>`/`<case>`. Template STEPS is "Test Case (Steps)" with `custom/steps_separated`,
  * TCD is "Test Case (Text)" with `custom/steps` and `custom/expected`; preconditions go to
- * `custom/preconds`. The fields TestRail has no system field for (description, status,
- * automation type, owner, reviewer, labels) are written as custom fields under `<custom>`, by
- * their tmsync names: TestRail imports them into custom fields of those system names, when the
- * instance has them. TestRail's XML has no shared-step reference: step groups are inlined.
+ * `custom/preconds`; status and owner are `<status>` and `<assignedto>`, as TestRail Enterprise
+ * exports them; automation type is `custom/automation_type` (TestRail's own custom field). The
+ * fields TestRail has no field for (description, reviewer, labels) are custom fields under
+ * `<custom>` by their tmsync names: TestRail imports them into custom fields of those system
+ * names, when the instance has them. TestRail's XML has no shared-step reference: step groups are inlined.
  */
 
-const SUITE_NAME = 'tmsync export';
+/**
+ * The name TestRail gives the one suite of a single-repository project. TestRail's XML import puts
+ * the cases into the suite it is started from, whatever the file names; tmsync's reader adds no
+ * folder for a suite of this name, so the folders come back as they went out.
+ */
+const SUITE_NAME = 'Master';
 /** TestRail puts every case in a section; cases outside any folder go to one of this name. */
 const ROOT_SECTION = 'Test Cases';
 
@@ -94,6 +100,9 @@ function writeCase(out: XmlOut, depth: number, item: ExportCase): void {
   out.text(depth + 1, 'template', tcd ? 'Test Case (Text)' : 'Test Case (Steps)', file);
   out.text(depth + 1, 'type', f.type, file);
   out.text(depth + 1, 'priority', f.priority, file);
+  // the case statuses and the assignee of TestRail Enterprise, where its export has them
+  out.text(depth + 1, 'status', f.status, file);
+  out.text(depth + 1, 'assignedto', f.owner, file);
   // the service's id (or another tool's) goes where TestRail keeps references to other systems
   out.text(depth + 1, 'references', fromTestrail ? kase.id : externalId, file);
   out.open(depth + 1, 'custom');
@@ -114,9 +123,7 @@ function writeCase(out: XmlOut, depth: number, item: ExportCase): void {
     });
     out.close(d, 'steps_separated');
   }
-  out.text(d, 'status', f.status, file);
   out.text(d, 'automation_type', f.automationType, file);
-  out.text(d, 'owner', f.owner, file);
   out.text(d, 'reviewer', f.reviewer, file);
   out.text(d, 'labels', f.labels !== undefined && f.labels.length > 0 ? f.labels.join(', ') : undefined, file);
   out.close(depth + 1, 'custom');

@@ -84,7 +84,7 @@ describe('export csv', () => {
 describe('export testrail-xml', () => {
   it('writes sections from folders (empty ones too), steps separated, the text template, custom fields, and escapes markup', () => {
     const { text, report } = run('testrail-xml');
-    expect(text).toContain('<suite>\n  <name>tmsync export</name>\n  <sections>\n    <section>\n      <name>Checkout</name>\n      <sections>');
+    expect(text).toContain('<suite>\n  <name>Master</name>\n  <sections>\n    <section>\n      <name>Checkout</name>\n      <sections>');
     expect(text).toContain('<name>Empty</name>');
     expect(text).toContain(
       [
@@ -99,8 +99,10 @@ describe('export testrail-xml', () => {
         '                    <content>Press &lt;Pay&gt; &amp; wait</content>',
       ].join('\n'),
     );
-    expect(text).toMatch(/<template>Test Case \(Steps\)<\/template>\n\s*<type>Functional<\/type>\n\s*<priority>High<\/priority>\n\s*<references>SHOP-1<\/references>/);
-    expect(text).toMatch(/<status>Ready<\/status>\n\s*<automation_type>Automated<\/automation_type>\n\s*<owner>ana@example.com<\/owner>\n\s*<reviewer>ben@example.com<\/reviewer>\n\s*<labels>smoke, payments<\/labels>/);
+    expect(text).toMatch(
+      /<template>Test Case \(Steps\)<\/template>\n\s*<type>Functional<\/type>\n\s*<priority>High<\/priority>\n\s*<status>Ready<\/status>\n\s*<assignedto>ana@example.com<\/assignedto>\n\s*<references>SHOP-1<\/references>/,
+    );
+    expect(text).toMatch(/<automation_type>Automated<\/automation_type>\n\s*<reviewer>ben@example.com<\/reviewer>\n\s*<labels>smoke, payments<\/labels>/);
     expect(text).toMatch(/<name>Test Cases<\/name>\n\s*<cases>\n\s*<case>\n\s*<title>Text case<\/title>\n\s*<template>Test Case \(Text\)<\/template>\n\s*<custom>\n\s*<steps>1. a\n2. b<\/steps>\n\s*<expected>ok<\/expected>/);
     expect(report.notes).toEqual([expect.stringMatching(/the 1 case\(s\) outside any folder are in a section "Test Cases"/)]);
     expect(report.entries.map((e) => e.field)).toEqual(['step group']);

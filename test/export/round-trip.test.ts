@@ -189,7 +189,7 @@ function readTestrailXml(xml: string): { cases: ImportedCase[]; folders: string[
         preconditions: cf('preconds'),
         ...(separated ? { steps: childrenNamed(separated, 'step').map((s) => ({ action: childText(s, 'content'), expected: childText(s, 'expected') })) } : {}),
         ...(own('template') === 'Test Case (Text)' ? { stepsText: cf('steps'), expectedResults: cf('expected') } : {}),
-        lookups: { priority: own('priority'), type: own('type'), status: cf('status'), automation_type: cf('automation_type'), owner: cf('owner'), reviewer: cf('reviewer') },
+        lookups: { priority: own('priority'), type: own('type'), status: own('status'), automation_type: cf('automation_type'), owner: own('assignedto'), reviewer: cf('reviewer') },
         labels: cf('labels')?.split(', '),
         at: { file: 'x.xml', line: element.line },
       });

@@ -45,7 +45,7 @@ export async function runExport(options: ExportOptions, io: CliIo): Promise<numb
   }
   const state = loaded.state;
   const report = new ImportReport();
-  const text = exportRepository(format, state, { report, ...(loaded.config?.project ? { suiteName: loaded.config.project } : {}) });
+  const text = exportRepository(format, state, { report });
   const file = resolve(options.cwd, options.out);
   await writeFileAtomic(file, text);
 
