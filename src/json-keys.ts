@@ -8,9 +8,10 @@
 /**
  * Keys whose value is data, not part of the document's shape, kept as they are: maps keyed by ids
  * (`remote_versions`) or by the service's status names (`counts` of `results push`; the other
- * `counts` are keyed by snake_case names already), a file's or the service's value (`local`, `remote`).
+ * `counts` are keyed by snake_case names already), a file's or the service's value (`local`, `remote`),
+ * another tool's values (`proposed_map` of `import`).
  */
-export const DATA_KEYS: ReadonlySet<string> = new Set<DataKey>(['remote_versions', 'counts', 'local', 'remote']);
+export const DATA_KEYS: ReadonlySet<string> = new Set<DataKey>(['remote_versions', 'counts', 'local', 'remote', 'proposed_map']);
 
 /** `humanIdPrefix` → `human_id_prefix`, as a type ({@link snakeCase}). */
 export type SnakeCase<S extends string> = S extends `${infer H}${infer R}`
@@ -28,7 +29,7 @@ export type CamelKeys<T> = T extends readonly (infer U)[]
   : T extends object
     ? { [K in keyof T as K extends string ? CamelCase<K> : K]: K extends DataKey ? T[K] : CamelKeys<T[K]> }
     : T;
-type DataKey = 'remote_versions' | 'counts' | 'local' | 'remote';
+type DataKey = 'remote_versions' | 'counts' | 'local' | 'remote' | 'proposed_map';
 
 /** `humanIdPrefix` → `human_id_prefix`. */
 export function snakeCase<S extends string>(key: S): SnakeCase<S> {

@@ -91,6 +91,31 @@ export const outputSchemas = {
     without_base: z.number().int().optional().meta({ description: 'items with a file and no entry in tmsync.base: pulled as before' }),
     uncompared: z.array(z.string()).optional().meta({ description: 'files of items tmsync.base knows that could not be compared (a problem in the file): left as they are' }),
   }),
+  import: doc('`tmsync import --json`', {
+    format: z.string().meta({ description: 'the FORMAT read' }),
+    detected: z.boolean().meta({ description: 'true when FORMAT was left out and chosen from the content' }),
+    dry_run: z.boolean(),
+    encodings: z.array(z.looseObject({ file: z.string(), encoding: z.string(), how: z.enum(['bom', 'declared', 'given', 'detected']) })),
+    counts: z.looseObject({ created: z.number().int(), updated: z.number().int(), moved: z.number().int(), unchanged: z.number().int(), folders: z.number().int() }),
+    files: z.array(z.looseObject({ action: z.enum(['create', 'update', 'move']), kind: z.enum(['case', 'step_group', 'folder']), path: z.string(), from: z.string().optional() })),
+    report: z.looseObject({
+      entries: z.array(
+        z.looseObject({
+          action: z.enum(['folded', 'labelled', 'dropped']),
+          field: z.string(),
+          rule: z.string(),
+          count: z.number().int(),
+          examples: z.array(z.looseObject({ value: z.string(), at: z.looseObject({ file: z.string(), line: z.number().int().optional() }).optional() })),
+        }),
+      ),
+      attachments: z.looseObject({ count: z.number().int(), examples: z.array(z.looseObject({ value: z.string() })) }),
+      notes: z.array(z.string()),
+    }),
+    unmapped: z.array(z.looseObject({ path: z.string(), field: z.string(), value: z.string() })),
+    vanished: z.array(z.looseObject({ path: z.string(), source: z.string() })),
+    proposed_map: z.record(z.string(), z.record(z.string(), z.string().nullable())).meta({ description: 'per lookup field: each value the export holds → the service\'s name, or null when none is known' }),
+    report_file: z.string().optional().meta({ description: 'import-report.md as written (absent with --dry-run)' }),
+  }),
   backup: doc('`tmsync backup --json`', {
     file: z.string(),
     bytes: z.number().int(),

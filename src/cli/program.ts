@@ -165,6 +165,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--map <file>', 'a YAML file with `values:` (source value → the service\'s name, per field) and `columns:` (field → CSV header names), over `import:` of tmsync.yaml')
     .option('--encoding <encoding>', 'the files\' encoding when detection is wrong (utf-8, utf-16, windows-1252, iso-8859-15)')
     .option('--dry-run', 'print what would be written; write nothing', false)
+    .option('--no-service', "do not ask the configured service for its lookups, users and labels (the value map is then proposed from the export alone)")
     .action(lazy(async () => (await import('./commands/import.js')).runImport));
 
   program
@@ -360,6 +361,11 @@ export const EXAMPLES: Record<string, string[]> = {
   apply: ['tmsync apply', 'tmsync apply --auto-approve --quiet', 'tmsync apply plan.json'],
   show: ['tmsync show plan.json', 'tmsync show plan.json --format markdown'],
   pull: ['tmsync pull --project DEMO --dir tests', 'tmsync pull --folder "Checkout/Payments"', 'tmsync pull --prefer remote'],
+  import: [
+    'tmsync import testrail-xml export.xml --folder "From TestRail"',
+    'tmsync import export.csv --dry-run',
+    'tmsync import xray-csv tests.csv --map import-map.yaml',
+  ],
   backup: ['tmsync backup --out demo-backup.json.gz'],
   export: ['tmsync export testrail-xml --out testrail.xml', 'tmsync export xray-csv --out xray.csv', 'tmsync export csv --out cases.csv --json'],
   restore: [

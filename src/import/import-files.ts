@@ -9,7 +9,7 @@ import { isUseStep, type ImportedCase, type ImportedLookups, type ImportedProjec
 import type { SourceTool } from './reader.js';
 import type { ImportReport } from './report.js';
 import type { ScannedFile, ScannedRepository } from './scan-repository.js';
-import { LOOKUP_KEYS, mapValue, type KnownValues, type LookupKey, type ValueMap } from './value-map.js';
+import { foldValue, LOOKUP_KEYS, mapValue, type KnownValues, type LookupKey, type ValueMap } from './value-map.js';
 
 /**
  * What an import writes, as data (pure: tested without a disk): a new file with its content, an
@@ -41,6 +41,8 @@ export interface ImportFilesOptions {
   under: readonly string[];
   values: ValueMap;
   known?: KnownValues;
+  /** the service's label names, folded (`foldValue`), when a service was asked: other labels are folded into text */
+  knownLabels?: ReadonlySet<string>;
   report: ImportReport;
 }
 
@@ -142,7 +144,12 @@ function mapLookups(lookups: ImportedLookups | undefined, ctx: CaseContext, c: I
 function caseFields(c: ImportedCase, ctx: CaseContext): DesiredCaseFields {
   const { report } = ctx.options;
   const fields: Record<string, unknown> = {};
-  const description = foldFields(c.description, c.fields, report, c.at);
+  const labels = [...new Set((c.labels ?? []).map((l) => l.trim()).filter((l) => l !== ''))];
+  const known = ctx.options.knownLabels;
+  const missing = known ? labels.filter((l) => !known.has(foldValue(l))) : [];
+  for (const l of missing) report.record('folded', 'label', 'the service has no such label (its API cannot create one): into the "Fields" block as Labels', l, c.at);
+  const extra = missing.length > 0 ? [...(c.fields ?? []), { name: 'Labels', value: missing.join(', ') }] : c.fields;
+  const description = foldFields(c.description, extra, report, c.at);
   if (description?.trim()) fields.description = description;
   if (c.preconditions?.trim()) fields.preconditions = c.preconditions;
   if (c.steps && c.steps.length > 0) {
@@ -164,8 +171,8 @@ function caseFields(c: ImportedCase, ctx: CaseContext): DesiredCaseFields {
   if (lookups.automation_type) fields.automationType = lookups.automation_type;
   if (lookups.owner) fields.owner = lookups.owner;
   if (lookups.reviewer) fields.reviewer = lookups.reviewer;
-  const labels = [...new Set((c.labels ?? []).map((l) => l.trim()).filter((l) => l !== ''))];
-  if (labels.length > 0) fields.labels = labels;
+  const kept = labels.filter((l) => !missing.includes(l));
+  if (kept.length > 0) fields.labels = kept;
   return fields;
 }
 

@@ -1,4 +1,11 @@
 import { csvReader } from './formats/csv.js';
+import { testlinkXmlReader } from './formats/testlink-xml.js';
+import { testrailCsvReader } from './formats/testrail-csv.js';
+import { testrailXmlReader } from './formats/testrail-xml.js';
+import { xrayCsvReader } from './formats/xray-csv.js';
+import { xrayJsonReader } from './formats/xray-json.js';
+import { zephyrScaleXmlReader } from './formats/zephyr-scale-xml.js';
+import { zephyrSquadCsvReader } from './formats/zephyr-squad-csv.js';
 import type { ImportReader } from './reader.js';
 
 /**
@@ -7,6 +14,13 @@ import type { ImportReader } from './reader.js';
  * same order), and a section in docs/import.md.
  */
 export const IMPORT_READERS: readonly ImportReader[] = [
+  testrailXmlReader,
+  testrailCsvReader,
+  xrayCsvReader,
+  xrayJsonReader,
+  zephyrScaleXmlReader,
+  zephyrSquadCsvReader,
+  testlinkXmlReader,
   // the generic CSV last: it claims any CSV with a title column, but only ever with 1
   csvReader,
 ];

@@ -15,8 +15,15 @@ export const LOOKUP_KEYS: readonly LookupKey[] = ['priority', 'type', 'status', 
 /** field → source value → the service's name (null or '': not mapped yet) */
 export type ValueMap = Partial<Record<LookupKey, Readonly<Record<string, string | null>>>>;
 
-/** The service's names per field, when a service was asked (lookup names and aliases, user e-mails). */
-export type KnownValues = Partial<Record<LookupKey, readonly string[]>>;
+/**
+ * The service's values per field, when a service was asked: every way to say one (a lookup's name
+ * and alias, a user's e-mail and full name), folded ({@link foldValue}) → the name a case file
+ * gives (the lookup's name, the user's e-mail).
+ */
+export type KnownValues = Partial<Record<LookupKey, ReadonlyMap<string, string>>>;
+
+/** How values are compared: case and surrounding spaces aside. */
+export const foldValue = (s: string): string => s.trim().toLowerCase();
 
 export type MappedValue =
   | { kind: 'mapped'; value: string }
@@ -25,7 +32,7 @@ export type MappedValue =
   /** no map for the field and no service name matches: left out */
   | { kind: 'unknown' };
 
-const fold = (s: string) => s.trim().toLowerCase();
+const fold = foldValue;
 
 function lookup(map: Readonly<Record<string, string | null>>, value: string): { found: boolean; target?: string } {
   if (Object.hasOwn(map, value)) return { found: true, ...(map[value] ? { target: map[value] } : {}) };
@@ -41,7 +48,7 @@ export function mapValue(field: LookupKey, value: string, map: ValueMap, known: 
     if (hit.target !== undefined) return { kind: 'mapped', value: hit.target };
     if (hit.found) return { kind: 'unmapped', value };
   }
-  const same = known[field]?.find((k) => fold(k) === fold(value));
+  const same = known[field]?.get(fold(value));
   if (same !== undefined) return { kind: 'mapped', value: same };
   return fieldMap ? { kind: 'unmapped', value } : { kind: 'unknown' };
 }

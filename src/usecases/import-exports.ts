@@ -40,6 +40,8 @@ export interface ImportExportsOptions {
   map?: ImportMapInput;
   /** the service's names per lookup field, when a service was asked */
   known?: KnownValues;
+  /** the service's label names, folded */
+  knownLabels?: ReadonlySet<string>;
   /** write nothing; return what would be written */
   dryRun?: boolean;
   /** the command as the report names it (`tmsync import testrail-xml export.xml`) */
@@ -163,6 +165,7 @@ export async function importExports(options: ImportExportsOptions): Promise<Impo
     under: options.under ?? [],
     values,
     ...(options.known ? { known: options.known } : {}),
+    ...(options.knownLabels ? { knownLabels: options.knownLabels } : {}),
     report,
   });
   const items = built.files.filter((f) => f.kind !== 'folder');

@@ -10,6 +10,10 @@ import { writeFileAtomic } from '../../repository/atomic-write.js';
 import { starterFiles } from '../../repository/starter.js';
 import { CONFIG_DEFAULTS } from '../../repository/config.js';
 import { safeInline } from '../../safe-text.js';
+import { fetchRestoreDirectory } from '../../backup/restore-target.js';
+import { foldValue, type KnownValues } from '../../import/value-map.js';
+import type { LookupEntry } from '../../model.js';
+import { loadTarget } from '../target.js';
 import { importExports, type ImportExportsResult } from '../../usecases/import-exports.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIo, GlobalOptions } from '../io.js';
@@ -28,7 +32,41 @@ interface ImportOptions extends GlobalOptions {
   map?: string;
   dryRun?: boolean;
   encoding?: string;
+  /** false (`--no-service`): do not ask the service for its lookups, users and labels */
+  service?: boolean;
 }
+
+/** What the service calls its values, for the value map and labels (undefined: no service configured or reachable). */
+async function serviceValues(options: ImportOptions, configFile: string | undefined, io: CliIo): Promise<{ known: KnownValues; knownLabels: Set<string> } | undefined> {
+  if (options.service === false) return undefined;
+  let target;
+  try {
+    target = await loadTarget({ ...options, ...(configFile ? { config: configFile } : {}) }, io);
+  } catch (err) {
+    if (err instanceof TmsyncError && OFFLINE_CODES.has(err.code)) return undefined;
+    throw err;
+  }
+  try {
+    const dir = await fetchRestoreDirectory(target.client, io.signal);
+    const names = (list: readonly LookupEntry[]) => new Map(list.flatMap((e) => [[foldValue(e.name), e.name] as const, ...(e.alias ? [[foldValue(e.alias), e.name] as const] : [])]));
+    const users = new Map(
+      dir.users.flatMap((u) => [[foldValue(u.email), u.email] as const, ...(u.firstName || u.lastName ? [[foldValue(`${u.firstName ?? ''} ${u.lastName ?? ''}`), u.email] as const] : [])]),
+    );
+    return {
+      known: { priority: names(dir.lookups.priorities), type: names(dir.lookups.types), status: names(dir.lookups.statuses), automation_type: names(dir.lookups.automationTypes), owner: users, reviewer: users },
+      knownLabels: new Set(dir.labels.map((l) => foldValue(l.name))),
+    };
+  } catch (err) {
+    if (err instanceof TmsyncError && err.code === 'aborted') throw err;
+    io.stderr(`note: the service could not be read (${safeInline(err instanceof Error ? err.message : String(err))}); the value map is proposed from the export alone (--no-service skips this)`);
+    return undefined;
+  } finally {
+    await target.close();
+  }
+}
+
+/** Errors of a repository that names no service (or no key here): the import runs offline. */
+const OFFLINE_CODES = new Set(['missing_base_url', 'missing_api_key', 'missing_project', 'config_not_found']);
 
 /** Where the import writes and the configuration it reads (as pull finds them). */
 async function importRoot(options: ImportOptions): Promise<{ root: string; config?: TmsyncConfig; configFile?: string }> {
@@ -106,7 +144,8 @@ export async function runImport(options: ImportOptions, io: CliIo): Promise<numb
       hint: `tmsync import [FORMAT] FILE…; FORMAT is one of ${IMPORT_READERS.map((r) => r.name).join(', ')} (left out: detected)`,
     });
   }
-  const { root, config } = await importRoot(options);
+  const { root, config, configFile } = await importRoot(options);
+  const service = await serviceValues(options, configFile, io);
   const folder = parseFolderPath(options.folder);
   const encoding = encodingOption(options.encoding);
   const result = await importExports({
@@ -119,6 +158,7 @@ export async function runImport(options: ImportOptions, io: CliIo): Promise<numb
     ...(encoding ? { encoding } : {}),
     ...(folder ? { under: folder } : {}),
     map: await readMap(options, config),
+    ...(service ? { known: service.known, knownLabels: service.knownLabels } : {}),
     dryRun: options.dryRun === true,
     command: ['tmsync import', ...options.args].join(' '),
   });
