@@ -206,6 +206,14 @@ describe('csv reader: detection and registry', () => {
     expect(csvReader.tool).toBe('csv');
   });
 
+  it('is the one format detected for its fixture and for what `tmsync export csv` writes', () => {
+    const exported = readFileSync(FIXTURE, 'utf8');
+    const scores = (text: string, file: string) => IMPORT_READERS.filter((r) => r.detect(text, file) > 0).map((r) => r.name);
+    expect(scores(exported, 'basic.csv')).toEqual(['csv']);
+    const written = 'ID,Folder,Title,Template,Description,Preconditions,Step #,Steps,Expected Result,Priority,Type,Status,Automation Type,Owner,Reviewer,Labels\r\n';
+    expect(scores(written, 'cases.csv')).toEqual(['csv']);
+  });
+
   it('only ever says "maybe" (1): a CSV with a title column or a .csv name, never XML or JSON', () => {
     expect(csvReader.detect(readFileSync(FIXTURE, 'utf8'), 'basic.csv')).toBe(1);
     expect(csvReader.detect('Summary;Action\n', 'export.txt')).toBe(1);
