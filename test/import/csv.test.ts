@@ -131,14 +131,14 @@ describe('csv reader: columns by header name', () => {
     expect(err.hint).toMatch(/--map FILE.*columns: \{ title: "<your header>" \}/);
   });
 
-  it('refuses a map naming an unknown field (with a suggestion) or a header the file lacks', () => {
-    const unknown = failure(() => read('Title\nA\n', { tilte: 'Title' }));
-    expect(unknown.code).toBe('invalid_import_map');
-    expect(unknown.message).toMatch(/no field "tilte"/);
-    expect(unknown.hint).toMatch(/did you mean "title"/);
-    const missing = failure(() => read('Title\nA\n', { priority: 'Prio' }));
-    expect(missing.message).toMatch(/names "Prio" for priority, but the file has no such column/);
-    expect(missing.hint).toBe('the headers are "Title"');
+  it('leaves aside a map key of another format (noting a near miss of a field), and falls back to the built-in names for a header this file lacks', () => {
+    const { project, report } = read('Title,Priority\nA,High\n', { tilte: 'Title', test_id: 'TCID', priority: 'Prio', owner: 'Besitzer' });
+    expect(project.cases[0]).toMatchObject({ title: 'A', lookups: { priority: 'High' } });
+    expect(report.notes).toEqual([
+      'export.csv: the column map\'s "tilte" is no field of the generic CSV (did you mean "title"?): left aside',
+      'export.csv: the column map names "Prio" for priority, which this file lacks: its built-in name "Priority" was used',
+      'export.csv: the column map names "Besitzer" for owner, which this file lacks: no column holds it',
+    ]);
   });
 });
 

@@ -83,17 +83,17 @@ export function splitNumbered(text: string): { items: string[]; numbered: boolea
 
 type Columns = Record<CsvColumnField, number>;
 
-function mapError(file: string, message: string, hint: string, details: Record<string, unknown>): TmsyncError {
-  return new TmsyncError('invalid_import_map', `${file}: ${message}`, { hint, details: { file, ...details } });
-}
-
-/** The column of each field: the map's names where it gives some (all must exist), else the built-in aliases. */
-function findColumns(table: CsvTable, file: string, map: ReadImportContext['columns']): Columns {
+/**
+ * The column of each field: the map's names where it gives some, else the built-in aliases. The
+ * map is shared by every CSV format (`import.columns` of tmsync.yaml), so a key of another format
+ * is left aside (a near miss of a field is noted: a typo), and names this file lacks fall back to
+ * the built-in ones (noted).
+ */
+function findColumns(table: CsvTable, context: ReadImportContext): Columns {
+  const { file, report, columns: map } = context;
   for (const key of Object.keys(map ?? {})) {
-    if (!(key in CSV_COLUMNS)) {
-      const near = didYouMean(key, CSV_COLUMN_FIELDS);
-      throw mapError(file, `the column map names no field "${key}"`, `${near ? `did you mean "${near}"? ` : ''}the fields are ${CSV_COLUMN_FIELDS.join(', ')}`, { field: key });
-    }
+    const near = key in CSV_COLUMNS ? undefined : didYouMean(key, CSV_COLUMN_FIELDS);
+    if (near !== undefined) report.note(`${file}: the column map's "${key}" is no field of the generic CSV (did you mean "${near}"?): left aside`);
   }
   const claimed = new Set<number>();
   const columns = {} as Columns;
@@ -103,13 +103,11 @@ function findColumns(table: CsvTable, file: string, map: ReadImportContext['colu
   const mapped = CSV_COLUMN_FIELDS.filter((f) => map?.[f] !== undefined);
   for (const field of [...mapped, ...CSV_COLUMN_FIELDS.filter((f) => !mapped.includes(f))]) {
     const given = map?.[field];
-    const names: readonly string[] = given === undefined ? CSV_COLUMNS[field] : typeof given === 'string' ? [given] : given;
-    const index = find(names);
+    const names: readonly string[] = given === undefined ? [] : typeof given === 'string' ? [given] : given;
+    let index = find(given === undefined ? CSV_COLUMNS[field] : names);
     if (given !== undefined && names.length > 0 && index === -1) {
-      throw mapError(file, `the column map names ${names.map((n) => `"${n}"`).join(' or ')} for ${field}, but the file has no such column`, `the headers are ${listHeaders(table.headers)}`, {
-        field,
-        headers: table.headers,
-      });
+      index = find(CSV_COLUMNS[field]);
+      report.note(`${file}: the column map names ${names.map((n) => `"${n}"`).join(' or ')} for ${field}, which this file lacks: ${index === -1 ? 'no column holds it' : `its built-in name "${table.headers[index]}" was used`}`);
     }
     if (index !== -1) claimed.add(index);
     columns[field] = index;
@@ -289,7 +287,7 @@ function readGenericCsv(text: string, context: ReadImportContext): ImportedProje
     context.report.note(`${file}: the file is empty: nothing to import`);
     return { folders: [], stepGroups: [], cases: [] };
   }
-  const columns = findColumns(table, file, context.columns);
+  const columns = findColumns(table, context);
   if (columns.title === -1) {
     throw new TmsyncError('invalid_import', `${file}:1: no title column: the headers are ${listHeaders(table.headers)}`, {
       hint: `name the title column in a column map (--map FILE, or import.columns in tmsync.yaml): columns: { title: "<your header>" }; the built-in names are ${CSV_COLUMNS.title.join(', ')}`,
