@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PlanFileSchema } from '../plan/plan-file.js';
+import { REPORT_FORMAT_NAMES } from '../results/report-formats.js';
 import { OUTPUT_FORMAT_VERSION } from './json.js';
 
 /**
@@ -171,6 +172,8 @@ export const outputSchemas = {
       .optional()
       .meta({ description: "rows by the run status they set, keyed by the service's status names as it spells them (`Passed`): data, not snake_case" }),
     testcases: z.number().int(),
+    /** the format each report file was read as, in the order given */
+    formats: z.array(z.enum(REPORT_FORMAT_NAMES)).optional(),
     ok: z.boolean(),
   }),
   'run-trigger': doc('`tmsync run trigger --json` (without --wait only `run`)', {

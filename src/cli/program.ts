@@ -1,4 +1,5 @@
 import { Argument, Command, Option } from 'commander';
+import { REPORT_FORMAT_OPTIONS } from '../results/report-formats.js';
 import { colorChoice, red, yellow, type CliIo, type GlobalOptions } from './io.js';
 import { VERSION } from '../version.js';
 import { IMPORT_FORMATS } from '../import/format-names.js';
@@ -159,7 +160,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .command('import')
     .description("read other tools' exports (TestRail, Xray, Zephyr, Qase, TestLink, testomat.io, Azure DevOps, CSV) into the tests repository; then validate, plan, apply")
     .argument('[format]', `the export's format (left out: detected from the content): ${IMPORT_FORMATS.join(', ')}`)
-    .argument('<files...>', 'the export files')
+    .argument('[files...]', 'the export files (with FORMAT left out, every argument is a file)')
     .option('--dir <dir>', 'the repository to write (default: the one whose tmsync.yaml is found from here upward, else the current directory)')
     .option('--folder <path>', 'put every imported folder under this folder (names joined by /)')
     .option('--map <file>', 'a YAML file with `values:` (source value → the service\'s name, per field) and `columns:` (field → CSV header names), over `import:` of tmsync.yaml')
@@ -237,14 +238,22 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
   results
     .command('push')
     .description(
-      'map JUnit test cases to test cases and set their statuses in a test run. A testcase maps to a case by, in order: ' +
-        'the --mapping file (classname.name, then name), a `test_case` property (human ids or ids), ' +
-        'then a human id in its name or classname (SHOP-12, also written SHOP_12); testcases that map to nothing are listed, not sent',
+      'map the results of a JUnit XML, Cucumber JSON or Cucumber messages report to test cases and set their statuses in a test run. ' +
+        'A testcase maps to a case by, in order: the --mapping file (classname.name, then name; a scenario\'s classname is its feature), ' +
+        'a scenario\'s id tag (@SHOP-12; an Examples\' tag first), a `test_case` property (human ids or ids), ' +
+        'a human id in its name or classname (SHOP-12, also written SHOP_12), and for a scenario its feature path and name; ' +
+        'testcases that map to nothing are listed, not sent',
     )
-    .argument('<files...>', 'JUnit XML files')
+    .argument('<files...>', 'report files: JUnit XML, Cucumber JSON (cucumber-js, cucumber-jvm, behave) or Cucumber messages (NDJSON)')
     .option('--test-run <id>', 'an existing test run (id or human id)')
     .option('--new-run <title>', 'create a STATIC run holding the matched cases first')
     .option('--mapping <file>', 'a YAML/JSON file mapping JUnit names to case ids')
+    .addOption(
+      new Option('--format <format>', "the reports' format; auto tells each file's from its content")
+        .choices(REPORT_FORMAT_OPTIONS)
+        .default('auto'),
+    )
+    .option('--id-tag-prefix <prefix>', 'Cucumber: what an id tag holds between @ and the human id (tc: for @tc:SHOP-12)')
     .option(
       '--status-map <outcome=status>',
       'map an outcome (passed, failed, error, skipped) to a run status name; repeatable, or comma-separated',
@@ -386,6 +395,7 @@ export const EXAMPLES: Record<string, string[]> = {
   'results push': [
     'tmsync results push reports/*.xml --test-run DEMO-R-3',
     'tmsync results push junit.xml --new-run "Nightly 2026-11-23" --dry-run',
+    'tmsync results push reports/cucumber.json --test-run DEMO-R-3 --id-tag-prefix tc:',
   ],
   'test-plan': ['tmsync test-plan create --title "Release 2.4"'],
   'test-plan create': ['tmsync test-plan create --title "Release 2.4" --start 2026-12-01 --end 2026-12-15'],

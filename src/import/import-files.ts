@@ -19,7 +19,8 @@ import { foldValue, LOOKUP_KEYS, mapValue, type KnownValues, type LookupKey, typ
  */
 
 export type ImportFile =
-  | { action: 'create'; kind: 'case' | 'step_group' | 'folder'; path: string; content: string; source?: string }
+  /** `content` is rendered when read (a getter): 50,000 new files are never all in memory as text */
+  | { action: 'create'; kind: 'case' | 'step_group' | 'folder'; path: string; readonly content: string; source?: string }
   | { action: 'update'; kind: 'case' | 'step_group'; path: string; fields: ItemDocument; source: string; renameFrom?: string };
 
 export interface ImportFilesResult {
@@ -198,8 +199,32 @@ function place(kind: 'case' | 'step_group', dir: string, title: string, source: 
     return path;
   }
   const path = `${dir}/${names.in(dir).allocate(slugify(title), ext)}`;
-  result.files.push({ action: 'create', kind, path, content: format.render(kind, doc, { path }), source });
+  result.files.push({
+    action: 'create',
+    kind,
+    path,
+    source,
+    get content() {
+      return format.render(kind, doc, { path });
+    },
+  });
   return path;
+}
+
+/**
+ * A declared folder that holds nothing the import writes, and no file yet, gets a `_folder.yaml`
+ * (git keeps no empty directory, and the loader makes a folder of a directory with one).
+ */
+function emptyFolderFiles(dirs: readonly string[], project: ImportedProject, scanned: ScannedRepository, result: ImportFilesResult): void {
+  const used = new Set<string>();
+  for (const f of result.files) for (let d = dirOf(f.path); d.includes('/'); d = dirOf(d)) used.add(d);
+  for (const [i, dir] of dirs.entries()) {
+    if (used.has(dir) || scanned.names.has(dir)) continue;
+    used.add(dir);
+    const path = `${dir}/_folder.yaml`;
+    const name = project.folders[i][project.folders[i].length - 1];
+    result.files.push({ action: 'create', kind: 'folder', path, content: defaultFormat().render('folder', { name }, { path }) });
+  }
 }
 
 /** The files an import of `project` writes into the repository `scanned` describes. */
@@ -211,11 +236,13 @@ export function buildImportFiles(project: ImportedProject, scanned: ScannedRepos
   const present = new Set<string>();
   for (const g of project.stepGroups) {
     const source = sourceOf(options.tool, g.sourceId);
+    // several files of one export (or a group every file repeats) hold it once
+    if (present.has(source)) continue;
     present.add(source);
     const path = place('step_group', options.stepGroupsDir, g.title, source, groupDocument(g, options.report, source), scanned.bySource.get(source), names, result);
     groupKeys.set(g.sourceId, path.slice(path.lastIndexOf('/') + 1).replace(/\.[^.]+$/, ''));
   }
-  for (const f of project.folders) folders.dirFor([...options.under, ...f]);
+  const declared = project.folders.map((f) => folders.dirFor([...options.under, ...f]));
   const ctx: CaseContext = { options, groupKeys, result };
   for (const c of project.cases) {
     const source = sourceOf(options.tool, c.sourceId);
@@ -231,6 +258,7 @@ export function buildImportFiles(project: ImportedProject, scanned: ScannedRepos
     const path = place('case', dir, c.title, source, doc, scanned.bySource.get(source), names, result);
     for (let i = unmappedBefore; i < result.unmapped.length; i++) result.unmapped[i].path = path;
   }
+  emptyFolderFiles(declared, project, scanned, result);
   const prefix = `${options.tool}:`;
   for (const [source, file] of scanned.bySource) {
     if (source.startsWith(prefix) && !present.has(source)) result.vanished.push({ path: file.path, source });

@@ -17,6 +17,12 @@ export interface ReadImportContext {
   report: ImportReport;
   /** the generic CSV's column map, and any format's column aliases (`--map FILE`, `import.columns`) */
   columns?: Readonly<Record<string, string | readonly string[]>>;
+  /**
+   * The directory the user named when a format keeps its tree in directories (testomatio-md: one
+   * file per suite, parent suites as directories): the file's directories below it are folders
+   * (`file` and `root` both relative to the working directory). Absent: no directory is a folder.
+   */
+  root?: string;
 }
 
 export interface ImportReader {

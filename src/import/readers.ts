@@ -1,5 +1,9 @@
+import { azureDevopsCsvReader } from './formats/azure-devops-csv.js';
 import { csvReader } from './formats/csv.js';
+import { qaseCsvReader } from './formats/qase-csv.js';
+import { qaseJsonReader } from './formats/qase-json.js';
 import { testlinkXmlReader } from './formats/testlink-xml.js';
+import { testomatioMdReader } from './formats/testomatio-md.js';
 import { testrailCsvReader } from './formats/testrail-csv.js';
 import { testrailXmlReader } from './formats/testrail-xml.js';
 import { xrayCsvReader } from './formats/xray-csv.js';
@@ -20,7 +24,11 @@ export const IMPORT_READERS: readonly ImportReader[] = [
   xrayJsonReader,
   zephyrScaleXmlReader,
   zephyrSquadCsvReader,
+  qaseCsvReader,
+  qaseJsonReader,
   testlinkXmlReader,
+  testomatioMdReader,
+  azureDevopsCsvReader,
   // the generic CSV last: it claims any CSV with a title column, but only ever with 1
   csvReader,
 ];

@@ -1,46 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { TmsyncError } from '../errors.js';
+import type { Outcome, TestRecord } from './record.js';
 
-/** What a JUnit testcase ended as. `error` is an unexpected exception, `failed` an assertion. */
-export type JunitOutcome = 'passed' | 'failed' | 'error' | 'skipped';
+export { countTestcases, OUTCOMES as JUNIT_OUTCOMES } from './record.js';
 
-export const JUNIT_OUTCOMES: readonly JunitOutcome[] = ['passed', 'failed', 'error', 'skipped'];
+/** What a JUnit testcase ended as: the outcomes of every report (record.ts). */
+export type JunitOutcome = Outcome;
 
-/** One `<testcase>` of a JUnit report, dialect differences smoothed out. */
-export interface JunitTestcase {
-  name: string;
-  /** `classname` attribute; empty when the reporter wrote none */
-  classname: string;
-  /** source file: the `file` attribute (pytest, some jest-junit setups), the suite's `file`, or a classname that is a path (playwright) */
-  file?: string;
-  outcome: JunitOutcome;
-  /** first line of the failure/error/skip message */
-  message?: string;
-  durationMs?: number;
-  /** `<properties><property name value/>` of the testcase (not of its suites) */
-  properties: Record<string, string>;
-  /** names of the enclosing `<testsuite>` elements, outermost first */
-  suites: string[];
-  /** the report file this testcase came from (as given to the loader) */
-  report: string;
-  /**
-   * Set on the entry that stands for a `<failure>` or `<error>` of a `<testsuite>` itself (a class
-   * whose set-up failed): `name` is the suite's name, `suites` its path, `outcome` failed or error.
-   * It is not a testcase: it fails every case its suite maps to (see map-results).
-   */
-  suiteLevel?: {
-    /** the testcases inside the suite (nested suites included), in report order */
-    members: JunitTestcase[];
-  };
-}
-
-/** The testcases of a list, without the suite-level entries. */
-export function countTestcases(entries: readonly JunitTestcase[]): number {
-  let n = 0;
-  for (const e of entries) if (!e.suiteLevel) n++;
-  return n;
-}
+/** One `<testcase>` of a JUnit report, dialect differences smoothed out: the common record (record.ts). */
+export type JunitTestcase = TestRecord;
 
 /**
  * `status`/`result` values of a `<testcase>` that mean it did not run (googletest `status="notrun"`
@@ -125,7 +94,7 @@ const ENCODINGS: Record<string, string> = {
  * `encoding` of the XML declaration, else UTF-8. Invalid UTF-8 and an unknown declared encoding
  * are `invalid_junit` errors (the first naming its line and column), never U+FFFD in a mapping key.
  */
-function decodeJunit(bytes: Uint8Array, report: string): string {
+export function decodeJunit(bytes: Uint8Array, report: string): string {
   let label: string;
   let start = 0;
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
@@ -182,7 +151,7 @@ const CP1252_HIGH =
  * standard treats both labels so): every byte is a character, 0x80–0x9F the printable ones of
  * Windows-1252. By hand, because Node 20's TextDecoder reads `windows-1252` as plain Latin-1.
  */
-function decodeWindows1252(bytes: Uint8Array): string {
+export function decodeWindows1252(bytes: Uint8Array): string {
   const latin1 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
   return latin1.replace(/[\u0080-\u009f]/g, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80]);
 }
@@ -367,7 +336,7 @@ function decodeEntities(s: string): string {
   });
 }
 
-function lineCol(text: string, at: number): { line: number; col: number } {
+export function lineCol(text: string, at: number): { line: number; col: number } {
   let line = 1;
   let lineStart = 0;
   for (let k = text.indexOf('\n'); k >= 0 && k < at; k = text.indexOf('\n', k + 1)) {

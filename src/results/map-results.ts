@@ -1,17 +1,23 @@
 import { TmsyncError } from '../errors.js';
 import type { LookupEntry } from '../api/resources.js';
-import { JUNIT_OUTCOMES, type JunitOutcome, type JunitTestcase } from './junit.js';
+import { OUTCOMES as JUNIT_OUTCOMES, type Outcome as JunitOutcome, type TagLevel, type TestRecord as JunitTestcase } from './record.js';
 
 /**
- * Pure mapping of JUnit testcases to service test cases and of outcomes to run statuses.
+ * Pure mapping of report records (JUnit testcases, Cucumber scenarios: record.ts) to service test
+ * cases and of outcomes to run statuses.
  *
- * How a testcase finds its case(s), first rule that gives an answer wins:
- * 1. the mapping file: key `<classname>.<name>`, then `<name>`;
- * 2. a `<property name="test_case" value="SHOP-12"/>` (several refs separated by commas or spaces);
- * 3. human ids in the name, else in the classname (`SHOP-12`; with a known project prefix also
+ * How a record finds its case(s), first rule that gives an answer wins:
+ * 1. the mapping file: key `<classname>.<name>`, then `<name>` (a Cucumber scenario's classname is
+ *    its feature's name);
+ * 2. a Cucumber scenario's id tag (`@SHOP-12`, or `@tc:SHOP-12` with the id tag prefix `tc:`): those
+ *    of its Examples first (an outline expanded one case per row), else its own; a Feature's or
+ *    Rule's id tag names no case;
+ * 3. a `<property name="test_case" value="SHOP-12"/>` (several refs separated by commas or spaces);
+ * 4. human ids in the name, else in the classname (`SHOP-12`; with a known project prefix also
  *    `SHOP_12`, the only spelling a Java or Python identifier allows, and ids of other prefixes —
- *    ticket keys such as `JIRA-7` — are ignored).
- * A testcase naming several cases reports to each of them.
+ *    ticket keys such as `JIRA-7` — are ignored); a Cucumber scenario's name only;
+ * 5. a Cucumber scenario's feature path and name, as looked up on the service (scenario-names.ts).
+ * A record naming several cases reports to each of them.
  */
 
 /** The property a reporter sets to name the case explicitly. */
@@ -25,6 +31,10 @@ interface MapResultsOptions {
   mapping?: ResultMapping;
   /** the project's `human_id_prefix`; narrows name matching to this project's ids */
   prefix?: string;
+  /** what a Cucumber id tag holds between `@` and the human id (`tc:` for `@tc:SHOP-12`) @default '' */
+  idTagPrefix?: string;
+  /** Cucumber scenarios matched by feature path and name (scenario-names.ts): the last rule */
+  byName?: ReadonlyMap<JunitTestcase, string>;
 }
 
 /** The results of one service test case, gathered from every testcase that maps to it. */
@@ -82,12 +92,44 @@ export function refsOf(tc: JunitTestcase, options: MapResultsOptions = {}): stri
     const fromMapping = mapping[`${tc.classname}.${tc.name}`] ?? mapping[tc.name];
     if (fromMapping !== undefined) return normalizeRefs(Array.isArray(fromMapping) ? fromMapping : [fromMapping]);
   }
+  if (tc.gherkin) {
+    const tagged = idTagRefs(tc.gherkin.tags, options.idTagPrefix ?? '', prefix);
+    if (tagged.length > 0) return tagged;
+  }
   const prop = tc.properties[TEST_CASE_PROPERTY];
   if (prop !== undefined && prop.trim() !== '') return normalizeRefs(prop.split(/[\s,]+/));
   const inName = findHumanIds(tc.name, prefix);
   if (inName.length > 0) return inName;
+  if (tc.gherkin) {
+    const named = options.byName?.get(tc);
+    return named !== undefined ? [named] : [];
+  }
   // jest-junit's classname repeats the name; looking again finds nothing new, which is harmless
   return findHumanIds(tc.classname, prefix);
+}
+
+/** Where an id tag may name the scenario's case, most specific first: an Examples' tag names its rows' case. */
+const ID_TAG_LEVELS: readonly TagLevel[] = ['examples', 'scenario'];
+
+/**
+ * The human ids a scenario's id tags name: `@<idTagPrefix><ID>`, the id one of the project's when
+ * its prefix is known (`@JIRA-7` is a ticket, not a case), upper-cased; from the most specific
+ * level that has any.
+ */
+export function idTagRefs(tags: readonly { name: string; level: TagLevel }[], idTagPrefix: string, prefix?: string): string[] {
+  const lead = `@${idTagPrefix}`.toLowerCase();
+  for (const level of ID_TAG_LEVELS) {
+    const found: string[] = [];
+    for (const t of tags) {
+      if (t.level !== level || !t.name.toLowerCase().startsWith(lead)) continue;
+      const id = t.name.slice(lead.length);
+      const m = /^([A-Za-z][A-Za-z0-9]*)-(\d+)$/.exec(id);
+      if (!m || (prefix !== undefined && m[1].toUpperCase() !== prefix.toUpperCase())) continue;
+      found.push(`${m[1].toUpperCase()}-${Number(m[2])}`);
+    }
+    if (found.length > 0) return [...new Set(found)];
+  }
+  return [];
 }
 
 /**

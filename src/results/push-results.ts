@@ -8,7 +8,9 @@ import type { RemoteProject } from '../model.js';
 import { ApiError } from '../remote/api-error.js';
 import type { TmsClient } from '../remote/client.js';
 import { webLink } from '../remote/web-link.js';
-import type { JunitOutcome, JunitTestcase } from './junit.js';
+import { flattenFolders } from '../remote/fetch-state.js';
+import type { Outcome as JunitOutcome, TestRecord as JunitTestcase } from './record.js';
+import { matchScenarioNames, type NamedCase } from './scenario-names.js';
 import {
   describeCaseResult,
   mapResults,
@@ -43,6 +45,8 @@ interface PushResultsOptions {
   /** close the run (`status: CLOSED`) once every result was sent; left open when any was not */
   close?: boolean;
   mapping?: ResultMapping;
+  /** what a Cucumber id tag holds between `@` and the human id (`tc:` for `@tc:SHOP-12`) @default '' */
+  idTagPrefix?: string;
   /** outcome → run status name or alias */
   statusMap?: Partial<Record<JunitOutcome, string>>;
   /** rows per update request (the service takes up to 1000) @default 100 */
@@ -97,7 +101,7 @@ export interface PushResultsResult {
    * testcases that named no case; `suiteLevel` marks a suite's own failure or error whose suite
    * maps to no case (`name` is then the suite's name and `message` what failed)
    */
-  unmatched: { name: string; classname: string; report: string; outcome: JunitOutcome; suiteLevel?: true; message?: string }[];
+  unmatched: { name: string; classname: string; report: string; outcome: JunitOutcome; suiteLevel?: true; message?: string; ambiguous?: string[] }[];
   /** refs the service does not know (no case with that id or human id) */
   unknownCases: { ref: string; testcases: number }[];
   /** known cases that are not in the run (--test-run) */
@@ -135,12 +139,12 @@ export async function pushResults(options: PushResultsOptions): Promise<PushResu
   const assignee = options.assignFailed !== undefined ? await resolveUser(client, options.assignFailed, signal) : undefined;
   const testPlanId = options.testPlan !== undefined ? await resolveTestPlan(client, projectId, options.testPlan, signal) : undefined;
 
-  const mapped = mapResults(options.testcases, { mapping: options.mapping, prefix: project.humanIdPrefix });
+  const resolved = new Map<string, ResolvedCase>();
+  const { mapped, ambiguous } = await mapWithNames(options, resolved);
   const refs = mapped.cases.map((c) => c.ref);
   const threshold = options.lookupThreshold ?? PUSH_DEFAULTS.lookupThreshold;
 
   // an existing run first: its case list often names the cases (human ids), which saves lookups
-  const resolved = new Map<string, ResolvedCase>();
   const existing = options.testRun !== undefined ? await openExistingRun(options, options.testRun, resolved) : undefined;
   const rest = refs.filter((r) => !resolved.has(r.toUpperCase()));
   for (const [k, v] of await resolveCases(client, projectId, rest, threshold, signal)) resolved.set(k, v);
@@ -160,7 +164,7 @@ export async function pushResults(options: PushResultsOptions): Promise<PushResu
     unmatched: mapped.unmatched.map((t) =>
       t.suiteLevel
         ? { name: t.name, classname: t.classname, report: t.report, outcome: t.outcome, suiteLevel: true as const, ...(t.message ? { message: t.message } : {}) }
-        : { name: t.name, classname: t.classname, report: t.report, outcome: t.outcome },
+        : { name: t.name, classname: t.classname, report: t.report, outcome: t.outcome, ...(ambiguous.has(t) ? { ambiguous: ambiguous.get(t)! } : {}) },
     ),
     unknownCases,
     notInRun,
@@ -174,6 +178,53 @@ export async function pushResults(options: PushResultsOptions): Promise<PushResu
   }
   await sendRows(options, result, batchSize);
   return result;
+}
+
+/**
+ * The records mapped to cases (map-results.ts). Cucumber scenarios that no rule maps are then
+ * looked up by feature path and name among the project's cases (its folders and cases read once,
+ * only when there are such scenarios); the cases found join `resolved`.
+ */
+async function mapWithNames(
+  options: PushResultsOptions,
+  resolved: Map<string, ResolvedCase>,
+): Promise<{ mapped: ReturnType<typeof mapResults>; ambiguous: ReadonlyMap<JunitTestcase, string[]> }> {
+  const base = { mapping: options.mapping, prefix: options.project.humanIdPrefix, idTagPrefix: options.idTagPrefix };
+  const first = mapResults(options.testcases, base);
+  const unnamed = first.unmatched.filter((t) => t.gherkin !== undefined && !t.suiteLevel);
+  if (unnamed.length === 0) return { mapped: first, ambiguous: new Map() };
+  const cases = await namedCases(options.client, options.project.id, options.signal);
+  const { refs, ambiguous } = matchScenarioNames(unnamed, cases);
+  if (refs.size === 0) return { mapped: first, ambiguous };
+  const found = new Set(refs.values());
+  for (const c of cases) {
+    const ref = c.humanId ?? c.id;
+    if (found.has(ref)) resolved.set(ref.toUpperCase(), { id: c.id, humanId: c.humanId, title: c.title });
+  }
+  return { mapped: mapResults(options.testcases, { ...base, byName: refs }), ambiguous };
+}
+
+/** Every case of the project with its folder path: its folders, then its cases, page by page. */
+async function namedCases(client: TmsClient, projectId: string, signal?: AbortSignal): Promise<NamedCase[]> {
+  const folders = new Map<string, { name: string; parent?: string }>();
+  const wire = [];
+  for await (const f of client.paginate('listFolders', { params: { project_id: projectId }, signal })) wire.push(f);
+  for (const f of flattenFolders(wire)) folders.set(f.id, { name: f.name, ...(f.parent_folder_id ? { parent: f.parent_folder_id } : {}) });
+  const paths = new Map<string, string[]>();
+  const pathOf = (id: string | null | undefined, depth = 0): string[] => {
+    if (!id || depth > 200) return [];
+    const known = paths.get(id);
+    if (known) return known;
+    const f = folders.get(id);
+    const path = f ? [...pathOf(f.parent, depth + 1), f.name] : [];
+    paths.set(id, path);
+    return path;
+  };
+  const out: NamedCase[] = [];
+  for await (const c of client.paginate('listTestCases', { params: { project_id: projectId }, signal })) {
+    out.push({ id: c.id, ...(c.human_id ? { humanId: c.human_id } : {}), title: c.title, folderPath: pathOf(c.folder_id) });
+  }
+  return out;
 }
 
 /** The options that contradict each other or are out of range fail before anything is read; the batch size. */
@@ -250,7 +301,7 @@ async function newRun(
   if (options.dryRun) return { run: { title: options.newRun!, created: false }, inRun: new Set(byCaseId.keys()) };
   if (byCaseId.size === 0) {
     throw new TmsyncError('nothing_matched', 'no testcase of the reports names a case of the project, so no run was created', {
-      hint: `put a human id (${options.project.humanIdPrefix}-12) in the test names, a test_case property, or pass --mapping FILE`,
+      hint: `put a human id (${options.project.humanIdPrefix}-12) in the test names, an id tag (@${options.project.humanIdPrefix}-12) on the scenarios, a test_case property, or pass --mapping FILE`,
       details: { unmatched: unmatched.unmatched, unknownCases: unmatched.unknownCases.map((u) => u.ref) },
     });
   }

@@ -143,17 +143,38 @@ async function writeImportFiles(root: string, files: readonly ImportFile[]): Pro
   }
 }
 
+/**
+ * The deepest directory holding every file (`''` when they share none). A format that keeps its
+ * tree in directories (testomatio-md: parent suites) takes the directories below it as folders,
+ * so that the files of a shell glob over `export/` root the tree at `export/`.
+ */
+export function commonDirectory(files: readonly string[]): string {
+  const dirs = files.map((f) => f.replace(/\\/g, '/').split('/').slice(0, -1));
+  let n = 0;
+  while (dirs.length > 0 && dirs.every((d) => n < d.length && d[n] === dirs[0][n])) n++;
+  return (dirs[0] ?? []).slice(0, n).join('/');
+}
+
 export async function importExports(options: ImportExportsOptions): Promise<ImportExportsResult> {
   if (options.files.length === 0) {
     throw new TmsyncError('invalid_arguments', 'no export file given', { hint: 'tmsync import [FORMAT] FILE…' });
   }
-  const decoded: DecodedText[] = [];
-  for (const file of options.files) decoded.push(await readExport(file, options.cwd, options.encoding));
-  const { reader, detected } = chooseReader(options.format, decoded[0], options.files[0]);
+  const first = await readExport(options.files[0], options.cwd, options.encoding);
+  const { reader, detected } = chooseReader(options.format, first, options.files[0]);
   const report = new ImportReport();
   const columns = options.map?.columns;
-  const projects = decoded.map((d, i) => reader.read(d.text, { file: options.files[i], report, ...(columns ? { columns } : {}) }));
+  const encodings: ImportSummary['encodings'] = [];
+  const projects: ImportedProject[] = [];
+  const exportRoot = commonDirectory(options.files);
+  // one decoded text at a time: each is let go once its model is read
+  for (const [i, file] of options.files.entries()) {
+    const decoded = i === 0 ? first : await readExport(file, options.cwd, options.encoding);
+    encodings.push({ file, encoding: decoded.encoding, how: decoded.how });
+    projects.push(reader.read(decoded.text, { file, report, root: exportRoot, ...(columns ? { columns } : {}) }));
+    if (i === 0) first.text = '';
+  }
   const project = mergeProjects(projects);
+  projects.length = 0;
   if (project.cases.length === 0 && project.stepGroups.length === 0) report.note('The export holds no test cases.');
 
   const scanned = await scanRepository(options.root, options.casesDir, options.stepGroupsDir);
@@ -173,7 +194,7 @@ export async function importExports(options: ImportExportsOptions): Promise<Impo
     command: options.command,
     format: reader.name,
     detected,
-    encodings: decoded.map((d, i) => ({ file: options.files[i], encoding: d.encoding, how: d.how })),
+    encodings,
     counts: {
       created: items.filter((f) => f.action === 'create').length,
       updated: items.filter((f) => f.action === 'update' && f.renameFrom === undefined).length,

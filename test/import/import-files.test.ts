@@ -50,7 +50,9 @@ describe('buildImportFiles', () => {
       'create cases/Shop/Cart/add-to-cart-2.yaml',
       'create cases/A-B-C/_folder.yaml',
       'create cases/A-B-C/odd-folder.yaml',
+      'create cases/Shop/Empty/_folder.yaml',
     ]);
+    expect(created(result.files, 'cases/Shop/Empty/_folder.yaml')).toEqual({ name: 'Empty' });
     expect(created(result.files, 'step_groups/sign-in.yaml')).toEqual({ title: 'Sign in', steps: [{ action: 'Open /login\n\nData: user: ann' }], source: 'testrail:S1' });
     expect(created(result.files, 'cases/Shop/Cart/add-to-cart.yaml')).toEqual({
       title: 'Add to cart',
@@ -84,7 +86,8 @@ describe('buildImportFiles', () => {
       scanned.names.set(dir, [...(scanned.names.get(dir) ?? []), f.path.slice(f.path.lastIndexOf('/') + 1)]);
     }
     scanned.names.set('cases', ['Shop', 'A-B-C']);
-    scanned.names.set('cases/Shop', ['Cart']);
+    scanned.names.set('cases/Shop', ['Cart', 'Empty']);
+    scanned.names.set('cases/Shop/Empty', ['_folder.yaml']);
     scanned.names.set('cases/A-B-C', ['_folder.yaml', 'odd-folder.yaml']);
     scanned.folderNames.set('cases/A-B-C', 'A/B: C');
     scanned.bySource.set('testrail:C9', { path: 'cases/Old/gone.yaml', kind: 'case', document: { title: 'Gone', source: 'testrail:C9' } });
@@ -111,6 +114,13 @@ describe('buildImportFiles', () => {
       'cases/Imported/TestRail/Shop/Cart/add-to-cart-2.yaml',
       'cases/Imported/TestRail/A-B-C/odd-folder.yaml',
     ]);
+  });
+
+  it('writes a step group that several files of one export hold once', () => {
+    const p = project();
+    p.stepGroups.push({ ...p.stepGroups[0]! });
+    const result = buildImportFiles(p, empty(), options());
+    expect(result.files.filter((f) => f.kind === 'step_group').map((f) => f.path)).toEqual(['step_groups/sign-in.yaml']);
   });
 
   it('reports a use of shared steps the export does not hold, and a duplicate source id', () => {

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { countTestcases, loadJunitFiles } from '../../results/junit.js';
+import { loadReports, REPORT_FORMAT_OPTIONS, type ReportFormatOption } from '../../results/load-reports.js';
+import { countTestcases } from '../../results/record.js';
 import { parseStatusMap, type ResultMapping } from '../../results/map-results.js';
 import { pushResults, type PushResultsResult } from '../../results/push-results.js';
 import { TmsyncError } from '../../errors.js';
@@ -14,8 +15,12 @@ import { loadTarget } from '../target.js';
 import { EXIT } from '../exit-codes.js';
 
 interface ResultsPushOptions extends GlobalOptions {
-  /** positional: JUnit XML files */
+  /** positional: report files (JUnit XML, Cucumber JSON, Cucumber messages) */
   args: string[];
+  /** the reports' format @default 'auto' (told from each file's content) */
+  format?: string;
+  /** what a Cucumber id tag holds between `@` and the human id (`tc:` for `@tc:SHOP-12`) */
+  idTagPrefix?: string;
   testRun?: string;
   newRun?: string;
   /** YAML/JSON file: `{ "<classname>.<name>" or "<name>": "DEMO-12" | [..] }` */
@@ -50,12 +55,18 @@ export async function runResultsPush(options: ResultsPushOptions, io: CliIo): Pr
     });
   }
   if (options.args.length === 0) {
-    throw new TmsyncError('invalid_arguments', 'give at least one JUnit XML file', { hint: 'e.g. tmsync results push --test-run DEMO-R-3 reports/*.xml' });
+    throw new TmsyncError('invalid_arguments', 'give at least one report file (JUnit XML, Cucumber JSON or messages)', { hint: 'e.g. tmsync results push --test-run DEMO-R-3 reports/*.xml' });
+  }
+  const format = (options.format ?? 'auto') as ReportFormatOption;
+  if (!REPORT_FORMAT_OPTIONS.includes(format)) {
+    throw new TmsyncError('invalid_arguments', `--format ${options.format} is not a report format tmsync reads`, {
+      hint: `choose one of ${REPORT_FORMAT_OPTIONS.join(', ')} (auto tells each file's format from its content)`,
+    });
   }
   const batchSize = Number(options.batchSize ?? '100');
   const statusMap = parseStatusMap(options.statusMap);
   const mapping = options.mapping !== undefined ? await loadMapping(resolve(options.cwd, options.mapping), options.mapping) : undefined;
-  const testcases = await loadJunitFiles(options.args, options.cwd);
+  const { records: testcases, formats } = await loadReports(options.args, options.cwd, format);
 
   const target = await loadTarget(options, io, { clientOptions: options.multipart ? { multipartRunCases: true } : {} });
   let result: PushResultsResult;
@@ -68,6 +79,7 @@ export async function runResultsPush(options: ResultsPushOptions, io: CliIo): Pr
       testRun: options.testRun,
       newRun: options.newRun,
       mapping,
+      ...(options.idTagPrefix !== undefined ? { idTagPrefix: options.idTagPrefix } : {}),
       statusMap,
       batchSize,
       dryRun: Boolean(options.dryRun),
@@ -84,12 +96,12 @@ export async function runResultsPush(options: ResultsPushOptions, io: CliIo): Pr
   const failedRows = result.failedBatches.reduce((n, b) => n + b.caseIds.length, 0);
   const nothing = !result.dryRun && result.rows.length === 0;
   const testcaseCount = countTestcases(testcases);
-  if (options.json) io.stdout(jsonOutput({ ...result, testcases: testcaseCount, ok: failedRows === 0 && !nothing }));
+  if (options.json) io.stdout(jsonOutput({ ...result, testcases: testcaseCount, formats, ok: failedRows === 0 && !nothing }));
   report(result, testcaseCount, io, Boolean(options.json));
   await summary(io, pushSummary(result, testcaseCount));
   if (nothing) {
     io.stderr('Error: nothing was sent: no testcase matched a case of the run.');
-    io.stderr('Hint: put a human id (DEMO-12) in the test names, a test_case property in the report, or pass --mapping FILE');
+    io.stderr('Hint: put a human id (DEMO-12) in the test names, an id tag (@DEMO-12) on the scenarios, a test_case property in the report, or pass --mapping FILE');
     return EXIT.FAILED;
   }
   return failedRows > 0 ? EXIT.FAILED : EXIT.OK;
@@ -174,8 +186,11 @@ function report(result: PushResultsResult, testcaseCount: number, given: CliIo, 
   }
   const unmatched = result.unmatched.filter((t) => !t.suiteLevel);
   if (unmatched.length > 0) {
-    io.stderr(`${unmatched.length} testcase${unmatched.length === 1 ? '' : 's'} named no test case (add a human id to the name, a test_case property, or a --mapping entry):`);
-    for (const t of unmatched.slice(0, 50)) io.stderr(`  ${t.report}: ${t.classname && !t.name.startsWith(t.classname) ? `${safeInline(t.classname)} › ` : ''}${safeInline(t.name) || '(unnamed testcase)'}`);
+    io.stderr(`${unmatched.length} testcase${unmatched.length === 1 ? '' : 's'} named no test case (add a human id to the name, a test_case property, an id tag such as @SHOP-12 to a scenario, or a --mapping entry):`);
+    for (const t of unmatched.slice(0, 50)) {
+      const also = t.ambiguous ? ` (its feature path and name fit ${t.ambiguous.map(safeInline).join(', ')}: add the id tag)` : '';
+      io.stderr(`  ${t.report}: ${t.classname && !t.name.startsWith(t.classname) ? `${safeInline(t.classname)} › ` : ''}${safeInline(t.name) || '(unnamed testcase)'}${also}`);
+    }
     if (unmatched.length > 50) io.stderr(`  … and ${unmatched.length - 50} more (--json lists all)`);
   }
   if (result.unknownCases.length > 0) {

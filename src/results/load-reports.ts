@@ -1,0 +1,127 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { TmsyncError } from '../errors.js';
+import { parseCucumberJson } from './cucumber-json.js';
+import { ENVELOPE_KEYS, parseCucumberMessages } from './cucumber-messages.js';
+import { decodeJunit, decodeWindows1252, parseJunit } from './junit.js';
+import type { TestRecord } from './record.js';
+import { REPORT_FORMAT_OPTIONS, type ReportFormat, type ReportFormatOption } from './report-formats.js';
+
+export { REPORT_FORMAT_OPTIONS, type ReportFormat, type ReportFormatOption } from './report-formats.js';
+
+/**
+ * The report formats `results push` reads: one reader per format, each producing the common
+ * record (record.ts). A format is told from the file's first characters; `--format` overrides.
+ * A new format adds its name to report-formats.ts, a row here, a line in {@link detectFormat} and its reader.
+ */
+interface FormatReader {
+  /** the file's text: its encoding told by a byte order mark or the format's own rule */
+  decode: (bytes: Uint8Array, file: string) => string;
+  parse: (text: string, file: string) => TestRecord[];
+}
+
+export const REPORT_FORMATS: Readonly<Record<ReportFormat, FormatReader>> = {
+  junit: { decode: decodeJunit, parse: parseJunit },
+  'cucumber-json': { decode: decodeJson, parse: parseCucumberJson },
+  'cucumber-messages': { decode: decodeJson, parse: parseCucumberMessages },
+};
+
+const ENVELOPE = new RegExp(`^\\{\\s*"(?:${ENVELOPE_KEYS.join('|')})"\\s*:`);
+
+/**
+ * The format of a report from its first characters (after a byte order mark and white space): `<`
+ * is XML (JUnit), `[` or `{"features"` Cucumber JSON, `{"<envelope>"` Cucumber messages; else the
+ * file's extension decides (an empty `.xml` file is an empty JUnit report), else undefined.
+ */
+export function detectFormat(bytes: Uint8Array, file: string): ReportFormat | undefined {
+  const head = headText(bytes);
+  if (head.startsWith('<')) return 'junit';
+  if (head.startsWith('[') || /^\{\s*"features"\s*:/.test(head)) return 'cucumber-json';
+  if (ENVELOPE.test(head)) return 'cucumber-messages';
+  if (/\.xml$/i.test(file)) return 'junit';
+  if (/\.(?:ndjson|jsonl)$/i.test(file)) return 'cucumber-messages';
+  if (/\.json$/i.test(file)) return 'cucumber-json';
+  return undefined;
+}
+
+/** The first characters of the file, without a byte order mark or leading white space. */
+function headText(bytes: Uint8Array): string {
+  const slice = bytes.subarray(0, 512);
+  let text: string;
+  if (slice[0] === 0xff && slice[1] === 0xfe) text = new TextDecoder('utf-16le').decode(slice.subarray(2));
+  else if (slice[0] === 0xfe && slice[1] === 0xff) text = new TextDecoder('utf-16be').decode(slice.subarray(2));
+  else if (slice[0] === 0x3c && slice[1] === 0x00) text = new TextDecoder('utf-16le').decode(slice);
+  else text = Buffer.from(slice).toString('latin1').replace(/^\xef\xbb\xbf/, '');
+  return text.replace(/^\uFEFF/, '').trimStart();
+}
+
+/**
+ * The text of a JSON report: a byte order mark decides (UTF-8, UTF-16 LE or BE), else UTF-8 — and
+ * a file that is not valid UTF-8 is read as Windows-1252, which older runners on Windows wrote
+ * (JSON has no encoding declaration to say so).
+ */
+function decodeJson(bytes: Uint8Array): string {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return new TextDecoder('utf-8').decode(bytes.subarray(3));
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes.subarray(2));
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes.subarray(2));
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return decodeWindows1252(bytes);
+  }
+}
+
+/** Reads and parses report files (paths relative to `cwd`) in the order given; `formats` says which format each file was read as. */
+export async function loadReports(
+  files: readonly string[],
+  cwd: string,
+  format: ReportFormatOption = 'auto',
+): Promise<{ records: TestRecord[]; formats: ReportFormat[] }> {
+  const records: TestRecord[] = [];
+  const formats: ReportFormat[] = [];
+  for (const file of files) {
+    let bytes: Buffer | undefined = await readReport(file, cwd, format);
+    const chosen = format === 'auto' ? detectFormat(bytes, file) : format;
+    if (chosen === undefined) {
+      throw new TmsyncError('invalid_report', `${file} is not a test report tmsync can read: it is neither XML (JUnit) nor Cucumber JSON or messages`, {
+        hint: `pass --format (${REPORT_FORMAT_OPTIONS.join(', ')}) if the file is one of them; else convert it to JUnit XML`,
+        details: { file },
+      });
+    }
+    formats.push(chosen);
+    const reader = REPORT_FORMATS[chosen];
+    const text = decodeWhole(reader, bytes, file, chosen);
+    bytes = undefined; // the bytes can go while the text is read
+    // one at a time: spreading a million testcases into push() overflows the call stack
+    for (const r of reader.parse(text, file)) records.push(r);
+  }
+  return { records, formats };
+}
+
+/** The file's text; a JSON report larger than a JavaScript string can hold is said so, not a crash. */
+function decodeWhole(reader: FormatReader, bytes: Uint8Array, file: string, format: ReportFormat): string {
+  if (format === 'junit') return reader.decode(bytes, file);
+  try {
+    return reader.decode(bytes, file);
+  } catch (err) {
+    if (!(err instanceof RangeError) && (err as NodeJS.ErrnoException).code !== 'ERR_STRING_TOO_LONG') throw err;
+    throw new TmsyncError('invalid_report', `${file} is too large to read as one text (${Math.round(bytes.length / 1e6)} MB)`, {
+      hint: 'split the run into several reports, or leave embedded screenshots and videos out of the JSON report',
+      details: { file, format, bytes: bytes.length },
+    });
+  }
+}
+
+async function readReport(file: string, cwd: string, format: ReportFormatOption): Promise<Buffer> {
+  try {
+    return await readFile(resolve(cwd, file));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // a missing JUnit report keeps the code it always had
+    const junit = format === 'junit' || (format === 'auto' && /\.xml$/i.test(file));
+    throw new TmsyncError(junit ? 'junit_not_found' : 'report_not_found', `cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : (err as Error).message}`, {
+      hint: 'check the path of the report (shell globs that match nothing are passed through literally)',
+      details: { file },
+    });
+  }
+}

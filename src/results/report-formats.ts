@@ -1,0 +1,12 @@
+/**
+ * The names of the report formats `results push` reads (load-reports.ts has a reader for each),
+ * apart from the readers so that the CLI's option list costs no import of them.
+ */
+export const REPORT_FORMAT_NAMES = ['junit', 'cucumber-json', 'cucumber-messages'] as const;
+
+export type ReportFormat = (typeof REPORT_FORMAT_NAMES)[number];
+
+/** `auto` tells each file's format from its content. */
+export type ReportFormatOption = ReportFormat | 'auto';
+
+export const REPORT_FORMAT_OPTIONS: readonly ReportFormatOption[] = ['auto', ...REPORT_FORMAT_NAMES];
