@@ -77,6 +77,7 @@ export {
   type RestoreResult,
 } from './backup/index.js';
 export { actualToDesired, planMigration } from './migrate/index.js';
+export { exportRepository, exportFormat, EXPORT_FORMATS, type ExportFormat, type ExportFormatInfo, type ExportOptions } from './export/export.js';
 
 // the use cases: what `tmsync plan`, `apply` and `pull` do, as functions (docs/architecture.md, "Use cases")
 export type { MemoryHook, RepositoryTarget, UseCaseContext, UseCaseNote } from './usecases/hooks.js';

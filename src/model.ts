@@ -68,6 +68,8 @@ export interface DesiredCase {
   folderPath: string[];
   /** `id:` as written: a human id (`SHOP-12`) or a uuid */
   id?: string;
+  /** `source:` as written: where `tmsync import` took the case from (`testrail:C123`); local, never sent */
+  source?: string;
   title: string;
   fields: DesiredCaseFields;
   /** 1-based line of each top-level key (`title`, `steps`, …) for messages */

@@ -123,6 +123,25 @@ export const outputSchemas = {
     project,
     counts: z.looseObject({ folders: z.number().int(), step_groups: z.number().int(), test_cases: z.number().int() }),
   }),
+  export: doc('`tmsync export --json`', {
+    file: z.string(),
+    format: z.string(),
+    counts: z.looseObject({ folders: z.number().int(), step_groups: z.number().int(), test_cases: z.number().int() }).meta({ description: 'what the repository holds (step groups are written inlined)' }),
+    report: z.looseObject({
+      entries: z
+        .array(
+          z.looseObject({
+            action: z.enum(['folded', 'labelled', 'dropped']),
+            field: z.string(),
+            rule: z.string(),
+            count: z.number().int(),
+            examples: z.array(z.looseObject({ value: z.string(), at: z.looseObject({ file: z.string(), line: z.number().int().optional() }).optional() })),
+          }),
+        )
+        .meta({ description: 'what the format could not hold as the repository does, per field and rule, with the first examples' }),
+      notes: z.array(z.string()),
+    }),
+  }),
   restore: doc('`tmsync restore --json`', {
     project,
     created: z.record(z.string(), z.number()),

@@ -4,6 +4,7 @@ import { colorChoice, red, yellow, type CliIo, type GlobalOptions } from './io.j
 import { VERSION } from '../version.js';
 import { IMPORT_FORMATS } from '../import/format-names.js';
 import { EXIT, exitCodesHelp } from './exit-codes.js';
+import { EXPORT_FORMAT_HELP, EXPORT_FORMAT_NAMES } from '../export/formats.js';
 
 /**
  * The commander program: flags only. Every command's code is lazy-imported from
@@ -173,6 +174,14 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .description('a lossless, versioned JSON snapshot of a project (gzip when FILE ends in .gz)')
     .requiredOption('--out <file>', 'where to write the backup (a regular file; .gz compresses)')
     .action(lazy(async () => (await import('./commands/backup.js')).runBackup));
+
+  program
+    .command('export')
+    .description("write the repository (offline) in another tool's import format; what the format cannot hold is listed")
+    .addArgument(new Argument('<format>', 'the format').choices([...EXPORT_FORMAT_NAMES]))
+    .requiredOption('--out <file>', 'the file to write')
+    .addHelpText('after', `\nFormats:\n${EXPORT_FORMAT_HELP}`)
+    .action(lazy(async () => (await import('./commands/export.js')).runExport));
 
   program
     .command('restore')
@@ -367,6 +376,7 @@ export const EXAMPLES: Record<string, string[]> = {
     'tmsync import xray-csv tests.csv --map import-map.yaml',
   ],
   backup: ['tmsync backup --out demo-backup.json.gz'],
+  export: ['tmsync export testrail-xml --out testrail.xml', 'tmsync export xray-csv --out xray.csv', 'tmsync export csv --out cases.csv --json'],
   restore: [
     'tmsync restore demo-backup.json.gz --project NEW --map-user old@example.com=new@example.com',
     'tmsync restore demo-backup.json.gz --project COPY --create-project "Demo (copy)"',

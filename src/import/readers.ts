@@ -1,4 +1,5 @@
 import { azureDevopsCsvReader } from './formats/azure-devops-csv.js';
+import { csvReader } from './formats/csv.js';
 import { qaseCsvReader } from './formats/qase-csv.js';
 import { qaseJsonReader } from './formats/qase-json.js';
 import { testlinkXmlReader } from './formats/testlink-xml.js';
@@ -28,6 +29,8 @@ export const IMPORT_READERS: readonly ImportReader[] = [
   testlinkXmlReader,
   testomatioMdReader,
   azureDevopsCsvReader,
+  // the generic CSV last: it claims any CSV with a title column, but only ever with 1
+  csvReader,
 ];
 
 export function importReader(name: string): ImportReader | undefined {

@@ -102,6 +102,8 @@ function caseFromInput(file: string, input: TestCaseInput, map: SourceMap, probl
     file,
     folderPath: [],
     ...(input.id !== undefined ? { id: input.id } : {}),
+    // `tmsync export` writes it out as the case's identity in the tool it came from
+    ...(input.source !== undefined ? { source: input.source } : {}),
     title: input.title,
     fields,
     lines: map.keyLines(),

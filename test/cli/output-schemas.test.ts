@@ -66,6 +66,7 @@ describe("every command's --json document has its documented, versioned shape", 
 
   it('validate, plan, show, apply', async () => {
     expect((await json('validate', ['validate'])).valid).toBe(true);
+    expect((await json('export', ['export', 'csv', '--out', 'export.csv'])).counts.test_cases).toBe(1);
     await json('plan', ['plan', '--out', 'plan.json']);
     await json('plan', ['show', 'plan.json']);
     const applied = await json('apply', ['apply', '--auto-approve']);
