@@ -29,7 +29,6 @@ export const IMPORT_READERS: readonly ImportReader[] = [
   testlinkXmlReader,
   testomatioMdReader,
   azureDevopsCsvReader,
-  // the generic CSV last: it claims any CSV with a title column, but only ever with 1
   csvReader,
 ];
 
