@@ -7,6 +7,7 @@ import { configSchema, type ConfigInput } from './file-schemas.js';
 import { parseDuration } from '../duration.js';
 import { locate, parseYamlFile, posOf, problemAt, sortProblems, type ParsedYaml } from './yaml-source.js';
 import { zodProblems } from './zod-problems.js';
+import { gherkinOptions, type GherkinOptions } from './gherkin-options.js';
 
 /** A named target for `--profile` (migrations, staging). */
 export interface TmsyncProfile {
@@ -51,6 +52,8 @@ export interface TmsyncConfig {
   /** `results.encoding`: how run-case updates travel. @default 'auto' */
   resultsEncoding: 'auto' | 'json' | 'multipart';
   profiles: Record<string, TmsyncProfile>;
+  /** the `gherkin:` section, normalized; undefined: the defaults (`GHERKIN_DEFAULTS`) */
+  gherkin?: GherkinOptions;
 }
 
 export const CONFIG_DEFAULTS = {
@@ -229,6 +232,7 @@ export function parseConfigText(file: string, text: string): { config?: TmsyncCo
     maxPages: input.max_pages ?? CONFIG_DEFAULTS.maxPages,
     maxResponseBytes: input.max_response_size === undefined ? CONFIG_DEFAULTS.maxResponseBytes : parseSize(input.max_response_size),
     resultsEncoding: input.results?.encoding ?? CONFIG_DEFAULTS.resultsEncoding,
+    ...(input.gherkin !== undefined ? { gherkin: gherkinOptions(input.gherkin) } : {}),
     profiles,
   };
   return { config, problems };
