@@ -321,7 +321,7 @@ export function withRemoteCaseFields(from: CaseBody, remote: RemoteCase, names: 
 
 /** A label a `softLabels` case names and the service lacks: left out of the body, counted for the plan's warning. */
 function keepLabel(ctx: PlanContext, label: string, ref: string): void {
-  const map = (ctx.keptLabels ??= new Map());
+  const map = (ctx.keptLabels ??= new Map<string, Set<string>>());
   let cases = map.get(label);
   if (!cases) map.set(label, (cases = new Set()));
   cases.add(ref);

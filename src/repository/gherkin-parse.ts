@@ -1,5 +1,5 @@
 import { AstBuilder, dialects, GherkinClassicTokenMatcher, Parser, type Dialect } from '@cucumber/gherkin';
-import { IdGenerator, type Background, type Examples, type Feature, type GherkinDocument, type Scenario, type Step, type TableRow, type Tag } from '@cucumber/messages';
+import { IdGenerator, StepKeywordType, type Background, type Examples, type Feature, type GherkinDocument, type Scenario, type Step, type TableRow, type Tag } from '@cucumber/messages';
 import type { Problem } from '../errors.js';
 import { CASE_FIELDS, setField } from '../fields.js';
 import type { DesiredCase, DesiredCaseFields, DesiredGroupStep, DesiredStep, DesiredStepGroup } from '../model.js';
@@ -121,8 +121,8 @@ function substitute(s: string, params: ReadonlyMap<string, string>): string {
 }
 
 function isOutcome(step: Step, previous: 'outcome' | 'other'): boolean {
-  if (step.keywordType === 'Outcome') return true;
-  return (step.keywordType === 'Conjunction' || step.keywordType === 'Unknown') && previous === 'outcome';
+  if (step.keywordType === StepKeywordType.OUTCOME) return true;
+  return (step.keywordType === StepKeywordType.CONJUNCTION || step.keywordType === StepKeywordType.UNKNOWN) && previous === 'outcome';
 }
 
 /** Gherkin steps as a case's steps: with `expected: then`, an outcome is the expected result of the action before it. */

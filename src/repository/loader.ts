@@ -307,6 +307,7 @@ async function parseItems(
   const parsedGroups: Parsed<DesiredStepGroup>[] = [];
   const brokenStepGroupKeys = new Set<string>();
   const inFile = inFileFolders(tree);
+  const firstInFile = tree.folders.length;
   const receive = receiver(caseFolders, inFile.folderOf);
   const read = { ...options, ...(config.gherkin ? { gherkin: config.gherkin } : {}), receive };
   for (const [i, r] of (await parseFiles(root, jobs, read)).entries()) {
@@ -323,6 +324,8 @@ async function parseItems(
     } else if (job.kind === 'case') parsedCases.push(r.parsed as Parsed<DesiredCase>);
     else parsedGroups.push(r.parsed as Parsed<DesiredStepGroup>);
   }
+  // the folders files add arrive in the order their files were parsed (by several threads): put in path order
+  tree.folders.push(...tree.folders.splice(firstInFile).sort((a, b) => byNaturalName(a.path.join('\u0000'), b.path.join('\u0000'))));
   return { cases: parsedCases, groups: parsedGroups, brokenStepGroupKeys, strays: sg.strays };
 }
 
@@ -330,10 +333,10 @@ async function parseItems(
  * The folders the files holding several items add below their directories (a feature's level):
  * made as their cases arrive, one per path (a directory of that name is the same folder).
  */
-function inFileFolders(tree: FolderTree): { folderOf(parent: DesiredFolder, names: readonly string[], file: string): DesiredFolder } {
+function inFileFolders(tree: FolderTree): { folderOf: (parent: DesiredFolder, names: readonly string[], file: string) => DesiredFolder } {
   const byPath = new Map(tree.folders.map((f) => [f.path.join('\u0000'), f]));
   return {
-    folderOf(parent, names, file) {
+    folderOf: (parent, names, file) => {
       let folder = parent;
       for (const name of names) {
         const path = [...folder.path, name];
