@@ -18,7 +18,9 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { readRequestLog, runCli, serve } from './lib/cli.mjs';
+import { generate as generateYaml } from './scale.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -81,9 +83,17 @@ async function validateBench() {
     await mkdir(repo);
     await generate(repo, FILES, SCENARIOS, 40);
     await writeFile(join(repo, 'tmsync.yaml'), config('http://127.0.0.1:9', RATE, 4));
+    // the same number of cases as YAML files, for comparison on the same machine at the same time
+    const yaml = join(scratch, 'yaml');
+    await mkdir(yaml);
+    await generateYaml(yaml, SCENARIOS);
+    await writeFile(join(yaml, 'tmsync.yaml'), config('http://127.0.0.1:9', RATE, 4));
+    const cpu = (v) => (v.cpuMs === undefined ? '?' : `${(v.cpuMs / 1000).toFixed(2)} s`);
     for (let run = 1; run <= 3; run++) {
       const v = await runCli(repo, ['validate'], { TMSYNC_API_KEY: KEY }, { scratch });
-      console.log(`validate ${FILES} feature files, ${SCENARIOS} scenarios (run ${run}): ${(v.ms / 1000).toFixed(2)} s (process start included), peak RSS ${mb(v.maxRss)}, exit ${v.code}${v.code === 0 ? '' : ` (${v.stderr.trim().split('\n').slice(-2).join(' / ')})`}; ${load()}`);
+      console.log(`validate ${FILES} feature files, ${SCENARIOS} scenarios (run ${run}): ${(v.ms / 1000).toFixed(2)} s wall, ${cpu(v)} CPU (process start included), peak RSS ${mb(v.maxRss)}, exit ${v.code}${v.code === 0 ? '' : ` (${v.stderr.trim().split('\n').slice(-2).join(' / ')})`}; ${load()}`);
+      const y = await runCli(yaml, ['validate'], { TMSYNC_API_KEY: KEY }, { scratch });
+      console.log(`  the same ${SCENARIOS} cases as YAML files: ${(y.ms / 1000).toFixed(2)} s wall, ${cpu(y)} CPU, exit ${y.code}; ${load()}`);
     }
   } finally {
     await rm(scratch, { recursive: true, force: true });
@@ -125,6 +135,7 @@ async function planBench(scenarios) {
   }
 }
 
+if (process.argv[1] !== fileURLToPath(import.meta.url)) throw new Error('bench/gherkin.mjs is run, not imported');
 console.log(`gherkin: validate of ${FILES} feature files / ${SCENARIOS} scenarios (target under 1.5 s); no-change plan of ${PLAN || 'no'} scenarios at ${RATE} requests/s (target within 3% of requests ÷ rate)`);
 await validateBench();
 if (PLAN > 0) await planBench(PLAN);
