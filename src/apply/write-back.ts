@@ -3,7 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { TmsyncError } from '../errors.js';
 import type { FileOps } from '../repository/file-ops.js';
 import { setFileFields } from '../repository/edit-file.js';
-import { formatOf, splitItemRef } from '../repository/format.js';
+import { formatOf, itemRef, splitItemRef } from '../repository/format.js';
 import type { ReadOptions } from '../repository/case-file.js';
 import { decodeText } from '../repository/text-file.js';
 import type { JournalSummary } from './journal.js';
@@ -57,7 +57,8 @@ function writeOne(root: string, ops: Partial<FileOps> | undefined, read: ReadOpt
     } catch (err) {
       if (err instanceof TmsyncError && ['file_read_only', 'not_a_regular_file', 'invalid_encoding', 'link_outside_repository'].includes(err.code)) {
         // the item exists on the service: say which id the file needs, so nothing is created twice
-        throw new TmsyncError(err.code, `${err.message}; add \`id: ${id}\` to ${file} by hand`, {
+        const how = at === undefined ? `add \`id: ${id}\` to ${file}` : `give the item ${itemRef(file, at)} the id ${id} (in a .feature file, a tag @${id} with gherkin.id_tag_prefix before it)`;
+        throw new TmsyncError(err.code, `${err.message}; ${how} by hand`, {
           hint: err.hint ?? '',
           details: { ...err.details, file, id },
         });
