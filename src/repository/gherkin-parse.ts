@@ -1,5 +1,8 @@
-import { AstBuilder, dialects, GherkinClassicTokenMatcher, Parser, type Dialect } from '@cucumber/gherkin';
-import { IdGenerator, StepKeywordType, type Background, type Examples, type Feature, type GherkinDocument, type Scenario, type Step, type TableRow, type Tag } from '@cucumber/messages';
+import { createRequire } from 'node:module';
+import type * as GherkinModule from '@cucumber/gherkin';
+import type { Dialect } from '@cucumber/gherkin';
+import type * as MessagesModule from '@cucumber/messages';
+import type { Background, Examples, Feature, GherkinDocument, Scenario, Step, TableRow, Tag } from '@cucumber/messages';
 import type { Problem } from '../errors.js';
 import { CASE_FIELDS, setField } from '../fields.js';
 import type { DesiredCase, DesiredCaseFields, DesiredGroupStep, DesiredStep, DesiredStepGroup } from '../model.js';
@@ -13,9 +16,22 @@ import type { FormatParseResult, ParsedItems } from './repository-format.js';
  * The parse is pure; the edits of a file (`gherkin-edit.ts`) locate scenarios with the same walk.
  */
 
+/**
+ * The Gherkin parser and its messages, loaded the first time a `.feature` file is read: every
+ * command loads the formats, and a YAML repository (and each parse worker thread) would pay for
+ * loading them for nothing. Synchronous (`require` of an ES module, Node ≥ 20.19): the format's
+ * interface is.
+ */
+const load = createRequire(import.meta.url);
+let libraries: { gherkin: typeof GherkinModule; messages: typeof MessagesModule } | undefined;
+function lib(): { gherkin: typeof GherkinModule; messages: typeof MessagesModule } {
+  return (libraries ??= { gherkin: load('@cucumber/gherkin') as typeof GherkinModule, messages: load('@cucumber/messages') as typeof MessagesModule });
+}
+
 /** A Gherkin document, or the parser's errors located in the file. */
 export function parseGherkin(text: string): { doc: GherkinDocument } | { errors: { line: number; col: number; message: string }[] } {
-  const parser = new Parser(new AstBuilder(IdGenerator.incrementing()), new GherkinClassicTokenMatcher());
+  const { gherkin, messages } = lib();
+  const parser = new gherkin.Parser(new gherkin.AstBuilder(messages.IdGenerator.incrementing()), new gherkin.GherkinClassicTokenMatcher());
   try {
     return { doc: parser.parse(text) };
   } catch (err) {
@@ -58,6 +74,7 @@ export function backgroundOf(feature: Feature): Background | undefined {
 }
 
 export function dialectOf(doc: GherkinDocument): Dialect {
+  const { dialects } = lib().gherkin;
   return dialects[doc.feature?.language ?? 'en'] ?? dialects.en;
 }
 
@@ -121,6 +138,7 @@ function substitute(s: string, params: ReadonlyMap<string, string>): string {
 }
 
 function isOutcome(step: Step, previous: 'outcome' | 'other'): boolean {
+  const { StepKeywordType } = lib().messages;
   if (step.keywordType === StepKeywordType.OUTCOME) return true;
   return (step.keywordType === StepKeywordType.CONJUNCTION || step.keywordType === StepKeywordType.UNKNOWN) && previous === 'outcome';
 }
