@@ -7,6 +7,10 @@ import { GHERKIN_DEFAULTS, gherkinOptions, type GherkinOptions } from '../../src
 import { parseFeatureFile } from '../../src/repository/gherkin-parse.js';
 import { loadConfig, loadRepository } from '../../src/repository/index.js';
 import { makeRepo } from './helpers.js';
+import { fileWriteBack, pendingWriteBacks, readWrittenId } from '../../src/apply/write-back.js';
+import type { JournalSummary } from '../../src/apply/journal.js';
+import { buildPlan } from '../../src/plan/index.js';
+import { actualState } from '../plan/builders.js';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/gherkin');
 const fixture = (name: string) => readFile(join(FIXTURES, name), 'utf8');
@@ -195,5 +199,51 @@ describe('a repository of YAML and .feature files', () => {
     ]);
     expect(state.cases[2].fields.labels).toEqual(['smoke', 'Discounts']);
     expect(state.stepGroups.map((g) => [g.key, g.file, g.at])).toEqual([['cases/Shop/cart', 'cases/Shop/cart.feature', 'background']]);
+  });
+});
+
+describe('feature files through the plan and write-back', () => {
+  const FILES = {
+    'tmsync.yaml': 'project: SHOP\ndefaults:\n  type: Functional\n  status: Draft\n  priority: Medium\n  automation_type: Not Automated\n  owner: ana@example.com\n',
+    'cases/Shop/cart.feature': '@smoke @wip\nFeature: Cart\n  Scenario: One\n    Given a\n  Scenario: Two\n    Given b\n  Scenario: Three\n    Given c\n',
+  };
+
+  it('keeps tags that name no label out of the body with one warning, or reports them with unknown_tags: error', async () => {
+    const dir = await makeRepo(FILES);
+    const { config, root } = await loadConfig(join(dir, 'tmsync.yaml'));
+    const { state } = await loadRepository(root, config);
+    const { plan, problems } = buildPlan(state, actualState());
+    expect(problems).toEqual([]);
+    const creates = plan.operations.filter((op) => op.kind === 'create_case');
+    expect(creates.map((op) => op.kind === 'create_case' && [op.writeBack.file, op.body.labelIds])).toEqual([
+      ['cases/Shop/cart.feature#1', ['label-smoke']],
+      ['cases/Shop/cart.feature#2', ['label-smoke']],
+      ['cases/Shop/cart.feature#3', ['label-smoke']],
+    ]);
+    expect(plan.warnings).toEqual([expect.objectContaining({ code: 'unknown_tags_kept', message: expect.stringContaining('1 tag of 3 scenarios names no label on the service: kept in the files, not sent: @wip (3)') })]);
+
+    const strict = await makeRepo({ ...FILES, 'tmsync.yaml': `${FILES['tmsync.yaml']}gherkin:\n  unknown_tags: error\n` });
+    const s = await loadConfig(join(strict, 'tmsync.yaml'));
+    const hard = buildPlan((await loadRepository(s.root, s.config)).state, actualState());
+    expect(hard.problems.map((p) => [p.file, p.line, p.code])).toEqual([
+      ['cases/Shop/cart.feature', 3, 'unknown_label'],
+      ['cases/Shop/cart.feature', 5, 'unknown_label'],
+      ['cases/Shop/cart.feature', 7, 'unknown_label'],
+    ]);
+  });
+
+  it('writes the ids of several scenarios of one file at once without losing one, and a resumed run finds which are missing', async () => {
+    const dir = await makeRepo(FILES);
+    const writeBack = fileWriteBack(dir);
+    await Promise.all([writeBack('cases/Shop/cart.feature#1', 'SHOP-1'), writeBack('cases/Shop/cart.feature#3', 'SHOP-3'), writeBack('cases/Shop/cart.feature#2', 'SHOP-2')]);
+    const text = await readFile(join(dir, 'cases/Shop/cart.feature'), 'utf8');
+    expect(text).toBe('@smoke @wip\nFeature: Cart\n  @SHOP-1\n  Scenario: One\n    Given a\n  @SHOP-2\n  Scenario: Two\n    Given b\n  @SHOP-3\n  Scenario: Three\n    Given c\n');
+    expect(await readWrittenId(dir, 'cases/Shop/cart.feature#2')).toBe('SHOP-2');
+
+    const fresh = await makeRepo(FILES);
+    await fileWriteBack(fresh)('cases/Shop/cart.feature#2', 'SHOP-2');
+    const ids = new Map([1, 2, 3].map((n) => [`create_case:cases/Shop/cart.feature#${n}`, { kind: 'create_case' as const, id: `u${n}`, file: `cases/Shop/cart.feature#${n}`, writeBack: `SHOP-${n}` }]));
+    const summary = { pendingCreates: new Set<string>(), exclude: new Map(), ids, done: new Set(ids.keys()) } as unknown as JournalSummary;
+    expect((await pendingWriteBacks(summary, fresh)).map((p) => p.file)).toEqual(['cases/Shop/cart.feature#1', 'cases/Shop/cart.feature#3']);
   });
 });
