@@ -204,6 +204,7 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
     existing,
     ...(options.writeConfig ? { config: options.writeConfig } : {}),
     ...(options.merge?.keepPlace ? { keepPlace: options.merge.keepPlace } : {}),
+    ...(options.config.gherkin?.newScenarios === 'feature' ? { newItemsInFiles: true } : {}),
     // each file is rendered as its turn to be written comes: rendering overlaps the writes before it
     lazyContent: true,
     ...(stage?.memo ? { memo: stage.memo } : {}),

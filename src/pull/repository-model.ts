@@ -51,6 +51,13 @@ export interface BuildModelOptions {
    */
   keepPlace?: (kind: 'folder' | 'case', id: string) => boolean;
   /**
+   * A case the repository lacks, in a folder a file adds (a feature's level), is added to that
+   * file (`file#+<id>`: its format appends it, `gherkin.new_scenarios: feature`) rather than
+   * written as a new file of the default format, when it fits there (`fitsFile`).
+   * @default false
+   */
+  newItemsInFiles?: boolean;
+  /**
    * Cases' fields (and files' contents) computed earlier, while the state was being read (see
    * `CaseMemo`): used only when the state shares the memo's lists and step group keys.
    */
@@ -112,8 +119,8 @@ export interface ModelFolder {
   nameOverride?: string;
   /** the `_folder.yaml` the folder had before, when it is somewhere else */
   movedFrom?: string;
-  /** a level a file holding several items adds (`DesiredFolder.inFile`): no directory, no settings file is written */
-  inFile?: boolean;
+  /** a level a file holding several items adds (`DesiredFolder.inFile`: that file): no directory, no settings file is written */
+  inFile?: string;
   /** true for an ancestor of `--folder` (written, but its other children are not) */
   ancestor: boolean;
 }
@@ -408,7 +415,7 @@ function placeFolders(ctx: LayoutContext, tree: FolderTree, known: KnownFiles): 
       file,
       ...(baseOf(dir) !== f.name ? { nameOverride: f.name } : {}),
       ...(prev?.file && prev.file !== file ? { movedFrom: prev.file } : {}),
-      ...(prev?.inFile !== undefined && prev.dir === dir ? { inFile: true } : {}),
+      ...(prev?.inFile !== undefined && prev.dir === dir ? { inFile: prev.inFile } : {}),
       ancestor,
     };
     folders.push(m);
@@ -515,6 +522,20 @@ function layOutStepGroups(
   return { stepGroups, keyOfGroup };
 }
 
+/**
+ * Whether a case the service has can be added to a file holding several items: steps as a list
+ * (template STEPS), and no step group but the one that file holds, as its first step (a Gherkin
+ * background); else it gets a file of its own.
+ */
+function fitsFile(c: RemoteCase, file: string, known: KnownFiles): boolean {
+  if (c.templateType === 'TCD') return false;
+  return c.individualSteps.every((s, i) => {
+    if (!s.stepGroupId) return true;
+    const groupFile = known.existingGroupFile.get(s.stepGroupId);
+    return i === 0 && groupFile !== undefined && splitItemRef(groupFile).file === file;
+  });
+}
+
 /** Cases, folder by folder: a case keeps its file where it is still in its folder, else gets a new name there. */
 function layOutCases(
   ctx: LayoutContext,
@@ -552,7 +573,13 @@ function layOutCases(
       if (prev && ((known.caseFolderDir.get(prev) ?? parentOf(prev)) === folder.dir || inFile || ctx.options.keepPlace?.('case', c.id) === true)) fileOf.set(c.id, prev);
       else fresh.push(c);
     }
-    for (const c of fresh.sort(byAge)) fileOf.set(c.id, `${folder.dir}/${alloc.allocate(slugify(c.title, 'case'), ext)}`);
+    const appended = new Set<string>();
+    for (const c of fresh.sort(byAge)) {
+      if (ctx.options.newItemsInFiles && folder.inFile !== undefined && fitsFile(c, folder.inFile, known)) {
+        fileOf.set(c.id, `${folder.inFile}#+${c.id}`);
+        appended.add(c.id);
+      } else fileOf.set(c.id, `${folder.dir}/${alloc.allocate(slugify(c.title, 'case'), ext)}`);
+    }
     for (const c of [...list].sort(byAge)) {
       const { fields, warnings: w } = memo?.get(c) ?? remoteCaseFields(c, fieldCtx, caseWhere(c));
       ctx.warnings.push(...w);
@@ -564,7 +591,8 @@ function layOutCases(
         ...(ctx.includeIds ? { id: c.humanId || c.id } : {}),
         title: c.title,
         fields,
-        ...(prev ? { existingFile: prev } : {}),
+        // one added to a file is an edit of that file
+        ...(prev ? { existingFile: prev } : appended.has(c.id) ? { existingFile: fileOf.get(c.id)! } : {}),
       });
     }
   }

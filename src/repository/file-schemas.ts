@@ -225,6 +225,10 @@ const gherkinSchema = z
       .regex(/^[^@\s]*$/, 'no @ or spaces')
       .meta({ description: 'written before the human id in the id tag: tc: gives @tc:SHOP-12 (default: none, @SHOP-12)' })
       .optional(),
+    new_scenarios: z
+      .enum(['yaml', 'feature'])
+      .meta({ description: 'where pull writes a case the repository lacks in a feature\'s folder: yaml (the default: a new YAML file) or feature (a scenario appended to the feature file)' })
+      .optional(),
   })
   .meta({ description: 'how .feature files under cases_dir map to test cases (docs/gherkin.md)' });
 

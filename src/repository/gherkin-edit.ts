@@ -26,6 +26,8 @@ import type { ItemDocument } from './repository-format.js';
 /** The address of the feature's level folder and of the background's step group in a file. */
 export const FOLDER_ADDRESS = 'folder';
 export const BACKGROUND_ADDRESS = 'background';
+/** The address of a case pull adds to the file (`+` and the service's id): appended as a new scenario. */
+export const NEW_ADDRESS = '+';
 
 /** The document of one item of a feature file (`RepositoryFormat.readDocument`); `{}` when it has none there. */
 export function featureDocument(text: string, at: string | undefined, options: GherkinOptions = GHERKIN_DEFAULTS, file = 'file.feature'): ItemDocument | undefined {
@@ -304,6 +306,7 @@ export function editFeatureText(text: string, fields: ItemDocument, at: string |
   const eol = eolOf(lines[0]);
   const dialect = dialectOf(parsed.doc);
   if (at === BACKGROUND_ADDRESS) return applyEdits(lines, backgroundEdits(lines, feature, fields, options, dialect), eol);
+  if (at.startsWith(NEW_ADDRESS)) return applyEdits(lines, [appendScenario(lines, feature, fields, options, dialect, file)], eol);
   const [index, rowPart] = at.split('.');
   const entry = scenariosOf(feature).find((e) => e.index === Number(index));
   if (!entry) throw cannotEdit(file, `it has no scenario ${index} any more`);
@@ -327,6 +330,24 @@ export function editFeatureText(text: string, fields: ItemDocument, at: string |
     if (wanted) edits.push(...stepEdits(lines, scenario, wanted, options, dialect));
   }
   return applyEdits(lines, edits, eol);
+}
+
+/** A new scenario at the end of the file, with the indentation and keyword of the file's scenarios. */
+function appendScenario(lines: string[], feature: Feature, fields: ItemDocument, options: GherkinOptions, dialect: Dialect, file: string): LineEdit {
+  const first = scenariosOf(feature)[0]?.scenario;
+  const indent = first ? indentOf(lines[first.location.line - 1]) : '  ';
+  // a Scenario Outline's keyword would want examples
+  const keyword = first && dialect.scenario.includes(first.keyword) ? first.keyword : firstWord(dialect.scenario);
+  const title = typeof fields.title === 'string' ? fields.title : '';
+  const background = options.background === 'step_group' && (backgroundOf(feature)?.steps.length ?? 0) > 0;
+  const wanted = 'steps' in fields && fields.steps !== undefined ? documentSteps(fields.steps, background) : [];
+  if (wanted === undefined) throw new TmsyncError('invalid_gherkin', `cannot add "${title}" to ${file}: one of its steps uses a step group, which Gherkin cannot say`, { hint: 'set gherkin.new_scenarios: yaml, or write the scenario by hand' });
+  const step = `${indent}${indent.includes('	') ? '	' : '  '}`;
+  const last = lines[lines.length - 1];
+  const out = last === undefined || bodyOf(last).trim() === '' ? [] : [''];
+  if (typeof fields.id === 'string') out.push(`${indent}${idTag(fields.id, options)}`);
+  out.push(`${indent}${keyword}: ${title}`, ...wanted.flatMap((s) => renderUnit(s, dialect, step, `${step}${step.includes('	') ? '	' : '  '}`)));
+  return { start: lines.length, end: lines.length, lines: out };
 }
 
 /** An expanded row's title back to the outline's name: only when it still ends with the row's suffix. */

@@ -23,6 +23,8 @@ export interface GherkinOptions {
   tagFields: Record<string, string>;
   /** written before the human id in the id tag: `tc:` gives `@tc:SHOP-12` @default '' (`@SHOP-12`) */
   idTagPrefix: string;
+  /** where pull writes a case the repository lacks in a feature's folder: a new YAML file, or a scenario appended to the feature */
+  newScenarios: 'yaml' | 'feature';
 }
 
 export const GHERKIN_DEFAULTS: GherkinOptions = {
@@ -35,6 +37,7 @@ export const GHERKIN_DEFAULTS: GherkinOptions = {
   unknownTags: 'keep',
   tagFields: {},
   idTagPrefix: '',
+  newScenarios: 'yaml',
 };
 
 /** The `gherkin:` section as written (snake_case), after the schema (`file-schemas.ts`). */
@@ -49,6 +52,7 @@ export interface GherkinInput {
   unknown_tags?: GherkinOptions['unknownTags'];
   tag_fields?: Record<string, string>;
   id_tag_prefix?: string;
+  new_scenarios?: GherkinOptions['newScenarios'];
 }
 
 export function gherkinOptions(input: GherkinInput | undefined): GherkinOptions {
@@ -64,5 +68,6 @@ export function gherkinOptions(input: GherkinInput | undefined): GherkinOptions 
     unknownTags: i.unknown_tags ?? GHERKIN_DEFAULTS.unknownTags,
     tagFields: { ...(i.tag_fields ?? {}) },
     idTagPrefix: i.id_tag_prefix ?? GHERKIN_DEFAULTS.idTagPrefix,
+    newScenarios: i.new_scenarios ?? GHERKIN_DEFAULTS.newScenarios,
   };
 }

@@ -10,7 +10,8 @@ import { makeRepo } from './helpers.js';
 import { fileWriteBack, pendingWriteBacks, readWrittenId } from '../../src/apply/write-back.js';
 import type { JournalSummary } from '../../src/apply/journal.js';
 import { buildPlan } from '../../src/plan/index.js';
-import { actualState } from '../plan/builders.js';
+import { actualState, remoteCase, remoteFolder } from '../plan/builders.js';
+import { pullIntoRepository } from '../../src/pull/index.js';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/gherkin');
 const fixture = (name: string) => readFile(join(FIXTURES, name), 'utf8');
@@ -245,5 +246,34 @@ describe('feature files through the plan and write-back', () => {
     const ids = new Map([1, 2, 3].map((n) => [`create_case:cases/Shop/cart.feature#${n}`, { kind: 'create_case' as const, id: `u${n}`, file: `cases/Shop/cart.feature#${n}`, writeBack: `SHOP-${n}` }]));
     const summary = { pendingCreates: new Set<string>(), exclude: new Map(), ids, done: new Set(ids.keys()) } as unknown as JournalSummary;
     expect((await pendingWriteBacks(summary, fresh)).map((p) => p.file)).toEqual(['cases/Shop/cart.feature#1', 'cases/Shop/cart.feature#3']);
+  });
+});
+
+describe('pull and feature files', () => {
+  it('rewrites a renamed scenario in place and, with gherkin.new_scenarios: feature, appends a case new on the service to its feature', async () => {
+    const dir = await makeRepo({
+      'tmsync.yaml': 'project: SHOP\ngherkin:\n  new_scenarios: feature\n',
+      'cases/Shop/cart.feature': '# cart\nFeature: Cart\n\n  @SHOP-1\n  Scenario: One\n    Given a\n',
+    });
+    const { config, root } = await loadConfig(join(dir, 'tmsync.yaml'));
+    const step = (description: string, expected: string, order: number) => ({ description, expected, order, stepGroupId: null });
+    const actual = actualState({
+      folders: [remoteFolder('f1', 'Shop'), remoteFolder('f2', 'Cart', 'f1')],
+      cases: [
+        remoteCase('SHOP-1', 'One and only', 'f2', { individualSteps: [step('Given a', '', 1)] }),
+        remoteCase('SHOP-2', 'Two', 'f2', { individualSteps: [step('When I pay', 'Then it is paid', 1), step('pay again', '', 2)] }),
+      ],
+    });
+    const result = await pullIntoRepository(actual, { root, config, syncFileSystem: async () => false });
+    // the directory's folder gets its id as ever; the feature's level and the new case no file
+    expect(result.created).toEqual(['cases/Shop/_folder.yaml']);
+    expect(await readFile(join(root, 'cases/Shop/cart.feature'), 'utf8')).toBe(
+      '# cart\nFeature: Cart\n\n  @SHOP-1\n  Scenario: One and only\n    Given a\n\n  @SHOP-2\n  Scenario: Two\n    When I pay\n    Then it is paid\n    When pay again\n',
+    );
+    const again = await loadRepository(root, config);
+    expect(again.state.cases.map((c) => [c.id, c.at, c.title, c.folderPath.join('/')])).toEqual([
+      ['SHOP-1', '1', 'One and only', 'Shop/Cart'],
+      ['SHOP-2', '2', 'Two', 'Shop/Cart'],
+    ]);
   });
 });
