@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   project_exists: 'the service already has a project with that prefix',
   unknown_profile: 'tmsync.yaml has no profile of that name',
   config_not_found: 'no tmsync.yaml was found (at `--config`, or in the directory and those above it)',
+  invalid_gherkin: 'a `.feature` file does not parse as Gherkin, so tmsync cannot update it in place (write-back, pull)',
   invalid_repository: 'the tests repository (or tmsync.yaml) has problems; `details.problems` lists each with its file and line',
   invalid_duration: 'a duration (`--timeout`, `request_timeout`, …) is not one (30s, 2m, 1h30m, 500ms)',
   invalid_size: 'a size (`max_response_size`, …) is not one (64MiB, 512KiB, bytes)',

@@ -50,6 +50,11 @@ export interface DesiredFolder {
   order?: number;
   /** the `_folder.yaml` file when there is one (relative path), for write-back and messages */
   file?: string;
+  /**
+   * a level a file holding several items adds (a `.feature` file's feature): no directory and no
+   * settings file hold it, so it is matched by name under its parent and its id is never written
+   */
+  inFile?: string;
 }
 
 /**
@@ -64,8 +69,18 @@ export type DesiredCaseFields = Partial<
 export interface DesiredCase {
   /** the YAML file, relative to the repository root */
   file: string;
-  /** folder path (names) of the directory holding the file */
+  /**
+   * the case's address in a file holding several (a scenario of a `.feature` file: `3`, an
+   * expanded examples row `3.2`); undefined: the file holds this case alone
+   */
+  at?: string;
+  /** folder path (names) of the directory holding the file, and of the levels its file adds */
   folderPath: string[];
+  /**
+   * labels that name none on the service are left out (a plan warning counts them) instead of
+   * being a problem: Gherkin tags, where execution tags (`@wip`) are common
+   */
+  softLabels?: boolean;
   /** `id:` as written: a human id (`SHOP-12`) or a uuid */
   id?: string;
   /** `source:` as written: where `tmsync import` took the case from (`testrail:C123`); local, never sent */
@@ -93,6 +108,8 @@ export interface DesiredStepGroup extends DesiredStepGroupFields {
   /** the file stem under step_groups/, the local key `use:` refers to */
   key: string;
   file: string;
+  /** the group's address in a file holding several items (a `.feature` file's `background`) */
+  at?: string;
   /** `id:` as written: a human id (`SHOP-SG-3`) or a uuid */
   id?: string;
   title: string;
@@ -116,6 +133,15 @@ export interface DesiredState {
   stepGroups: DesiredStepGroup[];
   /** sha256 over the repository files the state was built from (for stale-plan checks) */
   contentHash: string;
+}
+
+/**
+ * How plan operations, the journal and pull name an item of a file holding several: `file#at`
+ * (`cases/Shop/cart.feature#3`); the file itself for a file holding one item. `splitItemRef`
+ * (`repository/format.ts`) reads it back.
+ */
+export function itemRef(file: string, at: string | undefined): string {
+  return at === undefined ? file : `${file}#${at}`;
 }
 
 // ---------------------------------------------------------------------------------------------

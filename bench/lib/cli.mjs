@@ -43,7 +43,7 @@ export function stop(child) {
  * build of the CLI (a copy of an earlier dist/, to compare before and after in the same conditions).
  * `stdout` is the end of what the command printed there (the plan of a large apply is tens of
  * millions of characters; its summary line is last).
- * @returns {Promise<{ code: number, ms: number, stdout: string, stderr: string, maxRss?: number }>}
+ * @returns {Promise<{ code: number, ms: number, stdout: string, stderr: string, maxRss?: number, cpuMs?: number }>} (`cpuMs`: the main thread's and workers' CPU time)
  */
 export function runCli(cwd, argv, env, { scratch = tmpdir(), nodeArgs = [], dist = join(root, 'dist') } = {}) {
   const wrapper = join(mkdtempSync(join(scratch, 'tmsync-bench-cli-')), 'cli.mjs');
@@ -52,6 +52,8 @@ export function runCli(cwd, argv, env, { scratch = tmpdir(), nodeArgs = [], dist
     `const { main } = await import(${JSON.stringify(join(dist, 'cli', 'main.js'))});
 const code = await main(['node', 'tmsync', ...${JSON.stringify(argv)}]);
 process.stderr.write('\\nBENCH_MAXRSS ' + process.resourceUsage().maxRSS + '\\n');
+const cpu = process.cpuUsage();
+process.stderr.write('BENCH_CPU ' + (cpu.user + cpu.system) + '\\n');
 process.exitCode = code;
 `,
   );
@@ -64,7 +66,8 @@ process.exitCode = code;
   return new Promise((resolve) => {
     child.on('close', (code) => {
       const m = /BENCH_MAXRSS (\d+)/.exec(stderr);
-      resolve({ code, ms: performance.now() - t0, stdout, stderr, maxRss: m ? Number(m[1]) * 1024 : undefined });
+      const cpu = /BENCH_CPU (\d+)/.exec(stderr);
+      resolve({ code, ms: performance.now() - t0, stdout, stderr, maxRss: m ? Number(m[1]) * 1024 : undefined, cpuMs: cpu ? Number(cpu[1]) / 1000 : undefined });
     });
   });
 }

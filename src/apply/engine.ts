@@ -9,6 +9,7 @@ import { writeSynced, type SyncBaseOptions } from './sync-record.js';
 export { writeSynced, type SyncBaseOptions } from './sync-record.js';
 import type { ApplyClient } from './finders.js';
 import type { PendingWriteBack, WriteBackFn } from './write-back.js';
+import type { ReadOptions } from '../repository/case-file.js';
 import type { WriteGuardOptions } from './write-guard.js';
 
 /**
@@ -121,7 +122,7 @@ export interface ApplySession {
   /** what earlier runs against the project left in the journal (read once per journal): the root's, another root's, or a file */
   resume(projectId: string, journal?: string | JournalFile): Promise<JournalSummary>;
   /** writes the ids earlier runs recorded but did not write (files without `id:` only) */
-  finishWriteBacks(projectId: string, root: string, writeBack: WriteBackFn): Promise<{ written: PendingWriteBack[]; failed: (PendingWriteBack & { message: string })[] }>;
+  finishWriteBacks(projectId: string, root: string, writeBack: WriteBackFn, read?: ReadOptions): Promise<{ written: PendingWriteBack[]; failed: (PendingWriteBack & { message: string })[] }>;
   /** runs the plan, resuming what the journal recorded; an all-successful run rotates the journal (unless its `journalFile` keeps it) */
   apply(plan: Plan, options: ApplyRunOptions): Promise<ApplyPlanResult>;
   /** nothing is left to resume (the service matches): the journal is rotated */
@@ -144,10 +145,10 @@ export async function openApplySession(options: ApplySessionOptions): Promise<Ap
   return {
     notes: lock.notes,
     resume,
-    finishWriteBacks: async (projectId, root, writeBack) => {
+    finishWriteBacks: async (projectId, root, writeBack, read) => {
       // loaded when asked: it reads YAML, which a caller without files (restore, migrate) never needs
       const { applyPendingWriteBacks, pendingWriteBacks } = await import('./write-back.js');
-      return applyPendingWriteBacks(await pendingWriteBacks(await resume(projectId), root), writeBack);
+      return applyPendingWriteBacks(await pendingWriteBacks(await resume(projectId), root, read), writeBack);
     },
     apply: async (plan, run) => {
       const journal = run.journalFile ?? { file: journalPath(run.journalRoot ?? options.root) };

@@ -3,7 +3,8 @@ import { basename, dirname, join } from 'node:path';
 import { TmsyncError } from '../errors.js';
 import type { FileOps } from '../repository/file-ops.js';
 import { setFileFields } from '../repository/edit-file.js';
-import { formatOf } from '../repository/format.js';
+import { formatOf, itemRef, splitItemRef } from '../repository/format.js';
+import type { ReadOptions } from '../repository/case-file.js';
 import { decodeText } from '../repository/text-file.js';
 import type { JournalSummary } from './journal.js';
 
@@ -13,7 +14,7 @@ import type { JournalSummary } from './journal.js';
  * `_folder.yaml` for a folder (created when the folder has none).
  */
 
-/** Writes `id` into the file (relative to the repository root). Rejects when it cannot. */
+/** Writes `id` into the file (relative to the repository root), or into the item `file#at` of a file holding several. Rejects when it cannot. */
 export type WriteBackFn = (file: string, id: string) => Promise<void>;
 
 /** The settings file the plan names for a folder that has none (`plan/folders.ts`): created here. */
@@ -24,8 +25,25 @@ const NEW_FOLDER_FILE = '_folder.yaml';
  * through a link leading outside the repository, never into a read-only file, mode and owner
  * kept, fsynced, the temporary file under `.tmsync/tmp/`).
  */
-export function fileWriteBack(root: string, ops?: Partial<FileOps>): WriteBackFn {
-  return async (file, id) => {
+export function fileWriteBack(root: string, ops?: Partial<FileOps>, read?: ReadOptions): WriteBackFn {
+  // the items of one file holding several get their ids one after the other (each edit reads the file the one before wrote)
+  const sameFile = new Map<string, Promise<void>>();
+  const write = writeOne(root, ops, read);
+  return async (ref, id) => {
+    const { file, at } = splitItemRef(ref);
+    if (at === undefined) return write(file, undefined, id);
+    const mine = (sameFile.get(file) ?? Promise.resolve()).then(() => write(file, at, id));
+    const settled = mine.catch(() => undefined);
+    sameFile.set(file, settled);
+    void settled.then(() => {
+      if (sameFile.get(file) === settled) sameFile.delete(file);
+    });
+    return mine;
+  };
+}
+
+function writeOne(root: string, ops: Partial<FileOps> | undefined, read: ReadOptions | undefined): (file: string, at: string | undefined, id: string) => Promise<void> {
+  return async (file, at, id) => {
     const abs = join(root, file);
     if (basename(file) === NEW_FOLDER_FILE) {
       // the folder's directory must exist: a folder removed from the repository gets no new file
@@ -35,11 +53,12 @@ export function fileWriteBack(root: string, ops?: Partial<FileOps>): WriteBackFn
       await access(abs);
     }
     try {
-      await setFileFields(abs, { id }, { root, ...(ops ? { ops } : {}) });
+      await setFileFields(abs, { id }, { root, ...(ops ? { ops } : {}), ...(at !== undefined ? { at } : {}), ...(read ? { read } : {}) });
     } catch (err) {
       if (err instanceof TmsyncError && ['file_read_only', 'not_a_regular_file', 'invalid_encoding', 'link_outside_repository'].includes(err.code)) {
         // the item exists on the service: say which id the file needs, so nothing is created twice
-        throw new TmsyncError(err.code, `${err.message}; add \`id: ${id}\` to ${file} by hand`, {
+        const how = at === undefined ? `add \`id: ${id}\` to ${file}` : `give the item ${itemRef(file, at)} the id ${id} (in a .feature file, a tag @${id} with gherkin.id_tag_prefix before it)`;
+        throw new TmsyncError(err.code, `${err.message}; ${how} by hand`, {
           hint: err.hint ?? '',
           details: { ...err.details, file, id },
         });
@@ -50,7 +69,8 @@ export function fileWriteBack(root: string, ops?: Partial<FileOps>): WriteBackFn
 }
 
 /** The `id` currently written in a file (read by its format); undefined when the file or the key is missing. */
-export async function readWrittenId(root: string, file: string): Promise<string | undefined> {
+export async function readWrittenId(root: string, ref: string, read?: ReadOptions): Promise<string | undefined> {
+  const { file, at } = splitItemRef(ref);
   const format = formatOf(file);
   if (!format) return undefined;
   let text: string;
@@ -62,7 +82,7 @@ export async function readWrittenId(root: string, file: string): Promise<string 
     return undefined;
   }
   // a file that does not parse is reported by the loader, not here
-  const id = format.readDocument(text)?.id;
+  const id = format.readDocument(text, { file, ...(at !== undefined ? { at } : {}), ...(read ? { read } : {}) })?.id;
   return id === null || id === undefined ? undefined : String(id);
 }
 
@@ -76,11 +96,11 @@ export interface PendingWriteBack {
  * Ids a killed or failed run recorded in the journal but may not have written to their files.
  * Only files that have no `id:` yet are returned: an id the user changed since is left alone.
  */
-export async function pendingWriteBacks(summary: JournalSummary, root: string): Promise<PendingWriteBack[]> {
+export async function pendingWriteBacks(summary: JournalSummary, root: string, read?: ReadOptions): Promise<PendingWriteBack[]> {
   const out: PendingWriteBack[] = [];
   for (const [key, rec] of summary.ids) {
     if (!rec.file || !rec.writeBack) continue;
-    const current = await readWrittenId(root, rec.file);
+    const current = await readWrittenId(root, rec.file, read);
     if (current === undefined) out.push({ key, file: rec.file, id: rec.writeBack });
   }
   return out;

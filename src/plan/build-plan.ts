@@ -58,6 +58,15 @@ export function buildPlan(desired: DesiredState, actual: ActualState, options: B
     });
   }
 
+  if (ctx.keptLabels && ctx.keptLabels.size > 0) {
+    const shown = [...ctx.keptLabels].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([label, refs]) => `@${label} (${refs.size})`);
+    const cases = new Set([...ctx.keptLabels.values()].flatMap((refs) => [...refs])).size;
+    ctx.warnings.push({
+      code: 'unknown_tags_kept',
+      message: `${ctx.keptLabels.size} tag${ctx.keptLabels.size === 1 ? '' : 's'} of ${cases} scenario${cases === 1 ? '' : 's'} name${ctx.keptLabels.size === 1 ? 's' : ''} no label on the service: kept in the files, not sent: ${shown.slice(0, 10).join(', ')}${shown.length > 10 ? ', …' : ''} (gherkin.unknown_tags: error makes them problems)`,
+    });
+  }
+
   const operations = [...folders.ops, ...groups.ops, ...cases.ops, ...deletes.ops];
   const plan: Plan = {
     format_version: PLAN_FORMAT_VERSION,

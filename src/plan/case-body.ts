@@ -1,5 +1,5 @@
 import { CASE_FIELDS_BY_KIND, fieldOf, impliedTemplate, setField, type CaseField } from '../fields.js';
-import type { DesiredCase, DesiredStep, RemoteCase } from '../model.js';
+import { itemRef, type DesiredCase, type DesiredStep, type RemoteCase } from '../model.js';
 import { problem, type PlanContext } from './context.js';
 import { normalizeText, normalizeTitle, sameList, sortedUnique } from '../base/normalize-text.js';
 import type { CaseBody, FieldChange, Ref, StepBody } from './operations.js';
@@ -55,6 +55,7 @@ export function desiredBody(ctx: PlanContext, dc: DesiredCase, folder: Ref, grou
           for (const l of fromFile as string[]) {
             const r = ctx.resolver.label(l);
             if (r.ok) ids.push(r.id);
+            else if (dc.softLabels) keepLabel(ctx, l, itemRef(dc.file, dc.at));
             else problem(ctx, 'unknown_label', dc.file, dc.lines[field.key], r.error.message, r.error.hint);
           }
           set(field, sortedUnique(ids));
@@ -316,4 +317,12 @@ export function withRemoteCaseFields(from: CaseBody, remote: RemoteCase, names: 
     }
   }
   return body;
+}
+
+/** A label a `softLabels` case names and the service lacks: left out of the body, counted for the plan's warning. */
+function keepLabel(ctx: PlanContext, label: string, ref: string): void {
+  const map = (ctx.keptLabels ??= new Map<string, Set<string>>());
+  let cases = map.get(label);
+  if (!cases) map.set(label, (cases = new Set()));
+  cases.add(ref);
 }

@@ -1,3 +1,4 @@
+import { itemRef } from '../model.js';
 import type { DesiredCase, RemoteCase } from '../model.js';
 import type { BaseEntry } from '../base/base.js';
 import { caseFieldValues, changedFromBase, desiredCaseFieldNames, desiredCaseFieldValues, fieldLabel, remoteCaseHas, type FieldValues } from '../base/field-values.js';
@@ -132,10 +133,10 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
     const dependsOn = () => [...(node.createKey ? [node.createKey] : []), ...groupOps];
     if (!m.remote) {
       m.stepGroupIds = d.usedGroupIds;
-      const key = `create_case:${dc.file}`;
+      const key = `create_case:${itemRef(dc.file, dc.at)}`;
       if (ctx.sync?.collect) ctx.sync.records.push(createRecord(key, d.body));
       if (m.gone && ctx.sync?.collect) ctx.sync.forgets.push({ kind: 'case', id: m.gone.id, op: key });
-      const op: CreateCaseOp = { kind: 'create_case', key, dependsOn: dependsOn(), path: node.displayPath, body: d.body, writeBack: { file: dc.file } };
+      const op: CreateCaseOp = { kind: 'create_case', key, dependsOn: dependsOn(), path: node.displayPath, body: d.body, writeBack: { file: itemRef(dc.file, dc.at) } };
       ops.push(op);
       if (d.stepGroupLabels.some((l) => l !== undefined)) stepGroupLabels.set(key, d.stepGroupLabels);
       continue;
@@ -175,9 +176,9 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
     };
     const moved = !node.remote || node.remote.id !== remote.folderId;
     const fromPath = () => ctx.remote.folderPath(remote.folderId);
-    const writeBack = m.adopted ? { file: dc.file, id: remote.humanId || remote.id } : undefined;
+    const writeBack = m.adopted ? { file: itemRef(dc.file, dc.at), id: remote.humanId || remote.id } : undefined;
     if (changes.length > 0) {
-      const key = `update_case:${dc.file}`;
+      const key = `update_case:${itemRef(dc.file, dc.at)}`;
       opByRemoteId.set(remote.id, key);
       record(key);
       ops.push({
@@ -193,7 +194,7 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
         ...(writeBack ? { writeBack } : {}),
       });
     } else if (moved) {
-      const key = `move_case:${dc.file}`;
+      const key = `move_case:${itemRef(dc.file, dc.at)}`;
       opByRemoteId.set(remote.id, key);
       record(key);
       ops.push({
@@ -209,10 +210,10 @@ export function planCases(ctx: PlanContext, folders: FolderPlan, groups: StepGro
         ...(writeBack ? { writeBack } : {}),
       });
     } else if (writeBack) {
-      record(`adopt_case:${dc.file}`);
+      record(`adopt_case:${itemRef(dc.file, dc.at)}`);
       ops.push({
         kind: 'adopt',
-        key: `adopt_case:${dc.file}`,
+        key: `adopt_case:${itemRef(dc.file, dc.at)}`,
         dependsOn: [],
         itemType: 'case',
         id: remote.id,

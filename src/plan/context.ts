@@ -45,6 +45,8 @@ export interface PlanContext {
   resolver: Resolver;
   problems: Problem[];
   warnings: PlanWarning[];
+  /** labels of `softLabels` cases that name none on the service: label → the cases (`file#at`) carrying it */
+  keptLabels?: Map<string, Set<string>>;
   /** three-way sync, when a base was given */
   sync?: SyncState;
   /** see {@link BuildPlanOptions.partialStepGroups} */

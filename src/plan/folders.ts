@@ -262,7 +262,8 @@ function planExistingFolder(ctx: PlanContext, node: FolderNode, remote: RemoteFo
     });
   }
   const ops: Operation[] = [];
-  const writeBack = node.adopted ? { file: folderFile(node.desired), id: remote.id } : undefined;
+  // a folder a file's items add has nowhere to keep its id: matched by name every time, not adopted
+  const writeBack = node.adopted && node.desired.inFile === undefined ? { file: folderFile(node.desired), id: remote.id } : undefined;
   if (moved) {
     node.placeKey = `move_folder:${key}`;
     folderOps.push(node.placeKey);

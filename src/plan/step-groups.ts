@@ -1,3 +1,4 @@
+import { itemRef } from '../model.js';
 import { fieldOf, setField, STEP_GROUP_FIELDS } from '../fields.js';
 import type { DesiredGroupStep, DesiredStepGroup, RemoteGroupStep, RemoteStepGroup } from '../model.js';
 import { claimById, foundElsewhere, problem, type PlanContext } from './context.js';
@@ -194,7 +195,7 @@ export function planStepGroups(ctx: PlanContext): StepGroupPlan {
         dependsOn: [],
         localKey: g.key,
         body,
-        writeBack: { file: g.file },
+        writeBack: { file: itemRef(g.file, g.at) },
         changes: createChanges(ctx, body),
       });
       used = { ref: { op: key }, label: g.key, steps: body.steps, opKey: key };
@@ -218,7 +219,7 @@ export function planStepGroups(ctx: PlanContext): StepGroupPlan {
         keepBase = merge.keepBase;
       }
       const changes = groupChanges(ctx, body, remote);
-      const writeBack = m.adopted ? { file: g.file, id: remote.humanId || remote.id } : undefined;
+      const writeBack = m.adopted ? { file: itemRef(g.file, g.at), id: remote.humanId || remote.id } : undefined;
       const record = (op?: string) => {
         const synced = body;
         if (ctx.sync?.collect) ctx.sync.records.push({

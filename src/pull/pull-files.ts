@@ -150,6 +150,8 @@ export function buildPullFiles(actual: ActualState, options: BuildPullFilesOptio
   const files: PullFile[] = [];
   if (options.config) files.push({ kind: 'config', path: 'tmsync.yaml', action: 'create', content: renderPulledConfig(options.config) });
   for (const f of model.folders) {
+    // a folder a file's items add has no directory: nothing to write for it
+    if (f.inFile) continue;
     const existingFile = f.movedFrom ?? (options.existing?.folders.some((e) => e.file === f.file) ? f.file : undefined);
     const doc = folderDoc(f, includeIds);
     files.push(fileFor('folder', f.file, existingFile, (p) => renderModelFolder(f, includeIds, p), () => ({ id: doc.id, name: doc.name, order: doc.order }), lazy, f.remote.id));

@@ -1,5 +1,6 @@
 import { CASE_FIELDS } from '../fields.js';
-import { formatFor } from '../repository/format.js';
+import { formatFor, splitItemRef } from '../repository/format.js';
+import type { ReadOptions } from '../repository/case-file.js';
 import type { RemoteCase } from '../model.js';
 import { caseFieldValues, withHumanId, type FieldValues } from '../base/field-values.js';
 import type { Prefer } from '../plan/operations.js';
@@ -50,6 +51,8 @@ interface PullMergeInput {
   remote(kind: BaseKind, id: string): { updatedAt: string | number | null | undefined; fields: Readonly<Record<string, unknown>> | HashedFields } | undefined;
   /** for messages: where the service has an item (its folder path), when its place is in conflict */
   remotePlace?(kind: 'folder' | 'case', id: string): string;
+  /** how the repository's files are read (`gherkin:` of tmsync.yaml) */
+  read?: ReadOptions;
 }
 
 /** The fields of a case the sync base records: its compare form, with its human id. */
@@ -221,7 +224,7 @@ export class PullMerge implements PullMergeHooks {
         continue;
       }
       if (s === 'mixed' && f.kind === 'step_group' && key === 'steps') {
-        local ??= parsedMapping(f.path, text);
+        local ??= parsedMapping(f.path, text, this.input.read);
         const standings: ItemStandings = this.input.standings(f.kind, f.itemId) ?? new Map();
         const remoteIndexes = new Set([...standings].filter(([field, x]) => x === 'remote' && yamlKeyOf(f.kind as BaseKind, field) === key).map(([field]) => elementIndex(field) ?? -1));
         out[key] = mergeList(Array.isArray(local[key]) ? local[key] : [], Array.isArray(value) ? value : [], remoteIndexes);
@@ -229,7 +232,7 @@ export class PullMerge implements PullMergeHooks {
         continue;
       }
       if (s !== 'conflict' && s !== 'mixed') continue;
-      local ??= parsedMapping(f.path, text);
+      local ??= parsedMapping(f.path, text, this.input.read);
       // a folder without `name:` is named by its directory
       const dir = f.path.slice(0, f.path.lastIndexOf('/'));
       const localValue = f.kind === 'folder' && key === 'name' && local[key] === undefined ? dir.slice(dir.lastIndexOf('/') + 1) : local[key];
@@ -310,8 +313,9 @@ export class PullMerge implements PullMergeHooks {
 }
 
 /** The file's keys as its format reads them; none when it does not read. */
-function parsedMapping(path: string, text: string): Record<string, unknown> {
-  return formatFor(path).readDocument(text) ?? {};
+function parsedMapping(ref: string, text: string, read: ReadOptions | undefined): Record<string, unknown> {
+  const { file, at } = splitItemRef(ref);
+  return formatFor(file).readDocument(text, { file, ...(at !== undefined ? { at } : {}), ...(read ? { read } : {}) }) ?? {};
 }
 
 /** A value of a conflict on one line: texts quoted (line breaks as `\n`), long ones cut. */

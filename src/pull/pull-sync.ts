@@ -1,4 +1,5 @@
 import type { ActualState, DesiredState, RemoteCase } from '../model.js';
+import type { ReadOptions } from '../repository/case-file.js';
 import { buildPlan } from '../plan/build-plan.js';
 import type { HashedFields, SyncBase, BaseKind, FieldStanding } from '../base/base.js';
 import { folderFieldValues, HUMAN_ID_FIELD, humanIdHash, stepGroupFieldValues, withHumanId, type FieldValues } from '../base/field-values.js';
@@ -64,7 +65,7 @@ function remotePlaces(actual: ActualState): (kind: 'folder' | 'case', id: string
  * (problems of the plan do not stop a pull: an item the plan could not compare is pulled as
  * without a base) and turns each item's classification into what pull writes.
  */
-export function preparePullMerge(input: { base: SyncBase; actual: ActualState; local: DesiredState | undefined; prefer?: Prefer; hashed?: HashedCaseFields }): PreparedPullMerge {
+export function preparePullMerge(input: { base: SyncBase; actual: ActualState; local: DesiredState | undefined; prefer?: Prefer; hashed?: HashedCaseFields; read?: ReadOptions }): PreparedPullMerge {
   const { base, actual, local } = input;
   let standings: ReadonlyMap<string, ReadonlyMap<string, FieldStanding>> = new Map();
   const deleted: PullConflict[] = [];
@@ -90,6 +91,7 @@ export function preparePullMerge(input: { base: SyncBase; actual: ActualState; l
     standings: (kind, id) => standings.get(`${kind} ${id}`),
     remote: remoteItemValues(actual, input.hashed),
     remotePlace: remotePlaces(actual),
+    ...(input.read ? { read: input.read } : {}),
   });
   return { hooks, deleted };
 }

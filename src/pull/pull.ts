@@ -9,7 +9,8 @@ import { fileOps, ioError, type FileOps } from '../repository/file-ops.js';
 import { decodeTextOrThrow } from '../repository/text-file.js';
 import { createWriteSession, removeStrayTempFiles, repositoryTempDir, syncFileSystem, writeFileAtomic, writeFilesAtomic, type WriteSession } from '../repository/atomic-write.js';
 import { setFileFields } from '../repository/edit-file.js';
-import { formatFor } from '../repository/format.js';
+import { formatFor, itemRef, splitItemRef } from '../repository/format.js';
+import type { ReadOptions } from '../repository/case-file.js';
 import { normalizeText } from '../base/normalize-text.js';
 import { forEachLimit } from '../streams.js';
 import { buildPullFiles, MANAGED_KEYS, type PullFile, type PulledConfig } from './pull-files.js';
@@ -30,7 +31,7 @@ export type { LocalRepository, PullResult } from './pull-types.js';
 interface PullOptions {
   /** the repository root (where tmsync.yaml is or will be) */
   root: string;
-  config: Pick<TmsyncConfig, 'casesDir' | 'stepGroupsDir'>;
+  config: Pick<TmsyncConfig, 'casesDir' | 'stepGroupsDir' | 'gherkin'>;
   /** only this folder subtree (names from the top) */
   folder?: string[];
   /** write tmsync.yaml with these settings (only when the repository has none) */
@@ -120,6 +121,7 @@ export async function loadExistingRepository(
     stepGroupsDir: config.stepGroupsDir,
     defaults: options.state ? (config.defaults ?? {}) : {},
     ...(options.state && config.scope ? { scope: config.scope } : {}),
+    ...(config.gherkin ? { gherkin: config.gherkin } : {}),
     profiles: {},
   };
   const { state, problems, strays } = await loadRepository(root, full, {
@@ -137,10 +139,11 @@ export async function loadExistingRepository(
       { hint: 'fix them first (`tmsync validate` lists them all), or pull into an empty directory with --dir', details: { problems: errors } },
     );
   }
+  const dirOfFolder = new Map(state.folders.map((f) => [f.path.join('\u0000'), f.dir]));
   return {
-    cases: state.cases.map((c) => ({ ...(c.id !== undefined ? { id: c.id } : {}), file: c.file, title: c.title })),
-    stepGroups: state.stepGroups.map((g) => ({ ...(g.id !== undefined ? { id: g.id } : {}), file: g.file, title: g.title })),
-    folders: state.folders.map((f) => ({ ...(f.id !== undefined ? { id: f.id } : {}), dir: f.dir, ...(f.file ? { file: f.file } : {}) })),
+    cases: state.cases.map((c) => ({ ...(c.id !== undefined ? { id: c.id } : {}), file: itemRef(c.file, c.at), title: c.title, ...(c.at !== undefined ? { folderDir: dirOfFolder.get(c.folderPath.join('\u0000')) } : {}) })),
+    stepGroups: state.stepGroups.map((g) => ({ ...(g.id !== undefined ? { id: g.id } : {}), file: itemRef(g.file, g.at), title: g.title, ...(g.at !== undefined ? { key: g.key } : {}) })),
+    folders: state.folders.map((f) => ({ ...(f.id !== undefined ? { id: f.id } : {}), dir: f.dir, ...(f.file ? { file: f.file } : {}), ...(f.inFile !== undefined ? { inFile: f.inFile } : {}) })),
     paths: [...(await listPaths(root, config.casesDir)), ...(await listPaths(root, config.stepGroupsDir))],
     strays,
     // pull keeps writing into such files: it says so, as validate does
@@ -159,12 +162,24 @@ function sameValue(file: unknown, pulled: unknown): boolean {
  * The keys whose values differ from the file's (a key to remove counts when it is there); a key the
  * file does not hold and `implicit` keeps out is not one of them.
  */
-function changedFields(path: string, text: string, fields: Record<string, unknown>, implicit?: (key: string) => boolean): Record<string, unknown> {
+function changedFields(
+  kind: PullFile['kind'],
+  ref: string,
+  text: string,
+  fields: Record<string, unknown>,
+  read: ReadOptions,
+  implicit?: (key: string) => boolean,
+): Record<string, unknown> {
+  const { file, at } = splitItemRef(ref);
+  const format = formatFor(file);
   // the file as its format reads it; one that does not read gets every key (the edit then says why)
-  const data = formatFor(path).readDocument(text);
+  const data = format.readDocument(text, { file, ...(at !== undefined ? { at } : {}), read });
   if (data === undefined) return fields;
+  // keys the format cannot write stay as the file has them (the next plan sends the file's)
+  const writes = kind === 'config' ? undefined : format.writes?.[kind];
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(fields)) {
+    if (writes && !writes.includes(k)) continue;
     if (v === undefined ? !(k in data) : sameValue(data[k], v)) continue;
     if (v !== undefined && !(k in data) && implicit?.(k)) continue;
     out[k] = v;
@@ -189,6 +204,7 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
     existing,
     ...(options.writeConfig ? { config: options.writeConfig } : {}),
     ...(options.merge?.keepPlace ? { keepPlace: options.merge.keepPlace } : {}),
+    ...(options.config.gherkin?.newScenarios === 'feature' ? { newItemsInFiles: true } : {}),
     // each file is rendered as its turn to be written comes: rendering overlaps the writes before it
     lazyContent: true,
     ...(stage?.memo ? { memo: stage.memo } : {}),
@@ -217,8 +233,19 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
     if (settled(f)) result.unchanged += 1;
     else rest.push(f);
   }
+  const read: ReadOptions = options.config.gherkin ? { gherkin: options.config.gherkin } : {};
+  // the items of one file holding several are written one after the other
+  const sameFile = new Map<string, Promise<void>>();
   await forEachLimit(rest, parallel, async (f: PullFile) => {
-    const abs = join(root, f.path);
+    const { file, at } = splitItemRef(f.path);
+    if (at === undefined) return writeOne(f, file, undefined);
+    const before = sameFile.get(file) ?? Promise.resolve();
+    const mine = before.then(() => writeOne(f, file, at));
+    sameFile.set(file, mine.catch(() => undefined));
+    return mine;
+  });
+  async function writeOne(f: PullFile, file: string, at: string | undefined): Promise<void> {
+    const abs = join(root, file);
     if (f.action === 'create') {
       await writeFileAtomic(abs, f.content, write);
       result.created.push(f.path);
@@ -235,15 +262,17 @@ export async function pullIntoRepository(actual: ActualState, options: PullOptio
     // a file as pull left it reads exactly as it would be written: no parse needed
     const keep = options.keepImplicit;
     const changed =
-      text === f.content ? {} : changedFields(f.path, text, options.merge ? options.merge.fields(f, text) : f.fields, keep && f.action === 'update' ? (key) => keep(f, key) : undefined);
+      text === f.content
+        ? {}
+        : changedFields(f.kind, f.path, text, options.merge ? options.merge.fields(f, text) : f.fields, read, keep && f.action === 'update' ? (key) => keep(f, key) : undefined);
     if (Object.keys(changed).length === 0) {
       result.unchanged += 1;
       return;
     }
     // new keys go where the renderer puts them, not on top
-    await setFileFields(abs, changed, f.kind === 'config' ? write : { ...write, order: MANAGED_KEYS[f.kind] });
+    await setFileFields(abs, changed, f.kind === 'config' ? write : { ...write, order: MANAGED_KEYS[f.kind], ...(at !== undefined ? { at } : {}), read });
     result.updated.push(f.path);
-  });
+  }
   if (mode === 'batch') await writeNewFiles(creates, options, write, result);
 
   await removeVacated(root, vacated, options.config);

@@ -3,7 +3,7 @@ import { buildResolver } from '../plan/resolve.js';
 import { TmsyncError } from '../errors.js';
 import { remoteCaseFields, remoteGroupFields, type FieldContext, type FieldWarning, type GroupFileFields } from './case-fields.js';
 import { folderNameProblem } from '../repository/folder-file.js';
-import { defaultFormat, isFolderFileName, repositoryFormats, stemOf } from '../repository/format.js';
+import { defaultFormat, isFolderFileName, repositoryFormats, splitItemRef, stemOf } from '../repository/format.js';
 import { NameAllocator, isPortableDirName, safeDirName, slugify, twinKey } from './naming.js';
 
 /**
@@ -21,11 +21,14 @@ export interface ExistingRepository {
   /**
    * `id:` as written (a human id or a uuid) and the file, relative to the root. Items without
    * an id are adopted by a remote item of the same natural key (title in the same directory,
-   * step group title, folder name in the same parent) instead of getting a second file.
+   * step group title, folder name in the same parent) instead of getting a second file. An item
+   * of a file holding several has `file#at` as its file (`itemRef`), the directory of its folder
+   * when that is not its file's (`folderDir`), and a step group its `use:` key; a folder such a
+   * file adds (`inFile`) has no directory of its own.
    */
-  cases: { id?: string; file: string; title?: string }[];
-  stepGroups: { id?: string; file: string; title?: string }[];
-  folders: { id?: string; dir: string; file?: string }[];
+  cases: { id?: string; file: string; title?: string; folderDir?: string }[];
+  stepGroups: { id?: string; file: string; title?: string; key?: string }[];
+  folders: { id?: string; dir: string; file?: string; inFile?: string }[];
   /** every file and directory below the cases and step groups directories, `/`-separated */
   paths: string[];
 }
@@ -47,6 +50,13 @@ export interface BuildModelOptions {
    * @default none (every item goes where the service has it)
    */
   keepPlace?: (kind: 'folder' | 'case', id: string) => boolean;
+  /**
+   * A case the repository lacks, in a folder a file adds (a feature's level), is added to that
+   * file (`file#+<id>`: its format appends it, `gherkin.new_scenarios: feature`) rather than
+   * written as a new file of the default format, when it fits there (`fitsFile`).
+   * @default false
+   */
+  newItemsInFiles?: boolean;
   /**
    * Cases' fields (and files' contents) computed earlier, while the state was being read (see
    * `CaseMemo`): used only when the state shares the memo's lists and step group keys.
@@ -109,6 +119,8 @@ export interface ModelFolder {
   nameOverride?: string;
   /** the `_folder.yaml` the folder had before, when it is somewhere else */
   movedFrom?: string;
+  /** a level a file holding several items adds (`DesiredFolder.inFile`: that file): no directory, no settings file is written */
+  inFile?: string;
   /** true for an ancestor of `--folder` (written, but its other children are not) */
   ancestor: boolean;
 }
@@ -274,12 +286,16 @@ export function buildRepositoryModel(actual: ActualState, options: BuildModelOpt
 /** The repository's items matched to the service's by id, the others by natural key, and those gone. */
 interface KnownFiles {
   existingCaseFile: Map<string, string>;
+  /** the directory of the folder an existing case sits in, where that is not its file's (`folderDir`) */
+  caseFolderDir: Map<string, string>;
   existingGroupFile: Map<string, string>;
-  existingFolder: Map<string, { dir: string; file?: string }>;
+  /** the `use:` key of an existing step group whose file holds several items */
+  groupKey: Map<string, string>;
+  existingFolder: Map<string, { dir: string; file?: string; inFile?: string }>;
   /** natural keys of local items without id: `dir\0title` → files */
   unclaimedCases: Map<string, string[]>;
   unclaimedGroups: Map<string, string[]>;
-  unclaimedDirs: Map<string, { dir: string; file?: string }>;
+  unclaimedDirs: Map<string, { dir: string; file?: string; inFile?: string }>;
   gone: GoneItem[];
 }
 
@@ -299,7 +315,9 @@ function indexExisting(actual: ActualState, existing: ExistingRepository): Known
   const foldersById = new Map(actual.folders.map((f) => [f.id, f]));
   const known: KnownFiles = {
     existingCaseFile: new Map(),
+    caseFolderDir: new Map(existing.cases.flatMap((e) => (e.folderDir !== undefined ? [[e.file, e.folderDir] as const] : []))),
     existingGroupFile: new Map(),
+    groupKey: new Map(existing.stepGroups.flatMap((e) => (e.key !== undefined ? [[e.file, e.key] as const] : []))),
     existingFolder: new Map(),
     unclaimedCases: new Map(),
     unclaimedGroups: new Map(),
@@ -312,7 +330,7 @@ function indexExisting(actual: ActualState, existing: ExistingRepository): Known
   const push = (m: Map<string, string[]>, k: string, v: string) => m.set(k, [...(m.get(k) ?? []), v]);
   for (const e of existing.cases) {
     if (e.id === undefined) {
-      if (e.title !== undefined) push(known.unclaimedCases, `${parentOf(e.file)}\u0000${e.title.trim()}`, e.file);
+      if (e.title !== undefined) push(known.unclaimedCases, `${e.folderDir ?? parentOf(e.file)}\u0000${e.title.trim()}`, e.file);
       continue;
     }
     const c = findCase(e.id);
@@ -388,7 +406,7 @@ function placeFolders(ctx: LayoutContext, tree: FolderTree, known: KnownFiles): 
     const parentDir = parent ? parent.dir : ctx.casesDir;
     const dir = folderDirectory(ctx, known, f, parent, parentDir, folders);
     const prev = known.existingFolder.get(f.id);
-    const file = prev?.file && parentOf(prev.file) === dir ? prev.file : `${dir}/_folder${newFileExtension()}`;
+    const file = prev?.file && (parentOf(prev.file) === dir || prev.inFile !== undefined) ? prev.file : `${dir}/_folder${newFileExtension()}`;
     const m: ModelFolder = {
       remote: f,
       path: [...(parent?.path ?? []), f.name],
@@ -397,6 +415,7 @@ function placeFolders(ctx: LayoutContext, tree: FolderTree, known: KnownFiles): 
       file,
       ...(baseOf(dir) !== f.name ? { nameOverride: f.name } : {}),
       ...(prev?.file && prev.file !== file ? { movedFrom: prev.file } : {}),
+      ...(prev?.inFile !== undefined && prev.dir === dir ? { inFile: prev.inFile } : {}),
       ancestor,
     };
     folders.push(m);
@@ -428,7 +447,7 @@ function placeFolders(ctx: LayoutContext, tree: FolderTree, known: KnownFiles): 
  */
 function folderDirectory(ctx: LayoutContext, known: KnownFiles, f: RemoteFolder, parent: ModelFolder | undefined, parentDir: string, placed: ModelFolder[]): string {
   const alloc = ctx.allocatorFor(parentDir);
-  let prev = known.existingFolder.get(f.id);
+  let prev: { dir: string; file?: string; inFile?: string } | undefined = known.existingFolder.get(f.id);
   if (!prev && isPortableDirName(f.name)) {
     // a local directory of that name without an id is this folder (adopted, not duplicated)
     // (or of that name in NFD, as macOS writes `Café`: one entry there, so the same directory)
@@ -474,7 +493,9 @@ function layOutStepGroups(
   }
   for (const g of groups) {
     const prev = existingGroupFile.get(g.id);
-    if (prev && parentOf(prev) === stepGroupsDir) {
+    const inFileKey = prev !== undefined ? known.groupKey.get(prev) : undefined;
+    if (inFileKey !== undefined) keyOfGroup.set(g.id, inFileKey);
+    else if (prev && parentOf(prev) === stepGroupsDir) {
       groupAlloc.reserve(baseOf(prev));
       keyOfGroup.set(g.id, stemOf(baseOf(prev)));
     } else pending.push(g);
@@ -487,7 +508,7 @@ function layOutStepGroups(
   for (const g of [...groups].sort(byAge)) {
     const key = keyOfGroup.get(g.id)!;
     const prev = existingGroupFile.get(g.id);
-    const file = prev && parentOf(prev) === stepGroupsDir ? prev : `${stepGroupsDir}/${key}${ext}`;
+    const file = prev && (parentOf(prev) === stepGroupsDir || known.groupKey.has(prev)) ? prev : `${stepGroupsDir}/${key}${ext}`;
     stepGroups.push({
       remote: g,
       key,
@@ -499,6 +520,20 @@ function layOutStepGroups(
     });
   }
   return { stepGroups, keyOfGroup };
+}
+
+/**
+ * Whether a case the service has can be added to a file holding several items: steps as a list
+ * (template STEPS), and no step group but the one that file holds, as its first step (a Gherkin
+ * background); else it gets a file of its own.
+ */
+function fitsFile(c: RemoteCase, file: string, known: KnownFiles): boolean {
+  if (c.templateType === 'TCD') return false;
+  return c.individualSteps.every((s, i) => {
+    if (!s.stepGroupId) return true;
+    const groupFile = known.existingGroupFile.get(s.stepGroupId);
+    return i === 0 && groupFile !== undefined && splitItemRef(groupFile).file === file;
+  });
 }
 
 /** Cases, folder by folder: a case keeps its file where it is still in its folder, else gets a new name there. */
@@ -533,10 +568,18 @@ function layOutCases(
     }
     for (const c of list) {
       const prev = existingCaseFile.get(c.id);
-      if (prev && (parentOf(prev) === folder.dir || ctx.options.keepPlace?.('case', c.id) === true)) fileOf.set(c.id, prev);
+      // an item of a file holding several stays in it (a scenario is not moved between feature files)
+      const inFile = prev !== undefined && splitItemRef(prev).at !== undefined;
+      if (prev && ((known.caseFolderDir.get(prev) ?? parentOf(prev)) === folder.dir || inFile || ctx.options.keepPlace?.('case', c.id) === true)) fileOf.set(c.id, prev);
       else fresh.push(c);
     }
-    for (const c of fresh.sort(byAge)) fileOf.set(c.id, `${folder.dir}/${alloc.allocate(slugify(c.title, 'case'), ext)}`);
+    const appended = new Set<string>();
+    for (const c of fresh.sort(byAge)) {
+      if (ctx.options.newItemsInFiles && folder.inFile !== undefined && fitsFile(c, folder.inFile, known)) {
+        fileOf.set(c.id, `${folder.inFile}#+${c.id}`);
+        appended.add(c.id);
+      } else fileOf.set(c.id, `${folder.dir}/${alloc.allocate(slugify(c.title, 'case'), ext)}`);
+    }
     for (const c of [...list].sort(byAge)) {
       const { fields, warnings: w } = memo?.get(c) ?? remoteCaseFields(c, fieldCtx, caseWhere(c));
       ctx.warnings.push(...w);
@@ -548,7 +591,8 @@ function layOutCases(
         ...(ctx.includeIds ? { id: c.humanId || c.id } : {}),
         title: c.title,
         fields,
-        ...(prev ? { existingFile: prev } : {}),
+        // one added to a file is an edit of that file
+        ...(prev ? { existingFile: prev } : appended.has(c.id) ? { existingFile: fileOf.get(c.id)! } : {}),
       });
     }
   }

@@ -6,6 +6,7 @@ import { stepGroupSchema, testCaseSchema, type actionStepSchema, type caseStepSc
 import { documentSourceMap, fastParseYaml, type SourceMap } from './fast-yaml.js';
 import { parseYamlFile, problemAt, type Position } from './yaml-source.js';
 import { zodProblems } from './zod-problems.js';
+import type { GherkinOptions } from './gherkin-options.js';
 
 type TestCaseStep = z.infer<typeof caseStepSchema>;
 const STEPS_KEY = 'steps';
@@ -24,6 +25,8 @@ type FileResult<T> = { parsed?: Parsed<T>; problems: Problem[] };
 export interface ReadOptions {
   /** every file read with the `yaml` document, none the fast way (`npm run bench` compares the two) */
   exactYaml?: boolean;
+  /** how `.feature` files map to cases (`gherkin:` of tmsync.yaml) @default GHERKIN_DEFAULTS */
+  gherkin?: GherkinOptions;
 }
 
 /**

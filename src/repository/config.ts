@@ -7,6 +7,7 @@ import { configSchema, type ConfigInput, type ImportMapInput } from './file-sche
 import { parseDuration } from '../duration.js';
 import { locate, parseYamlFile, posOf, problemAt, sortProblems, type ParsedYaml } from './yaml-source.js';
 import { zodProblems } from './zod-problems.js';
+import { gherkinOptions, type GherkinOptions } from './gherkin-options.js';
 
 /** A named target for `--profile` (migrations, staging). */
 export interface TmsyncProfile {
@@ -53,6 +54,8 @@ export interface TmsyncConfig {
   profiles: Record<string, TmsyncProfile>;
   /** `import:`: the column and value maps of `tmsync import` (as written: snake_case field keys) */
   import?: ImportMapInput;
+  /** the `gherkin:` section, normalized; undefined: the defaults (`GHERKIN_DEFAULTS`) */
+  gherkin?: GherkinOptions;
 }
 
 export const CONFIG_DEFAULTS = {
@@ -231,6 +234,7 @@ export function parseConfigText(file: string, text: string): { config?: TmsyncCo
     maxPages: input.max_pages ?? CONFIG_DEFAULTS.maxPages,
     maxResponseBytes: input.max_response_size === undefined ? CONFIG_DEFAULTS.maxResponseBytes : parseSize(input.max_response_size),
     resultsEncoding: input.results?.encoding ?? CONFIG_DEFAULTS.resultsEncoding,
+    ...(input.gherkin !== undefined ? { gherkin: gherkinOptions(input.gherkin) } : {}),
     profiles,
     ...(input.import !== undefined ? { import: input.import } : {}),
   };

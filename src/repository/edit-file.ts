@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { writeFileAtomic, shownPath, type WriteFileOptions } from './atomic-write.js';
 import { fileOps, ioError, notRegularFileError } from './file-ops.js';
 import { formatFor, type RepositoryFormat } from './format.js';
+import type { ReadOptions } from './case-file.js';
 import { decodeTextOrThrow, encodeText, type TextEncodingName } from './text-file.js';
 import { editYamlText, type EditTextOptions } from './yaml-edit.js';
 
@@ -12,6 +13,10 @@ interface SetFileFieldsOptions extends WriteFileOptions {
   order?: readonly string[];
   /** the format to edit with @default the format claiming the file's name */
   format?: RepositoryFormat;
+  /** the item's address in a file holding several (`EditFileOptions.at`) */
+  at?: string;
+  /** how the repository's files are read (`gherkin:` of tmsync.yaml) */
+  read?: ReadOptions;
 }
 
 /**
@@ -21,7 +26,8 @@ interface SetFileFieldsOptions extends WriteFileOptions {
  */
 export async function setFileFields(file: string, fields: Record<string, unknown>, options: SetFileFieldsOptions = {}): Promise<void> {
   const format = options.format ?? formatFor(file);
-  await editFile(file, options, (text) => format.editDocument(text, fields, { file, ...(options.order ? { order: options.order } : {}) }));
+  const edit = { file, ...(options.order ? { order: options.order } : {}), ...(options.at !== undefined ? { at: options.at } : {}), ...(options.read ? { read: options.read } : {}) };
+  await editFile(file, options, (text) => format.editDocument(text, fields, edit));
 }
 
 interface SetYamlFieldsOptions extends WriteFileOptions, Omit<EditTextOptions, 'file'> {}

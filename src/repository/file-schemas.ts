@@ -230,6 +230,50 @@ const profileSchema = z.strictObject({
   concurrency: concurrency.optional(),
 });
 
+/** The case fields a `gherkin.tag_fields` tag may set: one value each (texts, lookups, users). */
+const TAG_FIELD_KEYS = CASE_FIELDS.filter((f) => f.kind === 'lookup' || f.kind === 'user' || (f.kind === 'text' && f.template === undefined)).map((f) => f.key);
+
+const gherkinSchema = z
+  .strictObject({
+    folder: z
+      .enum(['feature', 'stem', 'none'])
+      .meta({ description: 'the folder level each feature adds below its file\'s directory: the feature\'s name (the default), the file stem, or none' })
+      .optional(),
+    rule: z.enum(['folder', 'label', 'none']).meta({ description: 'a Rule: adds a folder level (the default), becomes a label, or is ignored' }).optional(),
+    expected: z
+      .enum(['then', 'none'])
+      .meta({ description: 'then (the default): Then steps, and And/But after them, are the expected result of the step before; none: every step is an action' })
+      .optional(),
+    background: z
+      .enum(['step_group', 'preconditions'])
+      .meta({ description: 'step_group (the default): a Background is one step group per file, the first step of each scenario; preconditions: its steps become each case\'s preconditions' })
+      .optional(),
+    outlines: z
+      .enum(['one', 'expand'])
+      .meta({ description: 'one (the default): a Scenario Outline is one case, its examples in the description; expand: one case per examples row' })
+      .optional(),
+    outline_title_column: text('with outlines: expand, the examples column whose value suffixes each row\'s title (default: the first column)').optional(),
+    outline_id_column: text('with outlines: expand, the examples column holding each row\'s id, added on write-back (default: tc_id)').optional(),
+    unknown_tags: z
+      .enum(['keep', 'error'])
+      .meta({ description: 'tags naming no label on the service: keep (the default: left in the file, not sent, counted in a plan warning) or error' })
+      .optional(),
+    tag_fields: z
+      .record(z.string().regex(/^[^@\s]+$/, 'a tag prefix without @ or spaces, e.g. priority:'), z.enum(TAG_FIELD_KEYS as [string, ...string[]]))
+      .meta({ description: 'tag prefix → case field: `priority: priority` (or `"priority:": priority`) maps @priority:High to the priority field' })
+      .optional(),
+    id_tag_prefix: z
+      .string()
+      .regex(/^[^@\s]*$/, 'no @ or spaces')
+      .meta({ description: 'written before the human id in the id tag: tc: gives @tc:SHOP-12 (default: none, @SHOP-12)' })
+      .optional(),
+    new_scenarios: z
+      .enum(['yaml', 'feature'])
+      .meta({ description: 'where pull writes a case the repository lacks in a feature\'s folder: yaml (the default: a new YAML file) or feature (a scenario appended to the feature file)' })
+      .optional(),
+  })
+  .meta({ description: 'how .feature files under cases_dir map to test cases (docs/gherkin.md)' });
+
 export const configSchema = z
   .strictObject({
     project: text('project id, human_id_prefix or exact name').optional(),
@@ -279,6 +323,7 @@ export const configSchema = z
       .meta({ description: 'results push and run-case updates' })
       .optional(),
     import: importMapSchema.optional(),
+    gherkin: gherkinSchema.optional(),
     profiles: z
       .record(z.string(), profileSchema)
       .meta({ description: 'named targets for --profile (migrations, staging)' })

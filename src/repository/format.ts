@@ -1,6 +1,7 @@
 import type { FormatParseResult, ItemFileKind, RepositoryFormat } from './repository-format.js';
 import type { ReadOptions } from './case-file.js';
 import { yamlFormat } from './yaml-format.js';
+import { gherkinFormat } from './gherkin-format.js';
 
 export type { RepositoryFormat } from './repository-format.js';
 
@@ -11,7 +12,7 @@ export type { RepositoryFormat } from './repository-format.js';
  * tests. YAML (`yaml-format.ts`) is the first. docs/architecture.md, "Adding a file format".
  */
 
-const formats: RepositoryFormat[] = [yamlFormat];
+const formats: RepositoryFormat[] = [yamlFormat, gherkinFormat];
 
 /**
  * Adds a format; returns what removes it again (tests). A format claiming an extension another
@@ -35,8 +36,15 @@ export function repositoryFormats(): readonly RepositoryFormat[] {
   return formats;
 }
 
-/** The format claiming this file name (or path), with the extension it matched; undefined: none. */
+/** The format claiming this file name (or path, or item reference `file#at`), with the extension it matched; undefined: none. */
 function formatMatch(name: string): { format: RepositoryFormat; extension: string } | undefined {
+  const found = matchName(name);
+  if (found || !name.includes('#')) return found;
+  const ref = splitItemRef(name);
+  return ref.at === undefined ? undefined : matchName(ref.file);
+}
+
+function matchName(name: string): { format: RepositoryFormat; extension: string } | undefined {
   const lower = name.toLowerCase();
   let best: { format: RepositoryFormat; extension: string } | undefined;
   for (const format of formats) {
@@ -77,7 +85,7 @@ export function holds(name: string, kind: ItemFileKind): boolean {
   if (!format) return false;
   switch (kind) {
     case 'case':
-      return format.parseCase !== undefined;
+      return format.parseCase !== undefined || format.parseItems !== undefined;
     case 'step_group':
       return format.parseStepGroup !== undefined;
     case 'folder':
@@ -94,7 +102,21 @@ export function isFolderFileName(name: string): boolean {
 export function parseItemFile(kind: ItemFileKind, file: string, text: string, key = '', read: ReadOptions = {}): FormatParseResult<unknown> {
   const format = formatFor(file);
   const parsed =
-    kind === 'case' ? format.parseCase?.(file, text, read) : kind === 'step_group' ? format.parseStepGroup?.(file, key, text, read) : format.parseFolder?.(file, text);
+    kind === 'case' ? (format.parseCase ? format.parseCase(file, text, read) : format.parseItems?.(file, text, read)) : kind === 'step_group' ? format.parseStepGroup?.(file, key, text, read) : format.parseFolder?.(file, text);
   if (!parsed) throw new Error(`format ${format.name} holds no ${kind} files (${file})`);
   return parsed;
+}
+
+export { itemRef } from '../model.js';
+
+/**
+ * An item reference split into its file and address. Only a `#` after the name of a format holding
+ * several items per file starts an address: a YAML file named `a#b.yaml` is a file.
+ */
+export function splitItemRef(ref: string): { file: string; at?: string } {
+  const i = ref.lastIndexOf('#');
+  if (i <= 0) return { file: ref };
+  const file = ref.slice(0, i);
+  const m = matchName(file);
+  return m?.format.parseItems !== undefined && !matchName(ref) ? { file, at: ref.slice(i + 1) } : { file: ref };
 }

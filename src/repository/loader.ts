@@ -6,9 +6,10 @@ import { scopeMatcher } from '../scope.js';
 import type { Parsed } from './case-file.js';
 import type { TmsyncConfig } from './config.js';
 import { crossFileProblems } from './cross-checks.js';
-import { stemOf } from './format.js';
+import { itemRef, stemOf } from './format.js';
+import { FOLDER_ADDRESS } from './gherkin-edit.js';
 import { folderNameProblem, type ParsedFolderFile } from './folder-file.js';
-import { parseFiles, type ParseFilesOptions, type ParseJob, type ParseResult } from './parse-files.js';
+import { isParsedItems, parseFiles, type ParseFilesOptions, type ParseJob, type ParseResult } from './parse-files.js';
 import { byName, byNaturalName, listStepGroupFiles, walkCasesDir, type WalkedDir } from './walk.js';
 import { sortProblems } from './yaml-source.js';
 import { textSharer } from '../text-sharer.js';
@@ -305,8 +306,11 @@ async function parseItems(
   const parsedCases: Parsed<DesiredCase>[] = [];
   const parsedGroups: Parsed<DesiredStepGroup>[] = [];
   const brokenStepGroupKeys = new Set<string>();
-  const receive = receiver(caseFolders);
-  for (const [i, r] of (await parseFiles(root, jobs, { ...options, receive })).entries()) {
+  const inFile = inFileFolders(tree);
+  const firstInFile = tree.folders.length;
+  const receive = receiver(caseFolders, inFile.folderOf);
+  const read = { ...options, ...(config.gherkin ? { gherkin: config.gherkin } : {}), receive };
+  for (const [i, r] of (await parseFiles(root, jobs, read)).entries()) {
     const job = jobs[i];
     hashes.set(job.rel, r.hash);
     if (r.problems.length > 0) problems.push(...r.problems);
@@ -314,19 +318,64 @@ async function parseItems(
       if (job.kind === 'step_group') brokenStepGroupKeys.add(job.key);
       continue;
     }
-    if (job.kind === 'case') parsedCases.push(r.parsed as Parsed<DesiredCase>);
+    if (isParsedItems(r.parsed)) {
+      for (const c of r.parsed.cases) parsedCases.push(c);
+      for (const g of r.parsed.stepGroups) parsedGroups.push(g);
+    } else if (job.kind === 'case') parsedCases.push(r.parsed as Parsed<DesiredCase>);
     else parsedGroups.push(r.parsed as Parsed<DesiredStepGroup>);
   }
+  // the folders files add arrive in the order their files were parsed (by several threads): put in path order
+  tree.folders.push(...tree.folders.splice(firstInFile).sort((a, b) => byNaturalName(a.path.join('\u0000'), b.path.join('\u0000'))));
   return { cases: parsedCases, groups: parsedGroups, brokenStepGroupKeys, strays: sg.strays };
 }
 
+/**
+ * The folders the files holding several items add below their directories (a feature's level):
+ * made as their cases arrive, one per path (a directory of that name is the same folder).
+ */
+function inFileFolders(tree: FolderTree): { folderOf: (parent: DesiredFolder, names: readonly string[], file: string) => DesiredFolder } {
+  const byPath = new Map(tree.folders.map((f) => [f.path.join('\u0000'), f]));
+  return {
+    folderOf: (parent, names, file) => {
+      let folder = parent;
+      for (const name of names) {
+        const path = [...folder.path, name];
+        const key = path.join('\u0000');
+        let next = byPath.get(key);
+        if (!next) {
+          next = { path, name, dir: `${folder.dir}/${name}`, file: itemRef(file, FOLDER_ADDRESS), inFile: file };
+          byPath.set(key, next);
+          tree.folders.push(next);
+        }
+        folder = next;
+      }
+      return folder;
+    },
+  };
+}
+
 /** Makes each item what the state keeps as it arrives, while its objects are young (see `ParseFilesOptions.receive`). */
-function receiver(caseFolders: ReadonlyMap<string, DesiredFolder>): (job: ParseJob, r: ParseResult) => void {
+function receiver(
+  caseFolders: ReadonlyMap<string, DesiredFolder>,
+  folderOf: (parent: DesiredFolder, names: readonly string[], file: string) => DesiredFolder,
+): (job: ParseJob, r: ParseResult) => void {
   const share = textSharer();
   const shareLines = linesSharer();
   return (job: ParseJob, r: ParseResult) => {
     if (!r.parsed) return;
-    if (job.kind === 'case') {
+    if (isParsedItems(r.parsed)) {
+      const parent = caseFolders.get(job.rel)!;
+      for (const c of r.parsed.cases) {
+        c.item.file = job.rel;
+        c.item.folderPath = c.folders && c.folders.length > 0 ? folderOf(parent, c.folders, job.rel).path : parent.path;
+        delete c.folders;
+        shareCase(c.item, share);
+      }
+      for (const g of r.parsed.stepGroups) {
+        g.item.file = job.rel;
+        for (const step of g.item.steps) shareStep(step, job.rel, share);
+      }
+    } else if (job.kind === 'case') {
       const item = (r.parsed as Parsed<DesiredCase>).item;
       // this thread's copy of the path: the item and the hashes share it
       item.file = job.rel;

@@ -8,6 +8,7 @@ import type { Problem } from '../errors.js';
 import type { DesiredCase, DesiredStepGroup } from '../model.js';
 import type { Parsed, ReadOptions } from './case-file.js';
 import { formatOf, parseItemFile } from './format.js';
+import type { ParsedItems } from './repository-format.js';
 import { isWide, narrowTexts } from '../text-sharer.js';
 import { decodeText } from './text-file.js';
 
@@ -201,10 +202,20 @@ function workerCount(jobs: number, options: ParseFilesOptions): number {
 export function setResultPath(job: ParseJob, r: ParseResult, path: string): void {
   r.rel = path;
   if (job.kind === 'folder' || r.parsed === undefined) return;
+  if (isParsedItems(r.parsed)) {
+    for (const c of r.parsed.cases) c.item.file = path;
+    for (const g of r.parsed.stepGroups) g.item.file = path;
+    return;
+  }
   const item = (r.parsed as Parsed<DesiredCase | DesiredStepGroup>).item;
   item.file = path;
   const steps = job.kind === 'case' ? (item as DesiredCase).fields.steps : (item as DesiredStepGroup).steps;
   if (Array.isArray(steps)) for (const step of steps) if (step.source) step.source.file = path;
+}
+
+/** Whether a case job's result is the several items of a file (`RepositoryFormat.parseItems`) rather than one case. */
+export function isParsedItems(parsed: unknown): parsed is ParsedItems {
+  return typeof parsed === 'object' && parsed !== null && 'cases' in parsed && 'stepGroups' in parsed;
 }
 
 /** What a worker is given: all the jobs, and the counter of chunks taken, shared by every thread that parses. */
@@ -235,8 +246,13 @@ interface Shared extends WorkerInput {
 
 function share(root: string, jobs: readonly ParseJob[], options: ParseFilesOptions): Shared {
   const chunks = Math.ceil(jobs.length / RESULT_BATCH);
-  const read: ReadOptions = options.exactYaml ? { exactYaml: true } : {};
+  const read = readOptionsOf(options);
   return { root, jobs, chunk: RESULT_BATCH, counter: new Int32Array(new SharedArrayBuffer(4)), read, chunks: new Array<ParseResult[] | undefined>(chunks).fill(undefined), receive: options.receive };
+}
+
+/** What every parse is told of how to read files (plain data: it goes to the worker threads). */
+function readOptionsOf(options: ParseFilesOptions): ReadOptions {
+  return { ...(options.exactYaml ? { exactYaml: true } : {}), ...(options.gherkin ? { gherkin: options.gherkin } : {}) };
 }
 
 /** Takes the next chunk, or undefined when none is left. */
@@ -310,7 +326,7 @@ async function parseChunksInThread(shared: Shared): Promise<void> {
 export async function parseFiles(root: string, jobs: readonly ParseJob[], options: ParseFilesOptions = {}): Promise<ParseResult[]> {
   // a worker thread knows the built-in formats only: files of a format registered at run time are parsed here
   const workers = jobs.every((job) => formatOf(job.rel)?.builtIn === true) ? workerCount(jobs.length, options) : 0;
-  if (workers === 0) return parseFilesInThread(root, jobs, options.receive, options.exactYaml ? { exactYaml: true } : {});
+  if (workers === 0) return parseFilesInThread(root, jobs, options.receive, readOptionsOf(options));
   const shared = share(root, jobs, options);
   const heapMb = options.workerHeapMb ?? WORKER_HEAP_MB;
   const pending = Array.from({ length: workers }, () => runWorker(shared, heapMb));

@@ -18,12 +18,30 @@ export interface FormatParseResult<T> {
   problems: Problem[];
 }
 
+/**
+ * What a file holding several items gives (`RepositoryFormat.parseItems`): each item carries its
+ * address in the file (`at`), and a case may sit in folders below its file's directory (`folders`).
+ */
+export interface ParsedItems {
+  cases: (Parsed<DesiredCase> & { folders?: string[] })[];
+  stepGroups: Parsed<DesiredStepGroup>[];
+}
+
 /** What a format renders and edits: an item as its file's data (`documents.ts`). */
 export type ItemDocument = Record<string, unknown>;
 
 export interface RenderFileOptions {
   /** the file's path relative to the repository root (a format may refer to it, e.g. for a schema) */
   path: string;
+}
+
+export interface ReadDocumentOptions {
+  /** the item's address in a file holding several (`DesiredCase.at`) */
+  at?: string;
+  /** the file's path relative to the repository root */
+  file?: string;
+  /** how the repository's files are read (`gherkin:` of tmsync.yaml) */
+  read?: ReadOptions;
 }
 
 export interface EditFileOptions {
@@ -34,6 +52,10 @@ export interface EditFileOptions {
    * where a new file would have it; @default undefined (new keys first, which is right for `id`)
    */
   order?: readonly string[];
+  /** the item's address in a file holding several (`DesiredCase.at`); undefined: the file's one item */
+  at?: string;
+  /** how the repository's files are read (`gherkin:` of tmsync.yaml) */
+  read?: ReadOptions;
 }
 
 export interface RepositoryFormat {
@@ -51,6 +73,17 @@ export interface RepositoryFormat {
    * I/O, never throws on bad content. Absent: the format holds no cases.
    */
   parseCase?(file: string, text: string, options?: ReadOptions): FormatParseResult<Parsed<DesiredCase>>;
+  /**
+   * A file holding several cases (and step groups), instead of `parseCase`: every item with its
+   * address in the file (`at`, stable while other items of the file get their ids written) and
+   * the folder levels it adds below the file's directory. Pure, never throws on bad content.
+   */
+  parseItems?(file: string, text: string, options?: ReadOptions): FormatParseResult<ParsedItems>;
+  /**
+   * The document keys `editDocument` can write for a kind (pull leaves the others to the service's
+   * copy, the next plan sends the file's); absent: every key.
+   */
+  readonly writes?: Partial<Record<ItemFileKind, readonly string[]>>;
   /** A step group file (`key`: its `use:` key, the file name without its extension). */
   parseStepGroup?(file: string, key: string, text: string, options?: ReadOptions): FormatParseResult<Parsed<DesiredStepGroup>>;
   /** A folder's settings file (`_folder` + an extension of the format). */
@@ -63,13 +96,15 @@ export interface RepositoryFormat {
   /**
    * The top-level keys of a file as plain data (the document): `{}` when the text holds none (an
    * empty file), undefined when it does not parse (never throws). What pull compares with the
-   * service, and where write-back reads an `id` from.
+   * service, and where write-back reads an `id` from. `options.at`: the item's address in a file
+   * holding several (`parseItems`); its document, `{}` when the file has no such item.
    */
-  readDocument(text: string): ItemDocument | undefined;
+  readDocument(text: string, options?: ReadDocumentOptions): ItemDocument | undefined;
   /**
    * The file's text with `fields` set (undefined removes a key) and everything else kept: comments,
    * key order, formatting of the keys left alone. `text` undefined: a new file. Throws a
-   * `TmsyncError` when the text cannot be edited (it does not parse). Line endings and a
+   * `TmsyncError` when the text cannot be edited (it does not parse). `options.at`: the item of a
+   * file holding several. Line endings and a
    * byte-order mark are kept by the caller (`setFileFields`). Pull's field-level edits and
    * write-back's `id` both come here.
    */

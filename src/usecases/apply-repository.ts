@@ -78,11 +78,13 @@ async function applyWith(target: RepositoryTarget, session: ApplySession, option
       { hint: 'apply it with the configuration it was made with, or run `tmsync plan --out FILE` for this project', details: { changed: [{ key: 'project', message: 'another project' }] } },
     );
   }
-  const writeBack = fileWriteBack(root);
+  // how `.feature` files hold ids (the id tag's prefix) is tmsync.yaml's
+  const read = config.gherkin ? { gherkin: config.gherkin } : undefined;
+  const writeBack = fileWriteBack(root, undefined, read);
   // ids an interrupted apply recorded but did not write: written first, so the plan sees them
   // (with a saved plan, only after the staleness check, which compares the files as planned)
   const finishWriteBacks = async () => {
-    const { written, failed } = await session.finishWriteBacks(project.id, root, writeBack);
+    const { written, failed } = await session.finishWriteBacks(project.id, root, writeBack, read);
     if (written.length || failed.length) ctx.onNote?.({ kind: 'write_backs_finished', written: written.map((w) => w.file), failed });
   };
   if (!saved) await finishWriteBacks();

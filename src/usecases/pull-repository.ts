@@ -153,7 +153,7 @@ async function pullMerge(
   // an `id:` the lists did not hold is read by id before pull may list its file as gone
   const listed = await actualP;
   const actual = local ? await confirmMissing(target.client, listed, local, { ...(ctx.signal ? { signal: ctx.signal } : {}), ...(config.scope ? { scope: config.scope } : {}) }) : listed;
-  const merge = base.size > 0 && local ? m.preparePullMerge({ base, actual, local: local.state, ...(options.prefer ? { prefer: options.prefer } : {}), ...(stage ? { hashed: stage.hashed } : {}) }) : undefined;
+  const merge = base.size > 0 && local ? m.preparePullMerge({ base, actual, local: local.state, ...(options.prefer ? { prefer: options.prefer } : {}), ...(stage ? { hashed: stage.hashed } : {}), ...(config.gherkin ? { read: { gherkin: config.gherkin } } : {}) }) : undefined;
   // the merge keeps each field's standing only: the repository as loaded is not needed any more
   if (local) delete local.state;
   const result = await m.pullIntoRepository(actual, {
