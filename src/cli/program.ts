@@ -253,7 +253,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
         .choices(REPORT_FORMAT_OPTIONS)
         .default('auto'),
     )
-    .option('--id-tag-prefix <prefix>', 'Cucumber: what an id tag holds between @ and the human id (tc: for @tc:SHOP-12)')
+    .option('--id-tag-prefix <prefix>', 'Cucumber: what an id tag holds between @ and the human id (tc: for @tc:SHOP-12; default: gherkin.id_tag_prefix of tmsync.yaml)')
     .option(
       '--status-map <outcome=status>',
       'map an outcome (passed, failed, error, skipped) to a run status name; repeatable, or comma-separated',

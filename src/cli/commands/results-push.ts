@@ -79,7 +79,8 @@ export async function runResultsPush(options: ResultsPushOptions, io: CliIo): Pr
       testRun: options.testRun,
       newRun: options.newRun,
       mapping,
-      ...(options.idTagPrefix !== undefined ? { idTagPrefix: options.idTagPrefix } : {}),
+      // the flag, else `gherkin.id_tag_prefix` of tmsync.yaml (the prefix apply writes id tags with)
+      ...((options.idTagPrefix ?? target.config.gherkin?.idTagPrefix) !== undefined ? { idTagPrefix: options.idTagPrefix ?? target.config.gherkin!.idTagPrefix } : {}),
       statusMap,
       batchSize,
       dryRun: Boolean(options.dryRun),
