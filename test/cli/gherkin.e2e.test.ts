@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { resolveProject } from '../../src/remote/index.js';
+import { AstBuilder, compile, GherkinClassicTokenMatcher, Parser } from '@cucumber/gherkin';
+import { IdGenerator } from '@cucumber/messages';
 import { runCli } from '../support/cli.js';
 import { API_KEY, client, editInUi, emptyProject, emulator } from '../support/transfer-helpers.js';
 
@@ -127,5 +129,40 @@ describe('.feature files as test cases, end to end', () => {
     // labels, which the file then sends again: labels are not written into .feature files)
     const settled = JSON.parse((await tmsync(root, 'plan', '--format', 'json')).out) as { operations: { changes?: { field: string }[] }[] };
     expect(settled.operations.flatMap((op) => op.changes ?? []).filter((c) => c.field !== 'labels')).toEqual([]);
+
+    // a Cucumber run of these very files, pushed into a new run: every scenario maps by its id tag
+    const report = await cucumberReport(root, FEATURES.map((f) => `cases/Shop/${f}`));
+    await writeFile(join(root, 'cucumber.json'), JSON.stringify(report));
+    const scenarios = report.reduce((n, f) => n + f.elements.length, 0);
+    const pushed = await tmsync(root, '--json', 'results', 'push', 'cucumber.json', '--new-run', 'Cucumber run');
+    expect(pushed.code, pushed.err).toBe(0);
+    const out = JSON.parse(pushed.out) as { formats: string[]; testcases: number; unmatched: unknown[]; unknown_cases: unknown[] };
+    expect(out.formats).toEqual(['cucumber-json']);
+    expect(out.testcases).toBe(scenarios);
+    expect(out.unmatched).toEqual([]);
+    expect(out.unknown_cases).toEqual([]);
   });
 });
+
+/** What cucumber-js writes for a run of `files` where every step passed: one element per pickle (outline rows apart). */
+async function cucumberReport(root: string, files: readonly string[]) {
+  const out: { uri: string; name: string; keyword: string; elements: { name: string; keyword: string; type: string; tags: { name: string; line: number }[]; steps: { keyword: string; name: string; result: { status: string } }[] }[] }[] = [];
+  for (const uri of files) {
+    const text = await readFile(join(root, uri), 'utf8');
+    const document = new Parser(new AstBuilder(IdGenerator.uuid()), new GherkinClassicTokenMatcher()).parse(text);
+    const pickles = compile(document, uri, IdGenerator.uuid());
+    out.push({
+      uri,
+      name: document.feature!.name,
+      keyword: document.feature!.keyword,
+      elements: pickles.map((p) => ({
+        name: p.name,
+        keyword: 'Scenario',
+        type: 'scenario',
+        tags: p.tags.map((t) => ({ name: t.name, line: 1 })),
+        steps: p.steps.map((st) => ({ keyword: 'Given ', name: st.text, result: { status: 'passed' } })),
+      })),
+    });
+  }
+  return out;
+}
