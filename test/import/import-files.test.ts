@@ -118,7 +118,7 @@ describe('buildImportFiles', () => {
 
   it('writes a step group that several files of one export hold once', () => {
     const p = project();
-    p.stepGroups.push({ ...p.stepGroups[0]! });
+    p.stepGroups.push({ ...p.stepGroups[0] });
     const result = buildImportFiles(p, empty(), options());
     expect(result.files.filter((f) => f.kind === 'step_group').map((f) => f.path)).toEqual(['step_groups/sign-in.yaml']);
   });
