@@ -97,6 +97,18 @@ describe('tmsync results push with Cucumber reports', () => {
     expect(r.out.trim().split('\n')).toEqual([expect.stringMatching(/^Passed\s+DEMO-12 Checkout case 12 {2}\(1 testcase\)$/)]);
     expect(r.err).toContain('5 testcases named no test case');
     expect(r.err).toContain('reports/cucumber-jvm.json: Cart › Add a book');
+    // the same prefix from `gherkin.id_tag_prefix` of tmsync.yaml, the one apply writes id tags with
+    const configured = await mkdtemp(join(tmpdir(), 'tmsync-cucumber-prefix-'));
+    try {
+      await cp(join(cwd, 'reports'), join(configured, 'reports'), { recursive: true });
+      await writeFile(join(configured, 'tmsync.yaml'), 'gherkin:\n  id_tag_prefix: "tc:"\n');
+      const env = { TMSYNC_BASE_URL: emu.baseUrl, TMSYNC_API_KEY: KEY, TMSYNC_PROJECT: 'DEMO' };
+      const c = await runCli(['results', 'push', '--new-run', 'JVM', 'reports/cucumber-jvm.json', '--dry-run'], { cwd: configured, env });
+      expect(c.code, c.err).toBe(0);
+      expect(c.out).toBe(r.out);
+    } finally {
+      await rm(configured, { recursive: true, force: true });
+    }
     const bad = await tmsync(['results', 'push', '--new-run', 'X', '--format', 'trx', 'reports/cucumber-jvm.json']);
     expect(bad.code).toBe(1);
     expect(bad.err).toMatch(/--format.*trx/);
@@ -156,7 +168,7 @@ describe('tmsync results push with Cucumber reports', () => {
   it('names the formats and the id tag rule in --help', async () => {
     const h = (await tmsync(['results', 'push', '--help'])).out.replace(/\s+/g, ' ');
     expect(h).toMatch(/--format <format> .*\(choices: "auto", "junit", "cucumber-json", "cucumber-messages", default: "auto"\)/);
-    expect(h).toMatch(/--id-tag-prefix <prefix> Cucumber: what an id tag holds between @ and the human id \(tc: for @tc:SHOP-12\) --/);
+    expect(h).toMatch(/--id-tag-prefix <prefix> Cucumber: what an id tag holds between @ and the human id \(tc: for @tc:SHOP-12; default: gherkin\.id_tag_prefix of tmsync\.yaml\) --/);
     expect(h).toMatch(/a scenario's id tag \(@SHOP-12; an Examples' tag first\)/);
   });
 });
