@@ -1,32 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { TmsyncError } from '../../src/errors.js';
 import { decodeImport } from '../../src/import/decode.js';
 import { testlinkXmlReader as reader } from '../../src/import/formats/testlink-xml.js';
 import { zephyrScaleXmlReader } from '../../src/import/formats/zephyr-scale-xml.js';
-import type { ImportedProject } from '../../src/import/imported.js';
 import { IMPORT_READERS } from '../../src/import/readers.js';
-import { ImportReport } from '../../src/import/report.js';
 import { encodeText, TEST_ENCODINGS } from '../support/encodings.js';
+import { importError as errorOf, readWith } from '../support/import-read.js';
 
 const FIXTURES = new URL('../fixtures/import/', import.meta.url);
 const basic = readFileSync(new URL('testlink-xml/basic.xml', FIXTURES), 'utf8');
 const zephyr = readFileSync(new URL('zephyr-scale-xml/basic.xml', FIXTURES), 'utf8');
 
-function read(text: string, file = 'tl.xml'): { project: ImportedProject; report: ImportReport } {
-  const report = new ImportReport();
-  return { project: reader.read(text, { file, report }), report };
-}
+const read = (text: string, file = 'tl.xml') => readWith(reader, text, file);
 
-function errorOf(fn: () => unknown): TmsyncError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof TmsyncError) return err;
-    throw err;
-  }
-  throw new Error('no error');
-}
 
 const lineOf = (text: string, marker: string) => text.slice(0, text.indexOf(marker)).split('\n').length;
 

@@ -8,8 +8,8 @@ import { isUseStep, type ImportedActionStep, type ImportedProject, type Imported
 import type { ReadImportContext } from '../../src/import/reader.js';
 import { IMPORT_READERS } from '../../src/import/readers.js';
 import { ImportReport } from '../../src/import/report.js';
-import { TmsyncError } from '../../src/errors.js';
 import { encodeText, TEST_ENCODINGS } from '../support/encodings.js';
+import { importError as errorOf } from '../support/import-read.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'import');
 const fixture = (name: string) => readFileSync(join(fixtures, 'testrail-csv', name), 'utf8');
@@ -19,15 +19,6 @@ function read(text: string, file = 'export.csv', columns?: ReadImportContext['co
   return { project: testrailCsvReader.read(text, { file, report, ...(columns ? { columns } : {}) }), report };
 }
 
-function errorOf(fn: () => unknown): TmsyncError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof TmsyncError) return err;
-    throw err;
-  }
-  throw new Error('no error');
-}
 
 describe('testrail-csv: basic.csv (numbered steps in one cell)', () => {
   const { project, report } = read(fixture('basic.csv'), 'basic.csv');

@@ -4,29 +4,15 @@ import { describe, expect, it } from 'vitest';
 import { decodeImport } from '../../src/import/decode.js';
 import { testrailCsvReader } from '../../src/import/formats/testrail-csv.js';
 import { testrailXmlReader } from '../../src/import/formats/testrail-xml.js';
-import type { ImportedProject } from '../../src/import/imported.js';
 import { IMPORT_READERS } from '../../src/import/readers.js';
-import { ImportReport } from '../../src/import/report.js';
-import { TmsyncError } from '../../src/errors.js';
 import { encodeText, TEST_ENCODINGS } from '../support/encodings.js';
+import { importError as errorOf, readWith } from '../support/import-read.js';
 
 const dir = join(import.meta.dirname, '..', 'fixtures', 'import', 'testrail-xml');
 const fixture = (name: string) => readFileSync(join(dir, name), 'utf8');
 
-function read(text: string, file = 'export.xml'): { project: ImportedProject; report: ImportReport } {
-  const report = new ImportReport();
-  return { project: testrailXmlReader.read(text, { file, report }), report };
-}
+const read = (text: string, file = 'export.xml') => readWith(testrailXmlReader, text, file);
 
-function errorOf(fn: () => unknown): TmsyncError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof TmsyncError) return err;
-    throw err;
-  }
-  throw new Error('no error');
-}
 
 describe('testrail-xml: basic.xml (a single-repository project)', () => {
   const { project } = read(fixture('basic.xml'), 'basic.xml');

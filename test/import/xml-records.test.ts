@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { childText, readXmlRecords, type XmlElement } from '../../src/import/xml-records.js';
-import { TmsyncError } from '../../src/errors.js';
+import { importError as errorOf } from '../support/import-read.js';
 
 function records(xml: string): { name: string; path: string[]; line: number }[] {
   const out: { name: string; path: string[]; line: number }[] = [];
@@ -13,15 +13,6 @@ function records(xml: string): { name: string; path: string[]; line: number }[] 
   return out;
 }
 
-function errorOf(fn: () => unknown): TmsyncError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof TmsyncError) return err;
-    throw err;
-  }
-  throw new Error('no error');
-}
 
 describe('readXmlRecords', () => {
   const xml = [

@@ -1,30 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { TmsyncError } from '../../src/errors.js';
 import { decodeImport } from '../../src/import/decode.js';
 import { zephyrScaleXmlReader as reader } from '../../src/import/formats/zephyr-scale-xml.js';
-import type { ImportedProject } from '../../src/import/imported.js';
 import { IMPORT_READERS } from '../../src/import/readers.js';
-import { ImportReport } from '../../src/import/report.js';
 import { encodeText, TEST_ENCODINGS } from '../support/encodings.js';
+import { importError as errorOf, readWith } from '../support/import-read.js';
 
 const FIXTURES = new URL('../fixtures/import/zephyr-scale-xml/', import.meta.url);
 const basic = readFileSync(new URL('basic.xml', FIXTURES), 'utf8');
 
-function read(text: string, file = 'export.xml'): { project: ImportedProject; report: ImportReport } {
-  const report = new ImportReport();
-  return { project: reader.read(text, { file, report }), report };
-}
+const read = (text: string, file = 'export.xml') => readWith(reader, text, file);
 
-function errorOf(fn: () => unknown): TmsyncError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof TmsyncError) return err;
-    throw err;
-  }
-  throw new Error('no error');
-}
 
 /** A small export around the given `<testCase>` elements. */
 function exportOf(...cases: string[]): string {
