@@ -1,5 +1,5 @@
 import { TmsyncError } from '../../errors.js';
-import { cell, detectSeparator, headerKey } from '../csv-table.js';
+import { cell, detectSeparator, headerKey, readCsv } from '../csv-table.js';
 import { jiraWikiToMarkdown } from '../text/jira-wiki.js';
 import type { CsvRow, CsvTable } from '../csv-table.js';
 import type { ImportAt, ImportedField } from '../imported.js';
@@ -172,4 +172,17 @@ export function missingColumn(file: string, format: string, key: string, aliases
     hint: `name the header in the column map (\`columns: { ${key}: <header> }\` in --map FILE or import.columns of tmsync.yaml), or choose another FORMAT`,
     details: { file, line: 1, missing: key },
   });
+}
+
+/**
+ * An export's CSV with its columns found (`resolveColumns`), or undefined for a file without rows
+ * (noted in the report: an empty export is not an error).
+ */
+export function readJiraCsv<K extends string>(text: string, context: ReadImportContext, spec: ColumnSpec<K>): { table: CsvTable; columns: Record<K, number[]> } | undefined {
+  const table = readCsv(text, context.file);
+  if (table.rows.length === 0) {
+    context.report.note(`${context.file} holds no tests.`);
+    return undefined;
+  }
+  return { table, columns: resolveColumns(table.headers, spec, context.columns) };
 }

@@ -1,5 +1,5 @@
-import { cell, readCsv } from '../csv-table.js';
-import { cellsOf, customFields, firstOf, folderPath, groupRows, headNames, missingColumn, otherColumns, resolveColumns, splitList } from './jira-common.js';
+import { cell } from '../csv-table.js';
+import { cellsOf, customFields, firstOf, folderPath, groupRows, headNames, missingColumn, otherColumns, readJiraCsv, splitList } from './jira-common.js';
 import { buildXrayProject, ISSUE_KEY, issueKind } from './xray-model.js';
 import type { CsvRow } from '../csv-table.js';
 import type { ImportAt, ImportedField, ImportedProject } from '../imported.js';
@@ -114,12 +114,9 @@ function issueOf(id: string, rows: CsvRow[], columns: Columns, headers: readonly
 }
 
 function read(text: string, context: ReadImportContext): ImportedProject {
-  const table = readCsv(text, context.file);
-  if (table.rows.length === 0) {
-    context.report.note(`${context.file} holds no tests.`);
-    return { folders: [], stepGroups: [], cases: [] };
-  }
-  const columns = resolveColumns(table.headers, COLUMNS, context.columns);
+  const csv = readJiraCsv(text, context, COLUMNS);
+  if (!csv) return { folders: [], stepGroups: [], cases: [] };
+  const { table, columns } = csv;
   if (columns.test_id.length === 0 && columns.key.length === 0) throw missingColumn(context.file, 'Xray CSV', 'test_id', COLUMNS.test_id, table.headers);
   if (columns.summary.length === 0 && columns.key.length === 0) throw missingColumn(context.file, 'Xray CSV', 'summary', COLUMNS.summary, table.headers);
   const idColumn = columns.test_id.length > 0 ? columns.test_id : columns.key;

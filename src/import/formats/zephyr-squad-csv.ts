@@ -1,5 +1,4 @@
-import { readCsv } from '../csv-table.js';
-import { cellsOf, customFields, firstOf, folderPath, groupRows, headNames, jiraText, missingColumn, otherColumns, resolveColumns, splitList, unique } from './jira-common.js';
+import { cellsOf, customFields, firstOf, folderPath, groupRows, headNames, jiraText, missingColumn, otherColumns, readJiraCsv, splitList, unique } from './jira-common.js';
 import type { CsvRow } from '../csv-table.js';
 import type { ImportAt, ImportedActionStep, ImportedCase, ImportedField, ImportedLookups, ImportedProject } from '../imported.js';
 import type { ImportReader, ReadImportContext } from '../reader.js';
@@ -94,12 +93,9 @@ function caseOf(sourceId: string, rows: CsvRow[], columns: Columns, headers: rea
 }
 
 function read(text: string, context: ReadImportContext): ImportedProject {
-  const table = readCsv(text, context.file);
-  if (table.rows.length === 0) {
-    context.report.note(`${context.file} holds no tests.`);
-    return { folders: [], stepGroups: [], cases: [] };
-  }
-  const columns = resolveColumns(table.headers, COLUMNS, context.columns);
+  const csv = readJiraCsv(text, context, COLUMNS);
+  if (!csv) return { folders: [], stepGroups: [], cases: [] };
+  const { table, columns } = csv;
   if (columns.key.length === 0 && columns.issue_id.length === 0) throw missingColumn(context.file, 'Zephyr Squad CSV', 'key', COLUMNS.key, table.headers);
   const idColumn = columns.key.length > 0 ? columns.key : columns.issue_id;
   const others = otherColumns(table.headers, columns);
