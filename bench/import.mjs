@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // `tmsync import` of a synthetic TestRail XML export (issue 26 item 8: 50,000 cases, about 60 MB,
-// in under 30 s with peak memory under 400 MB): the whole import (decode, read, scan, render and
-// write every file durably, the report) into an empty repository, then a re-import of the same
+// in under 30 s with peak memory under 400 MB): the CLI's whole import (decode, read, scan, render
+// and write every file durably, the report) into an empty repository, then a re-import of the same
 // export into the repository it wrote (which writes nothing), each in a fresh child so its peak
 // RSS is its own. Three runs of each; medians. Build first (npm run bench does).
 //
 //   node bench/import.mjs            (BENCH_IMPORT_CASES=10000 for a quicker run)
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,25 +16,23 @@ import { writeTestrailExport } from '../scripts/lib/testrail-export.mjs';
 const CASES = Number(process.env.BENCH_IMPORT_CASES ?? 50_000);
 const RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 3);
 
-if (process.argv[2] === '--child') {
-  const { importExports } = await import('../dist/usecases/import-exports.js');
-  const [, , , file, root] = process.argv;
-  const t0 = performance.now();
-  const result = await importExports({ root, casesDir: 'cases', stepGroupsDir: 'step_groups', files: [file], cwd: process.cwd(), format: 'testrail-xml', command: 'tmsync import testrail-xml export.xml' });
-  const seconds = (performance.now() - t0) / 1000;
-  process.stdout.write(JSON.stringify({ seconds, created: result.summary.counts.created, unchanged: result.summary.counts.unchanged, maxRssMb: process.resourceUsage().maxRSS / 1024 }));
-  process.exit(0);
-}
-
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const dir = mkdtempSync(join(tmpdir(), 'tmsync-bench-import-'));
 try {
   const file = join(dir, 'testrail-export.xml');
   const { bytes } = writeTestrailExport(file, { cases: CASES });
+  // the CLI as a user runs it (its memory governor included), in a fresh process whose peak RSS
+  // a preloaded module writes down as it exits
+  const rssFile = join(dir, 'max-rss');
+  const preload = `data:text/javascript,import{writeFileSync}from'node:fs';process.on('exit',()=>writeFileSync(${JSON.stringify(rssFile)},String(process.resourceUsage().maxRSS)))`;
+  const bin = fileURLToPath(new URL('../bin/tmsync.js', import.meta.url));
   const run = (root) => {
-    const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', file, root], { encoding: 'utf8', maxBuffer: 1 << 24 });
-    if (child.status !== 0) throw new Error(`bench child failed: ${child.stderr}`);
-    return JSON.parse(child.stdout);
+    const t0 = performance.now();
+    const child = spawnSync(process.execPath, ['--import', preload, bin, '--json', 'import', 'testrail-xml', file, '--dir', root, '--no-service'], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    const seconds = (performance.now() - t0) / 1000;
+    if (child.status !== 0) throw new Error(`tmsync import failed: ${child.stderr}`);
+    const doc = JSON.parse(child.stdout);
+    return { seconds, created: doc.counts.created, unchanged: doc.counts.unchanged, maxRssMb: Number(readFileSync(rssFile, 'utf8')) / 1024 };
   };
   const first = [];
   const again = [];

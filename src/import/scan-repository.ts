@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { formatFor, holds, isFolderFileName } from '../repository/format.js';
 import type { ItemDocument } from '../repository/repository-format.js';
 import { decodeTextOrThrow } from '../repository/text-file.js';
+import { fastParseYaml } from '../repository/fast-yaml.js';
 
 /**
  * What an import finds in the repository before it writes: every item file with its data (its
@@ -37,29 +38,31 @@ async function listDir(dir: string): Promise<{ name: string; isDir: boolean }[]>
 
 async function readDocument(root: string, path: string): Promise<ItemDocument | undefined> {
   const { text } = decodeTextOrThrow(await readFile(join(root, path)), path);
-  return formatFor(path).readDocument(text);
+  const format = formatFor(path);
+  // the loader's fast read where the file is plain (a re-import reads every file it wrote before)
+  return (format.name === 'yaml' ? fastParseYaml(text)?.data : undefined) ?? format.readDocument(text);
 }
 
+/** Files read at once while scanning. */
+const PARALLEL = 16;
+
 async function scanDir(root: string, rel: string, kind: ScannedFile['kind'], out: ScannedRepository): Promise<void> {
-  const entries = await listDir(join(root, rel));
+  const entries = (await listDir(join(root, rel))).filter((e) => !e.name.startsWith('.'));
   out.names.set(rel, entries.map((e) => e.name));
-  for (const e of entries) {
-    if (e.name.startsWith('.')) continue;
-    const path = `${rel}/${e.name}`;
-    if (e.isDir) {
-      if (kind === 'case') await scanDir(root, path, kind, out);
-      continue;
+  const files = entries.filter((e) => !e.isDir && (kind === 'case' && isFolderFileName(e.name) ? true : holds(e.name, kind)));
+  for (let i = 0; i < files.length; i += PARALLEL) {
+    const batch = files.slice(i, i + PARALLEL);
+    const documents = await Promise.all(batch.map((e) => readDocument(root, `${rel}/${e.name}`)));
+    for (const [j, e] of batch.entries()) {
+      const document = documents[j];
+      if (kind === 'case' && isFolderFileName(e.name)) {
+        if (typeof document?.name === 'string') out.folderNames.set(rel, document.name);
+      } else if (typeof document?.source === 'string') {
+        out.bySource.set(document.source, { path: `${rel}/${e.name}`, kind, document });
+      }
     }
-    if (kind === 'case' && isFolderFileName(e.name)) {
-      const name = (await readDocument(root, path))?.name;
-      if (typeof name === 'string') out.folderNames.set(rel, name);
-      continue;
-    }
-    if (!holds(e.name, kind)) continue;
-    const document = await readDocument(root, path);
-    const source = document?.source;
-    if (typeof source === 'string') out.bySource.set(source, { path, kind, document: document! });
   }
+  if (kind === 'case') for (const e of entries) if (e.isDir) await scanDir(root, `${rel}/${e.name}`, kind, out);
 }
 
 /** Scans the cases and step groups directories (relative to `root`). */

@@ -15,6 +15,7 @@ import { setFileFields } from '../repository/edit-file.js';
 import type { ImportMapInput } from '../repository/file-schemas.js';
 import { formatFor } from '../repository/format.js';
 import { CASE_FIELD_KEYS, STEP_GROUP_FIELD_KEYS } from '../fields.js';
+import type { UseCaseContext } from './hooks.js';
 
 /**
  * `tmsync import`: other tools' export files → the YAML tests repository, re-runnable (docs/import.md).
@@ -126,7 +127,7 @@ function mergeProjects(projects: readonly ImportedProject[]): ImportedProject {
 const ORDER = { case: ['id', 'title', ...CASE_FIELD_KEYS, SOURCE_KEY], step_group: ['id', 'title', ...STEP_GROUP_FIELD_KEYS, SOURCE_KEY] } as const;
 
 /** Writes the files: new ones in one durable batch, then updates and moves key by key. */
-async function writeImportFiles(root: string, files: ImportFile[]): Promise<void> {
+async function writeImportFiles(root: string, files: ImportFile[], context: UseCaseContext): Promise<void> {
   type Create = Extract<ImportFile, { action: 'create' }>;
   const creates = files.flatMap((f, i): { i: number; f: Create }[] => (f.action === 'create' ? [{ i, f }] : []));
   // in chunks, each durable on its own: a rendered file and the document behind it are let go
@@ -138,6 +139,7 @@ async function writeImportFiles(root: string, files: ImportFile[]): Promise<void
       { root },
     );
     for (const { i, f } of chunk) files[i] = { action: f.action, kind: f.kind, path: f.path, content: '', ...(f.source !== undefined ? { source: f.source } : {}) };
+    context.memory?.check();
   }
   for (const f of files) {
     if (f.action !== 'update') continue;
@@ -164,7 +166,7 @@ export function commonDirectory(files: readonly string[]): string {
   return (dirs[0] ?? []).slice(0, n).join('/');
 }
 
-export async function importExports(options: ImportExportsOptions): Promise<ImportExportsResult> {
+export async function importExports(options: ImportExportsOptions, context: UseCaseContext = {}): Promise<ImportExportsResult> {
   if (options.files.length === 0) {
     throw new TmsyncError('invalid_arguments', 'no export file given', { hint: 'tmsync import [FORMAT] FILE…' });
   }
@@ -181,6 +183,8 @@ export async function importExports(options: ImportExportsOptions): Promise<Impo
     encodings.push({ file, encoding: decoded.encoding, how: decoded.how });
     projects.push(reader.read(decoded.text, { file, report, root: exportRoot, ...(columns ? { columns } : {}) }));
     if (i === 0) first.text = '';
+    // the decoded export (about twice the file's size) is garbage now
+    context.memory?.collect();
   }
   let project: ImportedProject | undefined = mergeProjects(projects);
   projects.length = 0;
@@ -200,6 +204,7 @@ export async function importExports(options: ImportExportsOptions): Promise<Impo
   });
   // the files hold what they need of it: the model can go
   project = undefined;
+  context.memory?.collect();
   const items = built.files.filter((f) => f.kind !== 'folder');
   const summary: ImportSummary = {
     command: options.command,
@@ -220,8 +225,9 @@ export async function importExports(options: ImportExportsOptions): Promise<Impo
   const reportText = renderImportReport(summary, report);
   const reportPath = join(options.root, IMPORT_REPORT_FILE);
   if (!options.dryRun) {
-    await writeImportFiles(options.root, built.files);
+    await writeImportFiles(options.root, built.files, context);
     await writeFileAtomic(reportPath, reportText, { root: options.root });
   }
+  context.memory?.finish();
   return { format: reader.name, detected, files: built.files, summary, report, reportText, reportPath };
 }

@@ -14,6 +14,7 @@ import { fetchRestoreDirectory } from '../../backup/restore-target.js';
 import { foldValue, type KnownValues } from '../../import/value-map.js';
 import type { LookupEntry } from '../../model.js';
 import { loadTarget } from '../target.js';
+import { useCaseContext } from '../use-case-context.js';
 import { importExports, type ImportExportsResult } from '../../usecases/import-exports.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIo, GlobalOptions } from '../io.js';
@@ -161,7 +162,7 @@ export async function runImport(options: ImportOptions, io: CliIo): Promise<numb
     ...(service ? { known: service.known, knownLabels: service.knownLabels } : {}),
     dryRun: options.dryRun === true,
     command: ['tmsync import', ...options.args].join(' '),
-  });
+  }, useCaseContext(io));
   const wroteConfig = !config && !options.dryRun;
   if (wroteConfig) await writeFileAtomic(join(root, CONFIG_FILE_NAME), starterFiles(undefined, { example: false })[0].content, { root });
   printImport(result, options, io, wroteConfig ? relative(options.cwd, join(root, CONFIG_FILE_NAME)) || CONFIG_FILE_NAME : undefined);
