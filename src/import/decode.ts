@@ -1,3 +1,4 @@
+import { bomOf, decodeWindows1252 } from '../byte-encodings.js';
 import { TmsyncError } from '../errors.js';
 
 /**
@@ -42,13 +43,6 @@ export function encodingOf(label: string): ImportEncoding | undefined {
   return LABELS[label.trim().toLowerCase()];
 }
 
-function bomOf(bytes: Uint8Array): { encoding: ImportEncoding; length: number } | undefined {
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return { encoding: 'utf-8', length: 3 };
-  if (bytes[0] === 0xff && bytes[1] === 0xfe) return { encoding: 'utf-16le', length: 2 };
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) return { encoding: 'utf-16be', length: 2 };
-  return undefined;
-}
-
 /** `<?xml … encoding="…"?>` at the start of ASCII-compatible bytes. */
 function declaredEncoding(bytes: Uint8Array): string | undefined {
   const head = Buffer.from(bytes.subarray(0, 200)).toString('latin1');
@@ -69,18 +63,6 @@ function utf16WithoutBom(bytes: Uint8Array): ImportEncoding | undefined {
   if (oddZeros > half && evenZeros === 0) return 'utf-16le';
   if (evenZeros > half && oddZeros === 0) return 'utf-16be';
   return undefined;
-}
-
-/** Windows-1252's 0x80–0x9F, where it differs from ISO-8859-1 (undefined bytes stay as they are). */
-const CP1252_HIGH = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
-
-/**
- * Windows-1252 by hand: Node 20's TextDecoder('windows-1252') decodes as ISO-8859-1, which turns
- * the quotes, dashes and € of every Excel export into control characters.
- */
-function decodeWindows1252(bytes: Uint8Array): string {
-  const latin1 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-  return latin1.replace(/[\u0080-\u009f]/g, (ch) => CP1252_HIGH[ch.charCodeAt(0) - 0x80]);
 }
 
 function decodeAs(bytes: Uint8Array, encoding: ImportEncoding, file: string, fatal: boolean): string {

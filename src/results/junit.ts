@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { bomOf, decodeWindows1252 } from '../byte-encodings.js';
 import { TmsyncError } from '../errors.js';
 import type { Outcome, TestRecord } from './record.js';
 
@@ -97,15 +98,10 @@ const ENCODINGS: Record<string, string> = {
 export function decodeJunit(bytes: Uint8Array, report: string): string {
   let label: string;
   let start = 0;
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
-    label = 'utf-8';
-    start = 3;
-  } else if (bytes[0] === 0xff && bytes[1] === 0xfe) {
-    label = 'utf-16le';
-    start = 2;
-  } else if (bytes[0] === 0xfe && bytes[1] === 0xff) {
-    label = 'utf-16be';
-    start = 2;
+  const bom = bomOf(bytes);
+  if (bom) {
+    label = bom.encoding;
+    start = bom.length;
   } else if (bytes[0] === 0x3c && bytes[1] === 0x00) {
     label = 'utf-16le'; // `<` in UTF-16 without a mark
   } else if (bytes[0] === 0x00 && bytes[1] === 0x3c) {
@@ -139,21 +135,6 @@ export function decodeJunit(bytes: Uint8Array, report: string): string {
       details: { file: report, line, col, encoding: label },
     });
   }
-}
-
-/** Windows-1252's characters for the bytes 0x80–0x9F (undefined bytes keep their C1 code). */
-const CP1252_HIGH =
-  '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f' +
-  '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
-
-/**
- * ISO-8859-1 and Windows-1252, decoded as Windows-1252 the way browsers do (the WHATWG Encoding
- * standard treats both labels so): every byte is a character, 0x80–0x9F the printable ones of
- * Windows-1252. By hand, because Node 20's TextDecoder reads `windows-1252` as plain Latin-1.
- */
-export function decodeWindows1252(bytes: Uint8Array): string {
-  const latin1 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-  return latin1.replace(/[\u0080-\u009f]/g, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80]);
 }
 
 // ---------------------------------------------------------------------------------------------

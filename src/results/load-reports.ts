@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 import { TmsyncError } from '../errors.js';
 import { parseCucumberJson } from './cucumber-json.js';
 import { ENVELOPE_KEYS, parseCucumberMessages } from './cucumber-messages.js';
-import { decodeJunit, decodeWindows1252, parseJunit } from './junit.js';
+import { bomOf, decodeWindows1252 } from '../byte-encodings.js';
+import { decodeJunit, parseJunit } from './junit.js';
 import type { TestRecord } from './record.js';
 import { REPORT_FORMAT_OPTIONS, type ReportFormat, type ReportFormatOption } from './report-formats.js';
 
@@ -61,9 +62,8 @@ function headText(bytes: Uint8Array): string {
  * (JSON has no encoding declaration to say so).
  */
 function decodeJson(bytes: Uint8Array): string {
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return new TextDecoder('utf-8').decode(bytes.subarray(3));
-  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes.subarray(2));
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes.subarray(2));
+  const bom = bomOf(bytes);
+  if (bom) return new TextDecoder(bom.encoding).decode(bytes.subarray(bom.length));
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
