@@ -30,24 +30,58 @@ export const REPORT_FORMATS: Readonly<Record<ReportFormat, FormatReader>> = {
 const ENVELOPE = new RegExp(`^\\{\\s*"(?:${ENVELOPE_KEYS.join('|')})"\\s*:`);
 
 /**
- * The format of a report from its first characters (after a byte order mark and white space): `<`
- * is XML (JUnit), `[` or `{"features"` Cucumber JSON, `{"<envelope>"` Cucumber messages; else the
- * file's extension decides (an empty `.xml` file is an empty JUnit report), else undefined.
+ * XML reports by their root element: each XML format adds a row. A document whose root is not
+ * here is read as JUnit, whose reader names the root it did not expect.
+ */
+const XML_ROOTS: Readonly<Record<string, ReportFormat>> = {
+  testsuites: 'junit',
+  testsuite: 'junit',
+};
+
+/** JSON reports by their first key or shape, tried in order: each JSON format adds a row. */
+const JSON_SHAPES: readonly { test: (head: string) => boolean; format: ReportFormat }[] = [
+  { test: (head) => head.startsWith('[') || /^\{\s*"features"\s*:/.test(head), format: 'cucumber-json' },
+  { test: (head) => ENVELOPE.test(head), format: 'cucumber-messages' },
+];
+
+/**
+ * The format of a report from its first characters (after a byte order mark and white space): XML
+ * by its root element ({@link XML_ROOTS}; any other XML is read as JUnit), JSON by its shape
+ * ({@link JSON_SHAPES}); else the file's extension decides (an empty `.xml` file is an empty JUnit
+ * report), else undefined.
  */
 export function detectFormat(bytes: Uint8Array, file: string): ReportFormat | undefined {
   const head = headText(bytes);
-  if (head.startsWith('<')) return 'junit';
-  if (head.startsWith('[') || /^\{\s*"features"\s*:/.test(head)) return 'cucumber-json';
-  if (ENVELOPE.test(head)) return 'cucumber-messages';
+  if (head.startsWith('<')) {
+    const root = xmlRootName(head);
+    return (root !== undefined ? XML_ROOTS[root] : undefined) ?? 'junit';
+  }
+  for (const shape of JSON_SHAPES) if (shape.test(head)) return shape.format;
   if (/\.xml$/i.test(file)) return 'junit';
   if (/\.(?:ndjson|jsonl)$/i.test(file)) return 'cucumber-messages';
   if (/\.json$/i.test(file)) return 'cucumber-json';
   return undefined;
 }
 
+/** The name of the first element of an XML head, past the declaration, comments, processing instructions and a doctype. */
+export function xmlRootName(head: string): string | undefined {
+  const re = /<(?:\?[^]*?\?>|!--[^]*?-->|!DOCTYPE[^>]*>|([A-Za-z_][\w.:-]*))/gy;
+  for (let m = re.exec(head); m; m = re.exec(head)) {
+    if (m[1] !== undefined) return m[1].replace(/^[\w.-]+:/, '');
+    re.lastIndex = skipSpace(head, re.lastIndex);
+  }
+  return undefined;
+}
+
+function skipSpace(text: string, from: number): number {
+  let i = from;
+  while (i < text.length && /\s/.test(text[i])) i++;
+  return i;
+}
+
 /** The first characters of the file, without a byte order mark or leading white space. */
 function headText(bytes: Uint8Array): string {
-  const slice = bytes.subarray(0, 512);
+  const slice = bytes.subarray(0, 2048);
   let text: string;
   if (slice[0] === 0xff && slice[1] === 0xfe) text = new TextDecoder('utf-16le').decode(slice.subarray(2));
   else if (slice[0] === 0xfe && slice[1] === 0xff) text = new TextDecoder('utf-16be').decode(slice.subarray(2));

@@ -98,6 +98,10 @@ export function refsOf(tc: JunitTestcase, options: MapResultsOptions = {}): stri
   }
   const prop = tc.properties[TEST_CASE_PROPERTY];
   if (prop !== undefined && prop.trim() !== '') return normalizeRefs(prop.split(/[\s,]+/));
+  if (tc.tags !== undefined) {
+    const tagged = [...new Set(tc.tags.flatMap((t) => findHumanIds(t, prefix)))];
+    if (tagged.length > 0) return tagged;
+  }
   const inName = findHumanIds(tc.name, prefix);
   if (inName.length > 0) return inName;
   if (tc.gherkin) {

@@ -28,14 +28,20 @@ export interface GherkinSource {
   line?: number;
 }
 
-/** A file a test attached (a Cucumber embedding): read into the record, not sent by `results push` yet. */
-export interface RecordAttachment {
-  mediaType: string;
-  /** the body as the report holds it: base64 unless `encoding` is `identity` (text) */
-  body: string;
-  encoding: 'base64' | 'identity';
-  fileName?: string;
-}
+/**
+ * A file a test attached. Either the report names a file (`path`: as written in the report, a
+ * `file://` URL or a path relative to the report's directory; results/attachments.ts resolves it)
+ * or it holds the bytes (`body`, a Cucumber embedding or a base64 attachment).
+ */
+export type RecordAttachment = { mediaType?: string; fileName?: string } & (
+  | { path: string; body?: undefined }
+  | {
+      /** the body as the report holds it: base64 unless `encoding` is `identity` (text) */
+      body: string;
+      encoding: 'base64' | 'identity';
+      path?: undefined;
+    }
+);
 
 /** One test's result, dialect and format differences smoothed out. */
 export interface TestRecord {
@@ -66,6 +72,11 @@ export interface TestRecord {
   /** a Cucumber scenario: its feature, tags and outline row, which map it to its case */
   gherkin?: GherkinSource;
   attachments?: RecordAttachment[];
+  /**
+   * Labels the runner attached to the test: TRX `TestCategory`, NUnit `Category`, TestNG groups,
+   * Robot tags, CTRF/Playwright tags. A tag that is a human id (`SHOP-12`, `tc:SHOP-12`) names a case.
+   */
+  tags?: string[];
 }
 
 /** The records of a list, without the suite-level entries. */
