@@ -1,4 +1,5 @@
 import type { ImportAt } from './imported.js';
+import { ownString } from './own-string.js';
 
 /**
  * What an import did with every value that has no slot in the case model: folded into text,
@@ -31,7 +32,8 @@ const EXAMPLE_LENGTH = 120;
 
 function shorten(value: string): string {
   const one = value.replace(/\s+/g, ' ').trim();
-  return one.length > EXAMPLE_LENGTH ? `${one.slice(0, EXAMPLE_LENGTH - 1)}…` : one;
+  // its own copy: a slice of the export's text would keep the whole text alive
+  return ownString(one.length > EXAMPLE_LENGTH ? `${one.slice(0, EXAMPLE_LENGTH - 1)}…` : one);
 }
 
 export class ImportReport {
@@ -44,7 +46,7 @@ export class ImportReport {
   record(action: ReportAction, field: string, rule: string, value: string, at?: ImportAt): void {
     const key = `${action}\u0000${field}\u0000${rule}`;
     let entry = this.byKey.get(key);
-    if (!entry) this.byKey.set(key, (entry = { action, field, rule, count: 0, examples: [] }));
+    if (!entry) this.byKey.set(key, (entry = { action, field: ownString(field), rule: ownString(rule), count: 0, examples: [] }));
     entry.count++;
     if (entry.examples.length < EXAMPLES) entry.examples.push({ value: shorten(value), ...(at ? { at } : {}) });
   }
@@ -52,12 +54,12 @@ export class ImportReport {
   /** An attachment: exports hold links only; the link stays in the text and is listed here. */
   attachment(link: string, at?: ImportAt): void {
     this.linkCount++;
-    if (this.links.length < 50) this.links.push({ value: link, ...(at ? { at } : {}) });
+    if (this.links.length < 50) this.links.push({ value: ownString(link), ...(at ? { at } : {}) });
   }
 
   /** A sentence about the whole import (once per distinct text). */
   note(text: string): void {
-    if (!this.noteList.includes(text)) this.noteList.push(text);
+    if (!this.noteList.includes(text)) this.noteList.push(ownString(text));
   }
 
   get entries(): readonly ReportEntry[] {

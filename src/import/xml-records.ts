@@ -1,5 +1,6 @@
 import sax from 'sax';
 import { TmsyncError } from '../errors.js';
+import { ownString } from './own-string.js';
 
 /**
  * A streaming read of an XML export (TestRail, Zephyr Scale, TestLink): the `sax` parser builds
@@ -96,6 +97,8 @@ export function readXmlRecords(text: string, file: string, handlers: XmlRecordHa
   };
   parser.onclosetag = () => {
     const element = stack.pop()!;
+    // the text's own copy: sax cuts it from the document, which every slice kept would keep alive
+    element.text = ownString(element.text);
     const parent = stack[stack.length - 1];
     if (recordDepth === stack.length) {
       recordDepth = -1;

@@ -4,7 +4,7 @@ import { TmsyncError } from '../errors.js';
 import { decodeImport, type DecodedText, type ImportEncoding } from '../import/decode.js';
 import { buildImportFiles, SOURCE_KEY, type ImportFile } from '../import/import-files.js';
 import type { ImportedProject } from '../import/imported.js';
-import type { ImportReader } from '../import/reader.js';
+import type { ImportReader, ReadImportContext } from '../import/reader.js';
 import { IMPORT_READERS, importReader } from '../import/readers.js';
 import { renderImportReport, type ImportSummary } from '../import/render-report.js';
 import { ImportReport } from '../import/report.js';
@@ -113,6 +113,16 @@ function chooseReader(format: string | undefined, first: DecodedText, file: stri
   return { reader, detected: false };
 }
 
+/**
+ * The model of one decoded export, the text let go. In a function of its own: a register of the
+ * caller's frame that held the text as an argument would keep it alive until the import ends.
+ */
+function readModel(reader: ImportReader, decoded: DecodedText, context: ReadImportContext): ImportedProject {
+  const text = decoded.text;
+  decoded.text = '';
+  return reader.read(text, context);
+}
+
 function mergeProjects(projects: readonly ImportedProject[]): ImportedProject {
   if (projects.length === 1) return projects[0];
   const out: ImportedProject = { folders: [], stepGroups: [], cases: [] };
@@ -181,8 +191,7 @@ export async function importExports(options: ImportExportsOptions, context: UseC
   for (const [i, file] of options.files.entries()) {
     const decoded = i === 0 ? first : await readExport(file, options.cwd, options.encoding);
     encodings.push({ file, encoding: decoded.encoding, how: decoded.how });
-    projects.push(reader.read(decoded.text, { file, report, root: exportRoot, ...(columns ? { columns } : {}) }));
-    if (i === 0) first.text = '';
+    projects.push(readModel(reader, decoded, { file, report, root: exportRoot, ...(columns ? { columns } : {}) }));
     // the decoded export (about twice the file's size) is garbage now
     context.memory?.collect();
   }

@@ -2,6 +2,7 @@ import type { ImportAt, ImportedActionStep, ImportedCase, ImportedField, Importe
 import type { ImportReader, ReadImportContext } from '../reader.js';
 import type { ImportReport } from '../report.js';
 import { testrailMarkdown } from '../text/testrail-markdown.js';
+import { ownString } from '../own-string.js';
 import { child, childText, childrenNamed, readXmlRecords, textOf, type XmlElement } from '../xml-records.js';
 import {
   caseSourceId,
@@ -213,19 +214,6 @@ function readCase(el: XmlElement, ancestors: readonly XmlElement[], context: Rea
   fields = fields.filter((f) => f.value !== '');
   if (fields.length > 0 || state.c.fields) state.c.fields = [...fields, ...(state.c.fields ?? [])];
   return state.c;
-}
-
-/** Whether every character fits one byte (the export's text is two bytes a character as soon as one does not). */
-function narrow(s: string): boolean {
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0xff) return false;
-  return true;
-}
-
-/** A copy of `s`, one byte a character when it can be (no regular expression: its last match would keep `s`). */
-function ownString(s: string): string {
-  if (narrow(s)) return Buffer.from(s, 'latin1').toString('latin1');
-  // a one-character prefix, then slicing it off, makes V8 copy the characters
-  return (' ' + s).slice(1);
 }
 
 /**
