@@ -20,7 +20,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readRequestLog, runCli, serve } from './lib/cli.mjs';
+import { applyThenQuietPlan, runCli } from './lib/cli.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -102,30 +102,7 @@ async function runSize(cases) {
     console.log(`validate ${cases} cases: ${(v.ms / 1000).toFixed(2)} s (process start included), peak RSS ${mb(v.maxRss)}, exit ${v.code}; ${load()}`);
     if (!PLAN) return;
 
-    let server = await serve(['--db', db, '--api-key', KEY, '--seed', 'demo'], { stderr: 'ignore' });
-    await writeFile(join(repo, 'tmsync.yaml'), config(server.baseUrl, 5000, 16));
-    const a = await runCli(repo, ['apply', '--auto-approve'], env, { scratch });
-    await server.stop();
-    console.log(
-      `apply creating ${cases} cases (emulator unlimited): ${(a.ms / 1000).toFixed(1)} s, peak RSS ${mb(a.maxRss)}, exit ${a.code}; ${load()}`,
-    );
-    if (a.code !== 0) {
-      console.log(`  apply said: ${a.stderr.trim().split('\n').slice(-3).join(' / ')}`);
-      return;
-    }
-
-    const log = join(scratch, 'requests.jsonl');
-    server = await serve(['--db', db, '--api-key', KEY, '--rate-limit', String(RATE), '--log', log], { stderr: 'ignore' });
-    await writeFile(join(repo, 'tmsync.yaml'), config(server.baseUrl, RATE, 4));
-    const p = await runCli(repo, ['plan', '--detailed-exitcode'], env, { scratch });
-    await server.stop();
-    const entries = readRequestLog(log);
-    const requests = entries.length;
-    const refused = entries.filter((e) => e.status === 429).length;
-    const bound = requests / RATE;
-    console.log(
-      `plan, no changes, ${cases} cases, --rate-limit ${RATE}: requests ${requests} (${refused} refused), wall ${(p.ms / 1000).toFixed(1)} s, bound requests ÷ rate ${bound.toFixed(1)} s, ratio ${(p.ms / 1000 / bound).toFixed(3)}, peak RSS ${mb(p.maxRss)}, exit ${p.code}${p.code === 0 ? '' : ` (${p.stderr.trim().split('\n').slice(-2).join(' / ')})`}; ${load()}`,
-    );
+    await applyThenQuietPlan({ repo, db, scratch, key: KEY, rate: RATE, config, what: `${cases} cases`, load });
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

@@ -103,3 +103,35 @@ export function cpuShare(dir, suffixes) {
   }
   return { share: busy ? samples / busy : 0, samples, busy };
 }
+
+/**
+ * What the scale benchmarks measure of a generated repository: `apply` creating everything on an
+ * unlimited emulator, then a no-change `plan` at `rate` requests a second, its requests read back
+ * from the emulator's log; prints one line for each. `config(baseUrl, rate, concurrency)` writes
+ * the repository's tmsync.yaml; `what` names the items (`50000 cases`).
+ */
+export async function applyThenQuietPlan({ repo, db, scratch, key, rate, config, what, load }) {
+  const mb = (bytes) => (bytes === undefined ? '?' : `${Math.round(bytes / 1024 / 1024)} MB`);
+  const env = { TMSYNC_API_KEY: key };
+  let server = await serve(['--db', db, '--api-key', key, '--seed', 'demo'], { stderr: 'ignore' });
+  writeFileSync(join(repo, 'tmsync.yaml'), config(server.baseUrl, 5000, 16));
+  const a = await runCli(repo, ['apply', '--auto-approve'], env, { scratch });
+  await server.stop();
+  console.log(`apply creating ${what} (emulator unlimited): ${(a.ms / 1000).toFixed(1)} s, peak RSS ${mb(a.maxRss)}, exit ${a.code}; ${load()}`);
+  if (a.code !== 0) {
+    console.log(`  apply said: ${a.stderr.trim().split('\n').slice(-3).join(' / ')}`);
+    return;
+  }
+  const log = join(scratch, 'requests.jsonl');
+  server = await serve(['--db', db, '--api-key', key, '--rate-limit', String(rate), '--log', log], { stderr: 'ignore' });
+  writeFileSync(join(repo, 'tmsync.yaml'), config(server.baseUrl, rate, 4));
+  const p = await runCli(repo, ['plan', '--detailed-exitcode'], env, { scratch });
+  await server.stop();
+  const entries = readRequestLog(log);
+  const requests = entries.length;
+  const refused = entries.filter((e) => e.status === 429).length;
+  const bound = requests / rate;
+  console.log(
+    `plan, no changes, ${what}, --rate-limit ${rate}: requests ${requests} (${refused} refused), wall ${(p.ms / 1000).toFixed(1)} s, bound requests ÷ rate ${bound.toFixed(1)} s, ratio ${(p.ms / 1000 / bound).toFixed(3)}, peak RSS ${mb(p.maxRss)}, exit ${p.code}${p.code === 0 ? '' : ` (${p.stderr.trim().split('\n').slice(-2).join(' / ')})`}; ${load()}`,
+  );
+}

@@ -30,7 +30,7 @@ const DEFAULT_FAULTS: FaultOptions = {
 };
 
 /** mulberry32: small, fast, good enough for fault decisions, and reproducible. */
-function seededRandom(seed: number): () => number {
+export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as db from '../../src/emulator/db/index.js';
 import { DbContext, openDatabase, type CaseFields } from '../../src/emulator/db/index.js';
+import { seededRandom } from '../../src/emulator/faults.js';
 
 /**
  * The case lists the emulator keeps in memory (db/cases.ts) against the database itself: after
@@ -8,17 +9,8 @@ import { DbContext, openDatabase, type CaseFields } from '../../src/emulator/db/
  * fresh emulator on the same database reads (a new context keeps nothing yet).
  */
 
-/** A small seeded generator (mulberry32): the same runs every time, a failing seed named. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small seeded generator: the same runs every time, a failing seed named. */
+const random = seededRandom;
 
 const fieldsIn = (folderId: string, title: string): CaseFields => ({
   title,
