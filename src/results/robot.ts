@@ -51,6 +51,8 @@ interface FixtureFrame {
   kind: 'fixture';
   suite: SuiteFrame;
   what: 'setup' | 'teardown';
+  /** the last `<msg level="FAIL">` below it: before RF 7 a keyword's `<status>` has no text */
+  failMessage?: string;
 }
 
 type Frame = SuiteFrame | TestFrame | FixtureFrame | { kind: 'other' };
@@ -74,7 +76,7 @@ class RobotBuilder implements XmlHandler {
   private readonly names: string[] = [];
   private test: TestFrame | undefined;
   private fixture: FixtureFrame | undefined;
-  private collecting: 'tag' | 'status' | 'msg' | undefined;
+  private collecting: 'tag' | 'status' | 'msg' | 'fail' | undefined;
   /** the `<status>` being read: whose it is and its attributes */
   private status: { owner: TestFrame | FixtureFrame; attrs: Record<string, string> } | undefined;
   private buffer = '';
@@ -127,10 +129,10 @@ class RobotBuilder implements XmlHandler {
       this.collect('status');
     } else if (name === 'msg' && (attrs.html === 'true' || attrs.html === 'yes') && (this.test !== undefined || this.fixture !== undefined)) {
       this.collect('msg');
-    }
+    } else if (name === 'msg' && attrs.level === 'FAIL' && this.fixture !== undefined) this.collect('fail');
   }
 
-  private collect(what: 'tag' | 'status' | 'msg'): void {
+  private collect(what: 'tag' | 'status' | 'msg' | 'fail'): void {
     this.collecting = what;
     this.buffer = '';
   }
@@ -138,7 +140,7 @@ class RobotBuilder implements XmlHandler {
   close(name: string): void {
     this.names.pop();
     const frame = this.frames.pop();
-    if (this.collecting !== undefined && name === this.collecting) {
+    if (this.collecting !== undefined && (name === this.collecting || (name === 'msg' && this.collecting === 'fail'))) {
       this.closeText();
       return;
     }
@@ -156,6 +158,9 @@ class RobotBuilder implements XmlHandler {
     this.collecting = undefined;
     this.buffer = '';
     if (what === 'tag') this.test?.tags.push(text.trim());
+    else if (what === 'fail') {
+      if (this.fixture) this.fixture.failMessage = text;
+    }
     else if (what === 'msg') {
       const owner = this.test ?? this.fixture?.suite;
       if (owner) owner.files = filesInLog(text, owner.files);
@@ -164,7 +169,7 @@ class RobotBuilder implements XmlHandler {
       this.status = undefined;
       if (owner.kind === 'test') this.setStatus(owner.record, attrs, text);
       else if ((attrs.status ?? '').toUpperCase() === 'FAIL') {
-        const message = firstLine(text);
+        const message = firstLine(text) ?? firstLine(owner.failMessage);
         owner.suite.failures.push(`suite ${owner.what === 'setup' ? 'set-up' : 'tear-down'} failed${message ? `: ${message}` : ''}`);
       }
     }
