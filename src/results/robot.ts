@@ -44,6 +44,8 @@ interface TestFrame {
   record: TestRecord;
   tags: string[];
   files: RecordAttachment[];
+  /** false until its own `<status>` is read */
+  hasStatus: boolean;
 }
 
 /** A suite's set-up or tear-down keyword while it is open. */
@@ -167,7 +169,10 @@ class RobotBuilder implements XmlHandler {
     } else if (what === 'status' && this.status) {
       const { owner, attrs } = this.status;
       this.status = undefined;
-      if (owner.kind === 'test') this.setStatus(owner.record, attrs, text);
+      if (owner.kind === 'test') {
+        owner.hasStatus = true;
+        this.setStatus(owner.record, attrs, text);
+      }
       else if ((attrs.status ?? '').toUpperCase() === 'FAIL') {
         const message = firstLine(text) ?? firstLine(owner.failMessage);
         owner.suite.failures.push(`suite ${owner.what === 'setup' ? 'set-up' : 'tear-down'} failed${message ? `: ${message}` : ''}`);
@@ -179,15 +184,13 @@ class RobotBuilder implements XmlHandler {
     const record: TestRecord = {
       name: attrs.name ?? '',
       classname: suite.path.join('.'),
-      // a test without a <status> (a report cut short and repaired) did not finish
       outcome: 'error',
-      message: 'the report has no status for this test',
       properties: {},
       suites: suite.path,
       report: this.report,
     };
     if (suite.source !== undefined && suite.source !== '') record.file = suite.source;
-    return { kind: 'test', record, tags: [], files: [] };
+    return { kind: 'test', record, tags: [], files: [], hasStatus: false };
   }
 
   private setStatus(record: TestRecord, attrs: Record<string, string>, text: string): void {
@@ -196,13 +199,14 @@ class RobotBuilder implements XmlHandler {
     const message = firstLine(text);
     if (message !== undefined) record.message = message;
     else if (!(status in ROBOT_STATUS_OUTCOMES)) record.message = `Robot status "${attrs.status ?? ''}"`;
-    else delete record.message;
     const durationMs = attrs.elapsed !== undefined ? millis(attrs.elapsed, 1000) : elapsedBetween(attrs.starttime, attrs.endtime);
     if (durationMs !== undefined) record.durationMs = durationMs;
   }
 
   private finishTest(frame: TestFrame): void {
     const { record } = frame;
+    // a test without a <status> (a report cut short and repaired) did not finish
+    if (!frame.hasStatus) record.message = 'the report has no status for this test';
     const tags = [...new Set(frame.tags.filter((t) => t !== ''))];
     if (tags.length > 0) record.tags = tags;
     if (frame.files.length > 0) record.attachments = frame.files;
