@@ -1,3 +1,4 @@
+import { TmsyncError } from '../errors.js';
 import type { XmlHandler } from './junit.js';
 import type { Outcome, RecordAttachment, TestRecord } from './record.js';
 import { filesInLog, firstLine, millis, scanXmlReport } from './xml-report.js';
@@ -59,11 +60,20 @@ export function parseTestng(xml: string, report: string): TestRecord[] {
     format: 'TestNG',
     hint: 'pass the testng-results.xml TestNG writes in its output directory (test-output/, target/surefire-reports/, build/test-results/)',
   });
+  const fragment = builder.fragments[0];
+  if (fragment !== undefined) {
+    throw new TmsyncError('invalid_report', `${report}: the results of suite "${fragment.name}" are in another file (url="${fragment.url}"), which tmsync does not read`, {
+      hint: 'write testng-results.xml unfragmented (XMLReporter fileFragmentationLevel 1, the default)',
+      details: { file: report, suite: fragment.name, url: fragment.url },
+    });
+  }
   return builder.out;
 }
 
 class TestngBuilder implements XmlHandler {
   readonly out: TestRecord[] = [];
+  /** suites written to files of their own (`<suite url>`: fileFragmentationLevel 2 or 3) */
+  readonly fragments: { name: string; url: string }[] = [];
   root: string | undefined;
   private readonly path: string[] = [];
   private suite = '';
@@ -99,6 +109,7 @@ class TestngBuilder implements XmlHandler {
         if (parent === 'testng-results') {
           this.suite = attrs.name ?? '';
           this.groups = new Map();
+          if (attrs.url !== undefined && attrs.url !== '') this.fragments.push({ name: this.suite, url: attrs.url });
         }
         return;
       case 'group':

@@ -123,6 +123,11 @@ describe('TestNG testng-results.xml', () => {
     expect(byName(records, 'validLogin').attachments).toBeUndefined();
   });
 
+  it('refuses a fragmented report whose suites are in other files, rather than reading nothing', () => {
+    const xml = `<testng-results><suite name="Shop" url="Shop/suite.xml" duration-ms="5"/></testng-results>`;
+    expect(() => parseTestng(xml, 'testng-results.xml')).toThrow('testng-results.xml: the results of suite "Shop" are in another file (url="Shop/suite.xml"), which tmsync does not read');
+  });
+
   it('names an unknown status', () => {
     const xml = `<testng-results><suite name="S"><test name="T"><class name="C"><test-method status="WEIRD" name="m" signature="m()"/></class></test></suite></testng-results>`;
     expect(parseTestng(xml, 'r.xml')[0]).toMatchObject({ outcome: 'error', message: 'TestNG status "WEIRD"' });
