@@ -140,7 +140,8 @@ export function decodeJunit(bytes: Uint8Array, report: string): string {
 // ---------------------------------------------------------------------------------------------
 // The reader: a well-formedness-checking XML scanner with callbacks
 
-interface XmlHandler {
+/** What {@link scanXml} calls for each element (the TestNG and Robot readers share the scanner). */
+export interface XmlHandler {
   open(name: string, attrs: Record<string, string>): void;
   close(name: string): void;
   /** only called while {@link wantsText} is true */
@@ -159,10 +160,14 @@ interface Scan {
   h: XmlHandler;
   stack: { name: string; at: number }[];
   rootDone: boolean;
+  code: XmlErrorCode;
 }
 
+/** JUnit keeps the code it always had; the other XML formats say `invalid_report`. */
+export type XmlErrorCode = 'invalid_junit' | 'invalid_report';
+
 function fail(s: Scan, at: number, what: string): never {
-  throw malformed(s.report, s.text, at, what);
+  throw malformed(s.report, s.text, at, what, s.code);
 }
 
 function skipSpace(s: Scan, from: number): number {
@@ -171,9 +176,9 @@ function skipSpace(s: Scan, from: number): number {
   return SPACE.lastIndex;
 }
 
-/** Scans `text`, calling `h`; throws `invalid_junit` with the line and column of the first defect. */
-function scanXml(text: string, report: string, h: XmlHandler): void {
-  const s: Scan = { text, n: text.length, report, h, stack: [], rootDone: false };
+/** Scans `text`, calling `h`; throws `code` with the line and column of the first defect. */
+export function scanXml(text: string, report: string, h: XmlHandler, code: XmlErrorCode = 'invalid_junit'): void {
+  const s: Scan = { text, n: text.length, report, h, stack: [], rootDone: false, code };
   const { n, stack } = s;
   let i = 0;
   while (i < n) {
@@ -327,9 +332,9 @@ export function lineCol(text: string, at: number): { line: number; col: number }
   return { line, col: at - lineStart + 1 };
 }
 
-function malformed(report: string, text: string, at: number, what: string): TmsyncError {
+export function malformed(report: string, text: string, at: number, what: string, code: XmlErrorCode = 'invalid_junit'): TmsyncError {
   const { line, col } = lineCol(text, at);
-  return new TmsyncError('invalid_junit', `${report}:${line}:${col} is not well-formed XML: ${what}`, {
+  return new TmsyncError(code, `${report}:${line}:${col} is not well-formed XML: ${what}`, {
     hint: 'check that the test runner finished writing the report (a crashed run leaves it truncated)',
     details: { file: report, line, col },
   });

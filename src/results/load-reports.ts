@@ -5,7 +5,12 @@ import { parseCucumberJson } from './cucumber-json.js';
 import { ENVELOPE_KEYS, parseCucumberMessages } from './cucumber-messages.js';
 import { bomOf, decodeWindows1252 } from '../byte-encodings.js';
 import { decodeJunit, parseJunit } from './junit.js';
+import { parseCtrf } from './ctrf.js';
+import { parsePlaywrightJson } from './playwright-json.js';
 import type { TestRecord } from './record.js';
+import { parseRobot } from './robot.js';
+import { parseTestng } from './testng.js';
+import { decodeXmlReport } from './xml-report.js';
 import { REPORT_FORMAT_OPTIONS, type ReportFormat, type ReportFormatOption } from './report-formats.js';
 
 export { REPORT_FORMAT_OPTIONS, type ReportFormat, type ReportFormatOption } from './report-formats.js';
@@ -25,6 +30,10 @@ export const REPORT_FORMATS: Readonly<Record<ReportFormat, FormatReader>> = {
   junit: { decode: decodeJunit, parse: parseJunit },
   'cucumber-json': { decode: decodeJson, parse: parseCucumberJson },
   'cucumber-messages': { decode: decodeJson, parse: parseCucumberMessages },
+  testng: { decode: decodeXmlReport, parse: parseTestng },
+  robot: { decode: decodeXmlReport, parse: parseRobot },
+  ctrf: { decode: decodeJson, parse: parseCtrf },
+  playwright: { decode: decodeJson, parse: parsePlaywrightJson },
 };
 
 const ENVELOPE = new RegExp(`^\\{\\s*"(?:${ENVELOPE_KEYS.join('|')})"\\s*:`);
@@ -36,12 +45,16 @@ const ENVELOPE = new RegExp(`^\\{\\s*"(?:${ENVELOPE_KEYS.join('|')})"\\s*:`);
 const XML_ROOTS: Readonly<Record<string, ReportFormat>> = {
   testsuites: 'junit',
   testsuite: 'junit',
+  'testng-results': 'testng',
+  robot: 'robot',
 };
 
 /** JSON reports by their first key or shape, tried in order: each JSON format adds a row. */
 const JSON_SHAPES: readonly { test: (head: string) => boolean; format: ReportFormat }[] = [
   { test: (head) => head.startsWith('[') || /^\{\s*"features"\s*:/.test(head), format: 'cucumber-json' },
   { test: (head) => ENVELOPE.test(head), format: 'cucumber-messages' },
+  { test: (head) => /^\{\s*"(?:results|reportFormat|specVersion|reportId)"\s*:/.test(head) || /^\{\s*"\$schema"\s*:\s*"[^"]*ctrf/i.test(head), format: 'ctrf' },
+  { test: (head) => /^\{\s*"config"\s*:/.test(head), format: 'playwright' },
 ];
 
 /**
@@ -117,7 +130,7 @@ export async function loadReports(
     let bytes: Buffer | undefined = await readReport(file, cwd, format);
     const chosen = format === 'auto' ? detectFormat(bytes, file) : format;
     if (chosen === undefined) {
-      throw new TmsyncError('invalid_report', `${file} is not a test report tmsync can read: it is neither XML (JUnit) nor Cucumber JSON or messages`, {
+      throw new TmsyncError('invalid_report', `${file} is not a test report tmsync can read: it is neither XML (JUnit, TestNG, Robot Framework) nor JSON (Cucumber, CTRF, Playwright) nor Cucumber messages`, {
         hint: `pass --format (${REPORT_FORMAT_OPTIONS.join(', ')}) if the file is one of them; else convert it to JUnit XML`,
         details: { file },
       });

@@ -167,7 +167,7 @@ describe('tmsync results push with Cucumber reports', () => {
 
   it('names the formats and the id tag rule in --help', async () => {
     const h = (await tmsync(['results', 'push', '--help'])).out.replace(/\s+/g, ' ');
-    expect(h).toMatch(/--format <format> .*\(choices: "auto", "junit", "cucumber-json", "cucumber-messages", default: "auto"\)/);
+    expect(h).toMatch(/--format <format> .*\(choices: "auto", "junit", "cucumber-json", "cucumber-messages", "testng", "robot", "ctrf", "playwright", default: "auto"\)/);
     expect(h).toMatch(/--id-tag-prefix <prefix> Cucumber: what an id tag holds between @ and the human id \(tc: for @tc:SHOP-12; default: gherkin\.id_tag_prefix of tmsync\.yaml\) --/);
     expect(h).toMatch(/a scenario's id tag \(@SHOP-12; an Examples' tag first\)/);
   });
