@@ -213,6 +213,10 @@ export const outputSchemas = {
     cases: z.number().int().optional().meta({ description: 'create: how many cases the selection chose' }),
     selection: z.string().optional().meta({ description: 'create: the --cases selection (all, label:NAME or a folder path)' }),
     already_closed: z.boolean().optional().meta({ description: 'close: the run was closed before; nothing was sent' }),
+    repaired: z
+      .array(z.looseObject({ case_id: z.string(), human_id: z.string().optional(), outcome: z.string(), shards: z.array(z.string()) }))
+      .optional()
+      .meta({ description: "close: rows set to the worst outcome the shards' record holds before the run was closed" }),
   }),
   'test-plan': doc('`tmsync test-plan create|get|complete --json`', { test_plan: z.looseObject({ id: z.string() }) }),
   version: doc('`tmsync --version --json`', { version: z.string().meta({ description: "tmsync's version (package.json)" }) }),

@@ -3,6 +3,13 @@ import type { RemoteProject } from '../model.js';
 import type { TmsClient } from '../remote/client.js';
 import { flattenFolders } from '../remote/fetch-state.js';
 import { reportedLabelIds } from '../remote/to-actual.js';
+import { runResultRequests } from '../apply/operation-requests.js';
+import { sendRequest } from '../apply/send-operation.js';
+import type { CreateTestRunOp, Ref } from '../plan/operations.js';
+import type { LookupEntry } from '../api/resources.js';
+import { resolveRunStatuses } from '../results/map-results.js';
+import type { Outcome } from '../results/record.js';
+import { readLedger, severity } from '../results/shard-ledger.js';
 import {
   closeRun,
   createRun,
@@ -160,12 +167,81 @@ async function folderSubtree(client: TmsClient, project: RemoteProject, path: st
   return inside;
 }
 
-/** The run closed (sparse `{"status":"CLOSED"}`); a run already closed is left as it is. */
-export async function closeTestRun(options: { client: TmsClient; project: RemoteProject; ref: string; signal?: AbortSignal }): Promise<{ id: string; humanId?: string; title: string; url?: string; alreadyClosed: boolean }> {
+export interface ClosedTestRun {
+  id: string;
+  humanId?: string;
+  title: string;
+  url?: string;
+  alreadyClosed: boolean;
+  /** rows set to the worst outcome the shards' record holds, before closing (a push that raced another wrote a better one) */
+  repaired: { caseId: string; humanId?: string; outcome: Outcome; shards: string[] }[];
+}
+
+/**
+ * The run closed (sparse `{"status":"CLOSED"}`); a run already closed is left as it is. First, when
+ * shards pushed into it, every row whose status is a better outcome than the worst the shards'
+ * record holds for its case (two shards that pushed at the same instant) is set to that worst.
+ */
+export async function closeTestRun(options: { client: TmsClient; project: RemoteProject; ref: string; signal?: AbortSignal }): Promise<ClosedTestRun> {
   const { client, project, signal } = options;
   const run = await getRun(client, project.id, options.ref.trim(), signal);
   const base = { id: run.id, ...(run.human_id ? { humanId: run.human_id } : {}), title: run.title, ...linkOf(run) };
-  if (run.status.toUpperCase() === 'CLOSED') return { ...base, alreadyClosed: true };
+  if (run.status.toUpperCase() === 'CLOSED') return { ...base, alreadyClosed: true, repaired: [] };
+  const repaired = await repairRows(client, project.id, run.id, run.description ?? '', signal);
   await closeRun(client, project.id, run.id, signal);
-  return { ...base, alreadyClosed: false };
+  return { ...base, alreadyClosed: false, repaired };
+}
+
+/** The worst outcome over every shard of the record, per case, and the shards it came from. */
+function worstPerCase(description: string): Map<string, { outcome: Outcome; shards: string[] }> {
+  const out = new Map<string, { outcome: Outcome; shards: string[] }>();
+  for (const [shard, entry] of Object.entries(readLedger(description).ledger.shards)) {
+    for (const [outcome, ids] of Object.entries(entry) as [Outcome, string[]][]) {
+      for (const id of ids) {
+        const seen = out.get(id);
+        if (!seen || severity(outcome) > severity(seen.outcome)) out.set(id, { outcome, shards: [shard] });
+        else if (seen.outcome === outcome) seen.shards.push(shard);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The rows whose status is the default status of a better outcome than the record's worst, set to
+ * the worst's default status (rows with another status, a person's or a --status-map's, are left).
+ */
+async function repairRows(client: TmsClient, projectId: string, runId: string, description: string, signal?: AbortSignal): Promise<ClosedTestRun['repaired']> {
+  const worst = worstPerCase(description);
+  if (worst.size === 0) return [];
+  const statuses: LookupEntry[] = [];
+  for await (const s of client.paginate('listRunStatuses', { signal })) statuses.push(s);
+  const choice = resolveRunStatuses(statuses);
+  const word = (name: string | null | undefined) => (name ?? '').toUpperCase().replace(/[^A-Z0-9]+/g, '_');
+  // outcomes may share a status (error and failed both Failed): a status stands for the worst of them
+  const outcomeOf = new Map<string, Outcome>();
+  for (const [o, st] of Object.entries(choice) as [Outcome, { name: string }][]) {
+    const had = outcomeOf.get(word(st.name));
+    if (had === undefined || severity(o) > severity(had)) outcomeOf.set(word(st.name), o);
+  }
+  const rows = (await client.call('listRunCases', { params: { project_id: projectId, test_run_id: runId }, signal })).data.test_cases;
+  const repaired: ClosedTestRun['repaired'] = [];
+  for (const row of rows) {
+    const want = worst.get(row.id);
+    const now = outcomeOf.get(word(row.status));
+    if (!want || now === undefined || severity(now) >= severity(want.outcome) || word(choice[want.outcome].name) === word(row.status)) continue;
+    repaired.push({ caseId: row.id, ...(typeof row.human_id === 'string' ? { humanId: row.human_id } : {}), outcome: want.outcome, shards: want.shards });
+  }
+  if (repaired.length === 0) return [];
+  const results = repaired.map((r) => ({
+    case: { id: r.caseId },
+    statusId: choice[r.outcome].id,
+    description: `${r.outcome} in shard ${r.shards.join(', ')}: set by test-run close, the worst outcome over the run's shards.`,
+  }));
+  const op: CreateTestRunOp = { kind: 'create_test_run', key: 'test_run', dependsOn: [], title: runId, cases: [], results, batchSize: 100, close: false };
+  const byId = (ref: Ref) => ('id' in ref ? ref.id : '');
+  for (const req of runResultRequests(results, 100, byId, { project_id: projectId, test_run_id: runId })) {
+    await sendRequest(op, req, { client, projectId, ...(signal ? { signal } : {}) });
+  }
+  return repaired;
 }

@@ -108,8 +108,20 @@ describe('one run from many CI shards', () => {
     expect(again.code).toBe(0);
     expect(again.err).toContain('Pushed 3 of 3 results from 3 testcases');
 
+    // a push that raced shard 2's (computed before its failure was recorded) left DEMO-1 passed: close repairs it
+    const statuses = (await setup.call('listRunStatuses')).data.statuses;
+    const passed = statuses.find((st) => st.name === 'Passed')!;
+    const demo1 = (await setup.call('getTestCase', { params: { project_id: projectId, test_case_id: 'DEMO-1' } })).data.test_case.id;
+    await setup.call('updateRunCases', {
+      params: { project_id: projectId, test_run_id: runId },
+      body: { test_run_cases: [{ test_case_id: demo1, test_run_status_id: passed.id, description: 'stale' }] },
+    });
+    expect((await runStatuses(setup, projectId, runId))['DEMO-1']).toBe('PASSED');
+
     const closed = await runCli(['test-run', 'close'], { cwd, env: env({ TMSYNC_TEST_RUN: runId }) });
     expect(closed.code).toBe(0);
+    expect(closed.err).toContain('Set 1 case to the worst outcome the shards recorded');
+    expect(closed.err).toContain('  DEMO-1: failed in shard e2e 2/3');
     expect(closed.err).toMatch(/Closed test run DEMO-R-\d+ "CI build 4711"\./);
     expect((await setup.call('getTestRun', { params: { project_id: projectId, test_run_id: runId } })).data.test_run.status).toBe('CLOSED');
 

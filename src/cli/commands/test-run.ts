@@ -85,8 +85,15 @@ export async function runTestRunClose(options: TestRunCloseOptions, io: CliIo): 
   try {
     const project = await resolveProject(target.client, target.projectRef);
     const run = await closeTestRun({ client: target.client, project, ref, ...(io.signal ? { signal: io.signal } : {}) });
-    if (options.json) io.stdout(jsonOutput({ test_run: { id: run.id, human_id: run.humanId ?? null, title: run.title, status: 'CLOSED', ...(run.url ? { url: run.url } : {}) }, already_closed: run.alreadyClosed }));
-    else io.stdout(safeInline(run.id));
+    if (options.json) {
+      const test_run = { id: run.id, human_id: run.humanId ?? null, title: run.title, status: 'CLOSED', ...(run.url ? { url: run.url } : {}) };
+      io.stdout(jsonOutput({ test_run, already_closed: run.alreadyClosed, repaired: run.repaired }));
+    } else io.stdout(safeInline(run.id));
+    if (run.repaired.length > 0) {
+      const n = run.repaired.length;
+      io.stderr(`Set ${n} case${n === 1 ? '' : 's'} to the worst outcome the shards recorded (a push that raced another had written a better one):`);
+      for (const r of run.repaired) io.stderr(`  ${safeInline(r.humanId ?? r.caseId)}: ${r.outcome} in shard ${r.shards.map(safeInline).join(', ')}`);
+    }
     const name = `${safeInline(run.humanId ?? run.id)} "${safeInline(run.title)}"`;
     io.stderr(safeLineStart(run.alreadyClosed ? `Test run ${name} was already closed.` : `Closed test run ${name}.`));
     if (run.url) io.stderr(`View run: ${run.url}`);
