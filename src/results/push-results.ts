@@ -171,6 +171,7 @@ export async function pushResults(options: PushResultsOptions): Promise<PushResu
   const missing = existing ? await addMissingCases(options, existing, byCaseId) : { added: [] };
 
   const planned = planRows(byCaseId, inRun, choice, assignee);
+  const own = new Map(planned.rows.map((r) => [r.caseId, r.outcome]));
   const shard = options.shard !== undefined && run.id !== undefined ? await mergeShards(options, run.id, description, planned.rows, choice) : undefined;
   const { rows, notInRun } = planned;
   const counts: Record<string, number> = {};
@@ -201,6 +202,9 @@ export async function pushResults(options: PushResultsOptions): Promise<PushResu
     return result;
   }
   await sendRows(options, result, batchSize);
+  // a shard that wrote the record at the same instant may have dropped this one's entry since it
+  // was checked: written again, so that `test-run close` and later pushes see it
+  if (shard && !options.close && !signal?.aborted) await recordShard(options, run.id!, (await getRun(client, projectId, run.id!, signal)).description ?? '', own);
   return result;
 }
 
