@@ -216,7 +216,13 @@ async function repairRows(client: TmsClient, projectId: string, runId: string, d
   if (worst.size === 0) return [];
   const statuses: LookupEntry[] = [];
   for await (const s of client.paginate('listRunStatuses', { signal })) statuses.push(s);
-  const choice = resolveRunStatuses(statuses);
+  let choice: ReturnType<typeof resolveRunStatuses>;
+  try {
+    choice = resolveRunStatuses(statuses);
+  } catch {
+    // a service without the default status names: nothing to compare rows with; closing goes on
+    return [];
+  }
   const word = (name: string | null | undefined) => (name ?? '').toUpperCase().replace(/[^A-Z0-9]+/g, '_');
   // outcomes may share a status (error and failed both Failed): a status stands for the worst of them
   const outcomeOf = new Map<string, Outcome>();
