@@ -171,6 +171,13 @@ export const outputSchemas = {
       .record(z.string(), z.number().int())
       .optional()
       .meta({ description: "rows by the run status they set, keyed by the service's status names as it spells them (`Passed`): data, not snake_case" }),
+    not_in_run: z.array(z.looseObject({ ref: z.string(), case_id: z.string() })).optional().meta({ description: 'known cases the run does not hold: their results were not sent' }),
+    not_in_run_hint: z.string().optional().meta({ description: 'why the cases not in the run were not added, and what to do' }),
+    added_to_run: z.array(z.looseObject({ ref: z.string(), case_id: z.string() })).optional().meta({ description: 'cases a STATIC run lacked, added to its selection before the results were sent' }),
+    shard: z
+      .looseObject({ name: z.string(), shards: z.array(z.string()), worse_elsewhere: z.number().int(), damaged: z.literal(true).optional() })
+      .optional()
+      .meta({ description: "--shard (or the CI job's): this push's shard, every shard the run's record names, and how many rows keep another shard's worse outcome" }),
     testcases: z.number().int(),
     /** the format each report file was read as, in the order given */
     formats: z.array(z.enum(REPORT_FORMAT_NAMES)).optional(),
@@ -194,6 +201,23 @@ export const outputSchemas = {
     junit: z.string(),
   }),
   project: doc('`tmsync project create --json`', { project }),
+  'test-run': doc('`tmsync test-run create|close --json`', {
+    test_run: z.looseObject({
+      id: z.string(),
+      human_id: z.string().nullable(),
+      title: z.string(),
+      description: z.string().optional().meta({ description: 'create: the description written (the CI pipeline, commit and branch on GitHub Actions and GitLab CI)' }),
+      status: z.literal('CLOSED').optional().meta({ description: 'close: the run is closed' }),
+      url: webUrl.optional(),
+    }),
+    cases: z.number().int().optional().meta({ description: 'create: how many cases the selection chose' }),
+    selection: z.string().optional().meta({ description: 'create: the --cases selection (all, label:NAME or a folder path)' }),
+    already_closed: z.boolean().optional().meta({ description: 'close: the run was closed before; nothing was sent' }),
+    repaired: z
+      .array(z.looseObject({ case_id: z.string(), human_id: z.string().optional(), outcome: z.string(), shards: z.array(z.string()) }))
+      .optional()
+      .meta({ description: "close: rows set to the worst outcome the shards' record holds before the run was closed" }),
+  }),
   'test-plan': doc('`tmsync test-plan create|get|complete --json`', { test_plan: z.looseObject({ id: z.string() }) }),
   version: doc('`tmsync --version --json`', { version: z.string().meta({ description: "tmsync's version (package.json)" }) }),
   serve: doc('`tmsync serve --json`: the first stdout line once it listens', {

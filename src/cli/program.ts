@@ -245,7 +245,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
         'testcases that map to nothing are listed, not sent',
     )
     .argument('<files...>', 'report files: JUnit XML, TestNG testng-results.xml, Robot Framework output.xml, Cucumber JSON (cucumber-js, cucumber-jvm, behave), Cucumber messages (NDJSON), CTRF JSON or Playwright JSON')
-    .option('--test-run <id>', 'an existing test run (id or human id)')
+    .option('--test-run <id>', 'an existing test run (id or human id; default: TMSYNC_TEST_RUN, as `test-run create --env-file` writes it); cases it lacks are added to a STATIC run')
     .option('--new-run <title>', 'create a STATIC run holding the matched cases first')
     .option('--mapping <file>', 'a YAML/JSON file mapping JUnit names to case ids')
     .addOption(
@@ -266,6 +266,11 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--environment <id>', 'with --new-run: an environment id the run covers; repeatable, or comma-separated', collect)
     .option('--assign-failed <user>', 'assign failed and errored cases of the run to this user (email or id)')
     .option('--close', 'close the run once every result was sent (left open when any was not)', false)
+    .option(
+      '--shard <name>',
+      'the CI job these results come from, when several push into one run: a case keeps the worst outcome over all shards, and a shard pushed again replaces its own earlier result ' +
+        '(default: TMSYNC_SHARD, else GITHUB_JOB on GitHub Actions, CI_JOB_NAME on GitLab CI; docs/results.md)',
+    )
     .action(lazy(async () => (await import('./commands/results-push.js')).runResultsPush));
 
   const testPlan = program.command('test-plan').description('script test plans around a release');
@@ -288,6 +293,22 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .description('complete a test plan')
     .argument('<id>', 'test plan id or human id')
     .action(lazy(async () => (await import('./commands/test-plan.js')).runTestPlanComplete));
+
+  const testRun = program.command('test-run').description('one test run that several CI shards push their results into');
+  testRun
+    .command('create')
+    .description('create a STATIC test run holding the selected cases and print its id; on GitHub Actions and GitLab CI its description records the pipeline, commit and branch')
+    .requiredOption('--title <title>', 'title')
+    .option('--test-plan <id>', 'the test plan the run belongs to (id or human id)')
+    .option('--environment <id>', 'an environment id the run covers; repeatable, or comma-separated', collect)
+    .option('--cases <selection>', 'the cases it holds: all, label:NAME, or a folder path such as Checkout/Payment (with its subfolders)', 'all')
+    .option('--env-file <file>', 'append TMSYNC_TEST_RUN=<id> to FILE for later jobs ($GITHUB_OUTPUT, or a GitLab dotenv report)')
+    .action(lazy(async () => (await import('./commands/test-run.js')).runTestRunCreate));
+  testRun
+    .command('close')
+    .description('close a test run (after the last shard pushed)')
+    .argument('[id]', 'test run id or human id (default: TMSYNC_TEST_RUN)')
+    .action(lazy(async () => (await import('./commands/test-run.js')).runTestRunClose));
 
   const project = program.command('project').description('manage projects (a restore or migrate target)');
   project
@@ -396,7 +417,15 @@ export const EXAMPLES: Record<string, string[]> = {
     'tmsync results push reports/*.xml --test-run DEMO-R-3',
     'tmsync results push junit.xml --new-run "Nightly 2026-11-23" --dry-run',
     'tmsync results push reports/cucumber.json --test-run DEMO-R-3 --id-tag-prefix tc:',
+    'tmsync results push reports/*.xml --test-run "$TMSYNC_TEST_RUN" --shard "chrome 2/3"',
   ],
+  'test-run': ['tmsync test-run create --title "CI build 812" --env-file "$GITHUB_OUTPUT"', 'tmsync test-run close "$TMSYNC_TEST_RUN"'],
+  'test-run create': [
+    'tmsync test-run create --title "CI build 812" --cases all --env-file "$GITHUB_OUTPUT"',
+    'tmsync test-run create --title "Smoke on staging" --cases label:smoke --test-plan DEMO-P-2 --environment 3',
+    'tmsync test-run create --title "Checkout nightly" --cases Checkout/Payment --json',
+  ],
+  'test-run close': ['tmsync test-run close DEMO-R-4', 'tmsync test-run close   # the run TMSYNC_TEST_RUN names'],
   'test-plan': ['tmsync test-plan create --title "Release 2.4"'],
   'test-plan create': ['tmsync test-plan create --title "Release 2.4" --start 2026-12-01 --end 2026-12-15'],
   'test-plan get': ['tmsync test-plan get DEMO-P-2 --json'],

@@ -1,16 +1,29 @@
-import type { LookupEntry, TestCase, TestRun } from '../api/resources.js';
+import type { LookupEntry, TestCase } from '../api/resources.js';
 import type { ResponseOf } from '../api/endpoints.js';
 import { runResultRequests, runStatusRequest } from '../apply/operation-requests.js';
-import { sendOperation, sendRequest } from '../apply/send-operation.js';
+import { sendRequest } from '../apply/send-operation.js';
 import type { CreateTestRunOp, Ref } from '../plan/operations.js';
 import { TmsyncError, toTmsyncError } from '../errors.js';
 import type { RemoteProject } from '../model.js';
 import { ApiError } from '../remote/api-error.js';
 import type { TmsClient } from '../remote/client.js';
-import { webLink } from '../remote/web-link.js';
 import { flattenFolders } from '../remote/fetch-state.js';
 import type { Outcome as JunitOutcome, TestRecord as JunitTestcase } from './record.js';
 import { matchScenarioNames, type NamedCase } from './scenario-names.js';
+import { readLedger, severity, shardNames, withShard, writeLedger, worstOverShards, holdsShard, type ShardLedger } from './shard-ledger.js';
+import {
+  addCasesToRun,
+  createRun,
+  describeRunMetadata,
+  environmentId,
+  getRun,
+  linkOf,
+  listRunCases,
+  resolveTestPlan,
+  setRunDescription,
+  type RunCase as ResolvedCase,
+  type RunMetadata,
+} from './test-runs.js';
 import {
   describeCaseResult,
   mapResults,
@@ -44,6 +57,13 @@ interface PushResultsOptions {
   assignFailed?: string;
   /** close the run (`status: CLOSED`) once every result was sent; left open when any was not */
   close?: boolean;
+  /**
+   * The CI job this push comes from (one of several pushing into one run): a case's row gets the
+   * worst outcome over every shard, this shard's earlier result for it replaced (shard-ledger.ts)
+   */
+  shard?: string;
+  /** --new-run: where the run was made (pipeline, commit, branch), written into its description */
+  metadata?: RunMetadata;
   mapping?: ResultMapping;
   /** what a Cucumber id tag holds between `@` and the human id (`tc:` for `@tc:SHOP-12`) @default '' */
   idTagPrefix?: string;
@@ -104,27 +124,25 @@ export interface PushResultsResult {
   unmatched: { name: string; classname: string; report: string; outcome: JunitOutcome; suiteLevel?: true; message?: string; ambiguous?: string[] }[];
   /** refs the service does not know (no case with that id or human id) */
   unknownCases: { ref: string; testcases: number }[];
-  /** known cases that are not in the run (--test-run) */
+  /** known cases that are not in the run (--test-run), with what to do about them */
   notInRun: { ref: string; caseId: string }[];
+  /** why the cases not in the run were not added to it, and what to do (a DYNAMIC run, a dry run) */
+  notInRunHint?: string;
+  /** cases the reports named that a STATIC run lacked, added to its selection before sending */
+  addedToRun: { ref: string; caseId: string }[];
+  /**
+   * --shard: this push's shard, every shard the run's record names (this one included), the rows
+   * whose status is another shard's worse outcome, and `damaged` when the record was unreadable
+   * and was started afresh
+   */
+  shard?: { name: string; shards: string[]; worseElsewhere: number; damaged?: true };
   /** rows per run status name */
   counts: Record<string, number>;
   /** update requests sent */
   requests: number;
 }
 
-/** `{ url }` when the run's answer links to its page in the service's web UI, else nothing. */
-function linkOf(run: TestRun): { url?: string } {
-  const url = webLink(run);
-  return url ? { url } : {};
-}
-
 const PUSH_DEFAULTS = Object.freeze({ batchSize: 100, lookupThreshold: 20, maxBatchSize: 1000 });
-
-interface ResolvedCase {
-  id: string;
-  humanId?: string;
-  title?: string;
-}
 
 export async function pushResults(options: PushResultsOptions): Promise<PushResultsResult> {
   const { client, project, signal } = options;
@@ -149,9 +167,13 @@ export async function pushResults(options: PushResultsOptions): Promise<PushResu
   const rest = refs.filter((r) => !resolved.has(r.toUpperCase()));
   for (const [k, v] of await resolveCases(client, projectId, rest, threshold, signal)) resolved.set(k, v);
   const { byCaseId, unknownCases } = groupByCase(mapped.cases, resolved);
-  const { run, inRun } = existing ?? (await newRun(options, byCaseId, { unmatched: mapped.unmatched.length, unknownCases }, testPlanId));
+  const { run, inRun, description } = existing ?? (await newRun(options, byCaseId, { unmatched: mapped.unmatched.length, unknownCases }, testPlanId));
+  const missing = existing ? await addMissingCases(options, existing, byCaseId) : { added: [] };
 
-  const { rows, notInRun } = planRows(byCaseId, inRun, choice, assignee);
+  const planned = planRows(byCaseId, inRun, choice, assignee);
+  const own = new Map(planned.rows.map((r) => [r.caseId, r.outcome]));
+  const shard = options.shard !== undefined && run.id !== undefined ? await mergeShards(options, run.id, description, planned.rows, choice) : undefined;
+  const { rows, notInRun } = planned;
   const counts: Record<string, number> = {};
   for (const r of rows) counts[r.status] = (counts[r.status] ?? 0) + 1;
 
@@ -168,6 +190,9 @@ export async function pushResults(options: PushResultsOptions): Promise<PushResu
     ),
     unknownCases,
     notInRun,
+    ...(notInRun.length > 0 && missing.hint ? { notInRunHint: missing.hint } : {}),
+    addedToRun: missing.added,
+    ...(shard ? { shard } : {}),
     counts,
     requests: 0,
     ...(assignee ? { assignedTo: { id: assignee.id, ...(assignee.email ? { email: assignee.email } : {}), rows: rows.filter((r) => r.userId).length } } : {}),
@@ -177,6 +202,9 @@ export async function pushResults(options: PushResultsOptions): Promise<PushResu
     return result;
   }
   await sendRows(options, result, batchSize);
+  // a shard that wrote the record at the same instant may have dropped this one's entry since it
+  // was checked: written again, so that `test-run close` and later pushes see it
+  if (shard && !options.close && !signal?.aborted) await recordShard(options, run.id!, (await getRun(client, projectId, run.id!, signal)).description ?? '', own);
   return result;
 }
 
@@ -248,7 +276,8 @@ function checkPushOptions(options: PushResultsOptions): number {
   return batchSize;
 }
 
-type RunAndCases = { run: PushResultsResult['run']; inRun: Set<string> };
+/** The run written to, the cases it holds, its description (the shards' record) and its selection type. */
+type RunAndCases = { run: PushResultsResult['run']; inRun: Set<string>; description?: string; selectionType?: string };
 
 /** --test-run: the run (refused when closed) and its cases, which also resolve the refs they name. */
 async function openExistingRun(options: PushResultsOptions, ref: string, resolved: Map<string, ResolvedCase>): Promise<RunAndCases> {
@@ -267,7 +296,12 @@ async function openExistingRun(options: PushResultsOptions, ref: string, resolve
     resolved.set(c.id.toUpperCase(), c);
     if (c.humanId) resolved.set(c.humanId.toUpperCase(), c);
   }
-  return { run: { id: found.id, humanId: found.human_id, title: found.title, created: false, ...linkOf(found) }, inRun: new Set(runCases.map((c) => c.id)) };
+  return {
+    run: { id: found.id, humanId: found.human_id, title: found.title, created: false, ...linkOf(found) },
+    inRun: new Set(runCases.map((c) => c.id)),
+    description: found.description ?? '',
+    ...(found.selection_type ? { selectionType: found.selection_type } : {}),
+  };
 }
 
 type ByCase = Map<string, { target: ResolvedCase; results: CaseResult[] }>;
@@ -305,13 +339,18 @@ async function newRun(
       details: { unmatched: unmatched.unmatched, unknownCases: unmatched.unknownCases.map((u) => u.ref) },
     });
   }
+  // the shards' record goes in with the CI metadata: a later shard pushing into this run reads it
+  const meta = describeRunMetadata(options.metadata);
+  const shard = options.shard;
+  const description = shard !== undefined ? writeLedger(meta, withShard({ shards: {} }, shard, ownOutcomes(byCaseId))) : meta;
   const created = await createRun(client, projectId, options.newRun!, [...byCaseId.keys()], signal, {
     ...(testPlanId !== undefined ? { plan: { id: testPlanId } } : {}),
     ...((options.environments ?? []).length > 0 ? { environmentIds: options.environments!.map(environmentId) } : {}),
+    ...(description !== '' ? { description } : {}),
   });
   // read back: a STATIC selection the service trimmed must not be reported as sent
   const inRun = new Set((await listRunCases(client, projectId, created.id, signal)).map((c) => c.id));
-  return { run: { id: created.id, humanId: created.human_id, title: created.title, created: true, ...linkOf(created) }, inRun };
+  return { run: { id: created.id, humanId: created.human_id, title: created.title, created: true, ...linkOf(created) }, inRun, description: created.description ?? description };
 }
 
 /** One row per case in the run, with the worst outcome of its testcases; the cases not in the run apart. */
@@ -344,6 +383,91 @@ function planRows(
     });
   }
   return { rows, notInRun };
+}
+
+/** Each case's worst outcome over this push's testcases. */
+function ownOutcomes(byCaseId: ByCase): Map<string, JunitOutcome> {
+  const out = new Map<string, JunitOutcome>();
+  for (const [caseId, { results }] of byCaseId) out.set(caseId, results.reduce((a, b) => (severity(b.outcome) > severity(a.outcome) ? b : a)).outcome);
+  return out;
+}
+
+/**
+ * --test-run: the cases the reports name that the run lacks. A STATIC run gets them added to its
+ * selection (sparse PUT, read back; `inRun` grows by what the service took); a DYNAMIC run is left
+ * as it is (its selection is the service's query, which tmsync cannot see to extend): the hint says
+ * to create the run with the selection that holds them.
+ */
+async function addMissingCases(options: PushResultsOptions, existing: RunAndCases, byCaseId: ByCase): Promise<{ added: PushResultsResult['addedToRun']; hint?: string }> {
+  const missing = [...byCaseId.keys()].filter((id) => !existing.inRun.has(id));
+  if (missing.length === 0) return { added: [] };
+  const create = 'create the run holding them: tmsync test-run create --title T --cases FOLDER|label:NAME|all, then push with --test-run';
+  if ((existing.selectionType ?? 'STATIC').toUpperCase() !== 'STATIC') {
+    return { added: [], hint: `the run is ${existing.selectionType}: its selection is the service's query, which tmsync does not change; ${create}` };
+  }
+  if (options.dryRun) return { added: [], hint: 'a dry run adds nothing: without --dry-run they are added to the run (STATIC) before the results are sent' };
+  const { client, signal } = options;
+  const now = await addCasesToRun(client, options.project.id, existing.run.id!, [...existing.inRun], missing, signal);
+  const added = missing.filter((id) => now.has(id));
+  for (const id of now) existing.inRun.add(id);
+  return {
+    added: added.map((caseId) => ({ ref: byCaseId.get(caseId)!.results[0].ref, caseId })),
+    ...(added.length < missing.length ? { hint: `the service did not add them to the run's selection; ${create}` } : {}),
+  };
+}
+
+/**
+ * --shard: this shard's outcomes written into the run's record (its description), read back and
+ * written again when another shard's write replaced it; then each row gets the worst outcome over
+ * every shard. A dry run reads the record and writes nothing.
+ */
+async function mergeShards(
+  options: PushResultsOptions,
+  runId: string,
+  description: string | undefined,
+  rows: PushRow[],
+  choice: ReturnType<typeof resolveRunStatuses>,
+): Promise<PushResultsResult['shard']> {
+  const shard = options.shard!;
+  const own = new Map(rows.map((r) => [r.caseId, r.outcome]));
+  const first = readLedger(description);
+  const ledger = options.dryRun ? withShard(first.ledger, shard, own) : await recordShard(options, runId, description ?? '', own);
+  let worseElsewhere = 0;
+  for (const row of rows) {
+    const { outcome, from } = worstOverShards(ledger, shard, row.caseId, row.outcome);
+    if (outcome === row.outcome) {
+      row.description = `Shard ${shard}: ${row.outcome}.\n${row.description}`;
+      continue;
+    }
+    worseElsewhere++;
+    const status = choice[outcome];
+    row.description = `${cap(outcome)} in shard ${from.join(', ')} (the worst over the run's shards); shard ${shard}: ${row.outcome}.\n${row.description}`;
+    Object.assign(row, { outcome, status: status.name, statusId: status.id });
+  }
+  return { name: shard, shards: shardNames(ledger), worseElsewhere, ...(first.damaged ? { damaged: true as const } : {}) };
+}
+
+function cap(word: string): string {
+  return word.charAt(0).toUpperCase() + word.slice(1);
+}
+
+/** Writes this shard's outcomes into the run's record until a read-back shows them (a few tries); the record as read back. */
+async function recordShard(options: PushResultsOptions, runId: string, description: string, own: ReadonlyMap<string, JunitOutcome>): Promise<ShardLedger> {
+  const { client, signal, shard } = options;
+  const projectId = options.project.id;
+  let current = description;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const next = writeLedger(current, withShard(readLedger(current).ledger, shard!, own));
+    if (next !== current) await setRunDescription(client, projectId, runId, next, signal);
+    const back = (await getRun(client, projectId, runId, signal)).description ?? '';
+    const read = readLedger(back).ledger;
+    if (holdsShard(read, shard!, own)) return read;
+    current = back;
+  }
+  throw new TmsyncError('shard_record_lost', `shard ${shard}: the run's description did not keep this shard's results after 3 writes; nothing was sent`, {
+    hint: "another shard (or a person editing the run's description) kept replacing it: run the same push again",
+    details: { run: runId, shard },
+  });
 }
 
 /**
@@ -429,11 +553,6 @@ function pushOperation(title: string, rows: readonly PushRow[], batchSize: numbe
   };
 }
 
-/** `--environment 3` is the numeric id the service uses; anything else is sent as given. */
-function environmentId(value: string): string | number {
-  return /^[0-9]+$/.test(value.trim()) ? Number(value.trim()) : value.trim();
-}
-
 /** A user by email (case-insensitive) or id, from the service's user list. */
 async function resolveUser(client: TmsClient, ref: string, signal?: AbortSignal): Promise<{ id: string; email?: string }> {
   const res = await client.call('listUsers', { signal });
@@ -448,26 +567,6 @@ async function resolveUser(client: TmsClient, ref: string, signal?: AbortSignal)
     });
   }
   return { id: user.id, ...(user.email ? { email: user.email } : {}) };
-}
-
-/** A test plan of the project by id or human id (`DEMO-P-2`) → its id. */
-async function resolveTestPlan(client: TmsClient, projectId: string, ref: string, signal?: AbortSignal): Promise<string> {
-  try {
-    const res = await client.call('getTestPlan', { params: { project_id: projectId, test_plan_id: ref.trim() }, signal });
-    return res.data.test_plan.id;
-  } catch (err) {
-    if (err instanceof ApiError && err.code === 'not_found') {
-      throw new TmsyncError('test_plan_not_found', `no test plan "${ref}" in the project; no run was created`, {
-        hint: 'pass a test plan id or human id (e.g. DEMO-P-2); `tmsync test-plan create` makes one',
-        details: { ref },
-      });
-    }
-    throw err;
-  }
-}
-
-function severity(o: JunitOutcome): number {
-  return { failed: 3, error: 2, skipped: 1, passed: 0 }[o];
 }
 
 /**
@@ -506,51 +605,4 @@ async function resolveCases(
     }
   }
   return out;
-}
-
-async function getRun(client: TmsClient, projectId: string, ref: string, signal?: AbortSignal): Promise<TestRun> {
-  try {
-    const res = await client.call('getTestRun', { params: { project_id: projectId, test_run_id: ref }, signal });
-    return res.data.test_run;
-  } catch (err) {
-    if (err instanceof ApiError && err.code === 'not_found') {
-      throw new TmsyncError('run_not_found', `no test run "${ref}" in the project`, {
-        hint: 'pass a run id or human id (e.g. DEMO-R-3), or --new-run TITLE to create one',
-        details: { ref },
-      });
-    }
-    throw err;
-  }
-}
-
-/**
- * The cases of a run, from either shape of the list (the client turns the live
- * `test_run_cases[]` with an embedded `test_case` into the document's `test_cases[]`).
- */
-async function listRunCases(client: TmsClient, projectId: string, runId: string, signal?: AbortSignal): Promise<ResolvedCase[]> {
-  const res = await client.call('listRunCases', { params: { project_id: projectId, test_run_id: runId }, signal });
-  return res.data.test_cases.map((item) => ({
-    id: item.id,
-    humanId: typeof item.human_id === 'string' ? item.human_id : undefined,
-    title: item.name,
-  }));
-}
-
-/**
- * A STATIC run holding the cases, sent by the engine (`apply/send-operation.ts`): after an
- * ambiguous failure, its finder takes a run with this exact title created since we started to be
- * ours, and the create is not repeated.
- */
-async function createRun(
-  client: TmsClient,
-  projectId: string,
-  title: string,
-  caseIds: string[],
-  signal: AbortSignal | undefined,
-  links: Pick<CreateTestRunOp, 'plan' | 'environmentIds'>,
-): Promise<TestRun> {
-  const createdSince = Math.floor(Date.now() / 1000) - 5;
-  const op: CreateTestRunOp = { ...pushOperation(title, [], PUSH_DEFAULTS.batchSize, caseIds), ...links };
-  const { item } = await sendOperation(op, { client, projectId, createdSince, ...(signal ? { signal } : {}) });
-  return item as unknown as TestRun;
 }

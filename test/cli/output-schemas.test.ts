@@ -128,6 +128,9 @@ describe("every command's --json document has its documented, versioned shape", 
     expect(pushed.sent_case_ids, JSON.stringify(pushed)).toHaveLength(1);
     // keyed by the service's status names: data, kept as the service spells them
     expect(pushed.counts).toEqual({ Passed: 1 });
+    const made = await json('test-run', ['test-run', 'create', '--title', 'Json shards']);
+    await json('results-push', ['results', 'push', '--test-run', made.test_run.id, '--shard', 'one', 'junit.xml']);
+    expect((await json('test-run', ['test-run', 'close', made.test_run.id])).already_closed).toBe(false);
 
     const plan = (await json('test-plan', ['test-plan', 'create', '--title', 'Json run'])).test_plan.id as string;
     const started = await json('run-trigger', ['run', 'trigger', '--test-plan', plan]);

@@ -209,12 +209,33 @@ describe('tmsync results push', () => {
     expect(r.err).toContain(`test run ${run.human_id} "Closed" is closed; nothing was sent`);
   });
 
-  it('exits 1 when no testcase matches a case of the run, and lists the cases outside the run', async () => {
-    const run = await createRun('Only case 11', caseIds.slice(10));
-    const r = await tmsync(['results', 'push', '--test-run', run.id, 'reports/surefire.xml']);
+  it('exits 1 when no testcase matches a case of a DYNAMIC run, lists the cases outside it and says to create the run with them', async () => {
+    // a DYNAMIC run made before the cases it lacks (the service's selection is a snapshot of its query)
+    const dynamic = (
+      await setup.call('createTestRun', {
+        params: { project_id: projectId },
+        body: { title: 'Dynamic, then more cases', selection_type: 'DYNAMIC', dynamic_selection_filters: [{ field: 'id', operator: 'IN', values: caseIds.slice(10) }] },
+      })
+    ).data.test_run as { id: string };
+    const r = await tmsync(['results', 'push', '--test-run', dynamic.id, 'reports/surefire.xml']);
     expect(r.code).toBe(1);
     expect(r.err).toContain('4 cases are not in the run');
+    expect(r.err).toContain('Hint: the run is DYNAMIC');
+    expect(r.err).toContain('tmsync test-run create --title T --cases');
     expect(r.err).toContain('nothing was sent');
+  });
+
+  it('adds the cases a STATIC run lacks to its selection, keeping the results it holds, and says so', async () => {
+    const run = await createRun('Only case 11', caseIds.slice(10));
+    await writeFile(join(cwd, 'case-11.xml'), '<testsuite name="s"><testcase classname="s" name="DEMO-11 refunds"><failure message="no"/></testcase></testsuite>');
+    expect((await tmsync(['results', 'push', '--test-run', run.id, 'case-11.xml'])).code).toBe(0);
+    expect(await runStatuses(setup, projectId, run.id)).toEqual({ 'DEMO-11': 'FAILED' });
+    const r = await tmsync(['results', 'push', '--test-run', run.id, 'reports/surefire.xml']);
+    expect(r.code).toBe(0);
+    expect(r.err).toContain('Added 4 cases the run did not hold to its selection: DEMO-1, DEMO-2, DEMO-3, DEMO-4');
+    const after = await runStatuses(setup, projectId, run.id);
+    expect(Object.keys(after).sort()).toEqual(['DEMO-1', 'DEMO-11', 'DEMO-2', 'DEMO-3', 'DEMO-4']);
+    expect(after['DEMO-11']).toBe('FAILED');
   });
 
   it('fails the cases of a suite whose set-up failed, pushes not-run tests as Skipped, counts a bare testcase and lists a suite-level failure that maps to no case', async () => {

@@ -129,12 +129,18 @@ describe('pushResults against the emulator', () => {
     }
   });
 
-  it('reports the cases missing from the run and sends only the ones in it', async () => {
+  it('adds the cases a STATIC run lacks to its selection, reports them, and sends every result', async () => {
     const run = await createRun('Partial run', caseIds.slice(0, 4));
+    const dry = await pushResults({ client: setup, project, testcases: await loadJunitFiles(DIALECTS, FIXTURES), testRun: run.id, dryRun: true });
+    expect(dry.notInRun.map((n) => n.ref)).toEqual(['DEMO-5', 'DEMO-6', 'DEMO-7', 'DEMO-8', 'DEMO-9', 'DEMO-10', 'DEMO-11']);
+    expect(dry.notInRunHint).toContain('a dry run adds nothing');
     const result = await pushResults({ client: setup, project, testcases: await loadJunitFiles(DIALECTS, FIXTURES), testRun: run.id });
-    expect(result.rows.map((r) => r.humanId)).toEqual(['DEMO-1', 'DEMO-2', 'DEMO-3', 'DEMO-4']);
-    expect(result.notInRun.map((n) => n.ref)).toEqual(['DEMO-5', 'DEMO-6', 'DEMO-7', 'DEMO-8', 'DEMO-9', 'DEMO-10', 'DEMO-11']);
-    expect(await runStatuses(setup, project.id, run.id)).toEqual({ 'DEMO-1': 'PASSED', 'DEMO-2': 'FAILED', 'DEMO-3': 'FAILED', 'DEMO-4': 'SKIPPED' });
+    expect(result.addedToRun.map((n) => n.ref)).toEqual(['DEMO-5', 'DEMO-6', 'DEMO-7', 'DEMO-8', 'DEMO-9', 'DEMO-10', 'DEMO-11']);
+    expect(result.notInRun).toEqual([]);
+    expect(result.sentCaseIds).toHaveLength(11);
+    const statuses = await runStatuses(setup, project.id, run.id);
+    expect(statuses).toMatchObject({ 'DEMO-1': 'PASSED', 'DEMO-2': 'FAILED', 'DEMO-3': 'FAILED', 'DEMO-4': 'SKIPPED' });
+    expect(Object.keys(statuses)).toHaveLength(11);
   });
 
   it('creates a STATIC run holding exactly the matched cases for --new-run, then sets their statuses', async () => {

@@ -8,6 +8,7 @@ import { pushResults, type PushResultsResult } from '../../results/push-results.
 import { TmsyncError } from '../../errors.js';
 import { resolveProject } from '../../remote/resolve-project.js';
 import { cell, summary } from '../ci-output.js';
+import { ciRunMetadata, ciShard } from '../ci-env.js';
 import { safeInline, safeMessage } from '../../safe-text.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
@@ -41,6 +42,8 @@ interface ResultsPushOptions extends GlobalOptions {
   assignFailed?: string;
   /** close the run when every result was sent @default false */
   close?: boolean;
+  /** the CI job this push comes from (default: TMSYNC_SHARD, else the CI's job) */
+  shard?: string;
 }
 
 /**
@@ -49,6 +52,9 @@ interface ResultsPushOptions extends GlobalOptions {
  * Unmatched testcases and cases missing from the run are reported, not fatal.
  */
 export async function runResultsPush(options: ResultsPushOptions, io: CliIo): Promise<number> {
+  // the run `test-run create --env-file` handed to this job ($GITHUB_OUTPUT → env, a GitLab dotenv report)
+  const handed = (io.env.TMSYNC_TEST_RUN ?? '').trim();
+  if (options.testRun === undefined && options.newRun === undefined && handed !== '') options = { ...options, testRun: handed };
   if ((options.testRun === undefined) === (options.newRun === undefined)) {
     throw new TmsyncError('invalid_arguments', 'give exactly one of --test-run and --new-run', {
       hint: '--test-run DEMO-R-3 pushes into an existing run; --new-run "Nightly build 812" creates one holding the matched cases',
@@ -88,6 +94,7 @@ export async function runResultsPush(options: ResultsPushOptions, io: CliIo): Pr
       ...(options.environment !== undefined ? { environments: options.environment.flatMap((e) => e.split(',')).filter((e) => e.trim() !== '') } : {}),
       ...(options.assignFailed !== undefined ? { assignFailed: options.assignFailed } : {}),
       close: Boolean(options.close),
+      ...shardAndMetadata(options, io.env),
       signal: io.signal,
     });
   } finally {
@@ -106,6 +113,16 @@ export async function runResultsPush(options: ResultsPushOptions, io: CliIo): Pr
     return EXIT.FAILED;
   }
   return failedRows > 0 ? EXIT.FAILED : EXIT.OK;
+}
+
+/** --shard, else the CI job's (ci-env.ts); the CI's pipeline, commit and branch for a new run. */
+function shardAndMetadata(options: ResultsPushOptions, env: NodeJS.ProcessEnv): { shard?: string; metadata?: ReturnType<typeof ciRunMetadata> } {
+  if (options.shard !== undefined && options.shard.trim() === '') {
+    throw new TmsyncError('invalid_arguments', '--shard is empty', { hint: 'name the CI job the results come from, e.g. --shard "test 2/3"' });
+  }
+  const shard = options.shard?.trim() ?? ciShard(env);
+  const metadata = options.newRun !== undefined ? ciRunMetadata(env) : undefined;
+  return { ...(shard !== undefined ? { shard } : {}), ...(metadata ? { metadata } : {}) };
 }
 
 /** The job summary of a push: the run, the counts per status, and what was not sent. */
@@ -128,7 +145,9 @@ function pushSummary(result: PushResultsResult, testcaseCount: number): string {
   if (unsent) notes.push(`${unsent} results were NOT sent (${result.failedBatches.map((b) => b.error.code).join(', ')}); see the job log.`);
   if (result.unmatched.length) notes.push(`${result.unmatched.length} testcases named no test case.`);
   if (result.unknownCases.length) notes.push(`Unknown cases: ${result.unknownCases.map((u) => cell(u.ref)).join(', ')}.`);
+  if (result.addedToRun.length) notes.push(`Added to the run: ${result.addedToRun.map((n) => cell(n.ref)).join(', ')}.`);
   if (result.notInRun.length) notes.push(`Not in the run: ${result.notInRun.map((n) => cell(n.ref)).join(', ')}.`);
+  if (result.shard?.worseElsewhere) notes.push(`${result.shard.worseElsewhere} cases keep a worse outcome another shard pushed.`);
   if (result.assignedTo?.rows) notes.push(`Assigned ${result.assignedTo.rows} failed cases to ${cell(result.assignedTo.email ?? result.assignedTo.id)}.`);
   if (result.run.closed) notes.push('The run was closed.');
   if (result.run.notClosedReason) notes.push(`The run was left open: ${cell(result.run.notClosedReason)}.`);
@@ -158,6 +177,10 @@ function report(result: PushResultsResult, testcaseCount: number, given: CliIo, 
     io.stderr(`Dry run: would send ${result.rows.length} result${result.rows.length === 1 ? '' : 's'} to ${runName(result.run)}${counts ? ` (${counts})` : ''}; nothing was sent.`);
   } else {
     if (result.run.created) io.stderr(`Created test run ${runName(result.run)} with the matched cases.`);
+    if (result.addedToRun.length > 0) {
+      const n = result.addedToRun.length;
+      io.stderr(`Added ${n} case${n === 1 ? '' : 's'} the run did not hold to its selection: ${result.addedToRun.map((a) => a.ref).join(', ')}`);
+    }
     const sent = new Set(result.sentCaseIds);
     const sentCounts: Record<string, number> = {};
     for (const r of result.rows) if (sent.has(r.caseId)) sentCounts[r.status] = (sentCounts[r.status] ?? 0) + 1;
@@ -200,9 +223,21 @@ function report(result: PushResultsResult, testcaseCount: number, given: CliIo, 
   }
   if (result.notInRun.length > 0) {
     io.stderr(`${result.notInRun.length} case${result.notInRun.length === 1 ? ' is' : 's are'} not in the run, so ${result.notInRun.length === 1 ? 'its result was' : 'their results were'} not sent: ${result.notInRun.map((n) => n.ref).join(', ')}`);
+    if (result.notInRunHint) io.stderr(`  Hint: ${result.notInRunHint}`);
   }
+  if (result.shard) shardLines(result.shard, io);
   // last, where the eye lands: the run's page, when the service gave one (no line otherwise)
   if (result.run.url) io.stderr(`View run: ${result.run.url}`);
+}
+
+/** What --shard did: the shards the run's record names, and the rows that keep another shard's worse outcome. */
+function shardLines(shard: NonNullable<PushResultsResult['shard']>, io: { stderr: (t: string) => void }): void {
+  if (shard.damaged) io.stderr("Warning: the shards' record in the run's description was unreadable (edited by hand?) and was started afresh; earlier shards' outcomes are not in it.");
+  const n = shard.worseElsewhere;
+  io.stderr(
+    `Shard ${safeInline(shard.name)} of ${shard.shards.length} (${shard.shards.map(safeInline).join(', ')})` +
+      (n > 0 ? `: ${n} case${n === 1 ? ' keeps' : 's keep'} a worse outcome another shard pushed.` : '.'),
+  );
 }
 
 /** A mapping file: YAML or JSON object of JUnit name → case ref (or list of refs). */
