@@ -1,6 +1,8 @@
 import { TmsyncError } from '../errors.js';
 import type { LookupEntry } from '../api/resources.js';
+import type { AutomationIndex } from '../test-patterns.js';
 import { OUTCOMES as JUNIT_OUTCOMES, type Outcome as JunitOutcome, type TagLevel, type TestRecord as JunitTestcase } from './record.js';
+import { testKeys } from './test-key.js';
 
 /**
  * Pure mapping of report records (JUnit testcases, Cucumber scenarios: record.ts) to service test
@@ -9,14 +11,16 @@ import { OUTCOMES as JUNIT_OUTCOMES, type Outcome as JunitOutcome, type TagLevel
  * How a record finds its case(s), first rule that gives an answer wins:
  * 1. the mapping file: key `<classname>.<name>`, then `<name>` (a Cucumber scenario's classname is
  *    its feature's name);
- * 2. a Cucumber scenario's id tag (`@SHOP-12`, or `@tc:SHOP-12` with the id tag prefix `tc:`): those
+ * 2. the `automation:` key of the repository's case files (its tests by `testKeys`, `*` patterns:
+ *    src/test-patterns.ts); a test it names only in cases without an id yet stays unmatched;
+ * 3. a Cucumber scenario's id tag (`@SHOP-12`, or `@tc:SHOP-12` with the id tag prefix `tc:`): those
  *    of its Examples first (an outline expanded one case per row), else its own; a Feature's or
  *    Rule's id tag names no case;
- * 3. a `<property name="test_case" value="SHOP-12"/>` (several refs separated by commas or spaces);
- * 4. human ids in the name, else in the classname (`SHOP-12`; with a known project prefix also
+ * 4. a `<property name="test_case" value="SHOP-12"/>` (several refs separated by commas or spaces);
+ * 5. human ids in the name, else in the classname (`SHOP-12`; with a known project prefix also
  *    `SHOP_12`, the only spelling a Java or Python identifier allows, and ids of other prefixes —
  *    ticket keys such as `JIRA-7` — are ignored); a Cucumber scenario's name only;
- * 5. a Cucumber scenario's feature path and name, as looked up on the service (scenario-names.ts).
+ * 6. a Cucumber scenario's feature path and name, as looked up on the service (scenario-names.ts).
  * A record naming several cases reports to each of them.
  */
 
@@ -29,6 +33,8 @@ export type ResultMapping = Record<string, string | string[]>;
 interface MapResultsOptions {
   /** from `--mapping FILE`; wins over properties and names */
   mapping?: ResultMapping;
+  /** the repository's `automation:` keys: after the mapping file, before tags, properties and names */
+  automation?: AutomationIndex;
   /** the project's `human_id_prefix`; narrows name matching to this project's ids */
   prefix?: string;
   /** what a Cucumber id tag holds between `@` and the human id (`tc:` for `@tc:SHOP-12`) @default '' */
@@ -91,6 +97,11 @@ export function refsOf(tc: JunitTestcase, options: MapResultsOptions = {}): stri
   if (mapping) {
     const fromMapping = mapping[`${tc.classname}.${tc.name}`] ?? mapping[tc.name];
     if (fromMapping !== undefined) return normalizeRefs(Array.isArray(fromMapping) ? fromMapping : [fromMapping]);
+  }
+  if (options.automation) {
+    const named = options.automation.match(testKeys(tc));
+    // named only by cases not applied yet: unmatched (the push says which files)
+    if (named.length > 0) return normalizeRefs(named.flatMap((c) => (c.id !== undefined ? [c.id] : [])));
   }
   if (tc.gherkin) {
     const tagged = idTagRefs(tc.gherkin.tags, options.idTagPrefix ?? '', prefix);
