@@ -111,7 +111,10 @@ describe('automation: in case files, results push through it, and tmsync coverag
     runRef = run.human_id;
     runId = run.id;
 
+    await writeFile(join(root, 'cases/Checkout/broken.yaml'), 'title: Broken\nautomation:\n  tests: com.shop.Broken.test\n');
     const r = await tmsync(root, 'results', 'push', '--test-run', runRef, 'reports/junit.xml');
+    await rm(join(root, 'cases/Checkout/broken.yaml'));
+    expect(r.err).toContain('Warning: 1 case file with problems was left out of the `automation:` mapping (cases/Checkout/broken.yaml); run `tmsync validate`.');
     expect(r.err).toContain('Pushed 2 of 2 results from 5 testcases');
     expect(r.code).toBe(0);
     expect(r.err).toContain('2 testcases named no test case');

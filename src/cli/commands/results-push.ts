@@ -73,7 +73,7 @@ export async function runResultsPush(options: ResultsPushOptions, io: CliIo): Pr
   const target = await loadTarget(options, io, { clientOptions: options.multipart ? { multipartRunCases: true } : {} });
   let result: PushResultsResult;
   try {
-    const automation = await automationIndex(target);
+    const automation = await automationIndex(target, io);
     const project = await resolveProject(target.client, target.projectRef);
     result = await pushResults({
       client: target.client,
@@ -217,9 +217,14 @@ function report(result: PushResultsResult, testcaseCount: number, given: CliIo, 
  * The `automation:` keys of the repository tmsync.yaml belongs to (docs/automation.md); none
  * without a tmsync.yaml, or when no case file has one.
  */
-async function automationIndex(target: { configFile?: string; root: string; config: Parameters<typeof loadAutomatedCases>[1] }): Promise<AutomationIndex | undefined> {
+async function automationIndex(target: { configFile?: string; root: string; config: Parameters<typeof loadAutomatedCases>[1] }, io: CliIo): Promise<AutomationIndex | undefined> {
   if (target.configFile === undefined) return undefined;
-  const { cases } = await loadAutomatedCases(target.root, target.config);
+  const { cases, problems } = await loadAutomatedCases(target.root, target.config);
+  const files = [...new Set(problems.map((p) => p.file))];
+  if (files.length > 0) {
+    // their tests stay unmatched rather than failing the push; validate says what is wrong
+    io.stderr(`Warning: ${files.length} case file${files.length === 1 ? '' : 's'} with problems ${files.length === 1 ? 'was' : 'were'} left out of the \`automation:\` mapping (${files.slice(0, 5).join(', ')}${files.length > 5 ? ', …' : ''}); run \`tmsync validate\`.`);
+  }
   return cases.length > 0 ? buildAutomationIndex(cases) : undefined;
 }
 
