@@ -97,7 +97,8 @@ export async function runCoverage(options: CoverageCliOptions, io: CliIo): Promi
     io.stdout(output);
   }
   if (format !== 'text') io.stderr(headline(result));
-  await summary(io, markdown(result, failOn));
+  // the annotation and Code Quality runs are a second run beside the report: one summary section is enough
+  if (format !== 'github' && format !== 'gitlab') await summary(io, markdown(result, failOn));
   if (failed) {
     const what = Object.entries(failures).map(([k, n]) => `${n} ${k}`).join(', ');
     io.stderr(`Error: coverage check failed (--fail-on): ${what}.`);
