@@ -52,6 +52,16 @@ describe('the coverage examples of examples/ci', () => {
     expect(await readFile(join(repo, 'coverage.md'), 'utf8')).toContain('| unproven-cases | 0 | passed |');
   });
 
+  it('on GitHub Actions, the report run appends the coverage to the job summary and the annotation run adds nothing', async () => {
+    const file = join(repo, 'summary.md');
+    await writeFile(file, '');
+    const env = { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: file };
+    expect((await runCli(['coverage', 'reports/junit.xml', '--format', 'github'], { cwd: repo, env })).code).toBe(0);
+    expect(await readFile(file, 'utf8')).toBe('');
+    expect((await runCli(['coverage', 'reports/junit.xml', '--fail-on', 'unproven-cases'], { cwd: repo, env })).code).toBe(0);
+    expect(await readFile(file, 'utf8')).toContain('### tmsync coverage\n\n**1 of 1 cases automated, 1 tests in the reports; 0 unproven-cases, 0 unmapped-tests, 0 missing-tests.**');
+  });
+
   it('automation-gitlab.yml has jobs GitLab accepts, and its coverage commands run and pass', async () => {
     const ci = parse(await readFile(new URL('automation-gitlab.yml', root), 'utf8')) as Record<string, Record<string, unknown>>;
     const stages = ci.stages as unknown as string[];
