@@ -62,6 +62,19 @@ describe('the coverage examples of examples/ci', () => {
     expect(await readFile(file, 'utf8')).toContain('### tmsync coverage\n\n**1 of 1 cases automated, 1 tests in the reports; 0 unproven-cases, 0 unmapped-tests, 0 missing-tests.**');
   });
 
+  it('refuses a repository with errors, listing them as validate does', async () => {
+    const broken = join(repo, 'cases/Checkout/broken.yaml');
+    await writeFile(broken, 'title: Broken\nautomation:\n  tests: com.shop.Broken\n');
+    try {
+      const r = await runCli(['coverage'], { cwd: repo, env: {} });
+      expect(r.code).toBe(1);
+      expect(r.err).toContain('cases/Checkout/broken.yaml:3:10 `tests` must be a list, not a text');
+      expect(r.err).toContain('Error: the tests repository has 1 problem');
+    } finally {
+      await rm(broken);
+    }
+  });
+
   it('automation-gitlab.yml has jobs GitLab accepts, and its coverage commands run and pass', async () => {
     const ci = parse(await readFile(new URL('automation-gitlab.yml', root), 'utf8')) as Record<string, Record<string, unknown>>;
     const stages = ci.stages as unknown as string[];

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { TmsyncError, type Problem } from '../../errors.js';
+import { formatProblem, TmsyncError, type Problem } from '../../errors.js';
 import { resolveProject } from '../../remote/resolve-project.js';
 import { REPORT_FORMAT_OPTIONS, type ReportFormatOption } from '../../results/report-formats.js';
 import { safeInline } from '../../safe-text.js';
@@ -71,12 +71,12 @@ export async function runCoverage(options: CoverageCliOptions, io: CliIo): Promi
   const base: CoverageOptions = { root, config, reports: options.args, cwd: options.cwd, format: reportFormat, load: envTuning(io.env).load, ...(io.signal ? { signal: io.signal } : {}) };
   let result: CoverageResult;
   if (options.testRun === undefined) {
-    result = await coverageOfRepository(base);
+    result = await withProblemsShown(coverageOfRepository(base), io);
   } else {
     const target = await loadTarget(options, io);
     try {
       const project = await resolveProject(target.client, target.projectRef);
-      result = await coverageOfRepository({ ...base, testRun: options.testRun, client: target.client, projectId: project.id, prefix: project.humanIdPrefix });
+      result = await withProblemsShown(coverageOfRepository({ ...base, testRun: options.testRun, client: target.client, projectId: project.id, prefix: project.humanIdPrefix }), io);
     } finally {
       await target.close();
     }
@@ -105,6 +105,18 @@ export async function runCoverage(options: CoverageCliOptions, io: CliIo): Promi
     return EXIT.FAILED;
   }
   return EXIT.OK;
+}
+
+/** A repository with errors: its problems listed as `validate` lists them, then the error. */
+async function withProblemsShown<T>(work: Promise<T>, io: CliIo): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (err instanceof TmsyncError && err.code === 'invalid_repository') {
+      for (const p of (err.details?.problems ?? []) as Problem[]) io.stderr(formatProblem(p));
+    }
+    throw err;
+  }
 }
 
 function render(format: OutputFormat, result: CoverageResult, findings: Problem[], ctx: { root: string; cwd: string; env: NodeJS.ProcessEnv; failOn: CoverageKind[]; failed: boolean }): string {
