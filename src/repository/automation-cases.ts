@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ioError, type Problem } from '../errors.js';
 import type { DesiredCase } from '../model.js';
@@ -8,6 +8,17 @@ import type { TmsyncConfig } from './config.js';
 import { isParsedItems, parseBytes } from './parse-files.js';
 import { decodeText } from './text-file.js';
 import { walkCasesDir } from './walk.js';
+
+const WORD = Buffer.from('automation');
+
+/** Whether the file may hold the key: the word in its bytes (UTF-8), or in its text when it is UTF-16. */
+function mayHoldAutomation(bytes: Buffer): boolean {
+  if (bytes.includes(WORD)) return true;
+  const utf16 = bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
+  if (!utf16) return false;
+  const decoded = decodeText(bytes);
+  return !('problem' in decoded) && decoded.decoded.text.includes('automation');
+}
 
 /** The cases of a loaded repository that name automated tests (`automation:`), in file order. */
 export function automatedCasesOf(cases: readonly DesiredCase[]): AutomatedCase[] {
@@ -37,12 +48,12 @@ export async function loadAutomatedCases(root: string, config: TmsyncConfig): Pr
   for (const rel of (walked?.dirs ?? []).flatMap((d) => d.caseFiles)) {
     let bytes: Buffer;
     try {
-      bytes = await readFile(join(root, rel));
+      // synchronous on purpose, as parse-files.ts reads: thousands of small files, most skipped
+      bytes = readFileSync(join(root, rel));
     } catch (err) {
       throw ioError(err, 'read', rel);
     }
-    const decoded = decodeText(bytes);
-    if ('problem' in decoded || !decoded.decoded.text.includes('automation')) continue;
+    if (!mayHoldAutomation(bytes)) continue;
     const r = parseBytes({ kind: 'case', rel }, bytes, config.gherkin ? { gherkin: config.gherkin } : {});
     problems.push(...r.problems.filter((p) => p.severity !== 'warning'));
     // a `.feature` scenario has no place for the key: only single-case files hold one
