@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, loadRepository } from '../../src/repository/index.js';
@@ -64,10 +65,13 @@ describe('automation: in a case file', () => {
       'cases/A/broken.yaml': 'title: Broken\nautomation:\n  tests: com.shop.Broken\n',
       'cases/A/plain.yaml': 'id: SHOP-3\ntitle: [not, a, title]\n',
     });
+    // a UTF-16 file holds the word in other bytes: it is decoded first
+    await writeFile(join(root, 'cases/A/wide.yaml'), Buffer.from('\ufeffid: SHOP-4\ntitle: Wide\nautomation:\n  tests: [com.shop.Wide.test]\n', 'utf16le'));
     const { cases, problems } = await loadAutomatedCases(root, config);
     expect(cases).toEqual([
       { file: 'cases/A/new.yaml', title: 'New', tests: ['com.shop.New.works'], line: 2 },
       { id: 'SHOP-1', file: 'cases/A/pay.yaml', title: 'Pay', tests: ['com.shop.Pay.card'], line: 3 },
+      { id: 'SHOP-4', file: 'cases/A/wide.yaml', title: 'Wide', tests: ['com.shop.Wide.test'], line: 3 },
     ]);
     // the plain file was not parsed: its broken title is not reported
     expect(problems.map((p) => `${p.file} ${p.code}`)).toEqual(['cases/A/broken.yaml wrong_type']);
