@@ -224,6 +224,7 @@ function suiteRefs(
       if (key.startsWith(`${suite}.`)) refs.push(...normalizeRefs(Array.isArray(value) ? value : [value]));
     }
   }
+  if (options.automation && suite !== '') refs.push(...suiteAutomationRefs(suite, options.automation));
   refs.push(...findHumanIds(suite, prefix));
   for (const tc of entry.suiteLevel?.members ?? []) refs.push(...refsOfTestcase(tc));
   if (suite !== '') for (const tc of byClassname.get(suite) ?? []) refs.push(...refsOfTestcase(tc));
@@ -234,6 +235,22 @@ function suiteRefs(
     seen.add(key);
     return true;
   });
+}
+
+/**
+ * The applied cases whose `automation:` names the suite or a test in it, as the mapping file's
+ * `<suite>.<name>` keys do: an entry `<suite>.…`, or a pattern whose text before its first `*`
+ * agrees with `<suite>.` (`com.shop.Refund*` for the suite `com.shop.RefundTest`).
+ */
+function suiteAutomationRefs(suite: string, index: AutomationIndex): string[] {
+  const inSuite = `${suite}.`;
+  const named = (entry: string): boolean => {
+    const star = entry.indexOf('*');
+    if (star < 0) return entry === suite || entry.startsWith(inSuite);
+    const lead = entry.slice(0, star);
+    return inSuite.startsWith(lead) || lead.startsWith(inSuite);
+  };
+  return index.cases.filter((c) => c.id !== undefined && c.tests.some(named)).map((c) => c.id!);
 }
 
 /** Default run status names per outcome (looked up by name or alias, case-insensitive). */

@@ -223,3 +223,18 @@ describe('the automation: key of case files', () => {
     expect(mapResults([t], { automation: index }).unmatched).toEqual([t]);
   });
 });
+
+describe('a suite-level failure and the automation: key', () => {
+  it('fails the applied cases whose automation: names a test of the suite, by name or pattern', () => {
+    const index = buildAutomationIndex([
+      { id: 'SHOP-1', file: 'cases/A/one.yaml', title: 'one', tests: ['com.shop.RefundTest.full'] },
+      { id: 'SHOP-2', file: 'cases/A/two.yaml', title: 'two', tests: ['com.shop.Refund*'] },
+      { id: 'SHOP-3', file: 'cases/A/three.yaml', title: 'three', tests: ['com.shop.RefundTestOther.x', 'com.shop.Pay*'] },
+      { file: 'cases/A/new.yaml', title: 'new', tests: ['com.shop.RefundTest.partial'] },
+    ]);
+    const suite = tc({ name: 'com.shop.RefundTest', outcome: 'error', suiteLevel: { members: [] } });
+    const mapped = mapResults([suite], { automation: index });
+    expect(mapped.cases.map((c) => `${c.ref} ${c.outcome}`)).toEqual(['SHOP-1 error', 'SHOP-2 error']);
+    expect(mapped.unmatched).toEqual([]);
+  });
+});
