@@ -85,3 +85,12 @@ export { planRepository, type PlanRepositoryOptions, type PlanRepositoryResult }
 export { applyRepository, type ApplyRepositoryOptions, type ApplyRepositoryResult } from './usecases/apply-repository.js';
 export { pullRepository, type PullRepositoryOptions, type PullRepositoryResult } from './usecases/pull-repository.js';
 export { readRepository, type ReadRepositoryOptions, type RepositoryRead } from './usecases/read-repository.js';
+export {
+  computeCoverage,
+  coverageOfRepository,
+  COVERAGE_KINDS,
+  type CoverageKind,
+  type CoverageOptions,
+  type CoverageResult,
+} from './usecases/coverage.js';
+export { buildAutomationIndex, matchesTest, type AutomatedCase, type AutomationIndex } from './test-patterns.js';

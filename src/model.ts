@@ -85,6 +85,8 @@ export interface DesiredCase {
   id?: string;
   /** `source:` as written: where `tmsync import` took the case from (`testrail:C123`); local, never sent */
   source?: string;
+  /** `automation:` as written: the automated tests that prove the case (`src/test-patterns.ts`); local, never sent */
+  automation?: { tests: string[] };
   title: string;
   fields: DesiredCaseFields;
   /** 1-based line of each top-level key (`title`, `steps`, …) for messages */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { PlanFileSchema } from '../plan/plan-file.js';
 import { REPORT_FORMAT_NAMES } from '../results/report-formats.js';
 import { OUTPUT_FORMAT_VERSION } from './json.js';
+import { COVERAGE_KINDS } from '../usecases/coverage.js';
 
 /**
  * The `--json` documents of the commands, as zod schemas: the source of schemas/output/*.schema.json
@@ -48,6 +49,9 @@ const executionRun = z.looseObject({
   id: executionId,
   url: webUrl.optional().meta({ description: "the run's page in the service's web UI, when the service's answer gave one" }),
 });
+
+/** A case of the repository a coverage finding is about: its file and the line of the key concerned. */
+const coverageCase = z.looseObject({ file: z.string(), line: z.number().int(), id: z.string().optional(), title: z.string() });
 
 export const outputSchemas = {
   error: doc('every command under --json when it fails (also usage errors): stdout holds this, stderr the message', {
@@ -182,6 +186,27 @@ export const outputSchemas = {
     /** the format each report file was read as, in the order given */
     formats: z.array(z.enum(REPORT_FORMAT_NAMES)).optional(),
     ok: z.boolean(),
+  }),
+  coverage: doc('`tmsync coverage --format json` (or --json)', {
+    cases: z.number().int(),
+    automated: z.number().int().meta({ description: "cases whose automation type is the service's automated one" }),
+    tests: z.number().int().optional().meta({ description: 'tests read from the reports; absent without reports' }),
+    run: z.looseObject({ id: z.string(), human_id: z.string().optional(), title: z.string(), cases: z.number().int() }).optional(),
+    checked: z.array(z.enum(COVERAGE_KINDS)).meta({ description: 'the kinds the inputs allowed to compute: unmapped and missing tests need reports, unexecuted cases --test-run' }),
+    unproven_cases: z.array(coverageCase),
+    unmapped_tests: z.array(
+      z.looseObject({
+        test: z.string(),
+        report: z.string(),
+        not_applied: z.array(z.string()).optional().meta({ description: 'case files without an id yet whose `automation:` names the test' }),
+      }),
+    ),
+    missing_tests: z.array(coverageCase.extend({ test: z.string() })),
+    unexecuted_cases: z.array(
+      z.looseObject({ id: z.string(), human_id: z.string().optional(), title: z.string(), status: z.string(), file: z.string().optional(), line: z.number().int().optional() }),
+    ),
+    fail_on: z.array(z.enum(COVERAGE_KINDS)),
+    ok: z.boolean().meta({ description: 'false when a kind --fail-on names has findings (the exit status is 1)' }),
   }),
   'run-trigger': doc('`tmsync run trigger --json` (without --wait only `run`)', {
     run: executionRun,

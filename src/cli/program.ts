@@ -240,6 +240,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .description(
       'map the results of a JUnit XML, TestNG, Robot Framework, Cucumber JSON, Cucumber messages, CTRF or Playwright JSON report to test cases and set their statuses in a test run. ' +
         'A testcase maps to a case by, in order: the --mapping file (classname.name, then name; a scenario\'s classname is its feature), ' +
+        'a case file\'s `automation:` key (its tests by name, * a wildcard), ' +
         'a scenario\'s id tag (@SHOP-12; an Examples\' tag first), a `test_case` property (human ids or ids), ' +
         'a tag that is a human id (TestNG group, Robot/CTRF/Playwright tag), a human id in its name or classname (SHOP-12, also written SHOP_12), and for a scenario its feature path and name; ' +
         'testcases that map to nothing are listed, not sent',
@@ -318,6 +319,21 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .requiredOption('--prefix <prefix>', 'the human id prefix of its items (SHOP → SHOP-12): 1 to 10 upper-case letters or digits, starting with a letter')
     .option('--description <text>', 'description', '')
     .action(lazy(async () => (await import('./commands/project.js')).runProjectCreate));
+
+  program
+    .command('coverage')
+    .description(
+      'how cases and automated tests are linked (docs/automation.md): automated cases no test proves (unproven-cases), ' +
+        'tests that map to no case (unmapped-tests, needs reports), `automation:` entries the reports do not contain (missing-tests, needs reports), ' +
+        'cases a run has not executed (unexecuted-cases, needs --test-run); offline unless --test-run is given',
+    )
+    .argument('[reports...]', 'test reports in any format `results push` reads')
+    .option('--test-run <id>', "a test run (id or human id): its cases still untested are listed (reads the service)")
+    .option('--fail-on <kinds>', 'exit 1 when any of these kinds has findings: unproven-cases, unmapped-tests, missing-tests, unexecuted-cases; repeatable, or comma-separated', collect)
+    .addOption(new Option('--format <format>', 'text; markdown (a pull-request comment); json; github (annotations on the case files); gitlab (a Code Quality report)').choices(['text', 'markdown', 'json', 'github', 'gitlab']).default('text'))
+    .addOption(new Option('--report-format <format>', "the reports' format; auto tells each file's from its content").choices(REPORT_FORMAT_OPTIONS).default('auto'))
+    .option('--out <file>', 'write the output to this file instead of stdout')
+    .action(lazy(async () => (await import('./commands/coverage.js')).runCoverage));
 
   program
     .command('serve')
@@ -426,6 +442,13 @@ export const EXAMPLES: Record<string, string[]> = {
     'tmsync test-run create --title "Checkout nightly" --cases Checkout/Payment --json',
   ],
   'test-run close': ['tmsync test-run close DEMO-R-4', 'tmsync test-run close   # the run TMSYNC_TEST_RUN names'],
+  coverage: [
+    'tmsync coverage',
+    'tmsync coverage reports/*.xml --fail-on unmapped-tests,unproven-cases',
+    'tmsync coverage reports/*.xml --format github',
+    'tmsync coverage reports/*.xml --format gitlab --out gl-code-quality-report.json',
+    'tmsync coverage --test-run DEMO-R-3 --fail-on unexecuted-cases --format markdown --out coverage.md',
+  ],
   'test-plan': ['tmsync test-plan create --title "Release 2.4"'],
   'test-plan create': ['tmsync test-plan create --title "Release 2.4" --start 2026-12-01 --end 2026-12-15'],
   'test-plan get': ['tmsync test-plan get DEMO-P-2 --json'],

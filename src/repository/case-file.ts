@@ -107,6 +107,7 @@ function caseFromInput(file: string, input: TestCaseInput, map: SourceMap, probl
     ...(input.id !== undefined ? { id: input.id } : {}),
     // `tmsync export` writes it out as the case's identity in the tool it came from
     ...(input.source !== undefined ? { source: input.source } : {}),
+    ...(input.automation !== undefined ? { automation: { tests: input.automation.tests } } : {}),
     title: input.title,
     fields,
     lines: map.keyLines(),

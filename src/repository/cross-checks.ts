@@ -131,5 +131,34 @@ export function crossFileProblems(input: CrossCheckInput): Problem[] {
       });
     }
   }
+  problems.push(...automationProblems(input.cases));
+  return problems;
+}
+
+/**
+ * One test named by the `automation:` of two cases (the same name, or the same pattern): its
+ * result would go to both, which is rarely meant. A warning, as a test may prove two cases.
+ */
+function automationProblems(cases: readonly Parsed<DesiredCase>[]): Problem[] {
+  const problems: Problem[] = [];
+  const first = new Map<string, DesiredCase>();
+  for (const { item } of cases) {
+    for (const entry of new Set(item.automation?.tests ?? [])) {
+      const prev = first.get(entry);
+      if (!prev) {
+        first.set(entry, item);
+        continue;
+      }
+      problems.push({
+        file: item.file,
+        line: item.lines.automation ?? 1,
+        col: 1,
+        code: 'duplicate_automation_test',
+        message: `\`automation.tests\` names \`${entry}\`, which ${prev.file}:${prev.lines.automation ?? 1} names too; its results would go to both cases`,
+        hint: 'keep the test in the case it proves; a test that proves both may stay (this is a warning)',
+        severity: 'warning',
+      });
+    }
+  }
   return problems;
 }

@@ -141,6 +141,24 @@ const sourceSchema = (kind: string) =>
     .meta({ description: `where the ${kind} was imported from (\`testrail:C123\`, \`xray:CALC-7\`): a newer \`tmsync import\` of the same tool updates this file. Local to the repository: never sent to the service` })
     .optional();
 
+/** `automation:` of a case: the automated tests that prove it. Local, never sent (docs/automation.md). */
+const automationSchema = z
+  .strictObject({
+    tests: z
+      .array(
+        z
+          .string()
+          .regex(NOT_BLANK, 'must not be empty')
+          .meta({ description: 'a test as the reports name it: `classname.name`, `name` or `file > suite > name`; `*` stands for any run of characters' }),
+      )
+      .meta({ description: 'the automated tests that prove this case; `results push` maps their results to it before names and properties' }),
+  })
+  .meta({
+    description:
+      'the automated tests that prove this case (`tests: [com.shop.CheckoutTest.paysWithCard, "checkout.spec.ts > pays with card"]`). Local to the repository: never sent to the service, never in a plan',
+  })
+  .optional();
+
 export const testCaseSchema = z
   .strictObject({
     id: z
@@ -151,6 +169,7 @@ export const testCaseSchema = z
     title: title('the title; unique within its folder for cases without id'),
     ...caseFieldShape(),
     source: sourceSchema('case'),
+    automation: automationSchema,
   })
   .meta({ title: 'tmsync test case', description: 'One test case of a tmsync tests repository (cases/**/*.yaml).' });
 

@@ -1,6 +1,8 @@
 import { TmsyncError } from '../errors.js';
 import type { LookupEntry } from '../api/resources.js';
+import type { AutomationIndex } from '../test-patterns.js';
 import { OUTCOMES as JUNIT_OUTCOMES, type Outcome as JunitOutcome, type TagLevel, type TestRecord as JunitTestcase } from './record.js';
+import { testKeys } from './test-key.js';
 
 /**
  * Pure mapping of report records (JUnit testcases, Cucumber scenarios: record.ts) to service test
@@ -9,14 +11,16 @@ import { OUTCOMES as JUNIT_OUTCOMES, type Outcome as JunitOutcome, type TagLevel
  * How a record finds its case(s), first rule that gives an answer wins:
  * 1. the mapping file: key `<classname>.<name>`, then `<name>` (a Cucumber scenario's classname is
  *    its feature's name);
- * 2. a Cucumber scenario's id tag (`@SHOP-12`, or `@tc:SHOP-12` with the id tag prefix `tc:`): those
+ * 2. the `automation:` key of the repository's case files (its tests by `testKeys`, `*` patterns:
+ *    src/test-patterns.ts); a test it names only in cases without an id yet stays unmatched;
+ * 3. a Cucumber scenario's id tag (`@SHOP-12`, or `@tc:SHOP-12` with the id tag prefix `tc:`): those
  *    of its Examples first (an outline expanded one case per row), else its own; a Feature's or
  *    Rule's id tag names no case;
- * 3. a `<property name="test_case" value="SHOP-12"/>` (several refs separated by commas or spaces);
- * 4. human ids in the name, else in the classname (`SHOP-12`; with a known project prefix also
+ * 4. a `<property name="test_case" value="SHOP-12"/>` (several refs separated by commas or spaces);
+ * 5. human ids in the name, else in the classname (`SHOP-12`; with a known project prefix also
  *    `SHOP_12`, the only spelling a Java or Python identifier allows, and ids of other prefixes —
  *    ticket keys such as `JIRA-7` — are ignored); a Cucumber scenario's name only;
- * 5. a Cucumber scenario's feature path and name, as looked up on the service (scenario-names.ts).
+ * 6. a Cucumber scenario's feature path and name, as looked up on the service (scenario-names.ts).
  * A record naming several cases reports to each of them.
  */
 
@@ -29,6 +33,8 @@ export type ResultMapping = Record<string, string | string[]>;
 interface MapResultsOptions {
   /** from `--mapping FILE`; wins over properties and names */
   mapping?: ResultMapping;
+  /** the repository's `automation:` keys: after the mapping file, before tags, properties and names */
+  automation?: AutomationIndex;
   /** the project's `human_id_prefix`; narrows name matching to this project's ids */
   prefix?: string;
   /** what a Cucumber id tag holds between `@` and the human id (`tc:` for `@tc:SHOP-12`) @default '' */
@@ -91,6 +97,11 @@ export function refsOf(tc: JunitTestcase, options: MapResultsOptions = {}): stri
   if (mapping) {
     const fromMapping = mapping[`${tc.classname}.${tc.name}`] ?? mapping[tc.name];
     if (fromMapping !== undefined) return normalizeRefs(Array.isArray(fromMapping) ? fromMapping : [fromMapping]);
+  }
+  if (options.automation) {
+    const named = options.automation.match(testKeys(tc));
+    // named only by cases not applied yet: unmatched (the push says which files)
+    if (named.length > 0) return normalizeRefs(named.flatMap((c) => (c.id !== undefined ? [c.id] : [])));
   }
   if (tc.gherkin) {
     const tagged = idTagRefs(tc.gherkin.tags, options.idTagPrefix ?? '', prefix);
@@ -213,6 +224,7 @@ function suiteRefs(
       if (key.startsWith(`${suite}.`)) refs.push(...normalizeRefs(Array.isArray(value) ? value : [value]));
     }
   }
+  if (options.automation && suite !== '') refs.push(...suiteAutomationRefs(suite, options.automation));
   refs.push(...findHumanIds(suite, prefix));
   for (const tc of entry.suiteLevel?.members ?? []) refs.push(...refsOfTestcase(tc));
   if (suite !== '') for (const tc of byClassname.get(suite) ?? []) refs.push(...refsOfTestcase(tc));
@@ -223,6 +235,22 @@ function suiteRefs(
     seen.add(key);
     return true;
   });
+}
+
+/**
+ * The applied cases whose `automation:` names the suite or a test in it, as the mapping file's
+ * `<suite>.<name>` keys do: an entry `<suite>.…`, or a pattern whose text before its first `*`
+ * agrees with `<suite>.` (`com.shop.Refund*` for the suite `com.shop.RefundTest`).
+ */
+function suiteAutomationRefs(suite: string, index: AutomationIndex): string[] {
+  const inSuite = `${suite}.`;
+  const named = (entry: string): boolean => {
+    const star = entry.indexOf('*');
+    if (star < 0) return entry === suite || entry.startsWith(inSuite);
+    const lead = entry.slice(0, star);
+    return inSuite.startsWith(lead) || lead.startsWith(inSuite);
+  };
+  return index.cases.filter((c) => c.id !== undefined && c.tests.some(named)).map((c) => c.id!);
 }
 
 /** Default run status names per outcome (looked up by name or alias, case-insensitive). */

@@ -9,6 +9,8 @@ import { ApiError } from '../remote/api-error.js';
 import type { TmsClient } from '../remote/client.js';
 import { flattenFolders } from '../remote/fetch-state.js';
 import type { Outcome as JunitOutcome, TestRecord as JunitTestcase } from './record.js';
+import type { AutomationIndex } from '../test-patterns.js';
+import { testKeys } from './test-key.js';
 import { matchScenarioNames, type NamedCase } from './scenario-names.js';
 import { readLedger, severity, shardNames, withShard, writeLedger, worstOverShards, holdsShard, type ShardLedger } from './shard-ledger.js';
 import {
@@ -65,6 +67,8 @@ interface PushResultsOptions {
   /** --new-run: where the run was made (pipeline, commit, branch), written into its description */
   metadata?: RunMetadata;
   mapping?: ResultMapping;
+  /** the repository's `automation:` keys (map-results.ts): tried after the mapping file */
+  automation?: AutomationIndex;
   /** what a Cucumber id tag holds between `@` and the human id (`tc:` for `@tc:SHOP-12`) @default '' */
   idTagPrefix?: string;
   /** outcome → run status name or alias */
@@ -121,7 +125,7 @@ export interface PushResultsResult {
    * testcases that named no case; `suiteLevel` marks a suite's own failure or error whose suite
    * maps to no case (`name` is then the suite's name and `message` what failed)
    */
-  unmatched: { name: string; classname: string; report: string; outcome: JunitOutcome; suiteLevel?: true; message?: string; ambiguous?: string[] }[];
+  unmatched: { name: string; classname: string; report: string; outcome: JunitOutcome; suiteLevel?: true; message?: string; ambiguous?: string[]; notApplied?: string[] }[];
   /** refs the service does not know (no case with that id or human id) */
   unknownCases: { ref: string; testcases: number }[];
   /** known cases that are not in the run (--test-run), with what to do about them */
@@ -186,7 +190,7 @@ export async function pushResults(options: PushResultsOptions): Promise<PushResu
     unmatched: mapped.unmatched.map((t) =>
       t.suiteLevel
         ? { name: t.name, classname: t.classname, report: t.report, outcome: t.outcome, suiteLevel: true as const, ...(t.message ? { message: t.message } : {}) }
-        : { name: t.name, classname: t.classname, report: t.report, outcome: t.outcome, ...(ambiguous.has(t) ? { ambiguous: ambiguous.get(t)! } : {}) },
+        : { name: t.name, classname: t.classname, report: t.report, outcome: t.outcome, ...(ambiguous.has(t) ? { ambiguous: ambiguous.get(t)! } : {}), ...notApplied(options.automation, t) },
     ),
     unknownCases,
     notInRun,
@@ -217,7 +221,7 @@ async function mapWithNames(
   options: PushResultsOptions,
   resolved: Map<string, ResolvedCase>,
 ): Promise<{ mapped: ReturnType<typeof mapResults>; ambiguous: ReadonlyMap<JunitTestcase, string[]> }> {
-  const base = { mapping: options.mapping, prefix: options.project.humanIdPrefix, idTagPrefix: options.idTagPrefix };
+  const base = { mapping: options.mapping, automation: options.automation, prefix: options.project.humanIdPrefix, idTagPrefix: options.idTagPrefix };
   const first = mapResults(options.testcases, base);
   const unnamed = first.unmatched.filter((t) => t.gherkin !== undefined && !t.suiteLevel);
   if (unnamed.length === 0) return { mapped: first, ambiguous: new Map() };
@@ -230,6 +234,12 @@ async function mapWithNames(
     if (found.has(ref)) resolved.set(ref.toUpperCase(), { id: c.id, humanId: c.humanId, title: c.title });
   }
   return { mapped: mapResults(options.testcases, { ...base, byName: refs }), ambiguous };
+}
+
+/** `{ notApplied }`: the files of the cases without an id yet whose `automation:` names the test. */
+function notApplied(index: AutomationIndex | undefined, t: JunitTestcase): { notApplied?: string[] } {
+  const files = (index?.match(testKeys(t)) ?? []).filter((c) => c.id === undefined).map((c) => c.file);
+  return files.length > 0 ? { notApplied: files } : {};
 }
 
 /** Every case of the project with its folder path: its folders, then its cases, page by page. */

@@ -131,6 +131,8 @@ describe("every command's --json document has its documented, versioned shape", 
     const made = await json('test-run', ['test-run', 'create', '--title', 'Json shards']);
     await json('results-push', ['results', 'push', '--test-run', made.test_run.id, '--shard', 'one', 'junit.xml']);
     expect((await json('test-run', ['test-run', 'close', made.test_run.id])).already_closed).toBe(false);
+    const coverage = await json('coverage', ['coverage', 'junit.xml', '--test-run', pushed.run.human_id as string]);
+    expect(coverage.unmapped_tests).toEqual([{ test: 'unmatched', report: 'junit.xml' }]);
 
     const plan = (await json('test-plan', ['test-plan', 'create', '--title', 'Json run'])).test_plan.id as string;
     const started = await json('run-trigger', ['run', 'trigger', '--test-plan', plan]);

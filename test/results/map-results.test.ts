@@ -11,6 +11,7 @@ import {
   resolveRunStatuses,
 } from '../../src/results/map-results.js';
 import type { LookupEntry } from '../../src/api/resources.js';
+import { buildAutomationIndex } from '../../src/test-patterns.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/junit/', import.meta.url));
 
@@ -198,5 +199,42 @@ describe('describeCaseResult', () => {
     ]);
     expect(describeCaseResult(mapped.cases[0])).toBe('failed: Checkout › DEMO-1 pays — expected 2\npassed: DEMO-1 again');
     expect(describeCaseResult(mapped.cases[0], 20)).toHaveLength(20);
+  });
+});
+
+describe('the automation: key of case files', () => {
+  const index = buildAutomationIndex([
+    { id: 'SHOP-1', file: 'cases/A/one.yaml', title: 'one', tests: ['com.shop.CheckoutTest.paysWithCard'] },
+    { id: 'SHOP-2', file: 'cases/A/two.yaml', title: 'two', tests: ['checkout.spec.ts > *'] },
+    { file: 'cases/A/new.yaml', title: 'new', tests: ['com.shop.NewTest.works'] },
+  ]);
+
+  it('maps a test through it after the mapping file and before properties and names', () => {
+    const t = tc({ classname: 'com.shop.CheckoutTest', name: 'paysWithCard', properties: { test_case: 'SHOP-9' } });
+    expect(refsOf(t, { automation: index })).toEqual(['SHOP-1']);
+    expect(refsOf(t, { automation: index, mapping: { 'com.shop.CheckoutTest.paysWithCard': 'SHOP-7' } })).toEqual(['SHOP-7']);
+    expect(refsOf(t)).toEqual(['SHOP-9']);
+    expect(refsOf(tc({ name: 'pays with card', file: 'checkout.spec.ts', suites: ['checkout.spec.ts'] }), { automation: index })).toEqual(['SHOP-2']);
+  });
+
+  it('leaves a test unmatched when only a case without an id names it, whatever its properties say', () => {
+    const t = tc({ classname: 'com.shop.NewTest', name: 'works', properties: { test_case: 'SHOP-4' } });
+    expect(refsOf(t, { automation: index })).toEqual([]);
+    expect(mapResults([t], { automation: index }).unmatched).toEqual([t]);
+  });
+});
+
+describe('a suite-level failure and the automation: key', () => {
+  it('fails the applied cases whose automation: names a test of the suite, by name or pattern', () => {
+    const index = buildAutomationIndex([
+      { id: 'SHOP-1', file: 'cases/A/one.yaml', title: 'one', tests: ['com.shop.RefundTest.full'] },
+      { id: 'SHOP-2', file: 'cases/A/two.yaml', title: 'two', tests: ['com.shop.Refund*'] },
+      { id: 'SHOP-3', file: 'cases/A/three.yaml', title: 'three', tests: ['com.shop.RefundTestOther.x', 'com.shop.Pay*'] },
+      { file: 'cases/A/new.yaml', title: 'new', tests: ['com.shop.RefundTest.partial'] },
+    ]);
+    const suite = tc({ name: 'com.shop.RefundTest', outcome: 'error', suiteLevel: { members: [] } });
+    const mapped = mapResults([suite], { automation: index });
+    expect(mapped.cases.map((c) => `${c.ref} ${c.outcome}`)).toEqual(['SHOP-1 error', 'SHOP-2 error']);
+    expect(mapped.unmatched).toEqual([]);
   });
 });

@@ -14,6 +14,8 @@ import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { loadTarget } from '../target.js';
 import { EXIT } from '../exit-codes.js';
+import { loadAutomatedCases } from '../../repository/automation-cases.js';
+import { buildAutomationIndex, type AutomationIndex } from '../../test-patterns.js';
 
 interface ResultsPushOptions extends GlobalOptions {
   /** positional: report files (JUnit XML, Cucumber JSON, Cucumber messages) */
@@ -77,6 +79,7 @@ export async function runResultsPush(options: ResultsPushOptions, io: CliIo): Pr
   const target = await loadTarget(options, io, { clientOptions: options.multipart ? { multipartRunCases: true } : {} });
   let result: PushResultsResult;
   try {
+    const automation = await automationIndex(target, io);
     const project = await resolveProject(target.client, target.projectRef);
     result = await pushResults({
       client: target.client,
@@ -85,6 +88,7 @@ export async function runResultsPush(options: ResultsPushOptions, io: CliIo): Pr
       testRun: options.testRun,
       newRun: options.newRun,
       mapping,
+      ...(automation ? { automation } : {}),
       // the flag, else `gherkin.id_tag_prefix` of tmsync.yaml (the prefix apply writes id tags with)
       ...((options.idTagPrefix ?? target.config.gherkin?.idTagPrefix) !== undefined ? { idTagPrefix: options.idTagPrefix ?? target.config.gherkin!.idTagPrefix } : {}),
       statusMap,
@@ -210,9 +214,13 @@ function report(result: PushResultsResult, testcaseCount: number, given: CliIo, 
   }
   const unmatched = result.unmatched.filter((t) => !t.suiteLevel);
   if (unmatched.length > 0) {
-    io.stderr(`${unmatched.length} testcase${unmatched.length === 1 ? '' : 's'} named no test case (add a human id to the name, a test_case property, an id tag such as @SHOP-12 to a scenario, or a --mapping entry):`);
+    io.stderr(`${unmatched.length} testcase${unmatched.length === 1 ? '' : 's'} named no test case (add a human id to the name, a test_case property, an id tag such as @SHOP-12 to a scenario, the test to a case's \`automation:\`, or a --mapping entry):`);
     for (const t of unmatched.slice(0, 50)) {
-      const also = t.ambiguous ? ` (its feature path and name fit ${t.ambiguous.map(safeInline).join(', ')}: add the id tag)` : '';
+      const also = t.ambiguous
+        ? ` (its feature path and name fit ${t.ambiguous.map(safeInline).join(', ')}: add the id tag)`
+        : t.notApplied
+          ? ` (named by the \`automation:\` of ${t.notApplied.map(safeInline).join(', ')}, a case not applied yet: run \`tmsync apply\` first)`
+          : '';
       io.stderr(`  ${t.report}: ${t.classname && !t.name.startsWith(t.classname) ? `${safeInline(t.classname)} › ` : ''}${safeInline(t.name) || '(unnamed testcase)'}${also}`);
     }
     if (unmatched.length > 50) io.stderr(`  … and ${unmatched.length - 50} more (--json lists all)`);
@@ -238,6 +246,21 @@ function shardLines(shard: NonNullable<PushResultsResult['shard']>, io: { stderr
     `Shard ${safeInline(shard.name)} of ${shard.shards.length} (${shard.shards.map(safeInline).join(', ')})` +
       (n > 0 ? `: ${n} case${n === 1 ? ' keeps' : 's keep'} a worse outcome another shard pushed.` : '.'),
   );
+}
+
+/**
+ * The `automation:` keys of the repository tmsync.yaml belongs to (docs/automation.md); none
+ * without a tmsync.yaml, or when no case file has one.
+ */
+async function automationIndex(target: { configFile?: string; root: string; config: Parameters<typeof loadAutomatedCases>[1] }, io: CliIo): Promise<AutomationIndex | undefined> {
+  if (target.configFile === undefined) return undefined;
+  const { cases, problems } = await loadAutomatedCases(target.root, target.config);
+  const files = [...new Set(problems.map((p) => p.file))];
+  if (files.length > 0) {
+    // their tests stay unmatched rather than failing the push; validate says what is wrong
+    io.stderr(`Warning: ${files.length} case file${files.length === 1 ? '' : 's'} with problems ${files.length === 1 ? 'was' : 'were'} left out of the \`automation:\` mapping (${files.slice(0, 5).join(', ')}${files.length > 5 ? ', …' : ''}); run \`tmsync validate\`.`);
+  }
+  return cases.length > 0 ? buildAutomationIndex(cases) : undefined;
 }
 
 /** A mapping file: YAML or JSON object of JUnit name → case ref (or list of refs). */
