@@ -41,7 +41,7 @@ describe('--help', () => {
     expect(serve.out).toMatch(/--memory\s+keep everything in memory \(the default without\s+--db\)/);
     expect(serve.out).not.toMatch(/--memory[^\n]*\n?[^\n]*\(default: false\)/);
     const push = await help('results', 'push');
-    expect(push.out).toMatch(/--mapping file[\s\S]*test_case[\s\S]*human id in its name/);
+    expect(push.out).toMatch(/--mapping\s+file[\s\S]*test_case[\s\S]*human\s+id\s+in\s+its\s+name/);
   });
 
   it('names the exit code 130 (interrupted) and the duration syntax', async () => {
