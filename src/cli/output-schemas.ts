@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PlanFileSchema } from '../plan/plan-file.js';
 import { REPORT_FORMAT_NAMES } from '../results/report-formats.js';
+import { RUNNER_FILTER_FORMATS } from '../runs/runner-filters.js';
 import { OUTPUT_FORMAT_VERSION } from './json.js';
 
 /**
@@ -175,6 +176,19 @@ export const outputSchemas = {
     /** the format each report file was read as, in the order given */
     formats: z.array(z.enum(REPORT_FORMAT_NAMES)).optional(),
     ok: z.boolean(),
+  }),
+  'run-cases': doc('`tmsync run cases --json`', {
+    source: z.looseObject({
+      kind: z.enum(['test_run', 'test_plan']),
+      id: z.string(),
+      human_id: z.string().optional(),
+      title: z.string().optional(),
+      runs: z.array(z.looseObject({ id: z.string(), human_id: z.string().optional(), title: z.string() })).meta({ description: 'the runs read: the run itself, or every run of the test plan' }),
+    }),
+    statuses: z.array(z.string()).meta({ description: "the run statuses --status resolved to (the service's names); empty: every case" }),
+    format: z.enum(RUNNER_FILTER_FORMATS),
+    cases: z.array(z.looseObject({ id: z.string(), human_id: z.string().optional(), title: z.string(), status: z.string() })),
+    output: z.string().meta({ description: 'what the command prints on stdout without --json: the filter in the format asked for' }),
   }),
   'run-trigger': doc('`tmsync run trigger --json` (without --wait only `run`)', {
     run: executionRun,

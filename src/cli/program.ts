@@ -5,6 +5,7 @@ import { VERSION } from '../version.js';
 import { IMPORT_FORMATS } from '../import/format-names.js';
 import { EXIT, exitCodesHelp } from './exit-codes.js';
 import { EXPORT_FORMAT_HELP, EXPORT_FORMAT_NAMES } from '../export/formats.js';
+import { RUNNER_FILTER_FORMATS } from '../runs/runner-filters.js';
 
 /**
  * The commander program: flags only. Every command's code is lazy-imported from
@@ -233,6 +234,14 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .argument('<run-id>', 'the run id printed by `run trigger`')
     .requiredOption('--junit <file>', 'where to write the JUnit report')
     .action(lazy(async () => (await import('./commands/run-report.js')).runRunReport));
+  run
+    .command('cases')
+    .description("print the cases a test run holds (or a test plan's runs hold) as a test runner's filter: a regular expression of their human ids for --grep, Playwright's --grep, a pytest -k expression, Allure's testplan.json, a JUnit 5 tag expression, or one id per line")
+    .option('--test-run <id>', 'the test run (id or human id)')
+    .option('--test-plan <id>', "a test plan (id or human id): the cases of every run linked to it")
+    .addOption(new Option('--format <format>', 'the form to print (docs/automation.md)').choices([...RUNNER_FILTER_FORMATS]).default('list'))
+    .option('--status <names>', 'only cases whose run status is one of these (run status names such as untested,failed); repeatable, or comma-separated', collect)
+    .action(lazy(async () => (await import('./commands/run-cases.js')).runRunCases));
 
   const results = program.command('results').description('push test results into test runs');
   results
@@ -391,6 +400,12 @@ export const EXAMPLES: Record<string, string[]> = {
   ],
   'run status': ['tmsync run status 42', 'tmsync run status 42 --json'],
   'run report': ['tmsync run report 42 --junit reports/run.xml'],
+  'run cases': [
+    'npx playwright test --grep "$(tmsync run cases --test-run DEMO-R-3 --format playwright)"',
+    'pytest -k "$(tmsync run cases --test-plan DEMO-P-2 --format pytest --status untested,failed)"',
+    'mvn test -Dgroups="$(tmsync run cases --test-run DEMO-R-3 --format junit-filter)"',
+    'tmsync run cases --test-run DEMO-R-3 --format testplan-json > testplan.json && ALLURE_TESTPLAN_PATH=testplan.json npm test',
+  ],
   results: ['tmsync results push junit.xml --test-run DEMO-R-3'],
   'results push': [
     'tmsync results push reports/*.xml --test-run DEMO-R-3',

@@ -451,7 +451,7 @@ async function resolveUser(client: TmsClient, ref: string, signal?: AbortSignal)
 }
 
 /** A test plan of the project by id or human id (`DEMO-P-2`) → its id. */
-async function resolveTestPlan(client: TmsClient, projectId: string, ref: string, signal?: AbortSignal): Promise<string> {
+export async function resolveTestPlan(client: TmsClient, projectId: string, ref: string, signal?: AbortSignal): Promise<string> {
   try {
     const res = await client.call('getTestPlan', { params: { project_id: projectId, test_plan_id: ref.trim() }, signal });
     return res.data.test_plan.id;
@@ -508,7 +508,7 @@ async function resolveCases(
   return out;
 }
 
-async function getRun(client: TmsClient, projectId: string, ref: string, signal?: AbortSignal): Promise<TestRun> {
+export async function getRun(client: TmsClient, projectId: string, ref: string, signal?: AbortSignal): Promise<TestRun> {
   try {
     const res = await client.call('getTestRun', { params: { project_id: projectId, test_run_id: ref }, signal });
     return res.data.test_run;

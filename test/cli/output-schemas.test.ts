@@ -128,6 +128,8 @@ describe("every command's --json document has its documented, versioned shape", 
     expect(pushed.sent_case_ids, JSON.stringify(pushed)).toHaveLength(1);
     // keyed by the service's status names: data, kept as the service spells them
     expect(pushed.counts).toEqual({ Passed: 1 });
+    const selection = await json('run-cases', ['run', 'cases', '--test-run', pushed.run.id, '--format', 'grep']);
+    expect(selection.cases).toHaveLength(1);
 
     const plan = (await json('test-plan', ['test-plan', 'create', '--title', 'Json run'])).test_plan.id as string;
     const started = await json('run-trigger', ['run', 'trigger', '--test-plan', plan]);

@@ -1,0 +1,120 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import type { TmsClient } from '../../src/remote/index.js';
+import { KEY, runStatuses, seedCases, setupClient, type Emulator } from '../support/ci-helpers.js';
+import { seededEmulator } from '../support/emulator.js';
+
+/**
+ * The automation loop (docs/automation.md) end to end against the emulator, in both dialects: the
+ * service selects, `run cases` tells the runner, the runner's report goes back through `results push`.
+ */
+
+let emu: Emulator;
+let setup: TmsClient;
+let projectId: string;
+let caseIds: string[];
+let cwd: string;
+
+function env(): NodeJS.ProcessEnv {
+  return { TMSYNC_BASE_URL: emu.baseUrl, TMSYNC_API_KEY: KEY, TMSYNC_PROJECT: 'DEMO' };
+}
+
+async function tmsync(args: string[], dir = cwd) {
+  return runCli(args, { cwd: dir, env: env() });
+}
+
+/** A JUnit report of these testcases: name → outcome. */
+function junit(tests: readonly { classname: string; name: string; outcome: 'passed' | 'failed' }[]): string {
+  const body = tests
+    .map((t) => `  <testcase classname="${t.classname}" name="${t.name}" time="0.1">${t.outcome === 'failed' ? '<failure message="boom"/>' : ''}</testcase>`)
+    .join('\n');
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="suite" tests="${tests.length}">\n${body}\n</testsuite>\n`;
+}
+
+beforeAll(async () => {
+  emu = await seededEmulator(KEY);
+  setup = setupClient(emu);
+  const seeded = await seedCases(setup, 12);
+  projectId = seeded.project.id;
+  caseIds = seeded.caseIds;
+  cwd = await mkdtemp(join(tmpdir(), 'tmsync-loop-'));
+});
+
+afterAll(async () => {
+  await setup?.close();
+  await emu?.close();
+  if (cwd) await rm(cwd, { recursive: true, force: true });
+});
+
+describe('run cases → runner → results push', () => {
+  it('a plan with a DYNAMIC run: the grep filter selects exactly its cases (DEMO-1, never DEMO-12), and push maps every result of the filtered report', async () => {
+    const plan = (await setup.call('createTestPlan', { params: { project_id: projectId }, body: { title: 'Release 3' } })).data.test_plan;
+    // every case of the project but DEMO-2 and DEMO-12: DEMO-1 is selected, DEMO-12 (which a substring DEMO-1 would hit) is not
+    const excluded = [caseIds[1], caseIds[11]];
+    const run = (
+      await setup.call('createTestRun', {
+        params: { project_id: projectId },
+        body: { title: 'Dynamic', selection_type: 'DYNAMIC', dynamic_selection_filters: [], dynamic_selection_excluded_test_case_ids: excluded, test_plan_id: plan.id },
+      })
+    ).data.test_run as { id: string; human_id: string };
+
+    const listed = await tmsync(['run', 'cases', '--test-plan', plan.human_id!, '--format', 'list']);
+    expect(listed.code, listed.err).toBe(0);
+    expect(listed.out.split('\n').sort()).toEqual(['DEMO-1', 'DEMO-10', 'DEMO-11', 'DEMO-3', 'DEMO-4', 'DEMO-5', 'DEMO-6', 'DEMO-7', 'DEMO-8', 'DEMO-9']);
+    expect(listed.err).toContain(`10 cases of test plan ${plan.human_id} (1 run).`);
+
+    const grep = await tmsync(['run', 'cases', '--test-plan', plan.human_id!, '--format', 'grep']);
+    expect(grep.code, grep.err).toBe(0);
+    const filter = new RegExp(grep.out.trim());
+    // the suite of a runner: every case has a test, in the spellings runners allow
+    const suite = Array.from({ length: 12 }, (_, i) => ({
+      classname: 'com.shop.CheckoutTest',
+      name: i % 2 === 0 ? `DEMO-${i + 1} checks step ${i + 1}` : `test_DEMO_${i + 1}_checks`,
+      outcome: (i === 2 ? 'failed' : 'passed'),
+    }));
+    const ran = suite.filter((t) => filter.test(`${t.classname} ${t.name}`));
+    expect(ran.map((t) => t.name)).not.toContain('DEMO-12 checks step 12');
+    expect(ran).toHaveLength(10);
+    await writeFile(join(cwd, 'dynamic.xml'), junit(ran));
+
+    const pushed = await tmsync(['results', 'push', '--test-run', run.human_id, 'dynamic.xml', '--json']);
+    expect(pushed.code, pushed.err).toBe(0);
+    const result = JSON.parse(pushed.out);
+    expect(result).toMatchObject({ unmatched: [], unknown_cases: [], not_in_run: [], ok: true });
+    expect(result.sent_case_ids).toHaveLength(10);
+    const statuses = await runStatuses(setup, projectId, run.id);
+    expect(statuses['DEMO-3']).toBe('FAILED');
+    expect(statuses['DEMO-1']).toBe('PASSED');
+
+    // re-run only what failed: --status narrows through the run statuses lookup
+    const failed = await tmsync(['run', 'cases', '--test-run', run.human_id, '--status', 'failed', '--format', 'pytest']);
+    expect(failed.code, failed.err).toBe(0);
+    expect(failed.out.trim()).toBe('DEMO_3');
+    expect(failed.err).toContain(`1 case of test run ${run.human_id} with status Failed.`);
+  });
+
+  it('prints a filter matching nothing for an empty selection and says so; an unknown status names the choices', async () => {
+    const run = (
+      await setup.call('createTestRun', {
+        params: { project_id: projectId },
+        body: { title: 'Static', selection_type: 'STATIC', static_selection_filters: [{ field: 'id', operator: 'IN', values: [caseIds[0]] }] },
+      })
+    ).data.test_run as { id: string; human_id: string };
+    const none = await tmsync(['run', 'cases', '--test-run', run.human_id, '--status', 'passed', '--format', 'playwright']);
+    expect(none.code).toBe(0);
+    expect(none.out.trim()).toBe('/(?!)/');
+    expect(none.err).toContain('The selection is empty');
+    const bad = await tmsync(['run', 'cases', '--test-run', run.human_id, '--status', 'flaky']);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('no run status "flaky"');
+    expect(bad.err).toContain('Passed');
+    const json = await tmsync(['run', 'cases', '--test-run', run.human_id, '--format', 'testplan-json', '--json']);
+    expect(json.code).toBe(0);
+    const doc = JSON.parse(json.out);
+    expect(doc.cases).toMatchObject([{ id: caseIds[0], human_id: 'DEMO-1' }]);
+    expect(JSON.parse(doc.output)).toEqual({ version: '1.0', tests: [{ id: 'DEMO-1' }] });
+  });
+});
