@@ -73,7 +73,7 @@ describe('run cases → runner → results push', () => {
     const suite = Array.from({ length: 12 }, (_, i) => ({
       classname: 'com.shop.CheckoutTest',
       name: i % 2 === 0 ? `DEMO-${i + 1} checks step ${i + 1}` : `test_DEMO_${i + 1}_checks`,
-      outcome: (i === 2 ? 'failed' : 'passed'),
+      outcome: i === 2 ? ('failed' as const) : ('passed' as const),
     }));
     const ran = suite.filter((t) => filter.test(`${t.classname} ${t.name}`));
     expect(ran.map((t) => t.name)).not.toContain('DEMO-12 checks step 12');
