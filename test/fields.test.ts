@@ -38,7 +38,7 @@ function fullBody(): CaseBody {
 describe('the field table', () => {
   it('gives the test case JSON Schema one property per YAML key, after id and title, in the table order', () => {
     const schema = buildSpecJsonSchemas()['test-case.schema.json'] as { properties: Record<string, unknown> };
-    expect(Object.keys(schema.properties)).toEqual(['id', 'title', ...CASE_FIELD_KEYS, 'source']);
+    expect(Object.keys(schema.properties)).toEqual(['id', 'title', ...CASE_FIELD_KEYS, 'source', 'automation']);
   });
 
   it('loads every field of a file under its model name and renders it back under its YAML key', () => {
@@ -116,11 +116,11 @@ describe('the field table', () => {
     expect(config!.defaults).toEqual(Object.fromEntries(required.map((f) => [f.model, `${f.key} default`])));
   });
 
-  it('types a case file as written by the YAML keys of the table, and no other key but the local `source`', () => {
+  it('types a case file as written by the YAML keys of the table, and no other key but the local `source` and `automation`', () => {
     expectTypeOf<TestCaseInput['owner']>().toEqualTypeOf<string | undefined>();
     expectTypeOf<TestCaseInput['template']>().toEqualTypeOf<'STEPS' | 'TCD' | undefined>();
     expectTypeOf<TestCaseInput['labels']>().toEqualTypeOf<string[] | undefined>();
-    expectTypeOf<keyof TestCaseInput>().toEqualTypeOf<'id' | 'title' | CaseFieldEntry['key'] | 'source'>();
+    expectTypeOf<keyof TestCaseInput>().toEqualTypeOf<'id' | 'title' | CaseFieldEntry['key'] | 'source' | 'automation'>();
   });
 });
 

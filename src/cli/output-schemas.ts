@@ -118,6 +118,19 @@ export const outputSchemas = {
     proposed_map: z.record(z.string(), z.record(z.string(), z.string().nullable())).meta({ description: 'per lookup field: each value the export holds → the service\'s name, or null when none is known' }),
     report_file: z.string().optional().meta({ description: 'import-report.md as written (absent with --dry-run)' }),
   }),
+  'import-reports': doc('`tmsync import junit|trx|…|report REPORT… --json`: cases written for the tests no case covers', {
+    formats: z.array(z.enum(REPORT_FORMAT_NAMES)).meta({ description: 'the format each report was read as, in the order given' }),
+    dry_run: z.boolean(),
+    testcases: z.number().int(),
+    automation_type: z.string().meta({ description: "the automation type the new cases got: the service's name for automated, else Automated" }),
+    created: z.array(z.looseObject({ path: z.string(), title: z.string(), folder: z.array(z.string()), test: z.string().meta({ description: 'the test key written into automation.tests' }) })),
+    folder_files: z.array(z.string()).meta({ description: '_folder.yaml files written for folder names a directory cannot spell' }),
+    skipped: z.looseObject({
+      mapped: z.number().int().meta({ description: 'tests results push maps already: a human id in the name, a property or tag, or the mapping file' }),
+      named: z.number().int().meta({ description: "tests a case file's automation.tests names" }),
+      repeated: z.number().int().meta({ description: 'retries and repeated names of a test already counted' }),
+    }),
+  }),
   backup: doc('`tmsync backup --json`', {
     file: z.string(),
     bytes: z.number().int(),

@@ -1,5 +1,5 @@
 import { Argument, Command, Option } from 'commander';
-import { REPORT_FORMAT_OPTIONS } from '../results/report-formats.js';
+import { REPORT_FORMAT_NAMES, REPORT_FORMAT_OPTIONS } from '../results/report-formats.js';
 import { colorChoice, red, yellow, type CliIo, type GlobalOptions } from './io.js';
 import { VERSION } from '../version.js';
 import { IMPORT_FORMATS } from '../import/format-names.js';
@@ -159,15 +159,16 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
 
   program
     .command('import')
-    .description("read other tools' exports (TestRail, Xray, Zephyr, Qase, TestLink, testomat.io, Azure DevOps, CSV) into the tests repository; then validate, plan, apply")
-    .argument('[format]', `the export's format (left out: detected from the content): ${IMPORT_FORMATS.join(', ')}`)
-    .argument('[files...]', 'the export files (with FORMAT left out, every argument is a file)')
+    .description("read other tools' exports (TestRail, Xray, Zephyr, Qase, TestLink, testomat.io, Azure DevOps, CSV) into the tests repository, or test reports into cases for the automated tests no case covers; then validate, plan, apply")
+    .argument('[format]', `the export's format (left out: detected from the content): ${IMPORT_FORMATS.join(', ')}; or a test report's (required for reports): ${REPORT_FORMAT_NAMES.join(', ')}, cucumber, or report (told from the content)`)
+    .argument('[files...]', 'the export or report files (with FORMAT left out, every argument is a file)')
     .option('--dir <dir>', 'the repository to write (default: the one whose tmsync.yaml is found from here upward, else the current directory)')
-    .option('--folder <path>', 'put every imported folder under this folder (names joined by /)')
+    .option('--folder <path>', 'put every imported folder under this folder (names joined by /); test reports: every new case goes into it (default: a folder per class or file)')
     .option('--map <file>', 'a YAML file with `values:` (source value → the service\'s name, per field) and `columns:` (field → CSV header names), over `import:` of tmsync.yaml')
     .option('--encoding <encoding>', 'the files\' encoding when detection is wrong (utf-8, utf-16, windows-1252, iso-8859-15)')
     .option('--dry-run', 'print what would be written; write nothing', false)
     .option('--no-service', "do not ask the configured service for its lookups, users and labels (the value map is then proposed from the export alone)")
+    .option('--mapping <file>', "test reports: a `results push` mapping file; the tests it names have a case already")
     .action(lazy(async () => (await import('./commands/import.js')).runImport));
 
   program
@@ -383,6 +384,7 @@ export const EXAMPLES: Record<string, string[]> = {
     'tmsync import testrail-xml export.xml --folder "From TestRail"',
     'tmsync import export.csv --dry-run',
     'tmsync import xray-csv tests.csv --map import-map.yaml',
+    'tmsync import junit target/surefire-reports/*.xml --folder "Automated/Checkout" && tmsync plan',
   ],
   backup: ['tmsync backup --out demo-backup.json.gz'],
   export: ['tmsync export testrail-xml --out testrail.xml', 'tmsync export xray-csv --out xray.csv', 'tmsync export csv --out cases.csv --json'],

@@ -151,6 +151,15 @@ export const testCaseSchema = z
     title: title('the title; unique within its folder for cases without id'),
     ...caseFieldShape(),
     source: sourceSchema('case'),
+    automation: z
+      .strictObject({
+        tests: z
+          .array(z.string().min(1))
+          .min(1)
+          .meta({ description: 'the names of the automated tests that prove the case, as reports name them (`com.shop.CheckoutTest.paysWithCard`, `checkout.spec.ts > pays with card`); `*` stands for any text' }),
+      })
+      .meta({ description: 'the automated tests of the case (`tmsync import junit` writes it; results push maps through it). Local to the repository: never sent to the service' })
+      .optional(),
   })
   .meta({ title: 'tmsync test case', description: 'One test case of a tmsync tests repository (cases/**/*.yaml).' });
 

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { runCli } from '../support/cli.js';
 import type { TmsClient } from '../../src/remote/index.js';
 import { KEY, runStatuses, seedCases, setupClient, type Emulator } from '../support/ci-helpers.js';
 import { seededEmulator } from '../support/emulator.js';
+import { demoConfigYaml } from '../support/demo-config.js';
 
 /**
  * The automation loop (docs/automation.md) end to end against the emulator, in both dialects: the
@@ -116,5 +117,49 @@ describe('run cases → runner → results push', () => {
     const doc = JSON.parse(json.out);
     expect(doc.cases).toMatchObject([{ id: caseIds[0], human_id: 'DEMO-1' }]);
     expect(JSON.parse(doc.output)).toEqual({ version: '1.0', tests: [{ id: 'DEMO-1' }] });
+  });
+});
+
+describe('test report → import junit → plan → apply', () => {
+  it('writes cases for the tests no case covers, plan shows exactly those creates, apply sends them, a second import writes nothing', async () => {
+    const repo = join(cwd, 'repo');
+    await mkdir(join(repo, 'cases'), { recursive: true });
+    await writeFile(join(repo, 'tmsync.yaml'), demoConfigYaml(emu.baseUrl));
+    await writeFile(
+      join(repo, 'shipping.xml'),
+      junit([
+        { classname: 'com.shop.ShippingTest', name: 'quotesExpress', outcome: 'passed' },
+        { classname: 'com.shop.ShippingTest', name: 'quotesStandard', outcome: 'failed' },
+        { classname: 'com.shop.ShippingTest', name: 'DEMO-1 pays', outcome: 'passed' },
+      ]),
+    );
+    const imported = await tmsync(['import', 'junit', 'shipping.xml', '--folder', 'Automated/Shipping'], repo);
+    expect(imported.code, imported.err).toBe(0);
+    expect(imported.err).toContain('Wrote 2 new cases for the tests of 1 report that no case covers (automation_type Automated); 1 test already map');
+    expect(imported.err).toContain('Next: tmsync plan');
+    const file = join(repo, 'cases/Automated/Shipping/quotesexpress.yaml');
+    expect(await readFile(file, 'utf8')).toContain('automation:\n  tests:\n    - com.shop.ShippingTest.quotesExpress\n');
+
+    const plan = await tmsync(['plan', '--json'], repo);
+    expect(plan.code, plan.err).toBe(0);
+    const ops = (JSON.parse(plan.out) as { operations: { kind: string; path?: string; body?: { title?: string } }[] }).operations;
+    expect(ops.filter((o) => o.kind === 'create_case').map((o) => o.body?.title).sort()).toEqual(['quotesExpress', 'quotesStandard']);
+    expect(ops.filter((o) => o.kind !== 'create_case' && o.kind !== 'create_folder')).toEqual([]);
+
+    const applied = await tmsync(['apply', '--auto-approve'], repo);
+    expect(applied.code, applied.err).toBe(0);
+    const written = await readFile(file, 'utf8');
+    expect(written).toMatch(/^id: DEMO-\d+$/m);
+    // the local key stays beside the id apply wrote back, and is not sent: the next plan has nothing to do
+    expect(written).toContain('    - com.shop.ShippingTest.quotesExpress');
+    const again = await tmsync(['plan', '--detailed-exitcode'], repo);
+    expect(again.code, again.out + again.err).toBe(0);
+
+    const second = await tmsync(['import', 'junit', 'shipping.xml', '--folder', 'Automated/Shipping'], repo);
+    expect(second.code).toBe(0);
+    expect(second.err).toContain('Wrote 0 new cases');
+    expect(second.err).toContain('2 named by a case\'s automation.tests');
+    // apply wrote the folder's id into _folder.yaml; no case file was added
+    expect((await readdir(join(repo, 'cases/Automated/Shipping'))).filter((n) => !n.startsWith('_')).sort()).toEqual(['quotesexpress.yaml', 'quotesstandard.yaml']);
   });
 });

@@ -153,6 +153,12 @@ describe("every command's --json document has its documented, versioned shape", 
     }
   });
 
+  it('import of a test report', async () => {
+    await writeFile(join(root, 'report.xml'), '<testsuite name="s"><testcase classname="com.shop.A" name="new test"/></testsuite>');
+    const doc = await json('import-reports', ['import', 'junit', 'report.xml', '--dry-run', '--no-service']);
+    expect(doc.created).toHaveLength(1);
+  });
+
   it('--version', async () => {
     expect((await json('version', ['--version'])).version).toBe(VERSION);
   });

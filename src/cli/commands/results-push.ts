@@ -206,7 +206,7 @@ function report(result: PushResultsResult, testcaseCount: number, given: CliIo, 
 }
 
 /** A mapping file: YAML or JSON object of JUnit name → case ref (or list of refs). */
-async function loadMapping(path: string, shown: string): Promise<ResultMapping> {
+export async function loadMapping(path: string, shown: string): Promise<ResultMapping> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
