@@ -189,6 +189,15 @@ export const outputSchemas = {
     /** the format each report file was read as, in the order given */
     formats: z.array(z.enum(REPORT_FORMAT_NAMES)).optional(),
     ok: z.boolean(),
+    mark_automated: z
+      .looseObject({
+        automated_type: z.string(),
+        edited: z.array(z.looseObject({ path: z.string(), ref: z.string(), from: z.string().optional() })),
+        already: z.number().int(),
+        not_in_repository: z.array(z.string()),
+      })
+      .optional()
+      .meta({ description: '--mark-automated (or results.mark_automated): the case files whose automation_type was set (a dry run: would be); sent only by plan and apply' }),
   }),
   'run-cases': doc('`tmsync run cases --json`', {
     source: z.looseObject({

@@ -276,6 +276,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .option('--environment <id>', 'with --new-run: an environment id the run covers; repeatable, or comma-separated', collect)
     .option('--assign-failed <user>', 'assign failed and errored cases of the run to this user (email or id)')
     .option('--close', 'close the run once every result was sent (left open when any was not)', false)
+    .option('--mark-automated', "set automation_type to the service's automated type in the case files of the cases that received a result (same as results.mark_automated: true); the service gets it through tmsync plan and apply")
     .action(lazy(async () => (await import('./commands/results-push.js')).runResultsPush));
 
   const testPlan = program.command('test-plan').description('script test plans around a release');
@@ -413,6 +414,7 @@ export const EXAMPLES: Record<string, string[]> = {
     'tmsync results push reports/*.xml --test-run DEMO-R-3',
     'tmsync results push junit.xml --new-run "Nightly 2026-11-23" --dry-run',
     'tmsync results push reports/cucumber.json --test-run DEMO-R-3 --id-tag-prefix tc:',
+    'tmsync results push junit.xml --test-run DEMO-R-3 --mark-automated && git diff && tmsync plan',
   ],
   'test-plan': ['tmsync test-plan create --title "Release 2.4"'],
   'test-plan create': ['tmsync test-plan create --title "Release 2.4" --start 2026-12-01 --end 2026-12-15'],

@@ -7,6 +7,7 @@ import type { TmsClient } from '../../src/remote/index.js';
 import { KEY, runStatuses, seedCases, setupClient, type Emulator } from '../support/ci-helpers.js';
 import { seededEmulator } from '../support/emulator.js';
 import { demoConfigYaml } from '../support/demo-config.js';
+import { caseYaml } from '../support/cases.js';
 
 /**
  * The automation loop (docs/automation.md) end to end against the emulator, in both dialects: the
@@ -161,5 +162,56 @@ describe('test report → import junit → plan → apply', () => {
     expect(second.err).toContain('2 named by a case\'s automation.tests');
     // apply wrote the folder's id into _folder.yaml; no case file was added
     expect((await readdir(join(repo, 'cases/Automated/Shipping'))).filter((n) => !n.startsWith('_')).sort()).toEqual(['quotesexpress.yaml', 'quotesstandard.yaml']);
+  });
+});
+
+describe('results push --mark-automated', () => {
+  it('edits automation_type in the pushed cases\' files only; plan shows the update, apply sends it; results.mark_automated does the same', async () => {
+    const repo = join(cwd, 'mark');
+    await mkdir(join(repo, 'cases', 'Payments'), { recursive: true });
+    await writeFile(join(repo, 'tmsync.yaml'), demoConfigYaml(emu.baseUrl));
+    await writeFile(join(repo, 'cases/Payments/card.yaml'), caseYaml({ title: 'Card payment' }));
+    await writeFile(join(repo, 'cases/Payments/cash.yaml'), caseYaml({ title: 'Cash payment' }));
+    expect((await tmsync(['apply', '--auto-approve'], repo)).code).toBe(0);
+    const idOf = async (f: string) => /^id: (\S+)$/m.exec(await readFile(join(repo, 'cases/Payments', f), 'utf8'))![1];
+    const card = await idOf('card.yaml');
+    const cash = await idOf('cash.yaml');
+    await writeFile(join(repo, 'card.xml'), junit([{ classname: 'com.shop.PayTest', name: `${card} pays by card`, outcome: 'passed' }]));
+
+    // the tmsync.yaml setting, in a dry run: listed, not written
+    await writeFile(join(repo, 'tmsync.yaml'), `${demoConfigYaml(emu.baseUrl)}results:\n  mark_automated: true\n`);
+    const dry = await tmsync(['results', 'push', '--new-run', 'Marking (dry)', '--dry-run', 'card.xml'], repo);
+    expect(dry.code, dry.err).toBe(0);
+    expect(dry.err).toContain('Would set automation_type Automated in 1 case file (nothing sent to the service):');
+    expect(await readFile(join(repo, 'cases/Payments/card.yaml'), 'utf8')).toContain('automation_type: Not Automated');
+
+    await writeFile(join(repo, 'tmsync.yaml'), demoConfigYaml(emu.baseUrl));
+    const pushed = await tmsync(['results', 'push', '--new-run', 'Marking', '--mark-automated', 'card.xml', '--json'], repo);
+    expect(pushed.code, pushed.err).toBe(0);
+    expect(JSON.parse(pushed.out).mark_automated).toEqual({ automated_type: 'Automated', edited: [{ path: 'cases/Payments/card.yaml', ref: card, from: 'Not Automated' }], already: 0, not_in_repository: [] });
+    expect(pushed.err).toContain('Next: review with git diff, then tmsync plan (shows 1 update) and tmsync apply.');
+    expect(await readFile(join(repo, 'cases/Payments/card.yaml'), 'utf8')).toContain('automation_type: Automated');
+    expect(await readFile(join(repo, 'cases/Payments/cash.yaml'), 'utf8')).toContain('automation_type: Not Automated');
+    // nothing was sent to the service for the case itself: it still says Not Automated there
+    const remote = async (id: string) => (await setup.call('getTestCase', { params: { project_id: projectId, test_case_id: id } })).data.test_case;
+    const types = new Map<string, string>();
+    for await (const t of setup.paginate('listAutomationTypes')) types.set(t.id, t.name);
+    expect(types.get((await remote(card)).automation_type_id as string)).toBe('Not Automated');
+
+    const plan = await tmsync(['plan', '--json'], repo);
+    const ops = (JSON.parse(plan.out) as { operations: { kind: string; human_id?: string; changes?: { field: string }[] }[] }).operations;
+    expect(ops.map((o) => [o.kind, o.human_id, o.changes?.map((c) => c.field)])).toEqual([['update_case', card, ['automation_type']]]);
+    expect((await tmsync(['apply', '--auto-approve'], repo)).code).toBe(0);
+    expect(types.get((await remote(card)).automation_type_id as string)).toBe('Automated');
+    expect(types.get((await remote(cash)).automation_type_id as string)).toBe('Not Automated');
+
+    const again = await tmsync(['results', 'push', '--new-run', 'Marking again', '--mark-automated', 'card.xml'], repo);
+    expect(again.err).toContain('Every pushed case held in the repository is already Automated (1); no case file changed.');
+  });
+
+  it('refuses --mark-automated outside a tests repository before sending anything', async () => {
+    const r = await tmsync(['results', 'push', '--new-run', 'No repo', '--mark-automated', 'dynamic.xml']);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('--mark-automated edits case files: no tmsync.yaml was found, so nothing was sent');
   });
 });
