@@ -156,6 +156,21 @@ describe('test report → import junit → plan → apply', () => {
     const again = await tmsync(['plan', '--detailed-exitcode'], repo);
     expect(again.code, again.out + again.err).toBe(0);
 
+    // a pull keeps the local key; a run of these cases tells Allure their tests by name
+    expect((await tmsync(['pull'], repo)).code).toBe(0);
+    expect(await readFile(file, 'utf8')).toContain('    - com.shop.ShippingTest.quotesExpress');
+    const id = /^id: (\S+)$/m.exec(written)![1];
+    const caseId = (await setup.call('getTestCase', { params: { project_id: projectId, test_case_id: id } })).data.test_case.id;
+    const run = (
+      await setup.call('createTestRun', {
+        params: { project_id: projectId },
+        body: { title: 'Shipping', selection_type: 'STATIC', static_selection_filters: [{ field: 'id', operator: 'IN', values: [caseId] }] },
+      })
+    ).data.test_run as { human_id: string };
+    const plan2 = await tmsync(['run', 'cases', '--test-run', run.human_id, '--format', 'testplan-json'], repo);
+    expect(plan2.code, plan2.err).toBe(0);
+    expect(JSON.parse(plan2.out)).toEqual({ version: '1.0', tests: [{ id, selector: 'com.shop.ShippingTest.quotesExpress' }] });
+
     const second = await tmsync(['import', 'junit', 'shipping.xml', '--folder', 'Automated/Shipping'], repo);
     expect(second.code).toBe(0);
     expect(second.err).toContain('Wrote 0 new cases');
