@@ -118,7 +118,7 @@ export const ERROR_CODES = {
   mapping_not_found: 'results push: the `--mapping` file could not be read',
   invalid_mapping: 'results push: the `--mapping` file is not a map of JUnit names to case ids',
   invalid_status_map: 'results push: a `--status-map` entry is not outcome=status',
-  unknown_run_status: 'results push: the service has no run status of that name',
+  unknown_run_status: 'results push, run cases --status: the service has no run status of that name',
   invalid_runtime_data: 'run trigger: a `--runtime-data` entry is not key=value',
 
   // tmsync init

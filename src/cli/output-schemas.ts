@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PlanFileSchema } from '../plan/plan-file.js';
 import { REPORT_FORMAT_NAMES } from '../results/report-formats.js';
+import { RUNNER_FILTER_FORMATS } from '../runs/runner-filters.js';
 import { OUTPUT_FORMAT_VERSION } from './json.js';
 import { COVERAGE_KINDS } from '../usecases/coverage.js';
 
@@ -121,6 +122,19 @@ export const outputSchemas = {
     proposed_map: z.record(z.string(), z.record(z.string(), z.string().nullable())).meta({ description: 'per lookup field: each value the export holds → the service\'s name, or null when none is known' }),
     report_file: z.string().optional().meta({ description: 'import-report.md as written (absent with --dry-run)' }),
   }),
+  'import-reports': doc('`tmsync import junit|trx|…|report REPORT… --json`: cases written for the tests no case covers', {
+    formats: z.array(z.enum(REPORT_FORMAT_NAMES)).meta({ description: 'the format each report was read as, in the order given' }),
+    dry_run: z.boolean(),
+    testcases: z.number().int(),
+    automation_type: z.string().meta({ description: "the automation type the new cases got: the service's name for automated, else Automated" }),
+    created: z.array(z.looseObject({ path: z.string(), title: z.string(), folder: z.array(z.string()), test: z.string().meta({ description: 'the test key written into automation.tests' }) })),
+    folder_files: z.array(z.string()).meta({ description: '_folder.yaml files written for folder names a directory cannot spell' }),
+    skipped: z.looseObject({
+      mapped: z.number().int().meta({ description: 'tests results push maps already: a human id in the name, a property or tag, or the mapping file' }),
+      named: z.number().int().meta({ description: "tests a case file's automation.tests names" }),
+      repeated: z.number().int().meta({ description: 'retries and repeated names of a test already counted' }),
+    }),
+  }),
   backup: doc('`tmsync backup --json`', {
     file: z.string(),
     bytes: z.number().int(),
@@ -186,6 +200,28 @@ export const outputSchemas = {
     /** the format each report file was read as, in the order given */
     formats: z.array(z.enum(REPORT_FORMAT_NAMES)).optional(),
     ok: z.boolean(),
+    mark_automated: z
+      .looseObject({
+        automated_type: z.string(),
+        edited: z.array(z.looseObject({ path: z.string(), ref: z.string(), from: z.string().optional() })),
+        already: z.number().int(),
+        not_in_repository: z.array(z.string()),
+      })
+      .optional()
+      .meta({ description: '--mark-automated (or results.mark_automated): the case files whose automation_type was set (a dry run: would be); sent only by plan and apply' }),
+  }),
+  'run-cases': doc('`tmsync run cases --json`', {
+    source: z.looseObject({
+      kind: z.enum(['test_run', 'test_plan']),
+      id: z.string(),
+      human_id: z.string().optional(),
+      title: z.string().optional(),
+      runs: z.array(z.looseObject({ id: z.string(), human_id: z.string().optional(), title: z.string() })).meta({ description: 'the runs read: the run itself, or every run of the test plan' }),
+    }),
+    statuses: z.array(z.string()).meta({ description: "the run statuses --status resolved to (the service's names); empty: every case" }),
+    format: z.enum(RUNNER_FILTER_FORMATS),
+    cases: z.array(z.looseObject({ id: z.string(), human_id: z.string().optional(), title: z.string(), status: z.string() })),
+    output: z.string().meta({ description: 'what the command prints on stdout without --json: the filter in the format asked for' }),
   }),
   coverage: doc('`tmsync coverage --format json` (or --json)', {
     cases: z.number().int(),

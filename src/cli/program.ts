@@ -1,10 +1,11 @@
 import { Argument, Command, Option } from 'commander';
-import { REPORT_FORMAT_OPTIONS } from '../results/report-formats.js';
+import { REPORT_FORMAT_NAMES, REPORT_FORMAT_OPTIONS } from '../results/report-formats.js';
 import { colorChoice, red, yellow, type CliIo, type GlobalOptions } from './io.js';
 import { VERSION } from '../version.js';
 import { IMPORT_FORMATS } from '../import/format-names.js';
 import { EXIT, exitCodesHelp } from './exit-codes.js';
 import { EXPORT_FORMAT_HELP, EXPORT_FORMAT_NAMES } from '../export/formats.js';
+import { RUNNER_FILTER_FORMATS } from '../runs/runner-filters.js';
 
 /**
  * The commander program: flags only. Every command's code is lazy-imported from
@@ -158,15 +159,16 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
 
   program
     .command('import')
-    .description("read other tools' exports (TestRail, Xray, Zephyr, Qase, TestLink, testomat.io, Azure DevOps, CSV) into the tests repository; then validate, plan, apply")
-    .argument('[format]', `the export's format (left out: detected from the content): ${IMPORT_FORMATS.join(', ')}`)
-    .argument('[files...]', 'the export files (with FORMAT left out, every argument is a file)')
+    .description("read other tools' exports (TestRail, Xray, Zephyr, Qase, TestLink, testomat.io, Azure DevOps, CSV) into the tests repository, or test reports into cases for the automated tests no case covers; then validate, plan, apply")
+    .argument('[format]', `the export's format (left out: detected from the content): ${IMPORT_FORMATS.join(', ')}; or a test report's (required for reports): ${REPORT_FORMAT_NAMES.join(', ')}, cucumber, or report (told from the content)`)
+    .argument('[files...]', 'the export or report files (with FORMAT left out, every argument is a file)')
     .option('--dir <dir>', 'the repository to write (default: the one whose tmsync.yaml is found from here upward, else the current directory)')
-    .option('--folder <path>', 'put every imported folder under this folder (names joined by /)')
+    .option('--folder <path>', 'put every imported folder under this folder (names joined by /); test reports: every new case goes into it (default: a folder per class or file)')
     .option('--map <file>', 'a YAML file with `values:` (source value → the service\'s name, per field) and `columns:` (field → CSV header names), over `import:` of tmsync.yaml')
     .option('--encoding <encoding>', 'the files\' encoding when detection is wrong (utf-8, utf-16, windows-1252, iso-8859-15)')
     .option('--dry-run', 'print what would be written; write nothing', false)
     .option('--no-service', "do not ask the configured service for its lookups, users and labels (the value map is then proposed from the export alone)")
+    .option('--mapping <file>', "test reports: a `results push` mapping file; the tests it names have a case already")
     .action(lazy(async () => (await import('./commands/import.js')).runImport));
 
   program
@@ -233,6 +235,14 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
     .argument('<run-id>', 'the run id printed by `run trigger`')
     .requiredOption('--junit <file>', 'where to write the JUnit report')
     .action(lazy(async () => (await import('./commands/run-report.js')).runRunReport));
+  run
+    .command('cases')
+    .description("print the cases a test run holds (or a test plan's runs hold) as a test runner's filter: a regular expression of their human ids for --grep, Playwright's --grep, a pytest -k expression, Allure's testplan.json, a JUnit 5 tag expression, or one id per line")
+    .option('--test-run <id>', 'the test run (id or human id)')
+    .option('--test-plan <id>', "a test plan (id or human id): the cases of every run linked to it")
+    .addOption(new Option('--format <format>', 'the form to print (docs/automation.md)').choices([...RUNNER_FILTER_FORMATS]).default('list'))
+    .option('--status <names>', 'only cases whose run status is one of these (run status names such as untested,failed); repeatable, or comma-separated', collect)
+    .action(lazy(async () => (await import('./commands/run-cases.js')).runRunCases));
 
   const results = program.command('results').description('push test results into test runs');
   results
@@ -272,6 +282,7 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
       'the CI job these results come from, when several push into one run: a case keeps the worst outcome over all shards, and a shard pushed again replaces its own earlier result ' +
         '(default: TMSYNC_SHARD, else GITHUB_JOB on GitHub Actions, CI_JOB_NAME on GitLab CI; docs/results.md)',
     )
+    .option('--mark-automated', "set automation_type to the service's automated type in the case files of the cases that received a result (same as results.mark_automated: true); the service gets it through tmsync plan and apply")
     .action(lazy(async () => (await import('./commands/results-push.js')).runResultsPush));
 
   const testPlan = program.command('test-plan').description('script test plans around a release');
@@ -411,6 +422,7 @@ export const EXAMPLES: Record<string, string[]> = {
     'tmsync import testrail-xml export.xml --folder "From TestRail"',
     'tmsync import export.csv --dry-run',
     'tmsync import xray-csv tests.csv --map import-map.yaml',
+    'tmsync import junit target/surefire-reports/*.xml --folder "Automated/Checkout" && tmsync plan',
   ],
   backup: ['tmsync backup --out demo-backup.json.gz'],
   export: ['tmsync export testrail-xml --out testrail.xml', 'tmsync export xray-csv --out xray.csv', 'tmsync export csv --out cases.csv --json'],
@@ -428,12 +440,19 @@ export const EXAMPLES: Record<string, string[]> = {
   ],
   'run status': ['tmsync run status 42', 'tmsync run status 42 --json'],
   'run report': ['tmsync run report 42 --junit reports/run.xml'],
+  'run cases': [
+    'npx playwright test --grep "$(tmsync run cases --test-run DEMO-R-3 --format playwright)"',
+    'pytest -k "$(tmsync run cases --test-plan DEMO-P-2 --format pytest --status untested,failed)"',
+    'mvn test -Dgroups="$(tmsync run cases --test-run DEMO-R-3 --format junit-filter)"',
+    'tmsync run cases --test-run DEMO-R-3 --format testplan-json > testplan.json && ALLURE_TESTPLAN_PATH=testplan.json npm test',
+  ],
   results: ['tmsync results push junit.xml --test-run DEMO-R-3'],
   'results push': [
     'tmsync results push reports/*.xml --test-run DEMO-R-3',
     'tmsync results push junit.xml --new-run "Nightly 2026-11-23" --dry-run',
     'tmsync results push reports/cucumber.json --test-run DEMO-R-3 --id-tag-prefix tc:',
     'tmsync results push reports/*.xml --test-run "$TMSYNC_TEST_RUN" --shard "chrome 2/3"',
+    'tmsync results push junit.xml --test-run DEMO-R-3 --mark-automated && git diff && tmsync plan',
   ],
   'test-run': ['tmsync test-run create --title "CI build 812" --env-file "$GITHUB_OUTPUT"', 'tmsync test-run close "$TMSYNC_TEST_RUN"'],
   'test-run create': [

@@ -53,7 +53,7 @@ export const SOURCE_KEY = 'source';
 const sourceOf = (tool: SourceTool, id: string) => `${tool}:${id}`;
 const dirOf = (path: string) => path.slice(0, path.lastIndexOf('/'));
 
-class Names {
+export class Names {
   private readonly allocators = new Map<string, NameAllocator>();
   constructor(private readonly scanned: ScannedRepository) {}
 
@@ -69,7 +69,7 @@ class Names {
 }
 
 /** Folder paths → directories: an existing directory standing for the name, else a new portable one. */
-class Folders {
+export class Folders {
   private readonly dirs = new Map<string, string>();
   constructor(
     private readonly scanned: ScannedRepository,

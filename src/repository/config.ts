@@ -51,6 +51,8 @@ export interface TmsyncConfig {
   maxResponseBytes: number;
   /** `results.encoding`: how run-case updates travel. @default 'auto' */
   resultsEncoding: 'auto' | 'json' | 'multipart';
+  /** `results.mark_automated`: results push edits the pushed cases' automation_type (docs/automation.md) @default false */
+  resultsMarkAutomated?: boolean;
   profiles: Record<string, TmsyncProfile>;
   /** `import:`: the column and value maps of `tmsync import` (as written: snake_case field keys) */
   import?: ImportMapInput;
@@ -234,6 +236,7 @@ export function parseConfigText(file: string, text: string): { config?: TmsyncCo
     maxPages: input.max_pages ?? CONFIG_DEFAULTS.maxPages,
     maxResponseBytes: input.max_response_size === undefined ? CONFIG_DEFAULTS.maxResponseBytes : parseSize(input.max_response_size),
     resultsEncoding: input.results?.encoding ?? CONFIG_DEFAULTS.resultsEncoding,
+    ...(input.results?.mark_automated !== undefined ? { resultsMarkAutomated: input.results.mark_automated } : {}),
     ...(input.gherkin !== undefined ? { gherkin: gherkinOptions(input.gherkin) } : {}),
     profiles,
     ...(input.import !== undefined ? { import: input.import } : {}),

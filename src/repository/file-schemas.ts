@@ -338,6 +338,13 @@ export const configSchema = z
               'how run-case results travel: auto (JSON, then multipart/form-data from the first time the service refuses JSON; the default), json, or multipart (what the live service needs; same as --multipart)',
           })
           .optional(),
+        mark_automated: z
+          .boolean()
+          .meta({
+            description:
+              "results push: set automation_type to the service's automated type in the case files of the cases that received a result (same as --mark-automated); the files change, the service only with plan and apply (default false)",
+          })
+          .optional(),
       })
       .meta({ description: 'results push and run-case updates' })
       .optional(),

@@ -133,6 +133,8 @@ describe("every command's --json document has its documented, versioned shape", 
     expect((await json('test-run', ['test-run', 'close', made.test_run.id])).already_closed).toBe(false);
     const coverage = await json('coverage', ['coverage', 'junit.xml', '--test-run', pushed.run.human_id as string]);
     expect(coverage.unmapped_tests).toEqual([{ test: 'unmatched', report: 'junit.xml' }]);
+    const selection = await json('run-cases', ['run', 'cases', '--test-run', pushed.run.id, '--format', 'grep']);
+    expect(selection.cases).toHaveLength(1);
 
     const plan = (await json('test-plan', ['test-plan', 'create', '--title', 'Json run'])).test_plan.id as string;
     const started = await json('run-trigger', ['run', 'trigger', '--test-plan', plan]);
@@ -154,6 +156,12 @@ describe("every command's --json document has its documented, versioned shape", 
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it('import of a test report', async () => {
+    await writeFile(join(root, 'report.xml'), '<testsuite name="s"><testcase classname="com.shop.A" name="new test"/></testsuite>');
+    const doc = await json('import-reports', ['import', 'junit', 'report.xml', '--dry-run', '--no-service']);
+    expect(doc.created).toHaveLength(1);
   });
 
   it('--version', async () => {

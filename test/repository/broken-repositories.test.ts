@@ -33,7 +33,7 @@ const table: { name: string; files: Record<string, string>; expected: string[] }
     expected: [
       'cases/A/x.yaml:2:1 unknown key `tilte` (did you mean `title`?)',
       'cases/A/x.yaml:3:1 unknown key `automationType` (did you mean `automation_type`?)',
-      'cases/A/x.yaml:4:1 unknown key `foo` (allowed keys: id, title, description, preconditions, template, type, status, priority, automation_type, owner, reviewer, labels, steps, expected_results, source)',
+      'cases/A/x.yaml:4:1 unknown key `foo` (allowed keys: id, title, description, preconditions, template, type, status, priority, automation_type, owner, reviewer, labels, steps, expected_results, source, automation)',
       'cases/A/x.yaml:7:5 unknown key `expectd` (did you mean `expected`?)',
     ],
   },

@@ -21,6 +21,7 @@ import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
 import { plural } from '../words.js';
 import { parseFolderPath } from './pull.js';
+import { reportImportFormat, runImportReports, withReportHint } from './import-reports.js';
 
 interface ImportOptions extends GlobalOptions {
   /** positional: [FORMAT] FILE… */
@@ -35,6 +36,8 @@ interface ImportOptions extends GlobalOptions {
   encoding?: string;
   /** false (`--no-service`): do not ask the service for its lookups, users and labels */
   service?: boolean;
+  /** test reports only: a `results push` mapping file (tests it names are covered) */
+  mapping?: string;
 }
 
 /** What the service calls its values, for the value map and labels (undefined: no service configured or reachable). */
@@ -121,7 +124,7 @@ async function splitArgs(args: readonly string[], cwd: string): Promise<{ format
   const [first, ...rest] = args;
   if (first === undefined) return { files: [] };
   const isFile = await stat(resolve(cwd, first)).then(() => true, () => false);
-  if (!isFile && (importReader(first) || rest.length > 0)) return { format: first, files: rest };
+  if (!isFile && (importReader(first) || reportImportFormat(first) || rest.length > 0)) return { format: first, files: rest };
   return { files: [...args] };
 }
 
@@ -140,6 +143,9 @@ function encodingOption(label: string | undefined): ImportEncoding | undefined {
  */
 export async function runImport(options: ImportOptions, io: CliIo): Promise<number> {
   const { format, files } = await splitArgs(options.args, options.cwd);
+  // a test report's format word: cases for its automated tests (docs/automation.md)
+  const report = format !== undefined ? reportImportFormat(format) : undefined;
+  if (report !== undefined) return runImportReports(options, report, files, io, { importRoot, serviceValues });
   if (files.length === 0) {
     throw new TmsyncError('invalid_arguments', 'no export file given', {
       hint: `tmsync import [FORMAT] FILE…; FORMAT is one of ${IMPORT_READERS.map((r) => r.name).join(', ')} (left out: detected)`,
@@ -149,7 +155,8 @@ export async function runImport(options: ImportOptions, io: CliIo): Promise<numb
   const service = await serviceValues(options, configFile, io);
   const folder = parseFolderPath(options.folder);
   const encoding = encodingOption(options.encoding);
-  const result = await importExports({
+  const map = await readMap(options, config);
+  const result = await withReportHint(files, options.cwd, () => importExports({
     root,
     casesDir: config?.casesDir ?? CONFIG_DEFAULTS.casesDir,
     stepGroupsDir: config?.stepGroupsDir ?? CONFIG_DEFAULTS.stepGroupsDir,
@@ -158,11 +165,11 @@ export async function runImport(options: ImportOptions, io: CliIo): Promise<numb
     ...(format !== undefined ? { format } : {}),
     ...(encoding ? { encoding } : {}),
     ...(folder ? { under: folder } : {}),
-    map: await readMap(options, config),
+    map,
     ...(service ? { known: service.known, knownLabels: service.knownLabels } : {}),
     dryRun: options.dryRun === true,
     command: ['tmsync import', ...options.args].join(' '),
-  }, useCaseContext(io));
+  }, useCaseContext(io)));
   const wroteConfig = !config && !options.dryRun;
   if (wroteConfig) await writeFileAtomic(join(root, CONFIG_FILE_NAME), starterFiles(undefined, { example: false })[0].content, { root });
   printImport(result, options, io, wroteConfig ? relative(options.cwd, join(root, CONFIG_FILE_NAME)) || CONFIG_FILE_NAME : undefined);

@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { loadReports, REPORT_FORMAT_OPTIONS, type ReportFormatOption } from '../../results/load-reports.js';
 import { countTestcases } from '../../results/record.js';
@@ -12,7 +11,11 @@ import { ciRunMetadata, ciShard } from '../ci-env.js';
 import { safeInline, safeMessage } from '../../safe-text.js';
 import type { CliIo, GlobalOptions } from '../io.js';
 import { jsonOutput } from '../json.js';
-import { loadTarget } from '../target.js';
+import { loadTarget, type Target } from '../target.js';
+import { join, relative, resolve } from 'node:path';
+import type { LookupEntry } from '../../api/resources.js';
+import { automatedTypeName, DEFAULT_AUTOMATED_TYPE } from '../../results/automated-type.js';
+import { markAutomated, type MarkAutomatedResult } from '../../results/mark-automated.js';
 import { EXIT } from '../exit-codes.js';
 import { loadAutomatedCases } from '../../repository/automation-cases.js';
 import { buildAutomationIndex, type AutomationIndex } from '../../test-patterns.js';
@@ -46,6 +49,8 @@ interface ResultsPushOptions extends GlobalOptions {
   close?: boolean;
   /** the CI job this push comes from (default: TMSYNC_SHARD, else the CI's job) */
   shard?: string;
+  /** set automation_type in the pushed cases' files (or `results.mark_automated` of tmsync.yaml) */
+  markAutomated?: boolean;
 }
 
 /**
@@ -78,8 +83,15 @@ export async function runResultsPush(options: ResultsPushOptions, io: CliIo): Pr
 
   const target = await loadTarget(options, io, { clientOptions: options.multipart ? { multipartRunCases: true } : {} });
   let result: PushResultsResult;
+  let marked: MarkAutomatedResult | undefined;
+  const mark = options.markAutomated ?? target.config.resultsMarkAutomated ?? false;
   try {
     const automation = await automationIndex(target, io);
+    if (mark && target.configFile === undefined) {
+      throw new TmsyncError('config_not_found', '--mark-automated edits case files: no tmsync.yaml was found, so nothing was sent', {
+        hint: 'run results push inside the tests repository (or pass --config FILE), or leave --mark-automated out',
+      });
+    }
     const project = await resolveProject(target.client, target.projectRef);
     result = await pushResults({
       client: target.client,
@@ -101,6 +113,7 @@ export async function runResultsPush(options: ResultsPushOptions, io: CliIo): Pr
       ...shardAndMetadata(options, io.env),
       signal: io.signal,
     });
+    if (mark) marked = await markPushed(target, result);
   } finally {
     await target.close();
   }
@@ -108,8 +121,9 @@ export async function runResultsPush(options: ResultsPushOptions, io: CliIo): Pr
   const failedRows = result.failedBatches.reduce((n, b) => n + b.caseIds.length, 0);
   const nothing = !result.dryRun && result.rows.length === 0;
   const testcaseCount = countTestcases(testcases);
-  if (options.json) io.stdout(jsonOutput({ ...result, testcases: testcaseCount, formats, ok: failedRows === 0 && !nothing }));
+  if (options.json) io.stdout(jsonOutput({ ...result, testcases: testcaseCount, formats, ok: failedRows === 0 && !nothing, ...(marked ? { markAutomated: marked } : {}) }));
   report(result, testcaseCount, io, Boolean(options.json));
+  if (marked) reportMarked(marked, result.dryRun, target.root, options.cwd, io);
   await summary(io, pushSummary(result, testcaseCount));
   if (nothing) {
     io.stderr('Error: nothing was sent: no testcase matched a case of the run.');
@@ -127,6 +141,44 @@ function shardAndMetadata(options: ResultsPushOptions, env: NodeJS.ProcessEnv): 
   const shard = options.shard?.trim() ?? ciShard(env);
   const metadata = options.newRun !== undefined ? ciRunMetadata(env) : undefined;
   return { ...(shard !== undefined ? { shard } : {}), ...(metadata ? { metadata } : {}) };
+}
+
+/**
+ * --mark-automated: the cases whose results the service confirmed (a dry run: every row) get the
+ * automated type in their case files; sent only by plan and apply.
+ */
+async function markPushed(target: Target, result: PushResultsResult): Promise<MarkAutomatedResult> {
+  const sent = new Set(result.sentCaseIds);
+  const cases = result.rows.filter((r) => result.dryRun || sent.has(r.caseId)).map((r) => ({ id: r.caseId, ...(r.humanId ? { humanId: r.humanId } : {}) }));
+  const types: LookupEntry[] = [];
+  for await (const t of target.client.paginate('listAutomationTypes')) types.push(t);
+  const automatedType = automatedTypeName(types) ?? DEFAULT_AUTOMATED_TYPE;
+  const defaultType = target.config.defaults.automationType;
+  return markAutomated({
+    root: target.root,
+    casesDir: target.config.casesDir,
+    cases,
+    automatedType,
+    types,
+    ...(typeof defaultType === 'string' ? { defaultType } : {}),
+    dryRun: result.dryRun,
+  });
+}
+
+function reportMarked(marked: MarkAutomatedResult, dryRun: boolean, root: string, cwd: string, io: CliIo): void {
+  const shown = (p: string) => relative(cwd, join(root, p)) || p;
+  const n = marked.edited.length;
+  if (n > 0) {
+    io.stderr(`${dryRun ? 'Would set' : 'Set'} automation_type ${safeInline(marked.automatedType)} in ${n} case file${n === 1 ? '' : 's'} (nothing sent to the service):`);
+    for (const e of marked.edited.slice(0, 50)) io.stderr(`  ~ ${safeInline(shown(e.path))}  ${safeInline(e.ref)}${e.from !== undefined ? ` (was ${safeInline(e.from)})` : ''}`);
+    if (n > 50) io.stderr(`  … and ${n - 50} more (--json lists all)`);
+    if (!dryRun) io.stderr(`Next: review with git diff, then tmsync plan (shows ${n} update${n === 1 ? '' : 's'}) and tmsync apply.`);
+  } else {
+    io.stderr(`Every pushed case held in the repository is already ${safeInline(marked.automatedType)}${marked.already > 0 ? ` (${marked.already})` : ''}; no case file changed.`);
+  }
+  if (marked.notInRepository.length > 0) {
+    io.stderr(`${marked.notInRepository.length} pushed case${marked.notInRepository.length === 1 ? ' has' : 's have'} no YAML file in the repository, so ${marked.notInRepository.length === 1 ? 'it was' : 'they were'} not marked: ${marked.notInRepository.slice(0, 20).map(safeInline).join(', ')} (tmsync pull writes them)`);
+  }
 }
 
 /** The job summary of a push: the run, the counts per status, and what was not sent. */
@@ -264,7 +316,7 @@ async function automationIndex(target: { configFile?: string; root: string; conf
 }
 
 /** A mapping file: YAML or JSON object of JUnit name → case ref (or list of refs). */
-async function loadMapping(path: string, shown: string): Promise<ResultMapping> {
+export async function loadMapping(path: string, shown: string): Promise<ResultMapping> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
