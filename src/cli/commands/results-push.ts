@@ -5,6 +5,7 @@ import { loadReports, REPORT_FORMAT_OPTIONS, type ReportFormatOption } from '../
 import { countTestcases } from '../../results/record.js';
 import { parseStatusMap, type ResultMapping } from '../../results/map-results.js';
 import { pushResults, type PushResultsResult } from '../../results/push-results.js';
+import { attachmentSettings, parseAttachmentTypes, parseByteSize, type AttachmentOptions, type AttachmentScope } from '../../results/attachments.js';
 import { TmsyncError } from '../../errors.js';
 import { resolveProject } from '../../remote/resolve-project.js';
 import { cell, summary } from '../ci-output.js';
@@ -41,6 +42,25 @@ interface ResultsPushOptions extends GlobalOptions {
   assignFailed?: string;
   /** close the run when every result was sent @default false */
   close?: boolean;
+  /** which cases send their files @default 'failed' */
+  attachments?: string;
+  /** extensions, comma-separated, or `all` */
+  attachmentTypes?: string;
+  /** @default '10MB' */
+  attachmentMaxSize?: string;
+  /** @default '50MB' */
+  attachmentBatchMaxSize?: string;
+}
+
+/** The attachment options of the command line, checked before any report is read. */
+function attachmentOptions(options: ResultsPushOptions): AttachmentOptions {
+  const out: AttachmentOptions = { cwd: options.cwd };
+  if (options.attachments !== undefined) out.scope = options.attachments as AttachmentScope;
+  if (options.attachmentTypes !== undefined) out.types = parseAttachmentTypes(options.attachmentTypes);
+  if (options.attachmentMaxSize !== undefined) out.maxFileBytes = parseByteSize(options.attachmentMaxSize);
+  if (options.attachmentBatchMaxSize !== undefined) out.maxBatchBytes = parseByteSize(options.attachmentBatchMaxSize);
+  attachmentSettings(out);
+  return out;
 }
 
 /**
@@ -65,6 +85,7 @@ export async function runResultsPush(options: ResultsPushOptions, io: CliIo): Pr
   }
   const batchSize = Number(options.batchSize ?? '100');
   const statusMap = parseStatusMap(options.statusMap);
+  const attachments = attachmentOptions(options);
   const mapping = options.mapping !== undefined ? await loadMapping(resolve(options.cwd, options.mapping), options.mapping) : undefined;
   const { records: testcases, formats } = await loadReports(options.args, options.cwd, format);
 
@@ -88,6 +109,7 @@ export async function runResultsPush(options: ResultsPushOptions, io: CliIo): Pr
       ...(options.environment !== undefined ? { environments: options.environment.flatMap((e) => e.split(',')).filter((e) => e.trim() !== '') } : {}),
       ...(options.assignFailed !== undefined ? { assignFailed: options.assignFailed } : {}),
       close: Boolean(options.close),
+      attachments,
       signal: io.signal,
     });
   } finally {
@@ -153,7 +175,10 @@ function report(result: PushResultsResult, testcaseCount: number, given: CliIo, 
   if (result.dryRun) {
     if (!json) {
       // what would be sent, one row per line, on stdout
-      for (const r of result.rows) io.stdout(`${r.status.padEnd(10)} ${rowLabel(r)}  (${r.testcases} testcase${r.testcases === 1 ? '' : 's'})`);
+      for (const r of result.rows) {
+        io.stdout(`${r.status.padEnd(10)} ${rowLabel(r)}  (${r.testcases} testcase${r.testcases === 1 ? '' : 's'})`);
+        for (const f of r.attachments ?? []) io.stdout(`${''.padEnd(10)}   + ${safeInline(f.fileName)} (${sizeText(f.bytes)})`);
+      }
     }
     io.stderr(`Dry run: would send ${result.rows.length} result${result.rows.length === 1 ? '' : 's'} to ${runName(result.run)}${counts ? ` (${counts})` : ''}; nothing was sent.`);
   } else {
@@ -177,6 +202,7 @@ function report(result: PushResultsResult, testcaseCount: number, given: CliIo, 
     if (result.run.closed) io.stderr(`Closed test run ${runName(result.run)}.`);
     if (result.run.notClosedReason) io.stderr(`Left test run ${runName(result.run)} open: ${result.run.notClosedReason}.`);
   }
+  reportFiles(result, io);
   const suiteFailures = result.unmatched.filter((t) => t.suiteLevel);
   if (suiteFailures.length > 0) {
     // a suite that failed as a whole (its set-up, say) and maps to no case: never silent
@@ -203,6 +229,46 @@ function report(result: PushResultsResult, testcaseCount: number, given: CliIo, 
   }
   // last, where the eye lands: the run's page, when the service gave one (no line otherwise)
   if (result.run.url) io.stderr(`View run: ${result.run.url}`);
+}
+
+const SKIP_WORDS = { type: 'not a type sent (--attachment-types)', too_large: 'larger than --attachment-max-size', batch_limit: "the case's files pass --attachment-batch-max-size" } as const;
+
+/** The files: how many went with the results, which were skipped and why, which are missing. */
+function reportFiles(result: PushResultsResult, io: Pick<CliIo, 'stderr'>): void {
+  const a = result.attachments;
+  const label = new Map(result.rows.map((r) => [r.caseId, r.humanId ?? r.caseId]));
+  const caseOf = (id: string) => safeInline(label.get(id) ?? id);
+  if (a.planned > 0) {
+    const cases = result.rows.filter((r) => (r.attachments?.length ?? 0) > 0).length;
+    const what = `${a.planned} file${a.planned === 1 ? '' : 's'} (${sizeText(a.bytes)}) of ${cases} case${cases === 1 ? '' : 's'}`;
+    io.stderr(result.dryRun ? `Would attach ${what}.` : `Attached ${a.sent} of ${what}:`);
+    if (!result.dryRun) {
+      const sent = new Set(result.sentCaseIds);
+      const withFiles = result.rows.filter((r) => (r.attachments?.length ?? 0) > 0 && sent.has(r.caseId));
+      for (const r of withFiles.slice(0, 50)) io.stderr(`  ${caseOf(r.caseId)}: ${r.attachments!.map((f) => safeInline(f.fileName)).join(', ')}`);
+      if (withFiles.length > 50) io.stderr(`  … and ${withFiles.length - 50} more cases (--json lists all)`);
+    }
+  }
+  if (a.skipped.length > 0) {
+    io.stderr(`${a.skipped.length} file${a.skipped.length === 1 ? ' was' : 's were'} skipped:`);
+    for (const f of a.skipped.slice(0, 50)) {
+      const why = f.reason in SKIP_WORDS ? SKIP_WORDS[f.reason as keyof typeof SKIP_WORDS] : f.reason;
+      io.stderr(`  ${caseOf(f.caseId)}: ${safeInline(f.source)}${f.bytes !== undefined ? ` (${sizeText(f.bytes)})` : ''}: ${why}`);
+    }
+    if (a.skipped.length > 50) io.stderr(`  … and ${a.skipped.length - 50} more (--json lists all)`);
+  }
+  if (a.missing.length > 0) {
+    io.stderr(`${a.missing.length} attached file${a.missing.length === 1 ? ' is' : 's are'} missing (the results were sent without ${a.missing.length === 1 ? 'it' : 'them'}):`);
+    for (const f of a.missing.slice(0, 50)) io.stderr(`  ${caseOf(f.caseId)}: ${safeInline(f.source)}: ${f.reason}`);
+    if (a.missing.length > 50) io.stderr(`  … and ${a.missing.length - 50} more (--json lists all)`);
+  }
+}
+
+/** `812 B`, `14.2 KB`, `3.1 MB` (binary multiples, as the size options read them). */
+function sizeText(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
 /** A mapping file: YAML or JSON object of JUnit name → case ref (or list of refs). */

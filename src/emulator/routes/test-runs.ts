@@ -204,6 +204,12 @@ export const testRunRoutes = {
         return { ...r, caseId: caseId ?? '' };
       });
       refs.check();
+      const files = c.request.tmsFiles ?? [];
+      const stray = files.find((f) => f.caseIndex >= rows.length);
+      if (stray) {
+        throw new ServiceError(400, `Bad request: the file part "${stray.part}" names test_run_cases[${stray.caseIndex}], but the update has ${rows.length} row${rows.length === 1 ? '' : 's'}`);
+      }
+      for (const f of files) db.addRunCaseAttachment(c.db, run.id, resolved[f.caseIndex].caseId, f);
       const out = resolved.map((r) => {
         const updated_at = db.setRunCaseStatus(c.db, run.id, r.caseId, r.test_run_status_id, r.user_id, r.description);
         const row = db.findRunCase(c.db, run.id, r.caseId)!;
