@@ -236,22 +236,31 @@ async function multipartData(req: FastifyRequest, files: boolean): Promise<unkno
   let text: string | undefined;
   const limits = files ? { limits: { fileSize: ATTACHMENT_LIMITS.fileBytes, files: ATTACHMENT_LIMITS.files, parts: ATTACHMENT_LIMITS.files + MULTIPART_LIMITS.parts } } : undefined;
   let total = 0;
-  for await (const part of multipartParts(req, limits)) {
-    if (part.fieldname !== 'data') {
-      const m = files ? ATTACHMENT_PART.exec(part.fieldname) : null;
-      if (part.type !== 'file') continue;
-      const body = await fileBytes(part, m !== null);
-      if (m === null) continue;
-      total += body.length;
-      if (total > ATTACHMENT_LIMITS.totalBytes) throw new ServiceError(413, `Request body too large: the attachments of one update may hold at most ${ATTACHMENT_LIMITS.totalBytes} bytes (100 MiB)`);
-      (req.tmsFiles ??= []).push({ part: part.fieldname, caseIndex: Number(m[1]), fileName: part.filename || part.fieldname, mediaType: part.mimetype || 'application/octet-stream', body });
-      continue;
+  let current = '';
+  try {
+    for await (const part of multipartParts(req, limits)) {
+      current = part.fieldname;
+      if (part.fieldname !== 'data') {
+        const m = files ? ATTACHMENT_PART.exec(part.fieldname) : null;
+        if (part.type !== 'file') continue;
+        const body = await part.toBuffer();
+        if (m === null) continue;
+        total += body.length;
+        if (total > ATTACHMENT_LIMITS.totalBytes) throw new ServiceError(413, `Request body too large: the attachments of one update may hold at most ${ATTACHMENT_LIMITS.totalBytes} bytes (100 MiB)`);
+        (req.tmsFiles ??= []).push({ part: part.fieldname, caseIndex: Number(m[1]), fileName: part.filename || part.fieldname, mediaType: part.mimetype || 'application/octet-stream', body });
+        continue;
+      }
+      if (part.type === 'file') text = (await part.toBuffer()).toString('utf8');
+      else {
+        if (part.valueTruncated) throw new ServiceError(413, `Request body too large: the limit is ${BODY_LIMIT} bytes (1 MiB)`);
+        text = String(part.value);
+      }
     }
-    if (part.type === 'file') text = (await part.toBuffer()).toString('utf8');
-    else {
-      if (part.valueTruncated) throw new ServiceError(413, `Request body too large: the limit is ${BODY_LIMIT} bytes (1 MiB)`);
-      text = String(part.value);
+  } catch (err) {
+    if (files && (err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
+      throw new ServiceError(413, `Request body too large: the file part "${current}" is larger than ${ATTACHMENT_LIMITS.fileBytes} bytes (10 MiB), the limit of one attachment`);
     }
+    throw err;
   }
   if (text === undefined) throw new ServiceError(422, 'Invalid request body: (body): multipart body needs a part named "data" holding JSON', [{ field: 'data', message: 'missing' }]);
   try {
@@ -263,18 +272,6 @@ async function multipartData(req: FastifyRequest, files: boolean): Promise<unkno
 
 /** `attachments_<case index>_<n>`: a file of the run case at that index of `test_run_cases`. */
 const ATTACHMENT_PART = /^attachments_(\d+)_(\d+)$/;
-
-/** A file part's bytes; an attachment over the per-file limit is a 413 naming the limit and the part. */
-async function fileBytes(part: { fieldname: string; toBuffer(): Promise<Buffer> }, attachment: boolean): Promise<Buffer> {
-  try {
-    return await part.toBuffer();
-  } catch (err) {
-    if (attachment && (err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
-      throw new ServiceError(413, `Request body too large: the file part "${part.fieldname}" is larger than ${ATTACHMENT_LIMITS.fileBytes} bytes (10 MiB), the limit of one attachment`);
-    }
-    throw err;
-  }
-}
 
 type SendError = (reply: FastifyReply, e: ServiceError) => FastifyReply;
 

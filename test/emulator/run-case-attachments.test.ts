@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { findProject, runAttachments } from '../../src/emulator/db/index.js';
+import { ATTACHMENT_LIMITS } from '../../src/emulator/http.js';
+import { folder, isError, refs, start, testCase, type Api } from './helpers.js';
+
+/** The run-case update's file parts `attachments_<case index>_<n>`, in both dialects. */
+for (const dialect of ['document', 'live'] as const) {
+  describe(`run-case attachments (${dialect})`, () => {
+    let emu: RunningEmulator;
+    let http: Api;
+    let cases: { id: string; human_id: string }[];
+    let passed: string;
+    let project: string;
+
+    beforeAll(async () => {
+      ({ emu, http } = await start(dialect === 'live' ? { dialect: 'live' } : {}));
+      // the live dialect takes the project's id only
+      project = findProject(emu.db, 'DEMO')!.id;
+      const ids = await refs(http);
+      const f = await folder(http, 'Attachments');
+      cases = [await testCase(http, ids, f, { title: 'One' }), await testCase(http, ids, f, { title: 'Two' })];
+      const s = await http.get('/test_runs/statuses');
+      passed = s.body.data.statuses.find((x: { name: string }) => x.name === 'Passed').id;
+    });
+    afterAll(() => emu.close());
+
+    const newRun = async (title: string) =>
+      (await http.post(`/projects/${project}/test_runs`, { title, selection_type: 'STATIC', static_selection_filters: [{ field: 'id', operator: 'IN', values: cases.map((c) => c.id) }] })).body.data.test_run as { id: string };
+
+    const update = (runId: string, files: [string, Blob, string][], rows = cases) => {
+      const form = new FormData();
+      form.append('data', JSON.stringify({ test_run_cases: rows.map((c) => ({ test_case_id: c.id, test_run_status_id: passed })) }));
+      for (const [part, blob, name] of files) form.append(part, blob, name);
+      return http.call('PUT', `/projects/${project}/test_runs/${runId}/test_cases`, undefined, { raw: form });
+    };
+
+    it('stores each file part with the case at its index, once when the same file comes again', async () => {
+      const run = await newRun('Files');
+      const shot = new Blob([Buffer.from('png bytes')], { type: 'image/png' });
+      const first = await update(run.id, [['attachments_1_0', shot, 'shot.png'], ['attachments_0_0', new Blob(['log'], { type: 'text/plain' }), 'run.log']]);
+      expect(first.status, first.text).toBe(200);
+      // a retried update: the same parts again
+      expect((await update(run.id, [['attachments_1_0', shot, 'shot.png']])).status).toBe(200);
+      const stored = runAttachments(emu.db, run.id);
+      expect(stored.get(cases[0].id)?.map((a) => [a.file_name, a.media_type, a.size])).toEqual([['run.log', 'text/plain', 3]]);
+      expect(stored.get(cases[1].id)?.map((a) => [a.file_name, a.media_type, a.size])).toEqual([['shot.png', 'image/png', 9]]);
+    });
+
+    it('refuses (400) a file part naming a case index the update does not have, storing nothing', async () => {
+      const run = await newRun('Stray');
+      const r = await update(run.id, [['attachments_2_0', new Blob(['x']), 'x.png']]);
+      isError(r, 400);
+      expect(r.body.message).toContain('attachments_2_0');
+      expect(runAttachments(emu.db, run.id).size).toBe(0);
+    });
+
+    it(`refuses (413, the service's error shape) a file over ${ATTACHMENT_LIMITS.fileBytes} bytes`, async () => {
+      const run = await newRun('Too large');
+      const r = await update(run.id, [['attachments_0_0', new Blob([Buffer.alloc(ATTACHMENT_LIMITS.fileBytes + 1)]), 'huge.png']]);
+      isError(r, 413);
+      expect(r.body.message).toContain('attachments_0_0');
+      expect(runAttachments(emu.db, run.id).size).toBe(0);
+    });
+  });
+}
