@@ -181,6 +181,22 @@ describe('results push with attachments', () => {
     expect((await fetch(`${origin}${first.src}`)).status).toBe(401);
   });
 
+  it('closes a request early before its files pass --attachment-batch-max-size, and lists files of a type not sent as skipped', async () => {
+    const run = await createRun('Attachments split');
+    emu.clearRequestLog();
+    const r = await tmsync(['results', 'push', '--test-run', run.human_id, '--attachment-batch-max-size', '100', '--json', 'reports/junit.xml']);
+    expect(r.code).toBe(0);
+    // each screenshot is under 100 bytes, two are over: one request per failed case with a file, then the rest
+    const updates = emu.requestLog().filter((e) => isUpdate(e.method, e.path) && e.status === 200);
+    expect(updates).toHaveLength(4);
+    expect([...stored(run.id).keys()].sort()).toEqual(FAILED);
+
+    const typed = await tmsync(['results', 'push', '--test-run', run.human_id, '--attachment-types', 'jpg,webm', '--dry-run', 'reports/junit.xml']);
+    expect(typed.code).toBe(0);
+    expect(typed.err).toContain('4 files were skipped:');
+    expect(typed.err).toMatch(/DEMO-1: shots\/case-1\.png \(\d+ B\): not a type sent \(--attachment-types\)/);
+  });
+
   it('--dry-run lists the files each row would send, and sends nothing', async () => {
     const run = await createRun('Attachments dry run');
     const r = await tmsync(['results', 'push', '--test-run', run.human_id, '--dry-run', 'reports/junit.xml']);
