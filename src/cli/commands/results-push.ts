@@ -152,6 +152,10 @@ function pushSummary(result: PushResultsResult, testcaseCount: number): string {
   if (result.unknownCases.length) notes.push(`Unknown cases: ${result.unknownCases.map((u) => cell(u.ref)).join(', ')}.`);
   if (result.notInRun.length) notes.push(`Not in the run: ${result.notInRun.map((n) => cell(n.ref)).join(', ')}.`);
   if (result.assignedTo?.rows) notes.push(`Assigned ${result.assignedTo.rows} failed cases to ${cell(result.assignedTo.email ?? result.assignedTo.id)}.`);
+  const files = result.attachments;
+  if (files.planned > 0) notes.push(result.dryRun ? `Would attach ${files.planned} files.` : `Attached ${files.sent} of ${files.planned} files.`);
+  if (files.skipped.length) notes.push(`${files.skipped.length} attached files were skipped (type or size); see the job log.`);
+  if (files.missing.length) notes.push(`${files.missing.length} attached files are missing; see the job log.`);
   if (result.run.closed) notes.push('The run was closed.');
   if (result.run.notClosedReason) notes.push(`The run was left open: ${cell(result.run.notClosedReason)}.`);
   if (notes.length) lines.push('', ...notes.map((n) => `- ${n}`));
