@@ -147,6 +147,8 @@ interface XmlHandler {
   /** only called while {@link wantsText} is true */
   text(value: string): void;
   wantsText(): boolean;
+  /** while {@link wantsText} is true: whether a run of text, as written, can be passed over undecoded */
+  passesOver(raw: string): boolean;
 }
 
 const NAME = /[^\s/>=<"'!?]+/y;
@@ -184,7 +186,10 @@ function scanXml(text: string, report: string, h: XmlHandler): void {
       if (stack.length === 0) {
         const nonSpace = text.slice(i, end).search(/\S/);
         if (nonSpace >= 0) fail(s, i + nonSpace, s.rootDone ? 'text after the root element' : 'text before the root element');
-      } else if (h.wantsText()) h.text(decodeEntities(text.slice(i, end)));
+      } else if (h.wantsText()) {
+        const raw = text.slice(i, end);
+        if (!h.passesOver(raw)) h.text(decodeEntities(raw));
+      }
     }
     if (lt < 0) break;
     const next = text.charCodeAt(lt + 1);
@@ -385,6 +390,12 @@ class JunitBuilder implements XmlHandler {
   wantsText(): boolean {
     const top = this.frames[this.frames.length - 1];
     return top !== undefined && ((top.kind === 'detail' && top.collect) || (top.kind === 'property' && top.value === undefined) || top.kind === 'output');
+  }
+
+  /** console output that names no file is not decoded (a marker written as character references is not read) */
+  passesOver(raw: string): boolean {
+    const top = this.frames[this.frames.length - 1];
+    return top?.kind === 'output' && !mayNameFiles(raw);
   }
 
   text(value: string): void {
