@@ -234,7 +234,10 @@ function missingIds(raw: unknown): void {
  */
 async function multipartData(req: FastifyRequest, files: boolean): Promise<unknown> {
   let text: string | undefined;
-  const limits = files ? { limits: { fileSize: ATTACHMENT_LIMITS.fileBytes, files: ATTACHMENT_LIMITS.files, parts: ATTACHMENT_LIMITS.files + MULTIPART_LIMITS.parts } } : undefined;
+  // the files of a run-case update have their own limits; its other parts keep the usual count
+  const limits = files
+    ? { limits: { fileSize: ATTACHMENT_LIMITS.fileBytes, files: ATTACHMENT_LIMITS.files, fields: MULTIPART_LIMITS.parts, parts: ATTACHMENT_LIMITS.files + MULTIPART_LIMITS.parts } }
+    : undefined;
   let total = 0;
   let current = '';
   try {

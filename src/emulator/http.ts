@@ -285,7 +285,7 @@ export const ATTACHMENT_LIMITS = { fileBytes: 10 * 1024 * 1024, totalBytes: 100 
 const COUNT_LIMITS: Record<string, string> = {
   FST_PARTS_LIMIT: `Too many parts in the multipart/form-data body: at most ${MULTIPART_LIMITS.parts} parts are accepted`,
   FST_FILES_LIMIT: `Too many files in the multipart/form-data body: at most ${MULTIPART_LIMITS.files} file parts are accepted`,
-  FST_FIELDS_LIMIT: 'Too many fields in the multipart/form-data body',
+  FST_FIELDS_LIMIT: `Too many parts in the multipart/form-data body: at most ${MULTIPART_LIMITS.parts} parts that are not files are accepted`,
 };
 
 /**
