@@ -73,7 +73,9 @@ function extensionOf(mediaType: string | undefined): string | undefined {
   if (type === undefined) return undefined;
   if (type === 'image/jpeg') return 'jpg';
   if (type === 'text/plain') return 'txt';
-  return Object.entries(MEDIA_TYPES).find(([, t]) => t === type)?.[0];
+  const known = Object.entries(MEDIA_TYPES).find(([, t]) => t === type)?.[0];
+  // Cucumber's `log()` lines come as text/x.cucumber.log+plain: text all the same
+  return known ?? (type.startsWith('text/') ? 'txt' : undefined);
 }
 
 /** `--attachment-types png,jpg` / `all` → the option; a clear error for an empty list. */

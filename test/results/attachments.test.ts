@@ -75,6 +75,7 @@ describe('selectCaseFiles', () => {
               { path: pathToFileURL(join(dir, 'reports', 'run.log')).href },
               { body: Buffer.from('PNGDATA').toString('base64'), encoding: 'base64', mediaType: 'image/png' },
               { body: 'hello', encoding: 'identity', mediaType: 'text/plain', fileName: 'note.txt' },
+              { body: 'a log line', encoding: 'identity', mediaType: 'text/x.cucumber.log+plain' },
             ]),
           ],
         },
@@ -82,7 +83,8 @@ describe('selectCaseFiles', () => {
       { cwd: dir },
     );
     const files = s.files.get('c')!;
-    expect(names(files)).toEqual(['run.log', 'attachment-2.png', 'note.txt']);
+    expect(names(files)).toEqual(['run.log', 'attachment-2.png', 'note.txt', 'attachment-4.txt']);
+    expect(files[3].mediaType).toBe('text/x.cucumber.log+plain');
     expect(files[1].bytes).toBe(7);
     // inline bytes are decoded when the part is built
     expect(Buffer.from(filePart(files[1], 0, 1, () => undefined).read()!).toString()).toBe('PNGDATA');
