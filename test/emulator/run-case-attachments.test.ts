@@ -45,6 +45,12 @@ for (const dialect of ['document', 'live'] as const) {
       const stored = runAttachments(emu.db, run.id);
       expect(stored.get(cases[0].id)?.map((a) => [a.file_name, a.media_type, a.size])).toEqual([['run.log', 'text/plain', 3]]);
       expect(stored.get(cases[1].id)?.map((a) => [a.file_name, a.media_type, a.size])).toEqual([['shot.png', 'image/png', 9]]);
+      // the document dialect lists them with the run's cases (an extension, as web_url is); the live list names none
+      const listed = (await http.get(`/projects/${project}/test_runs/${run.id}/test_cases`)).body.data;
+      if (dialect === 'document') {
+        const second = listed.test_cases.find((x: { id: string }) => x.id === cases[1].id);
+        expect(second.attachments).toEqual([{ id: expect.any(String), file_name: 'shot.png', media_type: 'image/png', size: 9, web_url: expect.stringMatching(/\/ui\/projects\/DEMO\/runs\/DEMO-R-\d+\/attachments\/[0-9a-f-]+$/) }]);
+      } else expect(JSON.stringify(listed)).not.toContain('shot.png');
     });
 
     it('refuses (400) a file part naming a case index the update does not have, storing nothing', async () => {
