@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { findProject, runAttachments } from '../../src/emulator/db/index.js';
 import { ATTACHMENT_LIMITS } from '../../src/emulator/http.js';
-import { folder, isError, refs, start, testCase, type Api } from './helpers.js';
+import { KEY, folder, isError, refs, start, testCase, type Api } from './helpers.js';
 
 /** The run-case update's file parts `attachments_<case index>_<n>`, in both dialects. */
 for (const dialect of ['document', 'live'] as const) {
@@ -51,6 +51,25 @@ for (const dialect of ['document', 'live'] as const) {
         const second = listed.test_cases.find((x: { id: string }) => x.id === cases[1].id);
         expect(second.attachments).toEqual([{ id: expect.any(String), file_name: 'shot.png', media_type: 'image/png', size: 9, web_url: expect.stringMatching(/\/ui\/projects\/DEMO\/runs\/DEMO-R-\d+\/attachments\/[0-9a-f-]+$/) }]);
       } else expect(JSON.stringify(listed)).not.toContain('shot.png');
+    });
+
+    it('shows an image on the run\'s page and links any other file as a download, served as bytes that are never a page', async () => {
+      const run = await newRun('Files in the UI');
+      const svg = new Blob(['<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'], { type: 'image/svg+xml' });
+      expect((await update(run.id, [['attachments_0_0', new Blob(['log text'], { type: 'text/plain' }), 'run.log'], ['attachments_0_1', svg, 'icon.svg'], ['attachments_1_0', new Blob(['png'], { type: 'image/png' }), 'shot.png']])).status).toBe(200);
+      const humanId = (await http.get(`/projects/${project}/test_runs/${run.id}`)).body.data.test_run.human_id as string;
+      const cookie = { cookie: `tmsync_ui_key=${encodeURIComponent(KEY)}` };
+      const page = await (await fetch(`${emu.appUrl}/ui/projects/DEMO/runs/${humanId}`, { headers: cookie })).text();
+      expect(page).toMatch(/<img class="attachment" src="[^"]+" alt="shot\.png">/);
+      const links = [...page.matchAll(/<a href="([^"]+)" download="([^"]+)">/g)].map((m) => ({ href: m[1], name: m[2] }));
+      expect(links.map((l) => l.name).sort()).toEqual(['icon.svg', 'run.log']);
+      for (const l of links) {
+        const file = await fetch(`${emu.appUrl}${l.href}`, { headers: cookie });
+        expect(file.status).toBe(200);
+        expect(file.headers.get('content-type')).toBe('application/octet-stream');
+        expect(file.headers.get('content-disposition')).toBe(`attachment; filename*=UTF-8''${l.name}`);
+      }
+      expect((await fetch(`${emu.appUrl}${links[0].href}`)).status).toBe(401);
     });
 
     it('refuses (400) a file part naming a case index the update does not have, storing nothing', async () => {
