@@ -196,6 +196,19 @@ export const outputSchemas = {
       .looseObject({ name: z.string(), shards: z.array(z.string()), worse_elsewhere: z.number().int(), damaged: z.literal(true).optional() })
       .optional()
       .meta({ description: "--shard (or the CI job's): this push's shard, every shard the run's record names, and how many rows keep another shard's worse outcome" }),
+    attachments: z
+      .object({
+        scope: z.enum(['failed', 'all', 'none']),
+        planned: z.number().int().meta({ description: 'files chosen to go with the rows (each row lists its own under `attachments`)' }),
+        sent: z.number().int().meta({ description: 'of them, the files of rows the service confirmed' }),
+        bytes: z.number().int(),
+        skipped: z
+          .array(z.looseObject({ case_id: z.string(), source: z.string(), reason: z.string(), bytes: z.number().int().optional() }))
+          .meta({ description: 'files not sent: `type` (not a type sent), `too_large` (over --attachment-max-size), `batch_limit` (the case\'s files pass --attachment-batch-max-size)' }),
+        missing: z.array(z.looseObject({ case_id: z.string(), source: z.string(), reason: z.string() })).meta({ description: 'files not found or not readable; never fatal' }),
+        not_selected: z.number().int().meta({ description: 'files of cases --attachments leaves out (passed cases under `failed`)' }),
+      })
+      .meta({ description: 'the files the reports attach to tests, and what became of them' }),
     testcases: z.number().int(),
     /** the format each report file was read as, in the order given */
     formats: z.array(z.enum(REPORT_FORMAT_NAMES)).optional(),

@@ -1,5 +1,6 @@
 import { Argument, Command, Option } from 'commander';
 import { REPORT_FORMAT_NAMES, REPORT_FORMAT_OPTIONS } from '../results/report-formats.js';
+import { ATTACHMENT_SCOPES, DEFAULT_ATTACHMENT_TYPES } from '../results/attachment-defaults.js';
 import { colorChoice, red, yellow, type CliIo, type GlobalOptions } from './io.js';
 import { VERSION } from '../version.js';
 import { IMPORT_FORMATS } from '../import/format-names.js';
@@ -283,6 +284,14 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
         '(default: TMSYNC_SHARD, else GITHUB_JOB on GitHub Actions, CI_JOB_NAME on GitLab CI; docs/results.md)',
     )
     .option('--mark-automated', "set automation_type to the service's automated type in the case files of the cases that received a result (same as results.mark_automated: true); the service gets it through tmsync plan and apply")
+    .addOption(
+      new Option('--attachments <which>', 'send the files the reports attach to tests ([[ATTACHMENT|path]] lines, file:// links, attachment properties…) with the results of failed and errored cases, of all cases, or none; sent as file parts of the update (multipart)')
+        .choices(ATTACHMENT_SCOPES)
+        .default('failed'),
+    )
+    .option('--attachment-types <list>', `file extensions sent, comma-separated, or all (default: ${DEFAULT_ATTACHMENT_TYPES.join(',')})`)
+    .option('--attachment-max-size <size>', 'skip a file larger than this (bytes, or 512KB, 10MB)', '10MB')
+    .option('--attachment-batch-max-size <size>', 'the most file bytes one update request carries; a request is split before it passes this (bytes, or 512KB, 50MB)', '50MB')
     .action(lazy(async () => (await import('./commands/results-push.js')).runResultsPush));
 
   const testPlan = program.command('test-plan').description('script test plans around a release');

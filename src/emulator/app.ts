@@ -10,7 +10,7 @@ import type { KeyRing } from './auth.js';
 import type { DbContext } from './db/index.js';
 import type { Faults } from './faults.js';
 import { liveBody, liveError } from './dialect.js';
-import { FILTER_OPS, MULTIPART_LIMITS, invalid, multipartBoundary, multipartParts, zodProblems, type HandlerTable, type RegisteredHandler, type RouteContext, type TextFilter, type Urls } from './http.js';
+import { ATTACHMENT_LIMITS, FILTER_OPS, MULTIPART_LIMITS, invalid, multipartBoundary, multipartParts, zodProblems, type HandlerTable, type RegisteredHandler, type RouteContext, type RunCaseFile, type TextFilter, type Urls } from './http.js';
 import type { Dialect, EmulatorOptions, ExecutionOptions } from './emulator-options.js';
 import { loggablePath, type RequestLog, type RequestLogEntry } from './request-log.js';
 import { iconSvg } from './routes/lookups.js';
@@ -47,6 +47,8 @@ declare module 'fastify' {
     tmsFault?: RequestLogEntry['fault'];
     /** a write whose fault is deferred until after commit (`--fail-after-commit`) */
     tmsAfterCommit?: boolean;
+    /** the file parts of a run-case update (`attachments_<case index>_<n>`), read with its `data` part */
+    tmsFiles?: RunCaseFile[];
   }
 }
 
@@ -201,7 +203,7 @@ async function parseBody(e: Endpoint, req: FastifyRequest, dialect: Dialect): Pr
     // the live service takes run-case results only as multipart/form-data
     throw new ServiceError(415, 'Unsupported Media Type: send multipart/form-data with the JSON in a part named "data"');
   }
-  if (e.multipart && req.isMultipart()) raw = await multipartData(req);
+  if (e.multipart && req.isMultipart()) raw = await multipartData(req, e.name === 'updateRunCases');
   if (dialect === 'live' && raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
     const sent = LIVE_UNKNOWN_FIELDS.filter((k) => Object.hasOwn(raw, k));
     // a client that GETs, merges and PUTs would send the emulator's extensions back: live is not known to take them
@@ -225,19 +227,43 @@ function missingIds(raw: unknown): void {
   }
 }
 
-/** The JSON held in the `data` part of a multipart body (the live run-case update needs this). */
-async function multipartData(req: FastifyRequest): Promise<unknown> {
+/**
+ * The JSON held in the `data` part of a multipart body (the live run-case update needs this). With
+ * `files` (the run-case update), its file parts `attachments_<case index>_<n>` are read too, within
+ * {@link ATTACHMENT_LIMITS}, and kept on the request for the handler; other parts are read past.
+ */
+async function multipartData(req: FastifyRequest, files: boolean): Promise<unknown> {
   let text: string | undefined;
-  for await (const part of multipartParts(req)) {
-    if (part.fieldname !== 'data') {
-      if (part.type === 'file') await part.toBuffer();
-      continue;
+  // the files of a run-case update have their own limits; its other parts keep the usual count
+  const limits = files
+    ? { limits: { fileSize: ATTACHMENT_LIMITS.fileBytes, files: ATTACHMENT_LIMITS.files, fields: MULTIPART_LIMITS.parts, parts: ATTACHMENT_LIMITS.files + MULTIPART_LIMITS.parts } }
+    : undefined;
+  let total = 0;
+  let current = '';
+  try {
+    for await (const part of multipartParts(req, limits)) {
+      current = part.fieldname;
+      if (part.fieldname !== 'data') {
+        const m = files ? ATTACHMENT_PART.exec(part.fieldname) : null;
+        if (part.type !== 'file') continue;
+        const body = await part.toBuffer();
+        if (m === null) continue;
+        total += body.length;
+        if (total > ATTACHMENT_LIMITS.totalBytes) throw new ServiceError(413, `Request body too large: the attachments of one update may hold at most ${ATTACHMENT_LIMITS.totalBytes} bytes (100 MiB)`);
+        (req.tmsFiles ??= []).push({ part: part.fieldname, caseIndex: Number(m[1]), fileName: part.filename || part.fieldname, mediaType: part.mimetype || 'application/octet-stream', body });
+        continue;
+      }
+      if (part.type === 'file') text = (await part.toBuffer()).toString('utf8');
+      else {
+        if (part.valueTruncated) throw new ServiceError(413, `Request body too large: the limit is ${BODY_LIMIT} bytes (1 MiB)`);
+        text = String(part.value);
+      }
     }
-    if (part.type === 'file') text = (await part.toBuffer()).toString('utf8');
-    else {
-      if (part.valueTruncated) throw new ServiceError(413, `Request body too large: the limit is ${BODY_LIMIT} bytes (1 MiB)`);
-      text = String(part.value);
+  } catch (err) {
+    if (files && (err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
+      throw new ServiceError(413, `Request body too large: the file part "${current}" is larger than ${ATTACHMENT_LIMITS.fileBytes} bytes (10 MiB), the limit of one attachment`);
     }
+    throw err;
   }
   if (text === undefined) throw new ServiceError(422, 'Invalid request body: (body): multipart body needs a part named "data" holding JSON', [{ field: 'data', message: 'missing' }]);
   try {
@@ -246,6 +272,9 @@ async function multipartData(req: FastifyRequest): Promise<unknown> {
     throw new ServiceError(400, 'Malformed JSON in the multipart part "data"');
   }
 }
+
+/** `attachments_<case index>_<n>`: a file of the run case at that index of `test_run_cases`. */
+const ATTACHMENT_PART = /^attachments_(\d+)_(\d+)$/;
 
 type SendError = (reply: FastifyReply, e: ServiceError) => FastifyReply;
 

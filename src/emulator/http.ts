@@ -264,20 +264,40 @@ export function multipartBoundary(contentType: string | undefined): string | und
 /** How many parts (and of them files) a multipart body may have. */
 export const MULTIPART_LIMITS = { parts: 100, files: 10 } as const;
 
+/**
+ * The files a run-case update may carry (file parts `attachments_<case index>_<n>`): each at most
+ * `fileBytes`, together at most `totalBytes`, at most `files` of them. A file over a limit is
+ * answered 413 in the service's error shape.
+ */
+/** A file part of a run-case update, read. */
+export interface RunCaseFile {
+  part: string;
+  /** the index in the update's `test_run_cases` of the case it belongs to */
+  caseIndex: number;
+  fileName: string;
+  mediaType: string;
+  body: Buffer;
+}
+
+export const ATTACHMENT_LIMITS = { fileBytes: 10 * 1024 * 1024, totalBytes: 100 * 1024 * 1024, files: 1000 } as const;
+
 /** The multipart parser's limit errors, which it gives the status 413 with a terse reason of its own. */
 const COUNT_LIMITS: Record<string, string> = {
   FST_PARTS_LIMIT: `Too many parts in the multipart/form-data body: at most ${MULTIPART_LIMITS.parts} parts are accepted`,
   FST_FILES_LIMIT: `Too many files in the multipart/form-data body: at most ${MULTIPART_LIMITS.files} file parts are accepted`,
-  FST_FIELDS_LIMIT: 'Too many fields in the multipart/form-data body',
+  FST_FIELDS_LIMIT: `Too many parts in the multipart/form-data body: at most ${MULTIPART_LIMITS.parts} parts that are not files are accepted`,
 };
 
 /**
  * The parts of a multipart body. The parser's own errors (a malformed part header, a body cut
  * short) are the client's fault: they become a 400, never a 500.
  */
-export async function* multipartParts(req: FastifyRequest): AsyncGenerator<Awaited<ReturnType<FastifyRequest['parts']>> extends AsyncIterable<infer P> ? P : never> {
+export async function* multipartParts(
+  req: FastifyRequest,
+  options?: Parameters<FastifyRequest['parts']>[0],
+): AsyncGenerator<Awaited<ReturnType<FastifyRequest['parts']>> extends AsyncIterable<infer P> ? P : never> {
   try {
-    for await (const part of req.parts()) yield part;
+    for await (const part of req.parts(options)) yield part;
   } catch (err) {
     const tooMany = COUNT_LIMITS[(err as { code?: string }).code ?? ''];
     // the count of parts is the problem, not the size: the generic 413 would say "too large"

@@ -13,7 +13,7 @@ import {
 } from '../api/index.js';
 import { TmsyncError } from '../errors.js';
 import { attempt, type AttemptContext } from './attempt.js';
-import type { JunitUpload } from './encode.js';
+import { runCaseFileParts, type JunitUpload, type RunCaseFiles } from './encode.js';
 import { abortedError, unconfirmedCreate } from './call-errors.js';
 import { Counters, retryEvent, type ClientStats } from './events.js';
 import { RequestGate } from './gate.js';
@@ -34,7 +34,7 @@ export type { ClientResponseOf } from './response-schemas.js';
 
 /** The body a call sends: what the endpoint's body schema accepts (the JUnit upload for `importJunit`). */
 export type CallBody<N extends EndpointName> =
-  | (N extends 'importJunit' ? JunitUpload : BodyOf<N>)
+  | (N extends 'importJunit' ? JunitUpload : N extends 'updateRunCases' ? BodyOf<N> & RunCaseFiles : BodyOf<N>)
   // a multipart body made by the caller goes as it is
   | (N extends MultipartEndpointName ? FormData : never);
 
@@ -242,7 +242,8 @@ export function createClient(options: ClientOptions): TmsClient {
     timestampUnit: () => ctx.stamps.unit,
     async call<N extends EndpointName>(name: N, req?: CallRequest<N>, policy?: CallPolicy) {
       const c = sendOf(name, req, policy);
-      const answer = c.ep.name === 'updateRunCases' ? encoding.send(() => sendOpen(c)) : sendOpen(c);
+      // an update with files is multipart from the start: a refusal of it is not about JSON
+      const answer = c.ep.name === 'updateRunCases' && runCaseFileParts(c.body).length === 0 ? encoding.send(() => sendOpen(c)) : sendOpen(c);
       // the answer was parsed by this endpoint's response schema (schemas.ts): its type is the schema's output
       return answer as Promise<ClientResponseOf<N>>;
     },

@@ -51,6 +51,30 @@ function isJunitUpload(body: unknown): body is JunitUpload {
   return typeof body.junit_xml === 'string' || body.junit_xml instanceof Uint8Array;
 }
 
+/**
+ * A file part of a run-case update (`attachments_<case index>_<n>`). `read` gives its bytes when
+ * the request body is built, once per attempt: a retried update rebuilds the same parts, and only
+ * the files of the batch in flight are held in memory. Undefined: the file could not be read then;
+ * the part is left out.
+ */
+export interface RunCaseFilePart {
+  part: string;
+  fileName: string;
+  mediaType: string;
+  read(): Uint8Array | undefined;
+}
+
+/** What a run-case update may carry beside its rows: its cases' files, which make it multipart. */
+export interface RunCaseFiles {
+  files?: readonly RunCaseFilePart[];
+}
+
+/** The file parts a run-case update carries (none for a plain body). */
+export function runCaseFileParts(body: unknown): readonly RunCaseFilePart[] {
+  if (typeof body !== 'object' || body === null || !('files' in body) || !Array.isArray(body.files)) return [];
+  return body.files as RunCaseFilePart[];
+}
+
 interface EncodedBody {
   body?: string | FormData;
   contentType?: string;
@@ -65,9 +89,17 @@ export function encodeBody(ep: Endpoint, body: unknown, runCasesMultipart: boole
     form.append('junit_xml', new Blob([body.junit_xml], { type: 'application/xml' }), body.filename ?? 'junit.xml');
     return { body: form };
   }
-  if (ep.name === 'updateRunCases' && runCasesMultipart) {
+  if (ep.name === 'updateRunCases') {
+    const files = runCaseFileParts(body);
+    const rows = files.length > 0 || 'files' in (body as object) ? { ...(body as object), files: undefined } : body;
+    // files travel as file parts beside `data`, whatever encoding plain updates use
+    if (!runCasesMultipart && files.length === 0) return { body: JSON.stringify(rows), contentType: 'application/json' };
     const form = new FormData();
-    form.append('data', JSON.stringify(body));
+    form.append('data', JSON.stringify(rows));
+    for (const f of files) {
+      const bytes = f.read();
+      if (bytes !== undefined) form.append(f.part, new Blob([bytes], { type: f.mediaType }), f.fileName);
+    }
     return { body: form };
   }
   return { body: JSON.stringify(body), contentType: 'application/json' };

@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { bomOf, decodeWindows1252 } from '../byte-encodings.js';
 import { TmsyncError } from '../errors.js';
-import type { Outcome, TestRecord } from './record.js';
+import { attachmentsInOutput } from './output-attachments.js';
+import type { Outcome, RecordAttachment, TestRecord } from './record.js';
 
 export { countTestcases, OUTCOMES as JUNIT_OUTCOMES } from './record.js';
 
@@ -147,6 +148,8 @@ export interface XmlHandler {
   /** only called while {@link wantsText} is true */
   text(value: string): void;
   wantsText(): boolean;
+  /** while {@link wantsText} is true: whether a run of text, as written, can be passed over undecoded */
+  passesOver?(raw: string): boolean;
 }
 
 const NAME = /[^\s/>=<"'!?]+/y;
@@ -188,7 +191,10 @@ export function scanXml(text: string, report: string, h: XmlHandler, code: XmlEr
       if (stack.length === 0) {
         const nonSpace = text.slice(i, end).search(/\S/);
         if (nonSpace >= 0) fail(s, i + nonSpace, s.rootDone ? 'text after the root element' : 'text before the root element');
-      } else if (h.wantsText()) h.text(decodeEntities(text.slice(i, end)));
+      } else if (h.wantsText()) {
+        const raw = text.slice(i, end);
+        if (!h.passesOver?.(raw)) h.text(decodeEntities(raw));
+      }
     }
     if (lt < 0) break;
     const next = text.charCodeAt(lt + 1);
@@ -371,6 +377,8 @@ type Frame =
   | CaseFrame
   | { kind: 'detail'; detail: Detail; collect: boolean }
   | { kind: 'property'; owner: CaseFrame; key: string | undefined; value: string | undefined; text: string }
+  /** a testcase's `<system-out>`/`<system-err>`: read for attachments only, its text never kept */
+  | { kind: 'output'; owner: CaseFrame }
   | { kind: 'other' };
 
 /** Shared by the testcases without properties (most of them): a million empty objects add up. */
@@ -386,13 +394,21 @@ class JunitBuilder implements XmlHandler {
 
   wantsText(): boolean {
     const top = this.frames[this.frames.length - 1];
-    return top !== undefined && ((top.kind === 'detail' && top.collect) || (top.kind === 'property' && top.value === undefined));
+    return top !== undefined && ((top.kind === 'detail' && top.collect) || (top.kind === 'property' && top.value === undefined) || top.kind === 'output');
+  }
+
+  /** console output that names no file is not decoded (a marker written as character references is not read) */
+  passesOver(raw: string): boolean {
+    const top = this.frames[this.frames.length - 1];
+    return top?.kind === 'output' && !mayNameFiles(raw);
   }
 
   text(value: string): void {
     const top = this.frames[this.frames.length - 1];
     if (top?.kind === 'detail') top.detail.text += value;
     else if (top?.kind === 'property') top.text += value;
+    // each call is a whole text run or CDATA section: a line naming a file is never split over two
+    else if (top?.kind === 'output' && mayNameFiles(value)) addAttachments(top.owner.tc, attachmentsInOutput(value));
   }
 
   open(name: string, attrs: Record<string, string>): void {
@@ -428,6 +444,10 @@ class JunitBuilder implements XmlHandler {
       this.frames.push({ kind: 'detail', detail, collect });
       return;
     }
+    if ((name === 'system-out' || name === 'system-err') && parent?.kind === 'case') {
+      this.frames.push({ kind: 'output', owner: parent });
+      return;
+    }
     if (name === 'property') {
       // `<property>` normally sits in `<properties>`; a few reporters put it straight in `<testcase>`
       const owner = parent?.kind === 'case' ? parent : parent?.kind === 'other' ? this.caseAbove() : undefined;
@@ -450,6 +470,7 @@ class JunitBuilder implements XmlHandler {
         const { tc } = frame.owner;
         if (tc.properties === NO_PROPERTIES) tc.properties = {};
         tc.properties[frame.key] = value;
+        if (ATTACHMENT_PROPERTY.test(frame.key)) addAttachments(tc, attachmentProperty(value));
       }
     } else if (frame.kind === 'suite' && frame.failures.length > 0) this.finishSuite(frame);
   }
@@ -506,6 +527,31 @@ class JunitBuilder implements XmlHandler {
     entry.message = `${frame.failures.length > 1 ? `${frame.failures.length} suite-level failures, the first: ` : 'suite-level failure: '}${message ?? worst.outcome}`;
     this.out.push(entry);
   }
+}
+
+/** `attachment` (Testmo's convention, repeatable), `attachments`, `attachment_1` (Bitrise's numbered form). */
+const ATTACHMENT_PROPERTY = /^attachments?(?:_\d+)?$/i;
+
+/** The paths of an attachment property: one per line of its value (the text form may list several). */
+function attachmentProperty(value: string): RecordAttachment[] {
+  const out: RecordAttachment[] = [];
+  for (const line of value.split(/\r?\n/)) {
+    const path = line.trim();
+    if (path !== '') out.push({ path });
+  }
+  return out;
+}
+
+/** Whether a run of console text could name a file: most output names none and is not scanned. */
+function mayNameFiles(text: string): boolean {
+  return text.includes('[[ATTACHMENT|') || text.includes('file://');
+}
+
+/** Adds files to a testcase's attachments, each path once. */
+function addAttachments(tc: JunitTestcase, found: readonly RecordAttachment[]): void {
+  if (found.length === 0) return;
+  const list = (tc.attachments ??= []);
+  for (const a of found) if (a.path === undefined || !list.some((b) => b.path === a.path)) list.push(a);
 }
 
 /** The `message` attribute, else the first non-empty line of the element's text (jest-junit). */

@@ -6,11 +6,12 @@ import type { CreateTestRunOp, Ref } from '../plan/operations.js';
 import { TmsyncError, toTmsyncError } from '../errors.js';
 import type { RemoteProject } from '../model.js';
 import { ApiError } from '../remote/api-error.js';
-import type { TmsClient } from '../remote/client.js';
+import type { CallBody, TmsClient } from '../remote/client.js';
 import { flattenFolders } from '../remote/fetch-state.js';
 import type { Outcome as JunitOutcome, TestRecord as JunitTestcase } from './record.js';
 import type { AutomationIndex } from '../test-patterns.js';
 import { testKeys } from './test-key.js';
+import { attachmentSettings, filePart, selectCaseFiles, type AttachmentOptions, type AttachmentScope, type CaseFile, type CaseSelection, type FileNotice } from './attachments.js';
 import { matchScenarioNames, type NamedCase } from './scenario-names.js';
 import { readLedger, severity, shardNames, withShard, writeLedger, worstOverShards, holdsShard, type ShardLedger } from './shard-ledger.js';
 import {
@@ -73,6 +74,8 @@ interface PushResultsOptions {
   idTagPrefix?: string;
   /** outcome → run status name or alias */
   statusMap?: Partial<Record<JunitOutcome, string>>;
+  /** which cases send their files, of which types and sizes (attachments.ts) @default failed cases, the default types and caps */
+  attachments?: AttachmentOptions;
   /** rows per update request (the service takes up to 1000) @default 100 */
   batchSize?: number;
   /** resolve and report, create and send nothing @default false */
@@ -98,6 +101,24 @@ export interface PushRow {
   description: string;
   /** --assign-failed: the user this row is given to */
   userId?: string;
+  /** the files sent with this row, as file parts of its update */
+  attachments?: { fileName: string; bytes: number; source: string }[];
+}
+
+/** What became of the files the records name. */
+export interface PushAttachments {
+  scope: AttachmentScope;
+  /** files chosen to go with the rows (listed on each row) */
+  planned: number;
+  /** of them, files of rows the service confirmed */
+  sent: number;
+  bytes: number;
+  /** files not sent: `type` (not one of the types sent), `too_large` (over the per-file cap), `batch_limit` (the case's files exceed the per-request cap) */
+  skipped: FileNotice[];
+  /** files not found or not readable (never fatal) */
+  missing: FileNotice[];
+  /** files of cases the scope leaves out (e.g. passed cases under `failed`) */
+  notSelected: number;
 }
 
 export interface FailedBatch {
@@ -144,6 +165,7 @@ export interface PushResultsResult {
   counts: Record<string, number>;
   /** update requests sent */
   requests: number;
+  attachments: PushAttachments;
 }
 
 const PUSH_DEFAULTS = Object.freeze({ batchSize: 100, lookupThreshold: 20, maxBatchSize: 1000 });
@@ -178,6 +200,7 @@ export async function pushResults(options: PushResultsOptions): Promise<PushResu
   const own = new Map(planned.rows.map((r) => [r.caseId, r.outcome]));
   const shard = options.shard !== undefined && run.id !== undefined ? await mergeShards(options, run.id, description, planned.rows, choice) : undefined;
   const { rows, notInRun } = planned;
+  const selection = await selectCaseFiles(casesWithRecords(rows, byCaseId), options.attachments);
   const counts: Record<string, number> = {};
   for (const r of rows) counts[r.status] = (counts[r.status] ?? 0) + 1;
 
@@ -199,17 +222,38 @@ export async function pushResults(options: PushResultsOptions): Promise<PushResu
     ...(shard ? { shard } : {}),
     counts,
     requests: 0,
+    attachments: noteFiles(rows, selection, options.attachments?.scope),
     ...(assignee ? { assignedTo: { id: assignee.id, ...(assignee.email ? { email: assignee.email } : {}), rows: rows.filter((r) => r.userId).length } } : {}),
   };
   if (options.dryRun || rows.length === 0) {
     if (options.close && !options.dryRun) result.run.notClosedReason = 'no result was sent';
     return result;
   }
-  await sendRows(options, result, batchSize);
+  await sendRows(options, result, batchSize, selection.files);
   // a shard that wrote the record at the same instant may have dropped this one's entry since it
   // was checked: written again, so that `test-run close` and later pushes see it
   if (shard && !options.close && !signal?.aborted) await recordShard(options, run.id!, (await getRun(client, projectId, run.id!, signal)).description ?? '', own);
   return result;
+}
+
+/** Each row's case with its outcome and every record mapped to it (the files come from all of them). */
+function casesWithRecords(rows: readonly PushRow[], byCaseId: ByCase): { caseId: string; outcome: JunitOutcome; records: JunitTestcase[] }[] {
+  return rows.map((r) => ({ caseId: r.caseId, outcome: r.outcome, records: (byCaseId.get(r.caseId)?.results ?? []).flatMap((c) => c.testcases) }));
+}
+
+/** The chosen files on their rows; the totals, what was skipped and what is missing. */
+function noteFiles(rows: PushRow[], selection: CaseSelection, scope: AttachmentScope | undefined): PushAttachments {
+  let planned = 0;
+  let bytes = 0;
+  for (const row of rows) {
+    const files = selection.files.get(row.caseId);
+    if (!files) continue;
+    row.attachments = files.map((f) => ({ fileName: f.fileName, bytes: f.bytes, source: f.source }));
+    planned += files.length;
+    for (const f of files) bytes += f.bytes;
+  }
+  const { skipped, missing, notSelected } = selection;
+  return { scope: attachmentSettings({ ...(scope ? { scope } : {}) }).scope, planned, sent: 0, bytes, skipped, missing, notSelected };
 }
 
 /**
@@ -485,20 +529,20 @@ async function recordShard(options: PushResultsOptions, runId: string, descripti
  * does not stop the others, and only what the service confirmed counts as sent. --close closes the
  * run when every row was sent.
  */
-async function sendRows(options: PushResultsOptions, result: PushResultsResult, batchSize: number): Promise<void> {
+async function sendRows(options: PushResultsOptions, result: PushResultsResult, batchSize: number, files: ReadonlyMap<string, CaseFile[]>): Promise<void> {
   const { signal } = options;
   const send = { client: options.client, projectId: options.project.id, ...(signal ? { signal } : {}) };
   const params = { project_id: options.project.id, test_run_id: result.run.id! };
   const op = pushOperation(result.run.title, result.rows, batchSize);
-  const batches = runResultRequests(op.results, batchSize, byId, params);
-  for (let i = 0; i < batches.length; i++) {
-    const batch = result.rows.slice(i * batchSize, (i + 1) * batchSize);
+  const maxBatchBytes = attachmentSettings(options.attachments).maxBatchBytes;
+  for (const batch of rowBatches(result.rows, batchSize, files, maxBatchBytes)) {
     result.requests++;
     try {
-      const res = (await sendRequest(op, batches[i], send)) as ResponseOf<'updateRunCases'>;
+      const res = await sendBatch(options, params, batch, files, result.attachments);
       const confirmed = new Set((res.data.test_run_cases ?? []).map((x: { test_case_id: string }) => x.test_case_id));
       const missing = batch.filter((r) => !confirmed.has(r.caseId));
       result.sentCaseIds.push(...batch.filter((r) => confirmed.has(r.caseId)).map((r) => r.caseId));
+      for (const r of batch) if (confirmed.has(r.caseId)) result.attachments.sent += r.attachments?.length ?? 0;
       if (missing.length > 0) {
         result.failedBatches.push({
           caseIds: missing.map((r) => r.caseId),
@@ -521,6 +565,50 @@ async function sendRows(options: PushResultsOptions, result: PushResultsResult, 
   }
   await sendRequest(op, runStatusRequest(params, 'CLOSED'), send);
   result.run.closed = true;
+}
+
+/**
+ * The rows in update requests: at most `batchSize` rows, and a request's files within
+ * `maxBatchBytes` (a row whose files would pass it starts the next request).
+ */
+function rowBatches(rows: readonly PushRow[], batchSize: number, files: ReadonlyMap<string, CaseFile[]>, maxBatchBytes: number): PushRow[][] {
+  const batches: PushRow[][] = [];
+  let batch: PushRow[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    const rowBytes = (files.get(row.caseId) ?? []).reduce((n, f) => n + f.bytes, 0);
+    if (batch.length >= batchSize || (batch.length > 0 && bytes + rowBytes > maxBatchBytes)) {
+      batches.push(batch);
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(row);
+    bytes += rowBytes;
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
+}
+
+/**
+ * One update request: the batch's rows, and the files of exactly these rows as the parts
+ * `attachments_<row index in this request>_<n>`, read when the body is built (so the client's
+ * retry of a refused or failed request sends the same files again).
+ */
+function sendBatch(
+  options: PushResultsOptions,
+  params: { project_id: string; test_run_id: string },
+  batch: readonly PushRow[],
+  files: ReadonlyMap<string, CaseFile[]>,
+  notes: PushAttachments,
+): Promise<ResponseOf<'updateRunCases'>> {
+  const [req] = runResultRequests(pushOperation('', batch, batch.length).results, batch.length, byId, params);
+  if (req?.endpoint !== 'updateRunCases') throw new Error('results push: a batch of rows makes one run-case update');
+  const unreadable = (caseId: string) => (file: CaseFile, reason: string) => {
+    if (!notes.missing.some((m) => m.caseId === caseId && m.source === file.source)) notes.missing.push({ caseId, source: file.source, reason });
+  };
+  const parts = batch.flatMap((row, i) => (files.get(row.caseId) ?? []).map((f, n) => filePart(f, i, n, unreadable(row.caseId))));
+  const body: CallBody<'updateRunCases'> = { test_run_cases: req.body?.test_run_cases ?? [], files: parts };
+  return options.client.call('updateRunCases', { params, body, ...(options.signal ? { signal: options.signal } : {}) });
 }
 
 /**

@@ -8,8 +8,14 @@ import type { Database as SqliteDatabase } from 'better-sqlite3';
 import { KEY, api, folder, refs, testCase } from './helpers.js';
 import { seededEmulator } from '../support/emulator.js';
 
+/** Takes a file written by this emulator back to what schema version 6 wrote: no run-case attachments. */
+function backToVersion6(raw: SqliteDatabase): void {
+  raw.exec('DROP TABLE run_case_attachments');
+}
+
 /** Takes a file written by this emulator back to what schema version 5 wrote: migration 4's list version, no log of the lists' changes. */
 function backToVersion5(raw: SqliteDatabase): void {
+  backToVersion6(raw);
   for (const t of ['case_list_changes_bound', 'cases_list_log_insert', 'cases_list_log_delete', 'cases_list_log_move']) raw.exec(`DROP TRIGGER ${t}`);
   raw.exec('DROP TABLE case_list_changes');
   raw.exec(MIGRATIONS[3]);

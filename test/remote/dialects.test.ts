@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { runAttachments } from '../../src/emulator/db/index.js';
 import { ApiError } from '../../src/remote/api-error.js';
 import { createClient, fetchState, type TmsClient } from '../../src/remote/index.js';
 import type { ClientOptions } from '../../src/remote/client-options.js';
@@ -62,6 +63,23 @@ describe('the client against the live dialect', () => {
     expect(e.hint).toContain('--multipart');
     expect(e.requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(e.message).toContain(`x-request-id ${e.requestId}`);
+  });
+
+  it('sends an update with files as multipart even when told JSON, and does not send a refused one again as if JSON had been refused', async () => {
+    const { caseId, runId, passedId } = await runWithCase(http, 'Encoding files');
+    const params = { project_id: P, test_run_id: runId };
+    const rows = { test_run_cases: [{ test_case_id: caseId, test_run_status_id: passedId }] };
+    const file = (part: string) => ({ part, fileName: 'shot.png', mediaType: 'image/png', read: () => Buffer.from('png') });
+    emu.clearRequestLog();
+    const sent = await client({ runCaseEncoding: 'json' }).call('updateRunCases', { params, body: { ...rows, files: [file('attachments_0_0')] } });
+    expect(sent.data.test_run_cases.map((x) => x.test_case_id)).toEqual([caseId]);
+    expect(runAttachments(emu.db, runId).get(caseId)?.map((a) => a.file_name)).toEqual(['shot.png']);
+    // a part naming a row the update does not have: refused (400) once, not re-sent as multipart
+    const err = await client()
+      .call('updateRunCases', { params, body: { ...rows, files: [file('attachments_3_0')] } })
+      .then(() => undefined, (e: unknown) => e);
+    expect((err as ApiError).status).toBe(400);
+    expect(emu.requestLog().filter((e) => e.method === 'PUT').map((e) => e.status)).toEqual([200, 400]);
   });
 
   it('reads labels reported as objects in the case list, with no request per case, and knows the service writes milliseconds', async () => {

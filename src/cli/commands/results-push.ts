@@ -4,6 +4,7 @@ import { loadReports, REPORT_FORMAT_OPTIONS, type ReportFormatOption } from '../
 import { countTestcases } from '../../results/record.js';
 import { parseStatusMap, type ResultMapping } from '../../results/map-results.js';
 import { pushResults, type PushResultsResult } from '../../results/push-results.js';
+import { attachmentSettings, parseAttachmentTypes, parseByteSize, type AttachmentOptions, type AttachmentScope } from '../../results/attachments.js';
 import { TmsyncError } from '../../errors.js';
 import { resolveProject } from '../../remote/resolve-project.js';
 import { cell, summary } from '../ci-output.js';
@@ -51,6 +52,25 @@ interface ResultsPushOptions extends GlobalOptions {
   shard?: string;
   /** set automation_type in the pushed cases' files (or `results.mark_automated` of tmsync.yaml) */
   markAutomated?: boolean;
+  /** which cases send their files @default 'failed' */
+  attachments?: string;
+  /** extensions, comma-separated, or `all` */
+  attachmentTypes?: string;
+  /** @default '10MB' */
+  attachmentMaxSize?: string;
+  /** @default '50MB' */
+  attachmentBatchMaxSize?: string;
+}
+
+/** The attachment options of the command line, checked before any report is read. */
+function attachmentOptions(options: ResultsPushOptions): AttachmentOptions {
+  const out: AttachmentOptions = { cwd: options.cwd };
+  if (options.attachments !== undefined) out.scope = options.attachments as AttachmentScope;
+  if (options.attachmentTypes !== undefined) out.types = parseAttachmentTypes(options.attachmentTypes);
+  if (options.attachmentMaxSize !== undefined) out.maxFileBytes = parseByteSize(options.attachmentMaxSize);
+  if (options.attachmentBatchMaxSize !== undefined) out.maxBatchBytes = parseByteSize(options.attachmentBatchMaxSize);
+  attachmentSettings(out);
+  return out;
 }
 
 /**
@@ -78,6 +98,7 @@ export async function runResultsPush(options: ResultsPushOptions, io: CliIo): Pr
   }
   const batchSize = Number(options.batchSize ?? '100');
   const statusMap = parseStatusMap(options.statusMap);
+  const attachments = attachmentOptions(options);
   const mapping = options.mapping !== undefined ? await loadMapping(resolve(options.cwd, options.mapping), options.mapping) : undefined;
   const { records: testcases, formats } = await loadReports(options.args, options.cwd, format);
 
@@ -111,6 +132,7 @@ export async function runResultsPush(options: ResultsPushOptions, io: CliIo): Pr
       ...(options.assignFailed !== undefined ? { assignFailed: options.assignFailed } : {}),
       close: Boolean(options.close),
       ...shardAndMetadata(options, io.env),
+      attachments,
       signal: io.signal,
     });
     if (mark) marked = await markPushed(target, result);
@@ -205,6 +227,10 @@ function pushSummary(result: PushResultsResult, testcaseCount: number): string {
   if (result.notInRun.length) notes.push(`Not in the run: ${result.notInRun.map((n) => cell(n.ref)).join(', ')}.`);
   if (result.shard?.worseElsewhere) notes.push(`${result.shard.worseElsewhere} cases keep a worse outcome another shard pushed.`);
   if (result.assignedTo?.rows) notes.push(`Assigned ${result.assignedTo.rows} failed cases to ${cell(result.assignedTo.email ?? result.assignedTo.id)}.`);
+  const files = result.attachments;
+  if (files.planned > 0) notes.push(result.dryRun ? `Would attach ${files.planned} files.` : `Attached ${files.sent} of ${files.planned} files.`);
+  if (files.skipped.length) notes.push(`${files.skipped.length} attached files were skipped (type or size); see the job log.`);
+  if (files.missing.length) notes.push(`${files.missing.length} attached files are missing; see the job log.`);
   if (result.run.closed) notes.push('The run was closed.');
   if (result.run.notClosedReason) notes.push(`The run was left open: ${cell(result.run.notClosedReason)}.`);
   if (notes.length) lines.push('', ...notes.map((n) => `- ${n}`));
@@ -228,7 +254,10 @@ function report(result: PushResultsResult, testcaseCount: number, given: CliIo, 
   if (result.dryRun) {
     if (!json) {
       // what would be sent, one row per line, on stdout
-      for (const r of result.rows) io.stdout(`${r.status.padEnd(10)} ${rowLabel(r)}  (${r.testcases} testcase${r.testcases === 1 ? '' : 's'})`);
+      for (const r of result.rows) {
+        io.stdout(`${r.status.padEnd(10)} ${rowLabel(r)}  (${r.testcases} testcase${r.testcases === 1 ? '' : 's'})`);
+        for (const f of r.attachments ?? []) io.stdout(`${''.padEnd(10)}   + ${safeInline(f.fileName)} (${sizeText(f.bytes)})`);
+      }
     }
     io.stderr(`Dry run: would send ${result.rows.length} result${result.rows.length === 1 ? '' : 's'} to ${runName(result.run)}${counts ? ` (${counts})` : ''}; nothing was sent.`);
   } else {
@@ -256,6 +285,7 @@ function report(result: PushResultsResult, testcaseCount: number, given: CliIo, 
     if (result.run.closed) io.stderr(`Closed test run ${runName(result.run)}.`);
     if (result.run.notClosedReason) io.stderr(`Left test run ${runName(result.run)} open: ${result.run.notClosedReason}.`);
   }
+  reportFiles(result, io);
   const suiteFailures = result.unmatched.filter((t) => t.suiteLevel);
   if (suiteFailures.length > 0) {
     // a suite that failed as a whole (its set-up, say) and maps to no case: never silent
@@ -313,6 +343,46 @@ async function automationIndex(target: { configFile?: string; root: string; conf
     io.stderr(`Warning: ${files.length} case file${files.length === 1 ? '' : 's'} with problems ${files.length === 1 ? 'was' : 'were'} left out of the \`automation:\` mapping (${files.slice(0, 5).join(', ')}${files.length > 5 ? ', …' : ''}); run \`tmsync validate\`.`);
   }
   return cases.length > 0 ? buildAutomationIndex(cases) : undefined;
+}
+
+const SKIP_WORDS = { type: 'not a type sent (--attachment-types)', too_large: 'larger than --attachment-max-size', batch_limit: "the case's files pass --attachment-batch-max-size" } as const;
+
+/** The files: how many went with the results, which were skipped and why, which are missing. */
+function reportFiles(result: PushResultsResult, io: Pick<CliIo, 'stderr'>): void {
+  const a = result.attachments;
+  const label = new Map(result.rows.map((r) => [r.caseId, r.humanId ?? r.caseId]));
+  const caseOf = (id: string) => safeInline(label.get(id) ?? id);
+  if (a.planned > 0) {
+    const cases = result.rows.filter((r) => (r.attachments?.length ?? 0) > 0).length;
+    const what = `${a.planned} file${a.planned === 1 ? '' : 's'} (${sizeText(a.bytes)}) of ${cases} case${cases === 1 ? '' : 's'}`;
+    io.stderr(result.dryRun ? `Would attach ${what}.` : `Attached ${a.sent} of ${what}:`);
+    if (!result.dryRun) {
+      const sent = new Set(result.sentCaseIds);
+      const withFiles = result.rows.filter((r) => (r.attachments?.length ?? 0) > 0 && sent.has(r.caseId));
+      for (const r of withFiles.slice(0, 50)) io.stderr(`  ${caseOf(r.caseId)}: ${r.attachments!.map((f) => safeInline(f.fileName)).join(', ')}`);
+      if (withFiles.length > 50) io.stderr(`  … and ${withFiles.length - 50} more cases (--json lists all)`);
+    }
+  }
+  if (a.skipped.length > 0) {
+    io.stderr(`${a.skipped.length} file${a.skipped.length === 1 ? ' was' : 's were'} skipped:`);
+    for (const f of a.skipped.slice(0, 50)) {
+      const why = f.reason in SKIP_WORDS ? SKIP_WORDS[f.reason as keyof typeof SKIP_WORDS] : f.reason;
+      io.stderr(`  ${caseOf(f.caseId)}: ${safeInline(f.source)}${f.bytes !== undefined ? ` (${sizeText(f.bytes)})` : ''}: ${why}`);
+    }
+    if (a.skipped.length > 50) io.stderr(`  … and ${a.skipped.length - 50} more (--json lists all)`);
+  }
+  if (a.missing.length > 0) {
+    io.stderr(`${a.missing.length} attached file${a.missing.length === 1 ? ' is' : 's are'} missing (the results were sent without ${a.missing.length === 1 ? 'it' : 'them'}):`);
+    for (const f of a.missing.slice(0, 50)) io.stderr(`  ${caseOf(f.caseId)}: ${safeInline(f.source)}: ${f.reason}`);
+    if (a.missing.length > 50) io.stderr(`  … and ${a.missing.length - 50} more (--json lists all)`);
+  }
+}
+
+/** `812 B`, `14.2 KB`, `3.1 MB` (binary multiples, as the size options read them). */
+function sizeText(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
 /** A mapping file: YAML or JSON object of JUnit name → case ref (or list of refs). */

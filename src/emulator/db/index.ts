@@ -12,3 +12,4 @@ export * from './step-groups.js';
 export * from './plans.js';
 export * from './runs.js';
 export * from './executions.js';
+export * from './attachments.js';

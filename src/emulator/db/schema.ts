@@ -271,6 +271,23 @@ export const MIGRATIONS: readonly string[] = [
       VALUES (NEW.id, OLD.seq, OLD.project_id, OLD.folder_id, NEW.seq, NEW.project_id, NEW.folder_id);
     END;
   `,
+  /* 7: the files a run-case update carries (file parts `attachments_<case index>_<n>`), per run
+        case; the same file sent again (a retried update) is stored once */ `
+  CREATE TABLE run_case_attachments (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    case_id TEXT NOT NULL REFERENCES cases(id) ON DELETE CASCADE,
+    file_name TEXT NOT NULL,
+    media_type TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    body BLOB NOT NULL,
+    created_at INTEGER NOT NULL,
+    UNIQUE (run_id, case_id, file_name, sha256)
+  );
+  CREATE INDEX run_case_attachments_case ON run_case_attachments(run_id, case_id, seq);
+  `,
 ];
 
 /** The schema version this emulator writes (the number of migrations). */

@@ -50,6 +50,24 @@ function excludedOf(r: RunRow): string[] {
   return Array.isArray(v) ? (v as string[]) : [];
 }
 
+/**
+ * The document dialect's `attachments` extension of a run case: the files stored with its result,
+ * each with its page in the web UI (`web_url`); none when it has no files (the live service's list
+ * names no files, so the live dialect never adds them).
+ */
+function attachmentsOf(c: RouteContext, run: RunRow, files: readonly db.AttachmentRow[] | undefined): { attachments?: unknown[] } {
+  if (!files || files.length === 0) return {};
+  return {
+    attachments: files.map((a) => ({
+      id: a.id,
+      file_name: a.file_name,
+      media_type: a.media_type,
+      size: a.size,
+      ...itemWebUrl(c, run.project_id, (prefix) => uiPaths.attachment(prefix, run.human_id, a.id)),
+    })),
+  };
+}
+
 export function runOf(c: RouteContext): RunRow {
   const project = projectOf(c);
   const r = db.findRun(c.db, project.id, c.params.test_run_id);
@@ -179,6 +197,7 @@ export const testRunRoutes = {
       });
       return { body: { message: '', data: { test_run_cases } } };
     }
+    const files = db.runAttachments(c.db, run.id);
     const test_cases = rows.map((r) => ({
       id: r.case_id,
       name: r.title,
@@ -186,6 +205,7 @@ export const testRunRoutes = {
       assignee_id: r.user_id,
       human_id: r.human_id,
       status_id: r.status_id,
+      ...attachmentsOf(c, run, files.get(r.case_id)),
     }));
     return { body: { message: '', data: { test_cases } } };
   },
@@ -204,6 +224,12 @@ export const testRunRoutes = {
         return { ...r, caseId: caseId ?? '' };
       });
       refs.check();
+      const files = c.request.tmsFiles ?? [];
+      const stray = files.find((f) => f.caseIndex >= rows.length);
+      if (stray) {
+        throw new ServiceError(400, `Bad request: the file part "${stray.part}" names test_run_cases[${stray.caseIndex}], but the update has ${rows.length} row${rows.length === 1 ? '' : 's'}`);
+      }
+      for (const f of files) db.addRunCaseAttachment(c.db, run.id, resolved[f.caseIndex].caseId, f);
       const out = resolved.map((r) => {
         const updated_at = db.setRunCaseStatus(c.db, run.id, r.caseId, r.test_run_status_id, r.user_id, r.description);
         const row = db.findRunCase(c.db, run.id, r.caseId)!;

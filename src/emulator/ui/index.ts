@@ -195,6 +195,23 @@ export async function registerUi(app: FastifyInstance, deps: UiDeps): Promise<vo
     ui.get('/projects/:project/plans/:plan', page((req) => pages.planPage(env, req.params.project, req.params.plan, n(req))));
     ui.get('/projects/:project/runs', page((req) => pages.runsPage(env, req.params.project, n(req))));
     ui.get('/projects/:project/runs/:run', page((req) => pages.runPage(env, req.params.project, req.params.run, n(req))));
+    ui.get('/projects/:project/runs/:run/attachments/:id', async (req: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
+      let file: ReturnType<typeof pages.attachmentFile>;
+      try {
+        file = pages.attachmentFile(env, req.params.project, req.params.run, req.params.id);
+      } catch (err) {
+        if (err instanceof ServiceError && err.status === 404) return sendHtml(reply, 404, pages.notFoundPage(err.message, true));
+        throw err;
+      }
+      // images are shown; anything else is downloaded, never rendered as a page of the emulator's origin
+      const inline = pages.INLINE_IMAGE_TYPES.has(file.media_type);
+      const name = encodeURIComponent(file.file_name);
+      return reply
+        .header('cache-control', 'no-store')
+        .header('content-disposition', `${inline ? 'inline' : 'attachment'}; filename*=UTF-8''${name}`)
+        .type(inline ? file.media_type : 'application/octet-stream')
+        .send(file.body);
+    });
     // the execution interface's runs: `run trigger` prints `<origin>/ui/runs/<id>` (the answer's app_url)
     ui.get('/runs', page((req) => pages.executionsPage(env, n(req))));
     ui.get('/runs/:id', page((req) => pages.executionPage(env, req.params.id)));

@@ -12,6 +12,8 @@ export const uiPaths = {
   stepGroup: (prefix: string, humanId: string) => `${uiPaths.project(prefix)}/step-groups/${seg(humanId)}`,
   testPlan: (prefix: string, humanId: string) => `${uiPaths.project(prefix)}/plans/${seg(humanId)}`,
   testRun: (prefix: string, humanId: string) => `${uiPaths.project(prefix)}/runs/${seg(humanId)}`,
+  /** a file stored with a run case's result (its bytes) */
+  attachment: (prefix: string, runHumanId: string, id: string) => `${uiPaths.testRun(prefix, runHumanId)}/attachments/${seg(id)}`,
   /** a run of the execution interface (`run trigger`) */
   execution: (id: number) => `/ui/runs/${seg(id)}`,
 } as const;

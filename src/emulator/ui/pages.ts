@@ -349,6 +349,8 @@ export function runPage(env: PageEnv, ref: string, runRef: string, page: number)
   const rows = db.runCasesPage(ctx, r.id, pageRequest(page));
   const plan = r.test_plan_id ? db.findPlan(ctx, p.id, r.test_plan_id) : undefined;
   const users = new Map(db.listUsers(ctx).map((u) => [u.id, u]));
+  const files = db.runAttachments(ctx, r.id);
+  const filesOf = (caseId: string) => attachmentList(files.get(caseId) ?? [], (a) => uiPaths.attachment(p.human_id_prefix, r.human_id, a.id));
   const body = html`<div class="card"><dl class="fields">
 <dt>Status</dt><dd>${r.status}</dd>
 <dt>Test plan</dt><dd>${plan ? html`<a href="${uiPaths.testPlan(p.human_id_prefix, plan.human_id)}">${plan.human_id}: ${plan.title}</a>` : '—'}</dd>
@@ -358,17 +360,45 @@ ${r.description ? html`<dt>Description</dt><dd>${r.description}</dd>` : ''}
 <h2>Results <span class="count">${r.test_cases_count}</span></h2>
 ${resultCounts(ctx, r.id, 'totals')}
 ${listTable(
-  [{ label: 'Case' }, { label: 'Title' }, { label: 'Result' }, { label: 'Assignee' }, { label: 'Comment', cls: 'pre' }],
+  [{ label: 'Case' }, { label: 'Title' }, { label: 'Result' }, { label: 'Assignee' }, { label: 'Comment', cls: 'pre' }, { label: 'Attachments' }],
   rows.items.map((x) => [
     html`<a href="${uiPaths.testCase(p.human_id_prefix, x.human_id)}">${x.human_id}</a>`,
     x.title,
     html`<span class="badge ${statusClass(x.status_name)}">${x.status_name ?? 'No result'}</span>`,
     userName(users, x.user_id),
     x.description || '—',
+    filesOf(x.case_id),
   ]),
 )}
 ${pager(uiPaths.testRun(p.human_id_prefix, r.human_id), page, rows.total)}`;
   return frame(`${r.human_id}: ${r.title}`, body, [home, projectCrumb(p), { label: 'Test runs', href: `${projectPath(p)}/runs` }]);
+}
+
+/** Image types a browser shows inline; any other file (SVG too: it may hold script) is a download. */
+export const INLINE_IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/bmp']);
+
+/** A run case's files: images shown (linked to the file), the others as download links. */
+function attachmentList(files: readonly db.AttachmentRow[], href: (a: db.AttachmentRow) => string): Html | string {
+  if (files.length === 0) return '—';
+  const items = files.map((a) =>
+    INLINE_IMAGE_TYPES.has(a.media_type)
+      ? html`<li><a href="${href(a)}"><img class="attachment" src="${href(a)}" alt="${a.file_name}"></a></li>`
+      : html`<li><a href="${href(a)}" download="${a.file_name}">${a.file_name}</a> <span class="muted">(${sizeText(a.size)})</span></li>`,
+  );
+  return html`<ul class="attachments">${items}</ul>`;
+}
+
+function sizeText(bytes: number): string {
+  return bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** A stored file of a run's case, for the UI's file route; 404 when the run does not hold it. */
+export function attachmentFile(env: PageEnv, ref: string, runRef: string, id: string): db.AttachmentRow & { body: Buffer } {
+  const p = projectOf(env.ctx, ref);
+  const r = db.findRun(env.ctx, p.id, runRef);
+  const a = r ? db.attachmentBody(env.ctx, id) : undefined;
+  if (!r || !a || a.run_id !== r.id) throw missing(`No attachment ${id} in ${runRef}`);
+  return a;
 }
 
 interface ExecutionView {

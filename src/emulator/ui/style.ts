@@ -20,6 +20,8 @@ dl.fields{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem;marg
 dl.fields dt{font-weight:600;color:#57606a}dl.fields dd{margin:0;white-space:pre-wrap;overflow-wrap:anywhere}
 ul.tree,ul.tree ul{list-style:none;margin:0;padding-left:1.1rem}ul.tree{padding-left:0}
 ul.tree li{margin:.15rem 0}
+ul.attachments{list-style:none;margin:0;padding:0}ul.attachments li{margin:.15rem 0}
+img.attachment{max-width:16rem;max-height:10rem;border:1px solid #d0d7de;display:block}
 .count{display:inline-block;min-width:1.6rem;padding:0 .4rem;border-radius:1rem;background:#eaeef2;color:#1f2328;font-size:.8rem;text-align:center}
 ol.steps{padding-left:1.4rem}ol.steps li{background:#fff;border:1px solid #d0d7de;border-radius:6px;padding:.5rem .8rem;margin:0 0 .5rem}
 ol.steps li.from-group{border-left:4px solid #8250df}
