@@ -140,7 +140,7 @@ export function decodeJunit(bytes: Uint8Array, report: string): string {
 // ---------------------------------------------------------------------------------------------
 // The reader: a well-formedness-checking XML scanner with callbacks
 
-interface XmlHandler {
+export interface XmlHandler {
   open(name: string, attrs: Record<string, string>): void;
   close(name: string): void;
   /** only called while {@link wantsText} is true */
@@ -172,7 +172,7 @@ function skipSpace(s: Scan, from: number): number {
 }
 
 /** Scans `text`, calling `h`; throws `invalid_junit` with the line and column of the first defect. */
-function scanXml(text: string, report: string, h: XmlHandler): void {
+export function scanXml(text: string, report: string, h: XmlHandler): void {
   const s: Scan = { text, n: text.length, report, h, stack: [], rootDone: false };
   const { n, stack } = s;
   let i = 0;

@@ -5,6 +5,10 @@ import { parseCucumberJson } from './cucumber-json.js';
 import { ENVELOPE_KEYS, parseCucumberMessages } from './cucumber-messages.js';
 import { bomOf, decodeWindows1252 } from '../byte-encodings.js';
 import { decodeJunit, parseJunit } from './junit.js';
+import { parseNunit } from './nunit.js';
+import { parseTrx } from './trx.js';
+import { decodeXmlReport } from './xml-report.js';
+import { parseXunit } from './xunit.js';
 import type { TestRecord } from './record.js';
 import { REPORT_FORMAT_OPTIONS, type ReportFormat, type ReportFormatOption } from './report-formats.js';
 
@@ -25,6 +29,9 @@ export const REPORT_FORMATS: Readonly<Record<ReportFormat, FormatReader>> = {
   junit: { decode: decodeJunit, parse: parseJunit },
   'cucumber-json': { decode: decodeJson, parse: parseCucumberJson },
   'cucumber-messages': { decode: decodeJson, parse: parseCucumberMessages },
+  trx: { decode: decodeXmlReport, parse: parseTrx },
+  nunit: { decode: decodeXmlReport, parse: parseNunit },
+  xunit: { decode: decodeXmlReport, parse: parseXunit },
 };
 
 const ENVELOPE = new RegExp(`^\\{\\s*"(?:${ENVELOPE_KEYS.join('|')})"\\s*:`);
@@ -36,6 +43,11 @@ const ENVELOPE = new RegExp(`^\\{\\s*"(?:${ENVELOPE_KEYS.join('|')})"\\s*:`);
 const XML_ROOTS: Readonly<Record<string, ReportFormat>> = {
   testsuites: 'junit',
   testsuite: 'junit',
+  TestRun: 'trx',
+  'test-run': 'nunit',
+  'test-results': 'nunit',
+  assemblies: 'xunit',
+  assembly: 'xunit',
 };
 
 /** JSON reports by their first key or shape, tried in order: each JSON format adds a row. */
@@ -58,6 +70,7 @@ export function detectFormat(bytes: Uint8Array, file: string): ReportFormat | un
   }
   for (const shape of JSON_SHAPES) if (shape.test(head)) return shape.format;
   if (/\.xml$/i.test(file)) return 'junit';
+  if (/\.trx$/i.test(file)) return 'trx';
   if (/\.(?:ndjson|jsonl)$/i.test(file)) return 'cucumber-messages';
   if (/\.json$/i.test(file)) return 'cucumber-json';
   return undefined;
