@@ -238,13 +238,14 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
   results
     .command('push')
     .description(
-      'map the results of a JUnit XML, Cucumber JSON or Cucumber messages report to test cases and set their statuses in a test run. ' +
+      'map the results of a JUnit XML, Cucumber JSON or messages, TRX, NUnit 2/3 or xUnit.net v2 report to test cases and set their statuses in a test run. ' +
         'A testcase maps to a case by, in order: the --mapping file (classname.name, then name; a scenario\'s classname is its feature), ' +
         'a scenario\'s id tag (@SHOP-12; an Examples\' tag first), a `test_case` property (human ids or ids), ' +
+        'a category holding a human id (TRX TestCategory, NUnit Category, xUnit.net Category trait), ' +
         'a human id in its name or classname (SHOP-12, also written SHOP_12), and for a scenario its feature path and name; ' +
         'testcases that map to nothing are listed, not sent',
     )
-    .argument('<files...>', 'report files: JUnit XML, Cucumber JSON (cucumber-js, cucumber-jvm, behave) or Cucumber messages (NDJSON)')
+    .argument('<files...>', 'report files: JUnit XML, Cucumber JSON (cucumber-js, cucumber-jvm, behave), Cucumber messages (NDJSON), TRX (dotnet test --logger trx), NUnit 2/3 or xUnit.net v2 XML')
     .option('--test-run <id>', 'an existing test run (id or human id)')
     .option('--new-run <title>', 'create a STATIC run holding the matched cases first')
     .option('--mapping <file>', 'a YAML/JSON file mapping JUnit names to case ids')

@@ -60,7 +60,7 @@ const JSON_SHAPES: readonly { test: (head: string) => boolean; format: ReportFor
  * The format of a report from its first characters (after a byte order mark and white space): XML
  * by its root element ({@link XML_ROOTS}; any other XML is read as JUnit), JSON by its shape
  * ({@link JSON_SHAPES}); else the file's extension decides (an empty `.xml` file is an empty JUnit
- * report), else undefined.
+ * report, an empty `.trx` file an empty TRX one), else undefined.
  */
 export function detectFormat(bytes: Uint8Array, file: string): ReportFormat | undefined {
   const head = headText(bytes);
@@ -130,7 +130,7 @@ export async function loadReports(
     let bytes: Buffer | undefined = await readReport(file, cwd, format);
     const chosen = format === 'auto' ? detectFormat(bytes, file) : format;
     if (chosen === undefined) {
-      throw new TmsyncError('invalid_report', `${file} is not a test report tmsync can read: it is neither XML (JUnit) nor Cucumber JSON or messages`, {
+      throw new TmsyncError('invalid_report', `${file} is not a test report tmsync can read: it is neither XML (JUnit, TRX, NUnit, xUnit.net) nor Cucumber JSON or messages`, {
         hint: `pass --format (${REPORT_FORMAT_OPTIONS.join(', ')}) if the file is one of them; else convert it to JUnit XML`,
         details: { file },
       });
