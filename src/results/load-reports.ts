@@ -5,10 +5,10 @@ import { parseCucumberJson } from './cucumber-json.js';
 import { ENVELOPE_KEYS, parseCucumberMessages } from './cucumber-messages.js';
 import { bomOf, decodeWindows1252 } from '../byte-encodings.js';
 import { decodeJunit, parseJunit } from './junit.js';
-import { parseNunit } from './nunit.js';
-import { parseTrx } from './trx.js';
-import { decodeXmlReport } from './xml-report.js';
-import { parseXunit } from './xunit.js';
+import { parseNunit, readNunitInPieces } from './nunit.js';
+import { parseTrx, readTrxInPieces } from './trx.js';
+import { decodeXmlReport, LARGE_REPORT_BYTES } from './xml-report.js';
+import { parseXunit, readXunitInPieces } from './xunit.js';
 import type { TestRecord } from './record.js';
 import { REPORT_FORMAT_OPTIONS, type ReportFormat, type ReportFormatOption } from './report-formats.js';
 
@@ -23,15 +23,17 @@ interface FormatReader {
   /** the file's text: its encoding told by a byte order mark or the format's own rule */
   decode: (bytes: Uint8Array, file: string) => string;
   parse: (text: string, file: string) => TestRecord[];
+  /** reads a file of more than LARGE_REPORT_BYTES from its bytes, a piece at a time, where the format can */
+  readLarge?: (bytes: Uint8Array, file: string) => TestRecord[];
 }
 
 export const REPORT_FORMATS: Readonly<Record<ReportFormat, FormatReader>> = {
   junit: { decode: decodeJunit, parse: parseJunit },
   'cucumber-json': { decode: decodeJson, parse: parseCucumberJson },
   'cucumber-messages': { decode: decodeJson, parse: parseCucumberMessages },
-  trx: { decode: decodeXmlReport, parse: parseTrx },
-  nunit: { decode: decodeXmlReport, parse: parseNunit },
-  xunit: { decode: decodeXmlReport, parse: parseXunit },
+  trx: { decode: decodeXmlReport, parse: parseTrx, readLarge: readTrxInPieces },
+  nunit: { decode: decodeXmlReport, parse: parseNunit, readLarge: readNunitInPieces },
+  xunit: { decode: decodeXmlReport, parse: parseXunit, readLarge: readXunitInPieces },
 };
 
 const ENVELOPE = new RegExp(`^\\{\\s*"(?:${ENVELOPE_KEYS.join('|')})"\\s*:`);
@@ -140,6 +142,10 @@ export async function loadReports(
     }
     formats.push(chosen);
     const reader = REPORT_FORMATS[chosen];
+    if (reader.readLarge !== undefined && bytes.length > LARGE_REPORT_BYTES) {
+      for (const r of reader.readLarge(bytes, file)) records.push(r);
+      continue;
+    }
     const text = decodeWhole(reader, bytes, file, chosen);
     bytes = undefined; // the bytes can go while the text is read
     // one at a time: spreading a million testcases into push() overflows the call stack

@@ -1,6 +1,6 @@
 import { attachmentsInOutput } from './output-attachments.js';
 import type { Outcome, RecordAttachment, TestRecord } from './record.js';
-import { addProperty, baseName, firstLine, localName, NO_PROPERTIES, scanXmlReport, secondsToMs, withoutClass, wrongRoot, type XmlHandler } from './xml-report.js';
+import { addProperty, baseName, firstLine, localName, NO_PROPERTIES, readXmlReportInPieces, scanXmlReport, secondsToMs, withoutClass, wrongRoot, type XmlHandler } from './xml-report.js';
 
 /**
  * NUnit's results as record outcomes, by the `result` attribute (NUnit 3 `Passed`, `Failed`,
@@ -82,8 +82,17 @@ type Capture = { into: 'failure' | 'reason' | 'output' | 'file'; text: string };
  * line and column of malformed XML).
  */
 export function parseNunit(xml: string, report: string): TestRecord[] {
+  return readNunitWith(report, (b) => scanXmlReport(xml, report, b));
+}
+
+/** The same for a report too large for one text (see readXmlReportInPieces); `pieceBytes` is for tests. */
+export function readNunitInPieces(bytes: Uint8Array, report: string, pieceBytes?: number): TestRecord[] {
+  return readNunitWith(report, (b) => readXmlReportInPieces(bytes, report, b, pieceBytes));
+}
+
+function readNunitWith(report: string, scan: (b: NunitBuilder) => string): TestRecord[] {
   const b = new NunitBuilder(report);
-  const root = scanXmlReport(xml, report, b);
+  const root = scan(b);
   if (root !== 'test-run' && root !== 'test-results') {
     throw wrongRoot(report, root, 'nunit', 'an NUnit report', ['test-run', 'test-results'], 'pass the TestResult.xml NUnit wrote (nunit3-console --result, dotnet test --logger nunit)');
   }

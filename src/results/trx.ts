@@ -1,6 +1,6 @@
 import { attachmentsInOutput } from './output-attachments.js';
 import type { Outcome, RecordAttachment, TestRecord } from './record.js';
-import { addProperty, firstLine, localName, NO_PROPERTIES, scanXmlReport, withoutClass, wrongRoot, type XmlHandler } from './xml-report.js';
+import { addProperty, firstLine, localName, NO_PROPERTIES, readXmlReportInPieces, scanXmlReport, withoutClass, wrongRoot, type XmlHandler } from './xml-report.js';
 
 /**
  * A TRX report's outcomes (vstst.xsd `TestOutcome`) as record outcomes. A test that ran to a pass
@@ -72,8 +72,17 @@ type Capture = { into: 'output' | 'error' | 'text' | 'key' | 'value' | 'runinfo'
  * but a TmsyncError `invalid_report` naming the file and, for malformed XML, the line and column.
  */
 export function parseTrx(xml: string, report: string): TestRecord[] {
+  return readTrxWith(report, (b) => scanXmlReport(xml, report, b));
+}
+
+/** The same for a report too large for one text (see readXmlReportInPieces); `pieceBytes` is for tests. */
+export function readTrxInPieces(bytes: Uint8Array, report: string, pieceBytes?: number): TestRecord[] {
+  return readTrxWith(report, (b) => readXmlReportInPieces(bytes, report, b, pieceBytes));
+}
+
+function readTrxWith(report: string, scan: (b: TrxBuilder) => string): TestRecord[] {
   const b = new TrxBuilder(report);
-  const root = scanXmlReport(xml, report, b);
+  const root = scan(b);
   if (root !== 'TestRun') {
     throw wrongRoot(report, root, 'trx', 'a TRX report', ['TestRun'], 'pass the .trx file `dotnet test --logger trx` (or vstest.console /logger:trx) wrote, usually under TestResults/');
   }

@@ -1,3 +1,5 @@
+import sax from 'sax';
+import { bomOf } from '../byte-encodings.js';
 import { TmsyncError } from '../errors.js';
 import { decodeJunit, lineCol, scanXml, type XmlHandler } from './junit.js';
 import type { ReportFormat } from './report-formats.js';
@@ -93,4 +95,121 @@ export function addProperty(properties: Record<string, string>, key: string, val
   const out = properties === NO_PROPERTIES ? {} : properties;
   out[key] = out[key] !== undefined && out[key] !== value ? `${out[key]}, ${value}` : value;
   return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reports too large for one text
+
+/** V8's longest string: a report of more bytes may not fit one text, so it is read in pieces. */
+export const LARGE_REPORT_BYTES = 2 ** 29 - 24;
+
+const PIECE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Reads a report too large for one JavaScript string (a TRX of a million results is about 1 GB):
+ * its bytes are decoded a piece at a time (each piece by {@link decodeXmlReport}, the declaration or
+ * byte order mark of the file put in front, so the encoding is told as for a whole file) and
+ * streamed through the `sax` parser to the same handler. Pieces end before a `<`, which never
+ * falls inside a character. Errors are the same `invalid_report`s, lines and columns counted over
+ * the whole file. Returns the root element's name.
+ */
+export function readXmlReportInPieces(bytes: Uint8Array, report: string, handler: XmlHandler & { root: string | undefined }, pieceBytes = PIECE_BYTES): string {
+  const layout = pieceLayout(bytes);
+  const parser = sax.parser(true, { position: true });
+  const open: { name: string; line: number; col: number }[] = [];
+  let lines = 0;
+  let column = 0;
+  const where = () => ({ line: lines + parser.line + 1, col: parser.line === 0 ? column + parser.column + 1 : parser.column + 1 });
+  const malformedAt = (what: string) => {
+    const { line, col } = where();
+    return new TmsyncError('invalid_report', `${report}:${line}:${col} is not well-formed XML: ${what}`, {
+      hint: 'check that the test runner finished writing the report (a crashed run leaves it empty or truncated)',
+      details: { file: report, line, col },
+    });
+  };
+  parser.onerror = (err) => {
+    throw malformedAt(err.message.split('\n')[0]);
+  };
+  // without the xmlns option sax gives plain tags, whose attributes are strings
+  parser.onopentag = (tag) => {
+    open.push({ name: tag.name, ...where() });
+    handler.open(tag.name, (tag as sax.Tag).attributes);
+  };
+  parser.onclosetag = (name) => {
+    open.pop();
+    handler.close(name);
+  };
+  parser.ontext = parser.oncdata = (t) => {
+    if (open.length > 0 && handler.wantsText()) handler.text(t);
+  };
+  for (let start = 0; start < bytes.length; ) {
+    const end = layout.cut(start + pieceBytes);
+    const piece = decodePiece(bytes, start, end, layout, report, { lines, column });
+    parser.write(piece);
+    // sax counts from where it was set: each piece from 0, the earlier pieces' lines kept here
+    if (parser.line > 0) {
+      lines += parser.line;
+      column = parser.column;
+    } else column += parser.column;
+    parser.line = 0;
+    parser.column = 0;
+    start = end;
+  }
+  if (open.length > 0) {
+    const top = open[open.length - 1];
+    throw malformedAt(`the file ends before <${top.name}> (opened at ${top.line}:${top.col}) is closed: it looks truncated`);
+  }
+  parser.close();
+  if (handler.root === undefined) throw malformedAt('the file holds no XML element');
+  return handler.root;
+}
+
+interface PieceLayout {
+  /** bytes put in front of every piece after the first: the byte order mark or the XML declaration */
+  prefix: Uint8Array;
+  /** the first cut at or after `at` that falls before a `<` (the end of the file when there is none) */
+  cut: (at: number) => number;
+}
+
+function pieceLayout(bytes: Uint8Array): PieceLayout {
+  const bom = bomOf(bytes);
+  const utf16le = bom?.encoding === 'utf-16le' || (!bom && bytes[0] === 0x3c && bytes[1] === 0x00);
+  const utf16be = bom?.encoding === 'utf-16be' || (!bom && bytes[0] === 0x00 && bytes[1] === 0x3c);
+  const from = bom?.length ?? 0;
+  if (utf16le || utf16be) {
+    const [a, b] = utf16le ? [0x3c, 0x00] : [0x00, 0x3c];
+    return {
+      prefix: bytes.subarray(0, from),
+      cut: (at) => {
+        for (let i = at + ((at - from) % 2); i + 1 < bytes.length; i += 2) if (bytes[i] === a && bytes[i + 1] === b) return i;
+        return bytes.length;
+      },
+    };
+  }
+  const head = Buffer.from(bytes.subarray(from, from + 200)).toString('latin1');
+  const declaration = /^\s*<\?xml[^>]*\?>/.exec(head)?.[0] ?? '';
+  return {
+    prefix: Buffer.concat([bytes.subarray(0, from), Buffer.from(declaration.trimStart(), 'latin1')]),
+    cut: (at) => {
+      if (at >= bytes.length) return bytes.length;
+      const lt = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(0x3c, at);
+      return lt < 0 ? bytes.length : lt;
+    },
+  };
+}
+
+/** One piece's text, decoded as the whole file would be; a decoding error names its line over the whole file. */
+function decodePiece(bytes: Uint8Array, start: number, end: number, layout: PieceLayout, report: string, before: { lines: number; column: number }): string {
+  if (start === 0) return decodeXmlReport(bytes.subarray(0, end), report);
+  const prefixed = Buffer.concat([layout.prefix, bytes.subarray(start, end)]);
+  const prefixText = decodeXmlReport(layout.prefix, report);
+  try {
+    return decodeXmlReport(prefixed, report).slice(prefixText.length);
+  } catch (err) {
+    const details = err instanceof TmsyncError ? err.details : undefined;
+    if (!(err instanceof TmsyncError) || typeof details?.line !== 'number' || typeof details.col !== 'number') throw err;
+    const line = before.lines + details.line;
+    const col = details.line === 1 ? before.column + details.col - prefixText.length : details.col;
+    throw new TmsyncError('invalid_report', err.message.replace(/^.*?:\d+:\d+ /, `${report}:${line}:${col} `), { ...(err.hint !== undefined ? { hint: err.hint } : {}), details: { ...details, line, col } });
+  }
 }

@@ -1,6 +1,6 @@
 import { attachmentsInOutput } from './output-attachments.js';
 import type { Outcome, TestRecord } from './record.js';
-import { addProperty, baseName, firstLine, localName, NO_PROPERTIES, scanXmlReport, secondsToMs, withoutClass, wrongRoot, type XmlHandler } from './xml-report.js';
+import { addProperty, baseName, firstLine, localName, NO_PROPERTIES, readXmlReportInPieces, scanXmlReport, secondsToMs, withoutClass, wrongRoot, type XmlHandler } from './xml-report.js';
 
 /** xUnit.net's `result` of a `<test>` as record outcomes, case-insensitive; docs/results.md shows this table. */
 export const XUNIT_RESULTS: Readonly<Record<string, Outcome>> = {
@@ -46,8 +46,17 @@ type Capture = { into: 'failure' | 'reason' | 'output' | 'error'; text: string }
  * line and column of malformed XML).
  */
 export function parseXunit(xml: string, report: string): TestRecord[] {
+  return readXunitWith(report, (b) => scanXmlReport(xml, report, b));
+}
+
+/** The same for a report too large for one text (see readXmlReportInPieces); `pieceBytes` is for tests. */
+export function readXunitInPieces(bytes: Uint8Array, report: string, pieceBytes?: number): TestRecord[] {
+  return readXunitWith(report, (b) => readXmlReportInPieces(bytes, report, b, pieceBytes));
+}
+
+function readXunitWith(report: string, scan: (b: XunitBuilder) => string): TestRecord[] {
   const b = new XunitBuilder(report);
-  const root = scanXmlReport(xml, report, b);
+  const root = scan(b);
   if (root !== 'assemblies' && root !== 'assembly') {
     throw wrongRoot(report, root, 'xunit', 'an xUnit.net report', ['assemblies', 'assembly'], 'pass the file the xUnit.net runner wrote with -xml (or --logger xunit); for TRX or NUnit output, let --format tell by itself');
   }
