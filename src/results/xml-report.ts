@@ -133,7 +133,11 @@ export function readXmlReportInPieces(bytes: Uint8Array, report: string, handler
   // without the xmlns option sax gives plain tags, whose attributes are strings
   parser.onopentag = (tag) => {
     open.push({ name: tag.name, ...where() });
-    handler.open(tag.name, (tag as sax.Tag).attributes);
+    const attrs = (tag as sax.Tag).attributes;
+    // sax builds a value a character at a time, a chain of small strings that a kept test name or
+    // id would hold on to; reading a character makes V8 flatten it into one
+    for (const k in attrs) attrs[k].charCodeAt(0);
+    handler.open(tag.name, attrs);
   };
   parser.onclosetag = (name) => {
     open.pop();
