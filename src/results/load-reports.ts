@@ -52,9 +52,6 @@ const XML_ROOTS: Readonly<Record<string, ReportFormat>> = {
   assembly: 'xunit',
 };
 
-/** The formats read from XML: their reports are too large for one text only by their results. */
-const XML_FORMATS: ReadonlySet<ReportFormat> = new Set(Object.values(XML_ROOTS));
-
 /** JSON reports by their first key or shape, tried in order: each JSON format adds a row. */
 const JSON_SHAPES: readonly { test: (head: string) => boolean; format: ReportFormat }[] = [
   { test: (head) => head.startsWith('[') || /^\{\s*"features"\s*:/.test(head), format: 'cucumber-json' },
@@ -162,7 +159,7 @@ function decodeWhole(reader: FormatReader, bytes: Uint8Array, file: string, form
   } catch (err) {
     if (!(err instanceof RangeError) && (err as NodeJS.ErrnoException).code !== 'ERR_STRING_TOO_LONG') throw err;
     throw new TmsyncError('invalid_report', `${file} is too large to read as one text (${Math.round(bytes.length / 1e6)} MB)`, {
-      hint: XML_FORMATS.has(format) ? 'split the run into several reports (one per test project or assembly, say)' : 'split the run into several reports, or leave embedded screenshots and videos out of the JSON report',
+      hint: 'split the run into several reports, or leave embedded screenshots and videos out of the JSON report',
       details: { file, format, bytes: bytes.length },
     });
   }
