@@ -65,6 +65,13 @@ describe('reading a report too large for one text, a piece at a time', () => {
     expect(utf8.message).toBe(`big.xml:7:${col} is not valid UTF-8`);
   });
 
+  it('reads the HTML entities runners write, as the reading of whole texts does', () => {
+    const doc = '<test-run><test-case name="A&nbsp;B &amp; C&#x20AC;" classname="X" result="Failed"><failure><message>a&nbsp;&lt;b&gt;</message></failure></test-case></test-run>';
+    const expected = parseNunit(doc, 'e.xml');
+    expect(expected[0]).toMatchObject({ name: 'A\u00a0B & C€', message: 'a\u00a0<b>' });
+    expect(readNunitInPieces(Buffer.from(doc), 'e.xml', 7)).toEqual(expected);
+  });
+
   it('names the root of another kind of report', () => {
     expect(thrownBy(() => readTrxInPieces(Buffer.from('<test-run></test-run>'), 'x.trx', 5)).message).toBe('x.trx is not a TRX report: the root element is <test-run>, not <TestRun>');
   });
