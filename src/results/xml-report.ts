@@ -116,8 +116,6 @@ const PIECE_BYTES = 64 * 1024 * 1024;
 export function readXmlReportInPieces(bytes: Uint8Array, report: string, handler: XmlHandler & { root: string | undefined }, pieceBytes = PIECE_BYTES): string {
   const layout = pieceLayout(bytes);
   const parser = sax.parser(true, { position: true });
-  // the HTML entities runners write (&nbsp;), which the scanner of whole texts reads too
-  parser.ENTITIES = Object.assign(Object.create(null) as Record<string, string>, (sax as unknown as { ENTITIES: Record<string, string> }).ENTITIES);
   const open: { name: string; line: number; col: number }[] = [];
   let lines = 0;
   let column = 0;
