@@ -112,7 +112,7 @@ export const ERROR_CODES = {
   invalid_import_map: 'import: the value or column map (`--map FILE`, `import:` of tmsync.yaml) is not valid',
   invalid_export: 'export: the repository cannot be written in the asked format',
   junit_not_found: 'a JUnit report could not be read',
-  invalid_report: 'results push: a report (TestNG, Robot Framework, Cucumber, CTRF, Playwright JSON) is malformed, truncated or empty, or its format cannot be told',
+  invalid_report: 'results push: a report other than JUnit (Cucumber JSON or messages, TRX, NUnit, xUnit.net, TestNG, Robot Framework, CTRF, Playwright JSON) is not one tmsync can read (malformed, truncated, empty, another root element), or its format cannot be told',
   report_not_found: 'results push: a report (not `.xml`) could not be read',
   junit_write_failed: 'run report: the JUnit report could not be written',
   mapping_not_found: 'results push: the `--mapping` file could not be read',

@@ -249,14 +249,14 @@ export function buildProgram(io: CliIo, cwd: string, setExit: (code: number) => 
   results
     .command('push')
     .description(
-      'map the results of a JUnit XML, TestNG, Robot Framework, Cucumber JSON, Cucumber messages, CTRF or Playwright JSON report to test cases and set their statuses in a test run. ' +
+      'map the results of a JUnit XML, TRX, NUnit 2/3, xUnit.net v2, TestNG, Robot Framework, Cucumber JSON or messages, CTRF or Playwright JSON report to test cases and set their statuses in a test run. ' +
         'A testcase maps to a case by, in order: the --mapping file (classname.name, then name; a scenario\'s classname is its feature), ' +
         'a case file\'s `automation:` key (its tests by name, * a wildcard), ' +
         'a scenario\'s id tag (@SHOP-12; an Examples\' tag first), a `test_case` property (human ids or ids), ' +
-        'a tag that is a human id (TestNG group, Robot/CTRF/Playwright tag), a human id in its name or classname (SHOP-12, also written SHOP_12), and for a scenario its feature path and name; ' +
+        'a tag or category that is a human id (TRX TestCategory, NUnit Category, xUnit.net Category trait, TestNG group, Robot/CTRF/Playwright tag), a human id in its name or classname (SHOP-12, also written SHOP_12), and for a scenario its feature path and name; ' +
         'testcases that map to nothing are listed, not sent',
     )
-    .argument('<files...>', 'report files: JUnit XML, TestNG testng-results.xml, Robot Framework output.xml, Cucumber JSON (cucumber-js, cucumber-jvm, behave), Cucumber messages (NDJSON), CTRF JSON or Playwright JSON')
+    .argument('<files...>', 'report files: JUnit XML, TRX (dotnet test --logger trx), NUnit 2/3 or xUnit.net v2 XML, TestNG testng-results.xml, Robot Framework output.xml, Cucumber JSON (cucumber-js, cucumber-jvm, behave), Cucumber messages (NDJSON), CTRF JSON or Playwright JSON')
     .option('--test-run <id>', 'an existing test run (id or human id; default: TMSYNC_TEST_RUN, as `test-run create --env-file` writes it); cases it lacks are added to a STATIC run')
     .option('--new-run <title>', 'create a STATIC run holding the matched cases first')
     .option('--mapping <file>', 'a YAML/JSON file mapping JUnit names to case ids')

@@ -7,10 +7,13 @@ import { bomOf, decodeWindows1252 } from '../byte-encodings.js';
 import { decodeJunit, parseJunit } from './junit.js';
 import { parseCtrf } from './ctrf.js';
 import { parsePlaywrightJson } from './playwright-json.js';
+import { parseNunit, readNunitInPieces } from './nunit.js';
+import { parseTrx, readTrxInPieces } from './trx.js';
+import { decodeXmlReport, LARGE_REPORT_BYTES } from './xml-report.js';
+import { parseXunit, readXunitInPieces } from './xunit.js';
 import type { TestRecord } from './record.js';
 import { parseRobot } from './robot.js';
 import { parseTestng } from './testng.js';
-import { decodeXmlReport } from './xml-report.js';
 import { REPORT_FORMAT_OPTIONS, type ReportFormat, type ReportFormatOption } from './report-formats.js';
 
 export { REPORT_FORMAT_OPTIONS, type ReportFormat, type ReportFormatOption } from './report-formats.js';
@@ -24,6 +27,8 @@ interface FormatReader {
   /** the file's text: its encoding told by a byte order mark or the format's own rule */
   decode: (bytes: Uint8Array, file: string) => string;
   parse: (text: string, file: string) => TestRecord[];
+  /** reads a file of more than LARGE_REPORT_BYTES from its bytes, a piece at a time, where the format can */
+  readLarge?: (bytes: Uint8Array, file: string) => TestRecord[];
 }
 
 export const REPORT_FORMATS: Readonly<Record<ReportFormat, FormatReader>> = {
@@ -34,6 +39,9 @@ export const REPORT_FORMATS: Readonly<Record<ReportFormat, FormatReader>> = {
   robot: { decode: decodeXmlReport, parse: parseRobot },
   ctrf: { decode: decodeJson, parse: parseCtrf },
   playwright: { decode: decodeJson, parse: parsePlaywrightJson },
+  trx: { decode: decodeXmlReport, parse: parseTrx, readLarge: readTrxInPieces },
+  nunit: { decode: decodeXmlReport, parse: parseNunit, readLarge: readNunitInPieces },
+  xunit: { decode: decodeXmlReport, parse: parseXunit, readLarge: readXunitInPieces },
 };
 
 const ENVELOPE = new RegExp(`^\\{\\s*"(?:${ENVELOPE_KEYS.join('|')})"\\s*:`);
@@ -47,6 +55,11 @@ const XML_ROOTS: Readonly<Record<string, ReportFormat>> = {
   testsuite: 'junit',
   'testng-results': 'testng',
   robot: 'robot',
+  TestRun: 'trx',
+  'test-run': 'nunit',
+  'test-results': 'nunit',
+  assemblies: 'xunit',
+  assembly: 'xunit',
 };
 
 /** JSON reports by their first key or shape, tried in order: each JSON format adds a row. */
@@ -61,7 +74,7 @@ const JSON_SHAPES: readonly { test: (head: string) => boolean; format: ReportFor
  * The format of a report from its first characters (after a byte order mark and white space): XML
  * by its root element ({@link XML_ROOTS}; any other XML is read as JUnit), JSON by its shape
  * ({@link JSON_SHAPES}); else the file's extension decides (an empty `.xml` file is an empty JUnit
- * report), else undefined.
+ * report, an empty `.trx` file an empty TRX one), else undefined.
  */
 export function detectFormat(bytes: Uint8Array, file: string): ReportFormat | undefined {
   const head = headText(bytes);
@@ -71,6 +84,7 @@ export function detectFormat(bytes: Uint8Array, file: string): ReportFormat | un
   }
   for (const shape of JSON_SHAPES) if (shape.test(head)) return shape.format;
   if (/\.xml$/i.test(file)) return 'junit';
+  if (/\.trx$/i.test(file)) return 'trx';
   if (/\.(?:ndjson|jsonl)$/i.test(file)) return 'cucumber-messages';
   if (/\.json$/i.test(file)) return 'cucumber-json';
   return undefined;
@@ -130,13 +144,17 @@ export async function loadReports(
     let bytes: Buffer | undefined = await readReport(file, cwd, format);
     const chosen = format === 'auto' ? detectFormat(bytes, file) : format;
     if (chosen === undefined) {
-      throw new TmsyncError('invalid_report', `${file} is not a test report tmsync can read: it is neither XML (JUnit, TestNG, Robot Framework) nor JSON (Cucumber, CTRF, Playwright) nor Cucumber messages`, {
+      throw new TmsyncError('invalid_report', `${file} is not a test report tmsync can read: it is neither XML (JUnit, TRX, NUnit, xUnit.net, TestNG, Robot Framework) nor JSON (Cucumber, CTRF, Playwright) nor Cucumber messages`, {
         hint: `pass --format (${REPORT_FORMAT_OPTIONS.join(', ')}) if the file is one of them; else convert it to JUnit XML`,
         details: { file },
       });
     }
     formats.push(chosen);
     const reader = REPORT_FORMATS[chosen];
+    if (reader.readLarge !== undefined && bytes.length > LARGE_REPORT_BYTES) {
+      for (const r of reader.readLarge(bytes, file)) records.push(r);
+      continue;
+    }
     const text = decodeWhole(reader, bytes, file, chosen);
     bytes = undefined; // the bytes can go while the text is read
     // one at a time: spreading a million testcases into push() overflows the call stack

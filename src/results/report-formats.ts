@@ -2,7 +2,7 @@
  * The names of the report formats `results push` reads (load-reports.ts has a reader for each),
  * apart from the readers so that the CLI's option list costs no import of them.
  */
-export const REPORT_FORMAT_NAMES = ['junit', 'cucumber-json', 'cucumber-messages', 'testng', 'robot', 'ctrf', 'playwright'] as const;
+export const REPORT_FORMAT_NAMES = ['junit', 'cucumber-json', 'cucumber-messages', 'trx', 'nunit', 'xunit', 'testng', 'robot', 'ctrf', 'playwright'] as const;
 
 export type ReportFormat = (typeof REPORT_FORMAT_NAMES)[number];
 

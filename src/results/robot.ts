@@ -1,6 +1,6 @@
 import type { XmlHandler } from './junit.js';
 import type { Outcome, RecordAttachment, TestRecord } from './record.js';
-import { filesInLog, firstLine, millis, scanXmlReport } from './xml-report.js';
+import { filesInLog, firstLine, millis, scanRootedReport } from './xml-report.js';
 
 /**
  * Robot Framework's `output.xml`, versions 3 to 7: `<robot>` → nested `<suite>`s → `<test>`.
@@ -64,7 +64,7 @@ const FIXTURE_TYPES: Record<string, 'setup' | 'teardown'> = { setup: 'setup', te
 /** Parses one Robot Framework `output.xml`; `invalid_report` with `file:line:col` when it is not one. */
 export function parseRobot(xml: string, report: string): TestRecord[] {
   const builder = new RobotBuilder(report);
-  scanXmlReport(xml, report, builder, 'robot', {
+  scanRootedReport(xml, report, builder, 'robot', {
     format: 'Robot Framework',
     hint: 'pass the output.xml robot writes (--output), not log.html, report.html or the xUnit file',
   });

@@ -1,7 +1,7 @@
 import { TmsyncError } from '../errors.js';
 import type { XmlHandler } from './junit.js';
 import type { Outcome, RecordAttachment, TestRecord } from './record.js';
-import { filesInLog, firstLine, millis, scanXmlReport } from './xml-report.js';
+import { filesInLog, firstLine, millis, scanRootedReport } from './xml-report.js';
 
 /**
  * TestNG's `testng-results.xml` (XMLReporter): `<suite>` → `<test>` → `<class>` → `<test-method>`.
@@ -56,7 +56,7 @@ interface MethodFrame {
 /** Parses one `testng-results.xml`; `invalid_report` with `file:line:col` when it is not one. */
 export function parseTestng(xml: string, report: string): TestRecord[] {
   const builder = new TestngBuilder(report);
-  scanXmlReport(xml, report, builder, 'testng-results', {
+  scanRootedReport(xml, report, builder, 'testng-results', {
     format: 'TestNG',
     hint: 'pass the testng-results.xml TestNG writes in its output directory (test-output/, target/surefire-reports/, build/test-results/)',
   });

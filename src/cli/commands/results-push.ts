@@ -88,7 +88,7 @@ export async function runResultsPush(options: ResultsPushOptions, io: CliIo): Pr
     });
   }
   if (options.args.length === 0) {
-    throw new TmsyncError('invalid_arguments', 'give at least one report file (JUnit XML, Cucumber JSON or messages)', { hint: 'e.g. tmsync results push --test-run DEMO-R-3 reports/*.xml' });
+    throw new TmsyncError('invalid_arguments', 'give at least one report file (JUnit XML, Cucumber JSON or messages, TRX, NUnit, xUnit.net)', { hint: 'e.g. tmsync results push --test-run DEMO-R-3 reports/*.xml' });
   }
   const format = (options.format ?? 'auto') as ReportFormatOption;
   if (!REPORT_FORMAT_OPTIONS.includes(format)) {
