@@ -18,7 +18,7 @@ export async function main(argv: string[], given?: CliIo, cwd: string = process.
   // `serve`, a long-running server whose answers a forced full collection would hold up, nor for
   // `validate`, whose heap grows by the loaded repository, live data: there each collection freed
   // little and cost much CPU (docs/performance.md)
-  const governor = given || !governed(args) ? undefined : startMemoryGovernor();
+  const governor = given || !governed(args) ? undefined : startMemoryGovernor(GOVERNOR_OPTIONS[commandName(args) ?? ''] ?? {});
   const base = given ?? processIo();
   // Ctrl-C is main's, for every command: one signal that the commands and the use cases observe
   // (a caller that passes its own signal keeps it, and its own SIGINT)
@@ -62,6 +62,13 @@ function ownSigint(interrupt: AbortController, graceful: boolean): () => void {
   process.on('SIGINT', onSigint);
   return () => void process.off('SIGINT', onSigint);
 }
+
+/**
+ * Commands whose heap the governor lets grow further between collections: an import's live heap
+ * (the model of the export) is large and its garbage (rendered files) comes fast, so collecting
+ * at every quarter of growth spent more CPU than the memory it saved was worth (docs/performance.md).
+ */
+const GOVERNOR_OPTIONS: Readonly<Record<string, { growth: number }>> = { import: { growth: 0.5 } };
 
 /** Commands the memory governor does not watch (see `main`). */
 const UNGOVERNED: ReadonlySet<string> = new Set(['serve', 'validate']);

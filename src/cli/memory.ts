@@ -6,7 +6,7 @@ import { runInNewContext } from 'node:vm';
  * has grown by a factor of what was alive after the last collection, and on a large repository
  * that is hundreds of megabytes of dead objects: the objects of a request or of a parsed page live
  * across a few young-generation collections, get promoted, and then wait (docs/performance.md has the figures). The governor checks the heap every `intervalMs` and collects when it
- * has grown by more than `slackMb` (or by a quarter, for a large heap) since the last collection:
+ * has grown by more than `slackMb` (or by `growth`, a quarter unless told, for a large heap) since the last collection:
  * a pause of a fraction of a second every few seconds of a busy run, against peak memory.
  *
  * Only the CLI process starts it (never the library), and not for `serve` or `validate` (see
@@ -29,12 +29,19 @@ interface MemoryGovernor {
   readonly collections: number;
 }
 
-export function startMemoryGovernor(options: { intervalMs?: number; slackMb?: number; env?: NodeJS.ProcessEnv } = {}): MemoryGovernor {
+export function startMemoryGovernor(options: {
+  intervalMs?: number;
+  slackMb?: number;
+  /** the growth, as a fraction of the heap after the last collection, that a large heap may take before the next @default 0.25 */
+  growth?: number;
+  env?: NodeJS.ProcessEnv;
+} = {}): MemoryGovernor {
   const env = options.env ?? process.env;
   const collect = env.TMSYNC_GC === '0' ? undefined : fullCollection();
   let collections = 0;
   if (!collect) return { check: () => undefined, collect: () => undefined, stop: () => undefined, collections };
   const slack = (options.slackMb ?? 32) * 1024 * 1024;
+  const growth = options.growth ?? 0.25;
   let base = getHeapStatistics().used_heap_size;
   let stopped = false;
   const collectNow = () => {
@@ -45,7 +52,7 @@ export function startMemoryGovernor(options: { intervalMs?: number; slackMb?: nu
   };
   const check = () => {
     const used = getHeapStatistics().used_heap_size;
-    if (used - base <= Math.max(slack, base / 4)) return;
+    if (used - base <= Math.max(slack, base * growth)) return;
     collectNow();
   };
   const timer = setInterval(check, options.intervalMs ?? 250);

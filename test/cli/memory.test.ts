@@ -41,6 +41,30 @@ describe('memory governor', () => {
     }
   });
 
+  it('lets a large heap grow by its growth fraction before it collects', () => {
+    const governor = startMemoryGovernor({ intervalMs: 1e6, slackMb: 1, growth: 50, env: {} });
+    try {
+      // the base is the heap after the first collection; 24 MB more is well under fifty times it
+      governor.collect();
+      const held = allocate(24);
+      governor.check();
+      expect(governor.collections).toBe(1);
+      expect(held).toHaveLength(24 * 1024);
+    } finally {
+      governor.stop();
+    }
+    const eager = startMemoryGovernor({ intervalMs: 1e6, slackMb: 1, growth: 0.01, env: {} });
+    try {
+      eager.collect();
+      const held = allocate(24);
+      eager.check();
+      expect(eager.collections).toBe(2);
+      expect(held).toHaveLength(24 * 1024);
+    } finally {
+      eager.stop();
+    }
+  });
+
   it('collects when told a large structure was let go, though the heap has not grown past its slack', () => {
     const governor = startMemoryGovernor({ intervalMs: 1e6, slackMb: 1024, env: {} });
     try {
