@@ -177,6 +177,14 @@ describe('test report → import junit → plan → apply', () => {
     expect(second.err).toContain('2 named by a case\'s automation.tests');
     // apply wrote the folder's id into _folder.yaml; no case file was added
     expect((await readdir(join(repo, 'cases/Automated/Shipping'))).filter((n) => !n.startsWith('_')).sort()).toEqual(['quotesexpress.yaml', 'quotesstandard.yaml']);
+
+    // the loop closes: the same report pushed maps the new tests (no id in their names) through `automation:`
+    const standard = /^id: (\S+)$/m.exec(await readFile(join(repo, 'cases/Automated/Shipping/quotesstandard.yaml'), 'utf8'))![1];
+    const pushed = await tmsync(['results', 'push', '--new-run', 'Shipping nightly', '--json', 'shipping.xml'], repo);
+    expect(pushed.code, pushed.err).toBe(0);
+    const result = JSON.parse(pushed.out) as { rows: { human_id: string; status: string }[]; unmatched: unknown[] };
+    expect(result.unmatched).toEqual([]);
+    expect(result.rows.map((r) => [r.human_id, r.status]).sort()).toEqual([['DEMO-1', 'Passed'], [id, 'Passed'], [standard, 'Failed']].sort());
   });
 });
 
