@@ -1,7 +1,8 @@
 import { caseDocument } from '../repository/documents.js';
 import { defaultFormat } from '../repository/format.js';
 import { slugify } from '../pull/naming.js';
-import { testPatternMatches, type AutomationEntry } from '../results/automation-scan.js';
+import type { AutomationEntry } from '../results/automation-scan.js';
+import { matchesTest } from '../test-patterns.js';
 import { refsOf, type ResultMapping } from '../results/map-results.js';
 import type { TestRecord } from '../results/record.js';
 import { primaryTestKey, testKeys } from '../results/test-key.js';
@@ -68,7 +69,7 @@ export function buildReportCases(records: readonly TestRecord[], entries: readon
   const patterns = entries.flatMap((e) => e.tests);
   const exact = new Set(patterns.filter((p) => !p.includes('*')));
   const globs = patterns.filter((p) => p.includes('*'));
-  const named = (keys: readonly string[]) => keys.some((k) => exact.has(k) || globs.some((g) => testPatternMatches(g, k)));
+  const named = (keys: readonly string[]) => keys.some((k) => exact.has(k) || globs.some((g) => matchesTest(g, k)));
   const names = new Names(scanned);
   const folders = new Folders(scanned, names, options.casesDir, result.files);
   // titles per directory: a case without an id needs a title unique in its folder

@@ -72,16 +72,6 @@ export async function scanAutomation(root: string, casesDir: string): Promise<Au
   return out;
 }
 
-/**
- * Whether an `automation.tests` entry names a test key: equal, or a pattern whose `*` stands for
- * any text (`com.shop.CheckoutTest.*`).
- */
-export function testPatternMatches(pattern: string, key: string): boolean {
-  if (!pattern.includes('*')) return pattern === key;
-  const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
-  return re.test(key);
-}
-
 /** The human id prefix the repository's case ids use most (`SHOP` for `SHOP-12`), when any has one. */
 export function repositoryPrefix(entries: readonly AutomationEntry[]): string | undefined {
   const counts = new Map<string, number>();

@@ -6,6 +6,7 @@ import { automatedCasesOf } from '../repository/automation-cases.js';
 import type { TmsyncConfig } from '../repository/config.js';
 import { loadRepository } from '../repository/loader.js';
 import { loadReports, type ReportFormatOption } from '../results/load-reports.js';
+import { automatedTypeName, DEFAULT_AUTOMATED_TYPE, isAutomatedType as isAutomatedValue } from '../results/automated-type.js';
 import { refsOf } from '../results/map-results.js';
 import type { TestRecord } from '../results/record.js';
 import { primaryTestKey, testKeys } from '../results/test-key.js';
@@ -67,9 +68,8 @@ export interface ComputeCoverageInput {
   run?: { id: string; humanId?: string; title: string; cases: readonly CoverageRunCase[] };
 }
 
-/** `Automated`, `automated`, `AUTOMATED`: the word compared, case and spaces aside. */
+/** `Untested`, `UnTested`, `untested`: the word compared, case and spaces aside. */
 const word = (s: string | null | undefined) => (s ?? '').toLowerCase().replace(/[^a-z0-9]/g, '');
-const AUTOMATED = 'automated';
 
 /**
  * Whether a case's `automation_type` value is the service's automated type: the entry it names (by
@@ -77,11 +77,11 @@ const AUTOMATED = 'automated';
  */
 export function isAutomatedType(value: string | undefined, types?: readonly LookupEntry[]): boolean {
   if (value === undefined) return false;
-  if (!types || types.length === 0) return word(value) === AUTOMATED;
-  const v = value.trim().toLowerCase();
-  const entry =
-    types.find((t) => t.name.toLowerCase() === v) ?? types.find((t) => (t.alias ?? '').toLowerCase() === v) ?? types.find((t) => t.id === value.trim());
-  return entry !== undefined && (word(entry.name) === AUTOMATED || word(entry.alias) === AUTOMATED);
+  if (!types || types.length === 0) return isAutomatedValue(value, DEFAULT_AUTOMATED_TYPE);
+  const automated = automatedTypeName(types);
+  // a case file may name its type by id too
+  const named = types.find((t) => t.id === value.trim())?.name ?? value;
+  return automated !== undefined && isAutomatedValue(named, automated, types);
 }
 
 /** A run status that means the case was not executed: `Untested`, the live `UnTested`, `untested`. */
