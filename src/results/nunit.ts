@@ -1,6 +1,6 @@
 import { attachmentsInOutput } from './output-attachments.js';
 import type { Outcome, RecordAttachment, TestRecord } from './record.js';
-import { addProperty, baseName, firstLine, localName, NO_PROPERTIES, readXmlReportInPieces, scanXmlReport, secondsToMs, withoutClass, wrongRoot, type XmlHandler } from './xml-report.js';
+import { addProperty, baseName, firstLine, localName, NO_PROPERTIES, secondsToMs, withoutClass, type XmlHandler, xmlReportReader } from './xml-report.js';
 
 /**
  * NUnit's results as record outcomes, by the `result` attribute (NUnit 3 `Passed`, `Failed`,
@@ -68,6 +68,15 @@ interface CaseFrame {
 
 type Capture = { into: 'failure' | 'reason' | 'output' | 'file'; text: string };
 
+const reader = xmlReportReader({
+  format: 'nunit',
+  what: 'an NUnit report',
+  roots: ['test-run', 'test-results'],
+  hint: 'pass the TestResult.xml NUnit wrote (nunit3-console --result, dotnet test --logger nunit)',
+  handler: (report) => new NunitBuilder(report),
+  records: (b) => b.out,
+});
+
 /**
  * Parses one NUnit report: NUnit 3's `<test-run>` and NUnit 2's `<test-results>` (also written
  * by NUnit 3's `--result=file;format=nunit2`, Pester and others). Each `<test-case>` is a record
@@ -81,23 +90,10 @@ type Capture = { into: 'failure' | 'reason' | 'output' | 'file'; text: string };
  * One pass, no document tree; errors are TmsyncError `invalid_report` naming the file (and the
  * line and column of malformed XML).
  */
-export function parseNunit(xml: string, report: string): TestRecord[] {
-  return readNunitWith(report, (b) => scanXmlReport(xml, report, b));
-}
+export const parseNunit: (xml: string, report: string) => TestRecord[] = reader.parse;
 
 /** The same for a report too large for one text (see readXmlReportInPieces); `pieceBytes` is for tests. */
-export function readNunitInPieces(bytes: Uint8Array, report: string, pieceBytes?: number): TestRecord[] {
-  return readNunitWith(report, (b) => readXmlReportInPieces(bytes, report, b, pieceBytes));
-}
-
-function readNunitWith(report: string, scan: (b: NunitBuilder) => string): TestRecord[] {
-  const b = new NunitBuilder(report);
-  const root = scan(b);
-  if (root !== 'test-run' && root !== 'test-results') {
-    throw wrongRoot(report, root, 'nunit', 'an NUnit report', ['test-run', 'test-results'], 'pass the TestResult.xml NUnit wrote (nunit3-console --result, dotnet test --logger nunit)');
-  }
-  return b.out;
-}
+export const readNunitInPieces: (bytes: Uint8Array, report: string, pieceBytes?: number) => TestRecord[] = reader.readInPieces;
 
 class NunitBuilder implements XmlHandler {
   root: string | undefined;

@@ -1,6 +1,6 @@
 import { attachmentsInOutput } from './output-attachments.js';
 import type { Outcome, RecordAttachment, TestRecord } from './record.js';
-import { addProperty, firstLine, localName, NO_PROPERTIES, readXmlReportInPieces, scanXmlReport, withoutClass, wrongRoot, type XmlHandler } from './xml-report.js';
+import { addProperty, firstLine, localName, NO_PROPERTIES, withoutClass, type XmlHandler, xmlReportReader } from './xml-report.js';
 
 /**
  * A TRX report's outcomes (vstst.xsd `TestOutcome`) as record outcomes. A test that ran to a pass
@@ -58,6 +58,15 @@ interface ResultFrame {
 
 type Capture = { into: 'output' | 'error' | 'text' | 'key' | 'value' | 'runinfo'; text: string };
 
+const reader = xmlReportReader({
+  format: 'trx',
+  what: 'a TRX report',
+  roots: ['TestRun'],
+  hint: 'pass the .trx file `dotnet test --logger trx` (or vstest.console /logger:trx) wrote, usually under TestResults/',
+  handler: (report) => new TrxBuilder(report),
+  records: (b) => b.finish(),
+});
+
 /**
  * Parses one TRX document (`dotnet test --logger trx`, vstest.console, MSTest): each
  * `<UnitTestResult>` (and the other result kinds) joined to its `<TestDefinitions>` entry by
@@ -71,23 +80,10 @@ type Capture = { into: 'output' | 'error' | 'text' | 'key' | 'value' | 'runinfo'
  * One pass over the text and no document tree (the JUnit reader's scanner); never throws anything
  * but a TmsyncError `invalid_report` naming the file and, for malformed XML, the line and column.
  */
-export function parseTrx(xml: string, report: string): TestRecord[] {
-  return readTrxWith(report, (b) => scanXmlReport(xml, report, b));
-}
+export const parseTrx: (xml: string, report: string) => TestRecord[] = reader.parse;
 
 /** The same for a report too large for one text (see readXmlReportInPieces); `pieceBytes` is for tests. */
-export function readTrxInPieces(bytes: Uint8Array, report: string, pieceBytes?: number): TestRecord[] {
-  return readTrxWith(report, (b) => readXmlReportInPieces(bytes, report, b, pieceBytes));
-}
-
-function readTrxWith(report: string, scan: (b: TrxBuilder) => string): TestRecord[] {
-  const b = new TrxBuilder(report);
-  const root = scan(b);
-  if (root !== 'TestRun') {
-    throw wrongRoot(report, root, 'trx', 'a TRX report', ['TestRun'], 'pass the .trx file `dotnet test --logger trx` (or vstest.console /logger:trx) wrote, usually under TestResults/');
-  }
-  return b.finish();
-}
+export const readTrxInPieces: (bytes: Uint8Array, report: string, pieceBytes?: number) => TestRecord[] = reader.readInPieces;
 
 class TrxBuilder implements XmlHandler {
   root: string | undefined;

@@ -3,7 +3,7 @@ import { bomOf } from '../byte-encodings.js';
 import { TmsyncError } from '../errors.js';
 import { decodeJunit, lineCol, scanXml, type XmlHandler } from './junit.js';
 import { attachmentsInOutput } from './output-attachments.js';
-import type { RecordAttachment } from './record.js';
+import type { RecordAttachment, TestRecord } from './record.js';
 import type { ReportFormat } from './report-formats.js';
 
 /**
@@ -80,6 +80,39 @@ export function millis(value: string | undefined, scale = 1): number | undefined
   if (value === undefined || value.trim() === '') return undefined;
   const n = Number(value);
   return Number.isFinite(n) && n >= 0 ? Math.round(n * scale) : undefined;
+}
+
+/** What one XML report format's reader is made of (TRX, NUnit, xUnit.net): its handler and its roots. */
+export interface XmlReportSpec<B extends XmlHandler & { root: string | undefined }> {
+  format: ReportFormat;
+  /** `a TRX report`, for the error naming another root */
+  what: string;
+  roots: readonly string[];
+  /** what to pass instead, when the root is another */
+  hint: string;
+  handler: (report: string) => B;
+  /** the records, once the whole document was read */
+  records: (handler: B) => TestRecord[];
+}
+
+/**
+ * A format's two entry points: `parse` over the text, `readInPieces` for a report too large for one
+ * text (see {@link readXmlReportInPieces}; `pieceBytes` is for tests). Both check the root.
+ */
+export function xmlReportReader<B extends XmlHandler & { root: string | undefined }>(spec: XmlReportSpec<B>): {
+  parse: (xml: string, report: string) => TestRecord[];
+  readInPieces: (bytes: Uint8Array, report: string, pieceBytes?: number) => TestRecord[];
+} {
+  const readWith = (report: string, scan: (b: B) => string): TestRecord[] => {
+    const b = spec.handler(report);
+    const root = scan(b);
+    if (!spec.roots.includes(root)) throw wrongRoot(report, root, spec.format, spec.what, spec.roots, spec.hint);
+    return spec.records(b);
+  };
+  return {
+    parse: (xml, report) => readWith(report, (b) => scanXmlReport(xml, report, b)),
+    readInPieces: (bytes, report, pieceBytes) => readWith(report, (b) => readXmlReportInPieces(bytes, report, b, pieceBytes)),
+  };
 }
 
 /** An element's name without its namespace prefix (`t:TestRun` → `TestRun`). */

@@ -1,6 +1,6 @@
 import { attachmentsInOutput } from './output-attachments.js';
 import type { Outcome, TestRecord } from './record.js';
-import { addProperty, baseName, firstLine, localName, NO_PROPERTIES, readXmlReportInPieces, scanXmlReport, secondsToMs, withoutClass, wrongRoot, type XmlHandler } from './xml-report.js';
+import { addProperty, baseName, firstLine, localName, NO_PROPERTIES, secondsToMs, withoutClass, type XmlHandler, xmlReportReader } from './xml-report.js';
 
 /** xUnit.net's `result` of a `<test>` as record outcomes, case-insensitive; docs/results.md shows this table. */
 export const XUNIT_RESULTS: Readonly<Record<string, Outcome>> = {
@@ -33,6 +33,15 @@ interface TestFrame {
 
 type Capture = { into: 'failure' | 'reason' | 'output' | 'error'; text: string };
 
+const reader = xmlReportReader({
+  format: 'xunit',
+  what: 'an xUnit.net report',
+  roots: ['assemblies', 'assembly'],
+  hint: 'pass the file the xUnit.net runner wrote with -xml (or --logger xunit); for TRX or NUnit output, let --format tell by itself',
+  handler: (report) => new XunitBuilder(report),
+  records: (b) => b.out,
+});
+
 /**
  * Parses one xUnit.net XML report (`<assemblies>`, the v2 format the console and MSBuild runners
  * write with `-xml`; a bare `<assembly>` and the v1 `<class>` grouping are read too). Each `<test>`
@@ -45,23 +54,10 @@ type Capture = { into: 'failure' | 'reason' | 'output' | 'error'; text: string }
  * One pass, no document tree; errors are TmsyncError `invalid_report` naming the file (and the
  * line and column of malformed XML).
  */
-export function parseXunit(xml: string, report: string): TestRecord[] {
-  return readXunitWith(report, (b) => scanXmlReport(xml, report, b));
-}
+export const parseXunit: (xml: string, report: string) => TestRecord[] = reader.parse;
 
 /** The same for a report too large for one text (see readXmlReportInPieces); `pieceBytes` is for tests. */
-export function readXunitInPieces(bytes: Uint8Array, report: string, pieceBytes?: number): TestRecord[] {
-  return readXunitWith(report, (b) => readXmlReportInPieces(bytes, report, b, pieceBytes));
-}
-
-function readXunitWith(report: string, scan: (b: XunitBuilder) => string): TestRecord[] {
-  const b = new XunitBuilder(report);
-  const root = scan(b);
-  if (root !== 'assemblies' && root !== 'assembly') {
-    throw wrongRoot(report, root, 'xunit', 'an xUnit.net report', ['assemblies', 'assembly'], 'pass the file the xUnit.net runner wrote with -xml (or --logger xunit); for TRX or NUnit output, let --format tell by itself');
-  }
-  return b.out;
-}
+export const readXunitInPieces: (bytes: Uint8Array, report: string, pieceBytes?: number) => TestRecord[] = reader.readInPieces;
 
 class XunitBuilder implements XmlHandler {
   root: string | undefined;
