@@ -7,7 +7,7 @@ import { attachmentBody, runAttachments } from '../../src/emulator/db/index.js';
 import type { TmsClient } from '../../src/remote/index.js';
 import { runCli } from '../support/cli.js';
 import { KEY, seedCases, setupClient, type Emulator } from '../support/ci-helpers.js';
-import { seededEmulator } from '../support/emulator.js';
+import { emulatorRefusingOnce, isRunCaseUpdate } from '../support/emulator.js';
 import { TEST_DIALECT } from '../dialect.js';
 
 /**
@@ -22,8 +22,7 @@ let setup: TmsClient;
 let projectId: string;
 let caseIds: string[];
 let cwd: string;
-/** set by a test: the next run-case update is answered 500 or 503 once (the emulator's failRate, scripted) */
-let failNextUpdate = false;
+let refuseNextUpdate: () => void;
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   let c = n;
@@ -88,24 +87,8 @@ async function createRun(title: string): Promise<{ id: string; human_id: string 
   return res.data.test_run as { id: string; human_id: string };
 }
 
-const isUpdate = (method: string, path: string) => method === 'PUT' && /\/test_runs\/[^/]+\/test_cases$/.test(path);
-
 beforeAll(async () => {
-  let failing = false;
-  emu = await seededEmulator(KEY, {
-    onRequest: ({ method, path }) => {
-      // a 503 for exactly one update: failRate 1 for it, 0 again from the request after it on
-      if (failing) {
-        emu.setFaults({ failRate: 0 });
-        failing = false;
-      }
-      if (failNextUpdate && isUpdate(method, path)) {
-        failNextUpdate = false;
-        failing = true;
-        emu.setFaults({ failRate: 1 });
-      }
-    },
-  });
+  ({ emu, refuseNextUpdate } = await emulatorRefusingOnce(KEY));
   setup = setupClient(emu);
   const seeded = await seedCases(setup, 7);
   projectId = seeded.project.id;
@@ -135,7 +118,7 @@ describe('results push with attachments', () => {
   it("stores each failed case's screenshot and none of the passed cases', an update refused once re-sending exactly its own files, and lists the missing file", async () => {
     const run = await createRun('Attachments');
     emu.clearRequestLog();
-    failNextUpdate = true;
+    refuseNextUpdate();
     const r = await tmsync(['results', 'push', '--test-run', run.human_id, '--batch-size', '2', '--json', 'reports/junit.xml']);
     expect(r.code).toBe(0);
 
@@ -144,7 +127,7 @@ describe('results push with attachments', () => {
     for (const n of FAILED) expect(files.get(n)).toEqual([{ name: `case-${n}.png`, bytes: png(n * 30) }]);
 
     // seven rows in four updates; the first was refused (an injected 500 or 503) and sent again
-    const updates = emu.requestLog().filter((e) => isUpdate(e.method, e.path));
+    const updates = emu.requestLog().filter((e) => isRunCaseUpdate(e.method, e.path));
     // (live: the first update without files goes as JSON, is refused 415 and sent again as multipart, as before)
     const statuses = updates.map((e) => (e.fault ? `refused ${e.status >= 500 ? '5xx' : e.status}` : e.status));
     expect(statuses).toEqual(TEST_DIALECT === 'live' ? ['refused 5xx', 200, 200, 415, 200, 200] : ['refused 5xx', 200, 200, 200, 200]);
@@ -187,7 +170,7 @@ describe('results push with attachments', () => {
     const r = await tmsync(['results', 'push', '--test-run', run.human_id, '--attachment-batch-max-size', '100', '--json', 'reports/junit.xml']);
     expect(r.code).toBe(0);
     // each screenshot is under 100 bytes, two are over: one request per failed case with a file, then the rest
-    const updates = emu.requestLog().filter((e) => isUpdate(e.method, e.path) && e.status === 200);
+    const updates = emu.requestLog().filter((e) => isRunCaseUpdate(e.method, e.path) && e.status === 200);
     expect(updates).toHaveLength(4);
     expect([...stored(run.id).keys()].sort()).toEqual(FAILED);
 

@@ -6,7 +6,7 @@ import { attachmentBody, runAttachments } from '../../src/emulator/db/index.js';
 import type { TmsClient } from '../../src/remote/index.js';
 import { runCli } from '../support/cli.js';
 import { KEY, runStatuses, seedCases, setupClient, type Emulator } from '../support/ci-helpers.js';
-import { seededEmulator } from '../support/emulator.js';
+import { emulatorRefusingOnce, isRunCaseUpdate } from '../support/emulator.js';
 
 /**
  * Issue 28 end to end, in both dialects: a TRX, an NUnit 3, a TestNG, a Robot Framework and a
@@ -22,10 +22,7 @@ let setup: TmsClient;
 let projectId: string;
 let caseIds: string[];
 let cwd: string;
-/** set by the test: the next run-case update is answered 500 or 503 once (the emulator's failRate, scripted) */
-let failNextUpdate = false;
-
-const isUpdate = (method: string, path: string) => method === 'PUT' && /\/test_runs\/[^/]+\/test_cases$/.test(path);
+let refuseNextUpdate: () => void;
 
 /** A file's bytes that say which case it belongs to (the emulator stores any bytes; PNG magic first). */
 const shot = (n: number) => Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from(`screenshot of DEMO-${n}`)]);
@@ -121,21 +118,7 @@ const JUNIT = `<?xml version="1.0" encoding="UTF-8"?>
 `;
 
 beforeAll(async () => {
-  let failing = false;
-  emu = await seededEmulator(KEY, {
-    onRequest: ({ method, path }) => {
-      // a 5xx for exactly one update: failRate 1 for it, 0 again from the request after it on
-      if (failing) {
-        emu.setFaults({ failRate: 0 });
-        failing = false;
-      }
-      if (failNextUpdate && isUpdate(method, path)) {
-        failNextUpdate = false;
-        failing = true;
-        emu.setFaults({ failRate: 1 });
-      }
-    },
-  });
+  ({ emu, refuseNextUpdate } = await emulatorRefusingOnce(KEY));
   setup = setupClient(emu);
   const seeded = await seedCases(setup, 8);
   projectId = seeded.project.id;
@@ -188,11 +171,11 @@ describe('results from every runner, three shards, one run', () => {
     const push = (shard: string, dir: string, reports: string[]) => runCli(['results', 'push', '--shard', shard, '--json', ...reports], { cwd: join(cwd, dir), env: env({ TMSYNC_TEST_RUN: runId }) });
 
     emu.clearRequestLog();
-    failNextUpdate = true;
+    refuseNextUpdate();
     const dotnet = await push('dotnet', 'dotnet', ['results.trx', 'TestResult.xml']);
     expect(dotnet.code, dotnet.err).toBe(0);
     expect(JSON.parse(dotnet.out)).toMatchObject({ formats: ['trx', 'nunit'], attachments: { scope: 'failed', planned: 2, sent: 2, missing: [] } });
-    const updates = emu.requestLog().filter((e) => isUpdate(e.method, e.path));
+    const updates = emu.requestLog().filter((e) => isRunCaseUpdate(e.method, e.path));
     expect(updates[0].fault).toBeTruthy(); // refused once, then sent again
     expect(updates.filter((e) => !e.fault && e.status === 200).length).toBeGreaterThanOrEqual(1);
 

@@ -15,3 +15,31 @@ export function seededEmulator(key: string, options: Partial<EmulatorOptions> = 
 export function setupClient(baseUrl: string, key: string, extra: Record<string, unknown> = {}): TmsClient {
   return createClient({ baseUrl, apiKey: key, rateLimit: 1000, concurrency: 8, retryBaseMs: 5, retryMaxDelayMs: 50, ...extra });
 }
+
+/** The run-case update: `PUT …/test_runs/:id/test_cases`. */
+export const isRunCaseUpdate = (method: string, path: string): boolean => method === 'PUT' && /\/test_runs\/[^/]+\/test_cases$/.test(path);
+
+/**
+ * {@link seededEmulator} that answers the next run-case update with a scripted 5xx once, after
+ * `refuseNextUpdate()` is called (the emulator's `failRate`, set to 1 for exactly that request):
+ * the client's retry must send the same batch again.
+ */
+export async function emulatorRefusingOnce(key: string): Promise<{ emu: RunningEmulator; refuseNextUpdate: () => void }> {
+  let armed = false;
+  let failing = false;
+  const emu: RunningEmulator = await seededEmulator(key, {
+    onRequest: ({ method, path }) => {
+      // failRate 1 for the refused update, 0 again from the request after it on
+      if (failing) {
+        emu.setFaults({ failRate: 0 });
+        failing = false;
+      }
+      if (armed && isRunCaseUpdate(method, path)) {
+        armed = false;
+        failing = true;
+        emu.setFaults({ failRate: 1 });
+      }
+    },
+  });
+  return { emu, refuseNextUpdate: () => void (armed = true) };
+}
