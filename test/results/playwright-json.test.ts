@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { TmsyncError } from '../../src/errors.js';
+import { loadFixture, rejectionOf } from '../support/report-files.js';
 import { detectFormat, loadReports } from '../../src/results/load-reports.js';
 import { mapResults } from '../../src/results/map-results.js';
 import { parsePlaywrightJson } from '../../src/results/playwright-json.js';
@@ -10,19 +10,9 @@ import { testKeys } from '../../src/results/test-key.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/reports/playwright/', import.meta.url));
 
-async function load(file: string): Promise<TestRecord[]> {
-  return (await loadReports([file], FIXTURES)).records;
-}
+const load = (file: string): Promise<TestRecord[]> => loadFixture(FIXTURES, file);
 
-async function rejection(p: Promise<unknown>): Promise<TmsyncError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof TmsyncError) return err;
-    throw err;
-  }
-  throw new Error('expected a TmsyncError');
-}
+const rejection = rejectionOf;
 
 describe('Playwright JSON reporter', () => {
   it('is told by its shape', async () => {

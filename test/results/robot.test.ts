@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { TmsyncError } from '../../src/errors.js';
+import { loadFixture, recordNamed, rejectionOf } from '../support/report-files.js';
 import { detectFormat, loadReports } from '../../src/results/load-reports.js';
 import { mapResults } from '../../src/results/map-results.js';
 import type { TestRecord } from '../../src/results/record.js';
@@ -10,29 +10,15 @@ import { testKeys } from '../../src/results/test-key.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/reports/robot/', import.meta.url));
 
-async function load(file: string): Promise<TestRecord[]> {
-  return (await loadReports([file], FIXTURES)).records;
-}
+const load = (file: string): Promise<TestRecord[]> => loadFixture(FIXTURES, file);
 
-function byName(records: readonly TestRecord[], name: string): TestRecord {
-  const r = records.find((x) => x.name === name && !x.suiteLevel);
-  if (!r) throw new Error(`no record ${name} in ${records.map((x) => x.name).join(', ')}`);
-  return r;
-}
+const byName = recordNamed;
 
 function mapped(records: readonly TestRecord[]): Record<string, string> {
   return Object.fromEntries(mapResults(records, { prefix: 'DEMO' }).cases.map((c) => [c.ref, c.outcome]));
 }
 
-async function rejection(p: Promise<unknown>): Promise<TmsyncError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof TmsyncError) return err;
-    throw err;
-  }
-  throw new Error('expected a TmsyncError');
-}
+const rejection = rejectionOf;
 
 describe('Robot Framework output.xml', () => {
   it('is told by its root element <robot>, in every version', async () => {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { TmsyncError } from '../../src/errors.js';
+import { loadFixture, recordNamed, rejectionOf } from '../support/report-files.js';
 import { detectFormat, loadReports } from '../../src/results/load-reports.js';
 import { mapResults } from '../../src/results/map-results.js';
 import type { TestRecord } from '../../src/results/record.js';
@@ -9,25 +9,11 @@ import { parseTestng } from '../../src/results/testng.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/reports/testng/', import.meta.url));
 
-async function load(file: string): Promise<TestRecord[]> {
-  return (await loadReports([file], FIXTURES)).records;
-}
+const load = (file: string): Promise<TestRecord[]> => loadFixture(FIXTURES, file);
 
-function byName(records: readonly TestRecord[], name: string): TestRecord {
-  const r = records.find((x) => x.name === name && !x.suiteLevel);
-  if (!r) throw new Error(`no record ${name} in ${records.map((x) => x.name).join(', ')}`);
-  return r;
-}
+const byName = recordNamed;
 
-async function rejection(p: Promise<unknown>): Promise<TmsyncError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof TmsyncError) return err;
-    throw err;
-  }
-  throw new Error('expected a TmsyncError');
-}
+const rejection = rejectionOf;
 
 describe('TestNG testng-results.xml', () => {
   it('is told by its root element and read as format testng', async () => {

@@ -49,3 +49,15 @@ export async function rejectionOf(p: Promise<unknown>): Promise<TmsyncError> {
   }
   throw new Error('expected a TmsyncError');
 }
+
+/** The records of a report file in `dir`, read the way `results push` does. */
+export async function loadFixture(dir: string, file: string): Promise<TestRecord[]> {
+  return (await loadReports([file], dir)).records;
+}
+
+/** The record (not a suite-level entry) of a test by name; fails the test naming what there is. */
+export function recordNamed(records: readonly TestRecord[], name: string): TestRecord {
+  const r = records.find((x) => x.name === name && !x.suiteLevel);
+  if (!r) throw new Error(`no record ${name} in ${records.map((x) => x.name).join(', ')}`);
+  return r;
+}
