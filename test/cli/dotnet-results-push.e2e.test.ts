@@ -91,7 +91,7 @@ describe('tmsync results push with TRX and NUnit reports', () => {
     const h = (await tmsync(['results', 'push', '--help'])).out.replace(/\s+/g, ' ');
     expect(h).toMatch(/--format <format> .*\(choices: "auto", .*"trx", "nunit", "xunit".*default: "auto"\)/);
     expect(h).toContain('TRX (dotnet test --logger trx), NUnit 2/3 or xUnit.net v2 XML');
-    expect(h).toContain('a category holding a human id (TRX TestCategory, NUnit Category, xUnit.net Category trait)');
+    expect(h).toContain('a tag or category that is a human id (TRX TestCategory, NUnit Category, xUnit.net Category trait, TestNG group, Robot/CTRF/Playwright tag)');
     const r = await tmsync(['results', 'push', '--new-run', 'xUnit', '--format', 'xunit', 'reports/xunit/xunit.xml', '--dry-run', '--json']);
     expect(r.code, r.err).toBe(0);
     expect((JSON.parse(r.out) as { formats: string[] }).formats).toEqual(['xunit']);
