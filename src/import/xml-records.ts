@@ -51,6 +51,12 @@ export function textOf(element: XmlElement | undefined): string {
   return element ? element.text.trim() : '';
 }
 
+/** Whether a text is white space only (no regular expression: its last match would keep the text alive). */
+function isBlank(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x20) return false;
+  return true;
+}
+
 function xmlError(file: string, line: number, message: string, hint: string): TmsyncError {
   return new TmsyncError('invalid_import', `${file}:${line}: ${message}`, { hint, details: { file, line } });
 }
@@ -98,7 +104,8 @@ export function readXmlRecords(text: string, file: string, handlers: XmlRecordHa
   parser.onclosetag = () => {
     const element = stack.pop()!;
     // the text's own copy: sax cuts it from the document, which every slice kept would keep alive
-    element.text = ownString(element.text);
+    // (an element of elements holds only their indentation: nothing to copy)
+    element.text = element.children.length > 0 && isBlank(element.text) ? '' : ownString(element.text);
     const parent = stack[stack.length - 1];
     if (recordDepth === stack.length) {
       recordDepth = -1;
