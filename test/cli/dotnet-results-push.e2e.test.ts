@@ -1,38 +1,13 @@
-import { cp, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TmsClient } from '../../src/remote/index.js';
-import { runCli } from '../support/cli.js';
-import { KEY, runStatuses, seedCases, setupClient, type Emulator } from '../support/ci-helpers.js';
-import { seededEmulator } from '../support/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { runStatuses } from '../support/ci-helpers.js';
+import { reportPushFixture } from '../support/report-push.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/reports/', import.meta.url));
 
-let emu: Emulator;
-let setup: TmsClient;
-let projectId: string;
-let cwd: string;
-
-async function tmsync(args: string[]) {
-  return runCli(args, { cwd, env: { TMSYNC_BASE_URL: emu.baseUrl, TMSYNC_API_KEY: KEY, TMSYNC_PROJECT: 'DEMO' } });
-}
-
-beforeAll(async () => {
-  emu = await seededEmulator(KEY);
-  setup = setupClient(emu);
-  // DEMO-1 … DEMO-27: the TRX fixture names DEMO-1 … DEMO-15, the NUnit 3 one DEMO-16 … DEMO-27
-  projectId = (await seedCases(setup, 27)).project.id;
-  cwd = await mkdtemp(join(tmpdir(), 'tmsync-dotnet-push-'));
-  await cp(FIXTURES, join(cwd, 'reports'), { recursive: true });
-});
-
-afterAll(async () => {
-  await setup?.close();
-  await emu?.close();
-  if (cwd) await rm(cwd, { recursive: true, force: true });
-});
+// DEMO-1 … DEMO-27: the TRX fixture names DEMO-1 … DEMO-15, the NUnit 3 one DEMO-16 … DEMO-27
+const f = reportPushFixture(FIXTURES, 27, 'dotnet-push');
+const tmsync = f.tmsync;
 
 describe('tmsync results push with TRX and NUnit reports', () => {
   it('pushes a TRX and an NUnit 3 report into one new run: every outcome by its table, rows and suite-level failures by the worst', async () => {
@@ -44,7 +19,7 @@ describe('tmsync results push with TRX and NUnit reports', () => {
     expect(out.testcases).toBe(31);
     expect(out.run.created).toBe(true);
     expect(out.unmatched.map((u) => u.name)).toEqual(['RefundsCard']);
-    expect(await runStatuses(setup, projectId, out.run.id)).toEqual({
+    expect(await runStatuses(f.setup, f.projectId, out.run.id)).toEqual({
       'DEMO-1': 'PASSED',
       'DEMO-2': 'FAILED',
       // TestCategory DEMO-3, an error

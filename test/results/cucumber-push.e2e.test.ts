@@ -2,46 +2,20 @@ import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RemoteProject } from '../../src/model.js';
+import { describe, expect, it } from 'vitest';
 import { loadReports } from '../../src/results/load-reports.js';
 import { pushResults } from '../../src/results/push-results.js';
-import { createClient, type TmsClient } from '../../src/remote/index.js';
+import { createClient } from '../../src/remote/index.js';
 import { caseBody } from '../support/cases.js';
 import { runCli } from '../support/cli.js';
-import { KEY, runStatuses, seedCases, setupClient, startProxy, type Emulator } from '../support/ci-helpers.js';
-import { seededEmulator } from '../support/emulator.js';
+import { KEY, runStatuses, startProxy } from '../support/ci-helpers.js';
+import { reportPushFixture } from '../support/report-push.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/cucumber/', import.meta.url));
 
-let emu: Emulator;
-let setup: TmsClient;
-let project: RemoteProject;
-let projectId: string;
-let caseIds: string[];
-let cwd: string;
-
-async function tmsync(args: string[]) {
-  return runCli(args, { cwd, env: { TMSYNC_BASE_URL: emu.baseUrl, TMSYNC_API_KEY: KEY, TMSYNC_PROJECT: 'DEMO' } });
-}
-
-beforeAll(async () => {
-  emu = await seededEmulator(KEY);
-  setup = setupClient(emu);
-  // DEMO-1 … DEMO-21, titled "Checkout case N", in the folder "Checkout"
-  const seeded = await seedCases(setup, 21);
-  project = seeded.project;
-  projectId = seeded.project.id;
-  caseIds = seeded.caseIds;
-  cwd = await mkdtemp(join(tmpdir(), 'tmsync-cucumber-push-'));
-  await cp(FIXTURES, join(cwd, 'reports'), { recursive: true });
-});
-
-afterAll(async () => {
-  await setup?.close();
-  await emu?.close();
-  if (cwd) await rm(cwd, { recursive: true, force: true });
-});
+// DEMO-1 … DEMO-21, titled "Checkout case N", in the folder "Checkout"
+const f = reportPushFixture(FIXTURES, 21, 'cucumber-push');
+const tmsync = f.tmsync;
 
 describe('tmsync results push with Cucumber reports', () => {
   it('pushes a cucumber-js JSON report into a new run where every scenario maps: by id tag, outline rows to one case, and by feature path and name', async () => {
@@ -65,7 +39,7 @@ describe('tmsync results push with Cucumber reports', () => {
       ['DEMO-8', 1],
     ]);
     expect(out.rows.find((row) => row.human_id === 'DEMO-7')?.description).toBe('failed: Checkout › Receipt — After hook (features/support/hooks.js:12) — Error: could not close the browser');
-    expect(await runStatuses(setup, projectId, out.run.id)).toEqual({
+    expect(await runStatuses(f.setup, f.projectId, out.run.id)).toEqual({
       'DEMO-1': 'PASSED',
       'DEMO-2': 'FAILED',
       'DEMO-3': 'SKIPPED',
@@ -78,17 +52,17 @@ describe('tmsync results push with Cucumber reports', () => {
   });
 
   it('pushes a messages NDJSON report into an existing run, the format told from the content', async () => {
-    const ids = caseIds.slice(16, 21);
+    const ids = f.caseIds.slice(16, 21);
     const run = (
-      await setup.call('createTestRun', {
-        params: { project_id: projectId },
+      await f.setup.call('createTestRun', {
+        params: { project_id: f.projectId },
         body: { title: 'Messages', selection_type: 'STATIC', static_selection_filters: [{ field: 'id', operator: 'IN', values: ids }] },
       })
     ).data.test_run as { id: string; human_id: string };
     const r = await tmsync(['results', 'push', '--test-run', run.human_id, 'reports/messages.ndjson']);
     expect(r.code, r.err).toBe(0);
     expect(r.err).toContain(`Pushed 5 of 5 results from 5 testcases into ${run.human_id} "Messages": 4 Passed, 1 Failed.`);
-    expect(await runStatuses(setup, projectId, run.id)).toEqual({ 'DEMO-17': 'PASSED', 'DEMO-18': 'PASSED', 'DEMO-19': 'PASSED', 'DEMO-20': 'FAILED', 'DEMO-21': 'PASSED' });
+    expect(await runStatuses(f.setup, f.projectId, run.id)).toEqual({ 'DEMO-17': 'PASSED', 'DEMO-18': 'PASSED', 'DEMO-19': 'PASSED', 'DEMO-20': 'FAILED', 'DEMO-21': 'PASSED' });
   });
 
   it('reads an id tag prefix and a forced format, and lists the scenarios that map to nothing', async () => {
@@ -100,9 +74,9 @@ describe('tmsync results push with Cucumber reports', () => {
     // the same prefix from `gherkin.id_tag_prefix` of tmsync.yaml, the one apply writes id tags with
     const configured = await mkdtemp(join(tmpdir(), 'tmsync-cucumber-prefix-'));
     try {
-      await cp(join(cwd, 'reports'), join(configured, 'reports'), { recursive: true });
+      await cp(join(f.cwd, 'reports'), join(configured, 'reports'), { recursive: true });
       await writeFile(join(configured, 'tmsync.yaml'), 'gherkin:\n  id_tag_prefix: "tc:"\n');
-      const env = { TMSYNC_BASE_URL: emu.baseUrl, TMSYNC_API_KEY: KEY, TMSYNC_PROJECT: 'DEMO' };
+      const env = { TMSYNC_BASE_URL: f.emu.baseUrl, TMSYNC_API_KEY: KEY, TMSYNC_PROJECT: 'DEMO' };
       const c = await runCli(['results', 'push', '--new-run', 'JVM', 'reports/cucumber-jvm.json', '--dry-run'], { cwd: configured, env });
       expect(c.code, c.err).toBe(0);
       expect(c.out).toBe(r.out);
@@ -115,16 +89,16 @@ describe('tmsync results push with Cucumber reports', () => {
   });
 
   it('reads the project\'s folders and cases only when a scenario has no id tag', async () => {
-    const proxy = await startProxy(emu.appUrl);
+    const proxy = await startProxy(f.emu.appUrl);
     const client = createClient({ baseUrl: `${proxy.origin}/api/v1`, apiKey: KEY, rateLimit: 1000 });
     try {
       const lists = () => proxy.seen.filter((r) => r.method === 'GET' && /\/(folders|test_cases)(\?|$)/.test(r.url)).length;
-      const tagged = await loadReports(['reports/messages.ndjson'], cwd);
-      const a = await pushResults({ client, project, testcases: tagged.records, newRun: 'Tagged', dryRun: true });
+      const tagged = await loadReports(['reports/messages.ndjson'], f.cwd);
+      const a = await pushResults({ client, project: f.project, testcases: tagged.records, newRun: 'Tagged', dryRun: true });
       expect(a.rows).toHaveLength(5);
       expect(lists()).toBe(0);
-      const untagged = await loadReports(['reports/cucumber-js.json'], cwd);
-      const b = await pushResults({ client, project, testcases: untagged.records, newRun: 'Untagged', dryRun: true });
+      const untagged = await loadReports(['reports/cucumber-js.json'], f.cwd);
+      const b = await pushResults({ client, project: f.project, testcases: untagged.records, newRun: 'Untagged', dryRun: true });
       expect(b.rows.map((r) => r.humanId)).toContain('DEMO-8');
       expect(lists()).toBeGreaterThanOrEqual(2);
     } finally {
@@ -135,28 +109,28 @@ describe('tmsync results push with Cucumber reports', () => {
 
   it('lists a scenario without an id tag whose feature path and name fit two cases equally, naming both, and sends it to neither', async () => {
     // a second "Checkout case 3", in Archive/Checkout: as good a fit for features/checkout.feature as DEMO-3 in Checkout
-    const p = { project_id: projectId };
+    const p = { project_id: f.projectId };
     const one = async <T>(it: AsyncIterable<T>): Promise<T> => {
       for await (const x of it) return x;
       throw new Error('empty list');
     };
     const [types, statuses, priorities, automation] = await Promise.all([
-      one(setup.paginate('listCaseTypes')),
-      one(setup.paginate('listCaseStatuses')),
-      one(setup.paginate('listPriorities')),
-      one(setup.paginate('listAutomationTypes')),
+      one(f.setup.paginate('listCaseTypes')),
+      one(f.setup.paginate('listCaseStatuses')),
+      one(f.setup.paginate('listPriorities')),
+      one(f.setup.paginate('listAutomationTypes')),
     ]);
-    const user = (await setup.call('listUsers')).data[0].id;
-    const archive = (await setup.call('createFolder', { params: p, body: { name: 'Archive' } })).data.folder;
-    const nested = (await setup.call('createFolder', { params: p, body: { name: 'Checkout' } })).data.folder;
-    await setup.call('moveFolder', { params: { ...p, folder_id: nested.id }, body: { parent_folder_id: archive.id } });
+    const user = (await f.setup.call('listUsers')).data[0].id;
+    const archive = (await f.setup.call('createFolder', { params: p, body: { name: 'Archive' } })).data.folder;
+    const nested = (await f.setup.call('createFolder', { params: p, body: { name: 'Checkout' } })).data.folder;
+    await f.setup.call('moveFolder', { params: { ...p, folder_id: nested.id }, body: { parent_folder_id: archive.id } });
     const refs = { lookups: { types: types.id, statuses: statuses.id, priorities: priorities.id, automation_types: automation.id }, user };
-    const twin = (await setup.call('createTestCase', { params: p, body: caseBody(refs, { title: 'Checkout case 3', folder_id: nested.id }) })).data.test_case;
+    const twin = (await f.setup.call('createTestCase', { params: p, body: caseBody(refs, { title: 'Checkout case 3', folder_id: nested.id }) })).data.test_case;
     const report = [{ uri: 'features/checkout.feature', name: 'Checkout', keyword: 'Feature', tags: [], elements: [
       { type: 'scenario', keyword: 'Scenario', name: 'Checkout case 3', steps: [{ keyword: 'Given ', name: 'a step', result: { status: 'passed' } }] },
       { type: 'scenario', keyword: 'Scenario', name: 'Checkout case 4', steps: [{ keyword: 'Given ', name: 'a step', result: { status: 'failed' } }] },
     ] }];
-    await writeFile(join(cwd, 'twins.json'), JSON.stringify(report));
+    await writeFile(join(f.cwd, 'twins.json'), JSON.stringify(report));
     const r = await tmsync(['results', 'push', '--new-run', 'Twins', 'twins.json', '--json']);
     expect(r.code, r.err).toBe(0);
     const out = JSON.parse(r.out) as { rows: { human_id: string }[]; unmatched: { name: string; ambiguous?: string[] }[] };
