@@ -3,11 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attachmentBody, runAttachments } from '../../src/emulator/db/index.js';
 import type { TmsClient } from '../../src/remote/index.js';
 import { runCli } from '../support/cli.js';
 import { KEY, seedCases, setupClient, type Emulator } from '../support/ci-helpers.js';
-import { emulatorRefusingOnce, isRunCaseUpdate } from '../support/emulator.js';
+import { emulatorRefusingOnce, isRunCaseUpdate, storedAttachments } from '../support/emulator.js';
 import { TEST_DIALECT } from '../dialect.js';
 
 /**
@@ -105,14 +104,7 @@ afterAll(async () => {
   if (cwd) await rm(cwd, { recursive: true, force: true });
 });
 
-/** The stored files of a run, by case number (DEMO-n → n), each as its name and bytes. */
-function stored(runId: string): Map<number, { name: string; bytes: Buffer }[]> {
-  const out = new Map<number, { name: string; bytes: Buffer }[]>();
-  for (const [caseId, files] of runAttachments(emu.db, runId)) {
-    out.set(caseIds.indexOf(caseId) + 1, files.map((f) => ({ name: f.file_name, bytes: attachmentBody(emu.db, f.id)!.body })));
-  }
-  return out;
-}
+const stored = (runId: string) => storedAttachments(emu, caseIds, runId);
 
 describe('results push with attachments', () => {
   it("stores each failed case's screenshot and none of the passed cases', an update refused once re-sending exactly its own files, and lists the missing file", async () => {

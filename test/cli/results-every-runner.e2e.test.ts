@@ -2,11 +2,10 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attachmentBody, runAttachments } from '../../src/emulator/db/index.js';
 import type { TmsClient } from '../../src/remote/index.js';
 import { runCli } from '../support/cli.js';
 import { KEY, runStatuses, seedCases, setupClient, type Emulator } from '../support/ci-helpers.js';
-import { emulatorRefusingOnce, isRunCaseUpdate } from '../support/emulator.js';
+import { emulatorRefusingOnce, isRunCaseUpdate, storedAttachments } from '../support/emulator.js';
 
 /**
  * Issue 28 end to end, in both dialects: a TRX, an NUnit 3, a TestNG, a Robot Framework and a
@@ -149,14 +148,7 @@ afterAll(async () => {
   if (cwd) await rm(cwd, { recursive: true, force: true });
 });
 
-/** The stored files of a run, by case number (DEMO-n → n). */
-function stored(runId: string): Map<number, { name: string; bytes: Buffer }[]> {
-  const out = new Map<number, { name: string; bytes: Buffer }[]>();
-  for (const [caseId, files] of runAttachments(emu.db, runId)) {
-    out.set(caseIds.indexOf(caseId) + 1, files.map((f) => ({ name: f.file_name, bytes: attachmentBody(emu.db, f.id)!.body })));
-  }
-  return out;
-}
+const stored = (runId: string) => storedAttachments(emu, caseIds, runId);
 
 const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({ TMSYNC_BASE_URL: emu.baseUrl, TMSYNC_API_KEY: KEY, TMSYNC_PROJECT: 'DEMO', ...extra });
 

@@ -1,4 +1,5 @@
 import { startEmulator, type Dialect, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import { attachmentBody, runAttachments } from '../../src/emulator/db/index.js';
 import { createClient, type TmsClient } from '../../src/remote/index.js';
 import { TEST_DIALECT, dialectOptions } from '../dialect.js';
 
@@ -42,4 +43,13 @@ export async function emulatorRefusingOnce(key: string): Promise<{ emu: RunningE
     },
   });
   return { emu, refuseNextUpdate: () => void (armed = true) };
+}
+
+/** The files the emulator stored with a run's cases, by case number (the case of `caseIds[n - 1]` → n), each as its name and bytes. */
+export function storedAttachments(emu: RunningEmulator, caseIds: readonly string[], runId: string): Map<number, { name: string; bytes: Buffer }[]> {
+  const out = new Map<number, { name: string; bytes: Buffer }[]>();
+  for (const [caseId, files] of runAttachments(emu.db, runId)) {
+    out.set(caseIds.indexOf(caseId) + 1, files.map((f) => ({ name: f.file_name, bytes: attachmentBody(emu.db, f.id)!.body })));
+  }
+  return out;
 }
