@@ -4,6 +4,7 @@ import type { ToStringOptions } from 'yaml';
 import type { DesiredCaseFields } from '../model.js';
 import { caseDocument, defined, stepGroupDocument, type StepGroupDocumentInput } from './documents.js';
 import { fastParseYaml } from './fast-yaml.js';
+import { emitPlainYaml } from './yaml-emit.js';
 
 /** Rendering YAML files whole: what a new file of pull, init and the tests holds. */
 
@@ -64,7 +65,9 @@ interface RenderOptions {
 
 /** A YAML document of `obj`'s keys in their order; `flowKeys`: short lists written `[a, b]`. */
 export function renderYaml(obj: Record<string, unknown>, options: RenderOptions, flowKeys: readonly string[] = []): string {
-  const text = renderOnce(obj, options, flowKeys, false);
+  // the plain shapes of nearly every file are written directly, the rest by the library: the
+  // same text either way (yaml-emit.ts)
+  const text = emitPlainYaml(obj, flowKeys, options.schemaComment) ?? renderOnce(obj, options, flowKeys, false);
   // a safety net under the block-scalar corner cases of the yaml library: what we write must
   // read back as what we meant, or we fall back to double quotes, which are always exact. The
   // loader's fast read answers first (far cheaper, and a pull renders every file it writes); when
@@ -73,6 +76,11 @@ export function renderYaml(obj: Record<string, unknown>, options: RenderOptions,
   if (fast !== undefined && isDeepStrictEqual(fast.data, obj)) return text;
   if (isDeepStrictEqual(parse(text), obj)) return text;
   return renderOnce(obj, options, flowKeys, true);
+}
+
+/** `obj` as the `yaml` library writes it (what {@link emitPlainYaml} must match). */
+export function renderYamlWithLibrary(obj: Record<string, unknown>, options: RenderOptions, flowKeys: readonly string[] = []): string {
+  return renderOnce(obj, options, flowKeys, false);
 }
 
 function renderOnce(obj: Record<string, unknown>, options: RenderOptions, flowKeys: readonly string[], allQuoted: boolean): string {

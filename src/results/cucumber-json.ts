@@ -1,7 +1,7 @@
 import { dialects } from '@cucumber/gherkin';
 import { TmsyncError } from '../errors.js';
 import { foldSteps, type StepResult } from './cucumber-outcome.js';
-import { lineCol } from './junit.js';
+import { lineCol } from '../xml-scan.js';
 import type { GherkinSource, RecordAttachment, TestRecord } from './record.js';
 
 /**

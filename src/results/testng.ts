@@ -1,5 +1,5 @@
 import { TmsyncError } from '../errors.js';
-import type { XmlHandler } from './junit.js';
+import type { XmlHandler } from '../xml-scan.js';
 import type { Outcome, RecordAttachment, TestRecord } from './record.js';
 import { filesInLog, firstLine, millis, scanRootedReport } from './xml-report.js';
 

@@ -1,7 +1,8 @@
 import sax from 'sax';
 import { bomOf } from '../byte-encodings.js';
 import { TmsyncError } from '../errors.js';
-import { decodeJunit, lineCol, scanXml, type XmlHandler } from './junit.js';
+import { lineCol, scanXml, type XmlHandler } from '../xml-scan.js';
+import { decodeJunit } from './junit.js';
 import { attachmentsInOutput } from './output-attachments.js';
 import type { RecordAttachment, TestRecord } from './record.js';
 import type { ReportFormat } from './report-formats.js';
@@ -12,7 +13,7 @@ import type { ReportFormat } from './report-formats.js';
  * JUnit reader keeps `invalid_junit`), and the small conversions every one of them needs.
  */
 
-export type { XmlHandler } from './junit.js';
+export type { XmlHandler } from '../xml-scan.js';
 
 /** The report's text: a byte order mark, else the declared encoding, else UTF-8 (see decodeJunit). */
 export function decodeXmlReport(bytes: Uint8Array, report: string): string {
@@ -234,7 +235,7 @@ export function readXmlReportInPieces(bytes: Uint8Array, report: string, handler
     // sax builds a value a character at a time, a chain of small strings that a kept test name or
     // id would hold on to; reading a character makes V8 flatten it into one
     for (const k in attrs) attrs[k].charCodeAt(0);
-    handler.open(tag.name, attrs);
+    handler.open(tag.name, attrs, -1);
   };
   parser.onclosetag = (name) => {
     open.pop();

@@ -45,6 +45,22 @@ describe('readXmlRecords', () => {
     expect(error.message).toMatch(/^x\.xml:2: the XML is malformed/);
   });
 
+  it('lower-cases element and attribute names, decodes XML entities (and &nbsp;) and keeps an unknown one as written', () => {
+    const seen: XmlElement[] = [];
+    readXmlRecords('<Suite>\n\n<Case ID="C&#49;" Kind=\'a &amp; b\'><Title>x&nbsp;&lt;y&#x3E;&zwj;</Title></Case></Suite>', 'x.xml', {
+      records: new Set(['case']),
+      onRecord: (element) => void seen.push(element),
+    });
+    expect(seen.map((e) => ({ name: e.name, attributes: e.attributes, line: e.line, title: childText(e, 'title') }))).toEqual([
+      { name: 'case', attributes: { id: 'C1', kind: 'a & b' }, line: 3, title: 'x\u00a0<y>&zwj;' },
+    ]);
+  });
+
+  it('names the line of an attribute without quotes and of a second root element', () => {
+    expect(errorOf(() => records('<suite>\n\n<case id=1></case></suite>')).message).toMatch(/^x\.xml:3: the XML is malformed: the value of id in <case> is not quoted/);
+    expect(errorOf(() => records('<suite/>\n<suite/>')).message).toMatch(/^x\.xml:2: the XML is malformed: a second root element <suite>/);
+  });
+
   it('gives no root for an empty file', () => {
     expect(readXmlRecords('', 'x.xml', { records: new Set(), onRecord: () => undefined })).toBeUndefined();
   });
