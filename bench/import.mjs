@@ -53,10 +53,11 @@ try {
   const fmt = (n) => n.toLocaleString('en-US');
   const s = (rs) => median(rs.map((r) => r.seconds));
   const m = (rs) => Math.round(median(rs.map((r) => r.maxRssMb)));
+  const each = (rs) => rs.map((r) => `${r.seconds.toFixed(1)} s`).join(', ');
   process.stdout.write(
     `import: ${fmt(CASES)} TestRail cases (${(bytes / 1e6).toFixed(1)} MB of XML), medians of ${RUNS} runs (load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores)\n` +
-      `  into an empty repository:     ${s(first).toFixed(1)} s, peak RSS ${m(first)} MB (${fmt(first[0].created)} files)   bound: 30 s, 400 MB\n` +
-      `  the same export again:        ${s(again).toFixed(1)} s, peak RSS ${m(again)} MB (${fmt(again[0].unchanged)} unchanged, nothing written)\n` +
+      `  into an empty repository:     ${s(first).toFixed(1)} s, peak RSS ${m(first)} MB (${fmt(first[0].created)} files)   bound: 30 s, 400 MB   runs: ${each(first)}\n` +
+      `  the same export again:        ${s(again).toFixed(1)} s, peak RSS ${m(again)} MB (${fmt(again[0].unchanged)} unchanged, nothing written)   runs: ${each(again)}\n` +
       `  re-import / first import:     ${(s(again) / s(first)).toFixed(2)}\n` +
       `  rendering its ${fmt(render.files)} YAML files, medians of ${RUNS} rounds: the yaml library ${render.library.toFixed(2)} s, the direct writer ${render.direct.toFixed(2)} s (${(render.library / render.direct).toFixed(1)}x), ${fmt(render.fellBack)} left to the library\n`,
   );

@@ -65,9 +65,11 @@ interface RenderOptions {
 
 /** A YAML document of `obj`'s keys in their order; `flowKeys`: short lists written `[a, b]`. */
 export function renderYaml(obj: Record<string, unknown>, options: RenderOptions, flowKeys: readonly string[] = []): string {
-  // the plain shapes of nearly every file are written directly, the rest by the library: the
-  // same text either way (yaml-emit.ts)
-  const text = emitPlainYaml(obj, flowKeys, options.schemaComment) ?? renderOnce(obj, options, flowKeys, false);
+  // the plain shapes of nearly every file are written directly: the library's text, in forms
+  // that read back exactly by construction (yaml-emit.ts; its tests read every one back)
+  const direct = emitPlainYaml(obj, flowKeys, options.schemaComment);
+  if (direct !== undefined) return direct;
+  const text = renderOnce(obj, options, flowKeys, false);
   // a safety net under the block-scalar corner cases of the yaml library: what we write must
   // read back as what we meant, or we fall back to double quotes, which are always exact. The
   // loader's fast read answers first (far cheaper, and a pull renders every file it writes); when

@@ -191,6 +191,9 @@ export async function importExports(options: ImportExportsOptions, context: UseC
   for (const [i, file] of options.files.entries()) {
     const decoded = i === 0 ? first : await readExport(file, options.cwd, options.encoding);
     encodings.push({ file, encoding: decoded.encoding, how: decoded.how });
+    // its bytes (the file's size, outside the heap) are garbage once decoded: gone before the read
+    // builds the model beside the text
+    context.memory?.collect();
     projects.push(readModel(reader, decoded, { file, report, root: exportRoot, ...(columns ? { columns } : {}) }));
     // the decoded export (about twice the file's size) is garbage now
     context.memory?.collect();

@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { fastParseYaml } from '../../src/repository/fast-yaml.js';
 import { emitPlainYaml } from '../../src/repository/yaml-emit.js';
 import { renderCaseYaml, renderYaml, renderYamlWithLibrary } from '../../src/repository/yaml-render.js';
 
@@ -9,7 +11,7 @@ fc.configureGlobal({ seed: process.env.FC_SEED ? Number(process.env.FC_SEED) : 4
 const PIECES = [
   'a', 'Login', ' ', '  ', '\n', '\n\n', '\t', '\r', '\r\n', ':', ': ', '#', ' #', '-', '- ', '?', '[', ']', '{', '}', ',',
   '"', "'", '\\', '|', '>', '&', '*', '!', '%', '@', '`', '---', '...', 'yes', 'no', 'true', 'null', '~', '12', '1.5',
-  '0x1F', '0o7', '1e3', '.inf', 'é', '🚀', '\u0085', '\u2028', '\u0000', '\ud800', 'x'.repeat(90),
+  '0x1F', '0o7', '1e3', '.inf', 'é', '🚀', '\u0085', '\u2028', '\u2029', '\ufeff', '\u00a0', '\u0000', '\ud800', 'x'.repeat(90),
 ];
 const text = fc.oneof(
   { arbitrary: fc.stringMatching(/^[A-Za-z][A-Za-z .,]{0,20}(\n[A-Za-z][a-z .]{0,10}){0,2}$/), weight: 3 },
@@ -41,6 +43,10 @@ describe('the direct YAML writer', () => {
         if (direct === undefined) return;
         written++;
         expect(direct).toBe(renderYamlWithLibrary(obj, comment === undefined ? {} : { schemaComment: comment }, ['labels']));
+        // taken without a read-back check: both readers must read it back as it was
+        expect(parse(direct)).toEqual(obj);
+        const fast = fastParseYaml(direct);
+        if (fast !== undefined) expect(fast.data).toEqual(obj);
       }),
       { numRuns: Number(process.env.FC_RUNS ?? 3000) },
     );

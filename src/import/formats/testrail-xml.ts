@@ -2,7 +2,6 @@ import type { ImportAt, ImportedActionStep, ImportedCase, ImportedField, Importe
 import type { ImportReader, ReadImportContext } from '../reader.js';
 import type { ImportReport } from '../report.js';
 import { testrailMarkdown } from '../text/testrail-markdown.js';
-import { ownString } from '../own-string.js';
 import { child, childText, childrenNamed, readXmlRecords, textOf, type XmlElement } from '../xml-records.js';
 import {
   caseSourceId,
@@ -216,22 +215,6 @@ function readCase(el: XmlElement, ancestors: readonly XmlElement[], context: Rea
   return state.c;
 }
 
-/**
- * The model with strings of its own: the parser's strings are slices of the export's text, and
- * the model would keep the whole decoded file alive after the read, while the writer works on the
- * model alone.
- */
-function detach<T>(value: T): T {
-  if (typeof value === 'string') return ownString(value) as T;
-  if (Array.isArray(value)) return value.map(detach) as T;
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = detach(v);
-    return out as T;
-  }
-  return value;
-}
-
 function detect(head: string, file: string): number {
   const body = head.replace(/^\uFEFF/, '').replace(/<\?xml[^>]*\?>|<!--[\s\S]*?-->/g, '');
   const root = /^\s*<([A-Za-z_][\w.-]*)/.exec(body)?.[1]?.toLowerCase();
@@ -263,7 +246,7 @@ function read(text: string, context: ReadImportContext): ImportedProject {
     },
     onRecord(el, ancestors) {
       if (ancestors.length === 0) throw importError(file, el.line, 'this is not a TestRail XML export: the root element is <case>, not <suite> or <sections>', 'export the whole suite from TestRail');
-      cases.push(detach(readCase(el, ancestors, context, groups)));
+      cases.push(readCase(el, ancestors, context, groups));
     },
   });
   if (root === undefined || cases.length === 0) report.note(`${file} holds no TestRail case: nothing to import from it`);
@@ -278,13 +261,13 @@ function read(text: string, context: ReadImportContext): ImportedProject {
   return {
     folders: folders
       .sort((a, b) => a.line - b.line)
-      .map((f) => detach(f.path))
+      .map((f) => f.path)
       .filter((p) => {
         const key = p.join('\u0000');
         return !seen.has(key) && seen.add(key);
       }),
     // a set whose steps the export lacks stays a `use` step the writer reports as not in the export
-    stepGroups: [...groups.values()].map((g) => detach(g.group)).filter((g) => g.steps.length > 0),
+    stepGroups: [...groups.values()].map((g) => g.group).filter((g) => g.steps.length > 0),
     cases,
   };
 }
