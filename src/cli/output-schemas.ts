@@ -17,6 +17,14 @@ const version = z
 const doc = (description: string, shape: z.ZodRawShape) => z.looseObject({ format_version: version, ...shape }).meta({ description });
 
 const project = z.looseObject({ id: z.string(), name: z.string(), human_id_prefix: z.string() });
+/** A line of an import's or an export's report: what had no slot, by which rule, how often, the first examples. */
+const reportEntry = z.looseObject({
+  action: z.enum(['folded', 'labelled', 'dropped']),
+  field: z.string(),
+  rule: z.string(),
+  count: z.number().int(),
+  examples: z.array(z.looseObject({ value: z.string(), at: z.looseObject({ file: z.string(), line: z.number().int().optional() }).optional() })),
+});
 const problem = z.looseObject({ file: z.string(), line: z.number(), col: z.number(), message: z.string(), severity: z.string().optional() });
 const applyResult = z.looseObject({
   created: z.number().int(),
@@ -105,15 +113,7 @@ export const outputSchemas = {
     counts: z.looseObject({ created: z.number().int(), updated: z.number().int(), moved: z.number().int(), unchanged: z.number().int(), folders: z.number().int() }),
     files: z.array(z.looseObject({ action: z.enum(['create', 'update', 'move']), kind: z.enum(['case', 'step_group', 'folder']), path: z.string(), from: z.string().optional() })),
     report: z.looseObject({
-      entries: z.array(
-        z.looseObject({
-          action: z.enum(['folded', 'labelled', 'dropped']),
-          field: z.string(),
-          rule: z.string(),
-          count: z.number().int(),
-          examples: z.array(z.looseObject({ value: z.string(), at: z.looseObject({ file: z.string(), line: z.number().int().optional() }).optional() })),
-        }),
-      ),
+      entries: z.array(reportEntry),
       attachments: z.looseObject({ count: z.number().int(), examples: z.array(z.looseObject({ value: z.string() })) }),
       notes: z.array(z.string()),
     }),
@@ -147,15 +147,7 @@ export const outputSchemas = {
     counts: z.looseObject({ folders: z.number().int(), step_groups: z.number().int(), test_cases: z.number().int() }).meta({ description: 'what the repository holds (step groups are written inlined)' }),
     report: z.looseObject({
       entries: z
-        .array(
-          z.looseObject({
-            action: z.enum(['folded', 'labelled', 'dropped']),
-            field: z.string(),
-            rule: z.string(),
-            count: z.number().int(),
-            examples: z.array(z.looseObject({ value: z.string(), at: z.looseObject({ file: z.string(), line: z.number().int().optional() }).optional() })),
-          }),
-        )
+        .array(reportEntry)
         .meta({ description: 'what the format could not hold as the repository does, per field and rule, with the first examples' }),
       notes: z.array(z.string()),
     }),
