@@ -197,7 +197,8 @@ function decodeEntities(s: string): string {
   return s.replace(ENTITY, (whole, body: string) => {
     if (body[0] === '#') {
       const code = body[1] === 'x' || body[1] === 'X' ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
-      return code >= 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+      // characters XML does not allow (NUL, a half of a surrogate pair) are kept as written
+      return code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) ? String.fromCodePoint(code) : whole;
     }
     return NAMED[body] ?? whole;
   });

@@ -112,6 +112,12 @@ const BLANK_OR_COMMENT = /^\s*(?:#.*)?$/;
  * of this shape inside a text sends it there too, which costs time, never a wrong answer).
  */
 const SIGNED_POINT_NUMBER = /(?:^|[\s[{,])[-+]\.[0-9]/m;
+/**
+ * The other way round: a binary integer (`0b1010`), or a hexadecimal or octal one with a sign
+ * (`-0x1F`, `+0o7`), is a number to js-yaml and a text in YAML 1.2's core schema. Left to the exact
+ * read the same way.
+ */
+const JS_YAML_ONLY_NUMBER = /(?:^|[\s[{,])(?:[-+]?0b[01_]|[-+]0[xo][0-9a-fA-F_])/m;
 
 /**
  * The fast read of a plainly written file: parsed by js-yaml (much cheaper than the
@@ -119,7 +125,7 @@ const SIGNED_POINT_NUMBER = /(?:^|[\s[{,])[-+]\.[0-9]/m;
  * positions from a scan of its lines. Answers `undefined`
  * whenever the file is not plain enough for the scan to be certain (directives, document markers,
  * tabs, quoted or complex keys, a value that starts on the next line, a list in flow style, a
- * plain `-.5`, a parse error): the caller then reads it with the `yaml` library as before, so
+ * plain `-.5` or `0b1`, a parse error): the caller then reads it with the `yaml` library as before, so
  * problems are always reported with that library's positions and words. Both libraries read YAML 1.2's core schema;
  * where they could differ (numbers with `_`), the fast value is not a text and the file's schema
  * refuses it, which also sends the file to the exact read.
@@ -127,7 +133,7 @@ const SIGNED_POINT_NUMBER = /(?:^|[\s[{,])[-+]\.[0-9]/m;
  * `listKeys` are the top-level keys whose block lists need item positions.
  */
 export function fastParseYaml(text: string, listKeys: readonly string[] = []): { data: Record<string, unknown>; map: SourceMap } | undefined {
-  if (text.includes('\t') || /^(?:%|---|\.\.\.)/m.test(text) || SIGNED_POINT_NUMBER.test(text)) return undefined;
+  if (text.includes('\t') || /^(?:%|---|\.\.\.)/m.test(text) || SIGNED_POINT_NUMBER.test(text) || JS_YAML_ONLY_NUMBER.test(text)) return undefined;
   let data: unknown;
   try {
     data = jsyaml.load(text, { schema: jsyaml.CORE_SCHEMA, json: false });

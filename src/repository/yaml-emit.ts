@@ -41,6 +41,13 @@ const NOT_PLAIN = /^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\
 /** `%`, `---` or `...` at the start of a line: the library indents or quotes such text its own way. */
 const DOCUMENT_MARKER = /^(%|---|\.\.\.)/m;
 
+/**
+ * Plain text the `yaml` library reads as a string and js-yaml (the loader's fast read) as a
+ * number: binary integers, and hexadecimal or octal ones with a sign. Left to the library and its
+ * read-back check, whose exact read settles them.
+ */
+const NUMBER_TO_JS_YAML = /^(?:[-+]?0b|[-+]0[xo])/;
+
 /** A flow item the library quotes. */
 const FLOW_INDICATOR = /[[\]{},]/;
 
@@ -49,7 +56,7 @@ type Written = string | typeof GIVE_UP;
 
 /** A one-line string as the library writes it: plain where it can, else quoted; or {@link GIVE_UP}. */
 function oneLine(s: string, inFlow: boolean): Written {
-  if (DOCUMENT_MARKER.test(s)) return GIVE_UP;
+  if (DOCUMENT_MARKER.test(s) || NUMBER_TO_JS_YAML.test(s)) return GIVE_UP;
   if (QUOTED_WORD.test(s)) return JSON.stringify(s);
   if (s === '' || NOT_PLAIN.test(s) || (inFlow && FLOW_INDICATOR.test(s)) || CORE_SCHEMA.some((re) => re.test(s))) return quoted(s);
   return s;
@@ -185,11 +192,13 @@ function mapping(obj: Record<string, unknown>, indent: string, flowKeys: readonl
 /**
  * `obj` as the `yaml` library writes it with {@link TO_STRING} after `quoteSpecialStrings`, the
  * lists under `flowKeys` in flow style where they fit, `comment` as a first comment line; or
- * undefined when the document holds anything this writer does not write exactly.
+ * undefined when the document holds anything this writer does not write exactly (or the comment
+ * is more than one line).
  */
 export function emitPlainYaml(obj: Record<string, unknown>, flowKeys: readonly string[] = [], comment?: string): string | undefined {
-  if (Object.keys(obj).length === 0) return undefined;
+  if (Object.keys(obj).length === 0 || (comment !== undefined && /[\r\n]/.test(comment))) return undefined;
   const body = mapping(obj, '', flowKeys);
   if (body === GIVE_UP) return undefined;
-  return comment === undefined ? body : `# ${comment}\n\n${body}`;
+  // no comment for an empty one, as the library
+  return comment ? `# ${comment}\n\n${body}` : body;
 }

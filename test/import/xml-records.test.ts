@@ -45,14 +45,14 @@ describe('readXmlRecords', () => {
     expect(error.message).toMatch(/^x\.xml:2: the XML is malformed/);
   });
 
-  it('lower-cases element and attribute names, decodes XML entities (and &nbsp;) and keeps an unknown one as written', () => {
+  it('lower-cases element and attribute names, decodes XML entities (and &nbsp;) and keeps an unknown one, and one of a character XML forbids, as written', () => {
     const seen: XmlElement[] = [];
-    readXmlRecords('<Suite>\n\n<Case ID="C&#49;" Kind=\'a &amp; b\'><Title>x&nbsp;&lt;y&#x3E;&zwj;</Title></Case></Suite>', 'x.xml', {
+    readXmlRecords('<Suite>\n\n<Case ID="C&#49;" Kind=\'a &amp; b\'><Title>x&nbsp;&lt;y&#x3E;&zwj;&#0;&#xD800;</Title></Case></Suite>', 'x.xml', {
       records: new Set(['case']),
       onRecord: (element) => void seen.push(element),
     });
     expect(seen.map((e) => ({ name: e.name, attributes: e.attributes, line: e.line, title: childText(e, 'title') }))).toEqual([
-      { name: 'case', attributes: { id: 'C1', kind: 'a & b' }, line: 3, title: 'x\u00a0<y>&zwj;' },
+      { name: 'case', attributes: { id: 'C1', kind: 'a & b' }, line: 3, title: 'x\u00a0<y>&zwj;&#0;&#xD800;' },
     ]);
   });
 

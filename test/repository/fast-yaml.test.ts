@@ -152,6 +152,19 @@ describe('the fast read of plainly written files', () => {
     expect(parseCaseFile('cases/a.yaml', "title: T\ndescription: '-.5'\n").parsed!.item.fields.description).toBe('-.5');
   });
 
+  it('leaves a binary number, or a hexadecimal or octal one with a sign, to the exact read, which reads a text', () => {
+    // js-yaml reads them as numbers; YAML 1.2's core schema (the exact read) as texts
+    for (const v of ['0b1010', '-0b1', '+0x1F', '-0o7']) {
+      for (const t of [`title: ${v}\n`, `title: T\nsteps:\n  - action: ${v}\n`, `title: T\nlabels: [a, ${v}]\n`]) {
+        expect(fastParseYaml(t), t).toBeUndefined();
+        expect(agrees(t), t).toBe(false);
+      }
+      expect(parseCaseFile('cases/a.yaml', `title: ${v}\n`).parsed!.item.title).toBe(v);
+    }
+    // unsigned hexadecimal and octal are numbers to both
+    expect(fastParseYaml('title: T\ndescription: 0x1F\n')?.data.description).toBe(31);
+  });
+
   it('leaves a quoted text or flow collection that goes on past its line to the exact read (js-yaml takes lines the core schema refuses)', () => {
     for (const t of [
       'title: T\nsteps:\n  - action: "a\n  b"\n  - action: c\n',

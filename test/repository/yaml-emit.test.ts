@@ -11,7 +11,7 @@ fc.configureGlobal({ seed: process.env.FC_SEED ? Number(process.env.FC_SEED) : 4
 const PIECES = [
   'a', 'Login', ' ', '  ', '\n', '\n\n', '\t', '\r', '\r\n', ':', ': ', '#', ' #', '-', '- ', '?', '[', ']', '{', '}', ',',
   '"', "'", '\\', '|', '>', '&', '*', '!', '%', '@', '`', '---', '...', 'yes', 'no', 'true', 'null', '~', '12', '1.5',
-  '0x1F', '0o7', '1e3', '.inf', 'é', '🚀', '\u0085', '\u2028', '\u2029', '\ufeff', '\u00a0', '\u0000', '\ud800', 'x'.repeat(90),
+  '0x1F', '0o7', '0b1', '-0x1F', '+0o7', '1_000', '1e3', '.inf', 'é', '🚀', '\u0085', '\u2028', '\u2029', '\ufeff', '\u00a0', '\u0000', '\ud800', 'x'.repeat(90),
 ];
 const text = fc.oneof(
   { arbitrary: fc.stringMatching(/^[A-Za-z][A-Za-z .,]{0,20}(\n[A-Za-z][a-z .]{0,10}){0,2}$/), weight: 3 },
@@ -106,10 +106,19 @@ describe('the direct YAML writer', () => {
     ['an escape in quotes', { a: 'key: "and" \'both\'' }],
     ['a control character', { a: 'bell\u0007' }],
     ['a document marker', { a: '--- x' }],
+    ['a binary number as text (js-yaml reads a number)', { a: '0b1010' }],
+    ['a signed hexadecimal number as text', { a: '-0x1F' }],
     ['nothing', {}],
   ])('leaves %s to the library, and renderYaml writes what the library writes', (_name, obj) => {
     expect(emitPlainYaml(obj)).toBeUndefined();
     if (Object.keys(obj).length > 0) expect(renderYaml(obj, {})).toBe(renderYamlWithLibrary(obj, {}));
+  });
+
+  it('writes a one-line comment as the library does, an empty one not at all, and leaves a longer one to the library', () => {
+    expect(emitPlainYaml({ a: 'x' }, [], 'yaml-language-server: $schema=s.json')).toBe(renderYamlWithLibrary({ a: 'x' }, { schemaComment: 'yaml-language-server: $schema=s.json' }));
+    expect(emitPlainYaml({ a: 'x' }, [], '')).toBe('a: x\n');
+    expect(renderYamlWithLibrary({ a: 'x' }, { schemaComment: '' })).toBe('a: x\n');
+    expect(emitPlainYaml({ a: 'x' }, [], 'c\nd: e')).toBeUndefined();
   });
 
   it('writes a case file of the repository as before: its keys in order, steps as a list', () => {
