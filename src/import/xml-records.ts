@@ -4,8 +4,9 @@ import { ownString } from './own-string.js';
 
 /**
  * A streaming read of an XML export (TestRail, Zephyr Scale, TestLink): the shared scanner's
- * callbacks build small element trees, hands each finished *record* element (a case, a step group) to the reader
- * with the elements it sits in, and forgets it, so a 50,000-case export never becomes one tree.
+ * callbacks build small element trees, hand each finished *record* element (a case, a step group)
+ * to the reader with the elements it sits in, and forget it, so a 50,000-case export never
+ * becomes one tree.
  * Elements outside records (suites, sections) are kept as open ancestors with the child elements
  * read so far (a section's `<name>` comes before its cases).
  */

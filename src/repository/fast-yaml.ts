@@ -107,17 +107,13 @@ const TOP_KEY = /^([A-Za-z_][A-Za-z0-9_-]*):(?: +(\S.*)?)?$/;
 const NOT_A_TEXT_KEY = /^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)$/;
 const BLANK_OR_COMMENT = /^\s*(?:#.*)?$/;
 /**
- * A plain value with a sign before its decimal point (`-.5`, `+.5e3`): a number in the core schema
- * of YAML 1.2 (the exact read), a text to js-yaml. Such a file is left to the exact read (a token
- * of this shape inside a text sends it there too, which costs time, never a wrong answer).
+ * Plain values the two readers type differently: a sign before a decimal point (`-.5`, `+.5e3`) is
+ * a number in the core schema of YAML 1.2 (the exact read) and a text to js-yaml; a binary integer
+ * (`0b1010`), or a hexadecimal or octal one with a sign (`-0x1F`, `+0o7`), the other way round.
+ * Such a file is left to the exact read (a token of this shape inside a text sends it there too,
+ * which costs time, never a wrong answer). One expression: one pass over each file.
  */
-const SIGNED_POINT_NUMBER = /(?:^|[\s[{,])[-+]\.[0-9]/m;
-/**
- * The other way round: a binary integer (`0b1010`), or a hexadecimal or octal one with a sign
- * (`-0x1F`, `+0o7`), is a number to js-yaml and a text in YAML 1.2's core schema. Left to the exact
- * read the same way.
- */
-const JS_YAML_ONLY_NUMBER = /(?:^|[\s[{,])(?:[-+]?0b[01_]|[-+]0[xo][0-9a-fA-F_])/m;
+const NUMBER_TYPED_APART = /(?:^|[\s[{,])(?:[-+]\.[0-9]|[-+]?0b[01_]|[-+]0[xo][0-9a-fA-F_])/m;
 
 /**
  * The fast read of a plainly written file: parsed by js-yaml (much cheaper than the
@@ -133,7 +129,7 @@ const JS_YAML_ONLY_NUMBER = /(?:^|[\s[{,])(?:[-+]?0b[01_]|[-+]0[xo][0-9a-fA-F_])
  * `listKeys` are the top-level keys whose block lists need item positions.
  */
 export function fastParseYaml(text: string, listKeys: readonly string[] = []): { data: Record<string, unknown>; map: SourceMap } | undefined {
-  if (text.includes('\t') || /^(?:%|---|\.\.\.)/m.test(text) || SIGNED_POINT_NUMBER.test(text) || JS_YAML_ONLY_NUMBER.test(text)) return undefined;
+  if (text.includes('\t') || /^(?:%|---|\.\.\.)/m.test(text) || NUMBER_TYPED_APART.test(text)) return undefined;
   let data: unknown;
   try {
     data = jsyaml.load(text, { schema: jsyaml.CORE_SCHEMA, json: false });

@@ -15,10 +15,13 @@
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
 /**
- * Strings written plain elsewhere but quoted by the writers: YAML 1.1's booleans and nulls
- * (`quoteSpecialStrings`), and what the library's core schema would read as another type.
+ * Strings YAML 1.1 tools read as booleans or null. The `yaml` library (YAML 1.2) writes them
+ * plain; the writers quote them (`quoteSpecialStrings`, and here) so no other tool and no reader
+ * mistakes `yes` for `true`.
  */
-const QUOTED_WORD = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~|=|<<)$/;
+export const YAML11_SPECIAL = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~|=|<<)$/;
+
+/** What the library's core schema would read as another type than a string: it quotes these. */
 const CORE_SCHEMA = [
   /^0o[0-7]+$/,
   /^[-+]?[0-9]+$/,
@@ -41,13 +44,6 @@ const NOT_PLAIN = /^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\
 /** `%`, `---` or `...` at the start of a line: the library indents or quotes such text its own way. */
 const DOCUMENT_MARKER = /^(%|---|\.\.\.)/m;
 
-/**
- * Plain text the `yaml` library reads as a string and js-yaml (the loader's fast read) as a
- * number: binary integers, and hexadecimal or octal ones with a sign. Left to the library and its
- * read-back check, whose exact read settles them.
- */
-const NUMBER_TO_JS_YAML = /^(?:[-+]?0b|[-+]0[xo])/;
-
 /** A flow item the library quotes. */
 const FLOW_INDICATOR = /[[\]{},]/;
 
@@ -56,8 +52,8 @@ type Written = string | typeof GIVE_UP;
 
 /** A one-line string as the library writes it: plain where it can, else quoted; or {@link GIVE_UP}. */
 function oneLine(s: string, inFlow: boolean): Written {
-  if (DOCUMENT_MARKER.test(s) || NUMBER_TO_JS_YAML.test(s)) return GIVE_UP;
-  if (QUOTED_WORD.test(s)) return JSON.stringify(s);
+  if (DOCUMENT_MARKER.test(s)) return GIVE_UP;
+  if (YAML11_SPECIAL.test(s)) return JSON.stringify(s);
   if (s === '' || NOT_PLAIN.test(s) || (inFlow && FLOW_INDICATOR.test(s)) || CORE_SCHEMA.some((re) => re.test(s))) return quoted(s);
   return s;
 }
@@ -99,7 +95,8 @@ function scalar(v: unknown, indent: string, inFlow: boolean): Written {
   switch (typeof v) {
     case 'string':
       if (NOT_DIRECT.test(v)) return GIVE_UP;
-      if (v.includes('\n')) return inFlow || /^[ \t\r\n]*\n[ \t\r\n]*$/.test(v) ? GIVE_UP : block(v, indent);
+      // (text of blanks and line breaks only starts with one: left to the library by block)
+      if (v.includes('\n')) return inFlow ? GIVE_UP : block(v, indent);
       return oneLine(v, inFlow);
     case 'number':
       return Number.isSafeInteger(v) && !Object.is(v, -0) ? String(v) : GIVE_UP;
@@ -108,6 +105,11 @@ function scalar(v: unknown, indent: string, inFlow: boolean): Written {
     default:
       return GIVE_UP;
   }
+}
+
+/** Whether a string may stand in a flow list (`[a, b]`): one line of at most 80 characters. */
+export function fitsFlow(s: string): boolean {
+  return !s.includes('\n') && !s.includes('\r') && s.length <= 80;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
@@ -119,7 +121,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 function flow(items: readonly unknown[]): Written | undefined {
   const out: string[] = [];
   for (const item of items) {
-    if (typeof item === 'string' && (item.includes('\n') || item.includes('\r') || item.length > 80)) return undefined;
+    if (typeof item === 'string' && !fitsFlow(item)) return undefined;
     if (typeof item === 'object' && item !== null) return isRecord(item) ? undefined : GIVE_UP;
     const s = scalar(item, '', true);
     if (s === GIVE_UP) return GIVE_UP;
@@ -156,7 +158,7 @@ function mapping(obj: Record<string, unknown>, indent: string, flowKeys: readonl
   let out = '';
   const inner = `${indent}  `;
   for (const key of Object.keys(obj)) {
-    if (!PLAIN_KEY.test(key) || QUOTED_WORD.test(key)) return GIVE_UP;
+    if (!PLAIN_KEY.test(key) || YAML11_SPECIAL.test(key)) return GIVE_UP;
     const v = obj[key];
     if (Array.isArray(v)) {
       if (v.length === 0) {

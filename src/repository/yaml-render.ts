@@ -4,7 +4,7 @@ import type { ToStringOptions } from 'yaml';
 import type { DesiredCaseFields } from '../model.js';
 import { caseDocument, defined, stepGroupDocument, type StepGroupDocumentInput } from './documents.js';
 import { fastParseYaml } from './fast-yaml.js';
-import { emitPlainYaml } from './yaml-emit.js';
+import { emitPlainYaml, fitsFlow, YAML11_SPECIAL } from './yaml-emit.js';
 
 /** Rendering YAML files whole: what a new file of pull, init and the tests holds. */
 
@@ -19,12 +19,6 @@ export const TO_STRING: ToStringOptions = {
   indentSeq: true,
   flowCollectionPadding: false,
 };
-
-/**
- * Strings YAML 1.1 tools read as booleans or null. The `yaml` library (YAML 1.2) writes them
- * plain; we quote them so no other tool and no reader mistakes `yes` for `true`.
- */
-const YAML11_SPECIAL = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~|=|<<)$/;
 
 /**
  * Multi-line text of only spaces, tabs and line breaks: the `yaml` library writes it as a block
@@ -49,7 +43,7 @@ export function flowable(node: unknown): boolean {
   let ok = true;
   visit(node as Document, {
     Scalar(_key, s) {
-      if (typeof s.value === 'string' && (s.value.includes('\n') || s.value.includes('\r') || s.value.length > 80)) ok = false;
+      if (typeof s.value === 'string' && !fitsFlow(s.value)) ok = false;
     },
     Map() {
       ok = false;
